@@ -1,0 +1,319 @@
+"""Tag sequences to entity spans, for every BIO-family scheme, vectorised over a whole corpus.
+
+One span convention everywhere: ``Span(label, start, end)`` with ``end`` exclusive, offsets
+within the sentence.
+
+Two decoders, both table-driven:
+
+* ``scheme=None`` (lenient): the conlleval-style rules of seqeval's default mode
+  (``seqeval.metrics.sequence_labeling.get_entities``). A chunk starts and ends on
+  prefix transitions looked up in ``_LENIENT_START`` / ``_LENIENT_END``, or on a change of type.
+  Accepts the prefixes O, B, I, E, S; ill-formed sequences (``O I-PER``) are repaired as
+  conlleval does.
+* ``scheme`` in IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (strict): the start / inside / end
+  patterns of seqeval's ``seqeval.scheme`` classes, as tables. An entity is the first start
+  token of a run of "inside" tokens plus that run, kept only if the run ends properly.
+
+The corpus is laid out flat with one ``O`` sentinel after each sentence, so a token's
+predecessor and successor are plain array shifts and no entity crosses a sentence.
+
+>>> tags_to_spans(["B-PER", "I-PER", "O", "B-LOC"])
+[Span(label='PER', start=0, end=2), Span(label='LOC', start=3, end=4)]
+>>> tags_to_spans(["O", "I-PER", "I-PER"])            # lenient: repaired
+[Span(label='PER', start=1, end=3)]
+>>> tags_to_spans(["O", "I-PER", "I-PER"], scheme="IOB2")  # strict: dropped
+[]
+>>> tags_to_spans(["U-LOC", "B-PER", "L-PER"], scheme="BILOU")
+[Span(label='LOC', start=0, end=1), Span(label='PER', start=1, end=3)]
+"""
+
+from itertools import chain
+from typing import NamedTuple
+
+import numpy as np
+
+SCHEMES = ("BILOU", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2")
+PREFIXES = "OBIESLU"  # a prefix's code is its index; O is 0
+_O, _B, _I, _E, _S, _L, _U = range(len(PREFIXES))
+_ANY = tuple(range(len(PREFIXES)))
+
+#: prefixes each decoder accepts (None: lenient)
+ALLOWED_PREFIXES = {
+    None: "OBIES",
+    "IOB1": "OIB",
+    "IOB2": "OIB",
+    "IOE1": "OIE",
+    "IOE2": "OIE",
+    "IOBES": "OIBES",
+    "BILOU": "OBILU",
+}
+
+
+class Span(NamedTuple):
+    """An entity: its type and its token offsets in the sentence, ``end`` exclusive."""
+
+    label: str
+    start: int
+    end: int
+
+
+class SpanArrays(NamedTuple):
+    """All entities of one side of a corpus, sorted by position.
+
+    ``start`` and ``end`` are positions in the flat layout (sentences back to back, one
+    sentinel after each); ``sentence`` and ``offset`` locate the start within its sentence;
+    ``type`` indexes the corpus's type names.
+    """
+
+    start: np.ndarray
+    end: np.ndarray
+    type: np.ndarray
+    sentence: np.ndarray
+    offset: np.ndarray
+
+    def __len__(self):
+        return len(self.start)
+
+
+class EncodedCorpus(NamedTuple):
+    """Both sides of a corpus as small integer codes, ready for decoding and matching.
+
+    ``references`` and ``predictions`` hold tag codes in the flat layout (sentinel
+    after each sentence has code 0, the tag ``O``); ``prefix[code]`` and
+    ``type[code]`` describe each code; ``types`` are the entity type names, sorted.
+    """
+
+    references: np.ndarray
+    predictions: np.ndarray
+    lengths: np.ndarray
+    sentence_starts: np.ndarray
+    prefix: np.ndarray
+    type: np.ndarray
+    types: tuple
+
+
+def _table(patterns):
+    """A boolean [prev prefix, prefix, same type] table from seqeval-style patterns."""
+    table = np.zeros((len(PREFIXES), len(PREFIXES), 2), dtype=bool)
+    for prev, cur, same in patterns:
+        for p in (prev if isinstance(prev, tuple) else (prev,)):
+            for c in (cur if isinstance(cur, tuple) else (cur,)):
+                table[p, c, list(same)] = True
+    return table
+
+
+_SAME, _DIFF, _EITHER = (1,), (0,), (0, 1)
+
+# (start, inside, end) patterns of each strict scheme, as in seqeval.scheme
+_STRICT_PATTERNS = {
+    "IOB1": (
+        [(_O, _I, _EITHER), (_I, _I, _DIFF), (_B, _I, _EITHER), (_I, _B, _SAME), (_B, _B, _SAME)],
+        [(_B, _I, _SAME), (_I, _I, _SAME)],
+        [(_I, _I, _DIFF), (_I, _O, _EITHER), (_I, _B, _EITHER), (_B, _O, _EITHER),
+         (_B, _I, _DIFF), (_B, _B, _SAME)],
+    ),
+    "IOE1": (
+        [(_O, _I, _EITHER), (_I, _I, _DIFF), (_E, _I, _EITHER), (_E, _E, _SAME)],
+        [(_I, _I, _SAME), (_I, _E, _SAME)],
+        [(_I, _I, _DIFF), (_I, _O, _EITHER), (_I, _E, _DIFF), (_E, _I, _SAME), (_E, _E, _SAME)],
+    ),
+    "IOB2": (
+        [(_ANY, _B, _EITHER)],
+        [(_B, _I, _SAME), (_I, _I, _SAME)],
+        [(_I, _O, _EITHER), (_I, _I, _DIFF), (_I, _B, _EITHER), (_B, _O, _EITHER),
+         (_B, _I, _DIFF), (_B, _B, _EITHER)],
+    ),
+    "IOE2": (
+        [(_O, _I, _EITHER), (_O, _E, _EITHER), (_E, _I, _EITHER), (_E, _E, _EITHER),
+         (_I, _I, _DIFF), (_I, _E, _DIFF)],
+        [(_I, _E, _SAME), (_I, _I, _SAME)],
+        [(_E, _ANY, _EITHER)],
+    ),
+    "IOBES": (
+        [(_ANY, _B, _EITHER), (_ANY, _S, _EITHER)],
+        [(_B, _I, _SAME), (_B, _E, _SAME), (_I, _I, _SAME), (_I, _E, _SAME)],
+        [(_S, _ANY, _EITHER), (_E, _ANY, _EITHER)],
+    ),
+    "BILOU": (
+        [(_ANY, _B, _EITHER), (_ANY, _U, _EITHER)],
+        [(_B, _I, _SAME), (_B, _L, _SAME), (_I, _I, _SAME), (_I, _L, _SAME)],
+        [(_U, _ANY, _EITHER), (_L, _ANY, _EITHER)],
+    ),
+}
+_STRICT = {name: tuple(map(_table, patterns)) for name, patterns in _STRICT_PATTERNS.items()}
+
+_NON_O = (_B, _I, _E, _S)
+# lenient (conlleval) transitions; a change of type also starts / ends a chunk
+_LENIENT_START = _table([(_ANY, (_B, _S), _EITHER), ((_E, _S), (_E, _I), _EITHER), (_O, _NON_O, _EITHER)])
+_LENIENT_END = _table([((_E, _S), _ANY, _EITHER), ((_B, _I), (_B, _S, _O), _EITHER)])
+
+
+def check_scheme(scheme):
+    """Validate a ``scheme`` option (None for lenient decoding)."""
+    if scheme is not None and scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {list(SCHEMES)} or None; got {scheme!r}")
+    return scheme
+
+
+def _expected(scheme):
+    return ", ".join("O" if p == "O" else f"{p}-*" for p in ALLOWED_PREFIXES[scheme])
+
+
+def _parse_tag(tag, suffix, allowed):
+    """(prefix code, type name) of one tag, or an error description."""
+    if not isinstance(tag, str):
+        return f"tag {tag!r} is not a string"
+    if tag == "O":
+        return _O, None
+    prefix, sep, label = (tag[-1], tag[-2:-1], tag[:-2]) if suffix else (tag[0], tag[1:2], tag[2:])
+    if sep == "-" and prefix in allowed and prefix != "O":
+        if not label:
+            return f"tag {tag!r} has an empty entity type"
+        return PREFIXES.index(prefix), label
+    return None
+
+
+def _tag_error(tag, suffix, scheme):
+    parsed = _parse_tag(tag, suffix, ALLOWED_PREFIXES[scheme])
+    if isinstance(parsed, str):
+        return parsed
+    shape = "TYPE-P" if suffix else "P-TYPE"
+    name = "None (lenient)" if scheme is None else scheme
+    hint = " (use scheme='BILOU' with mode='strict')" if scheme is None else ""
+    return f"invalid tag {tag!r} (scheme {name} expects O, {_expected(scheme)} as {shape}){hint}"
+
+
+def _locate(tag, sides):
+    """The first ``name[i][j]`` where ``tag`` occurs."""
+    for name, sequences in sides:
+        for i, sequence in enumerate(sequences):
+            for j, value in enumerate(sequence):
+                if value is tag or (type(value) is type(tag) and value == tag):
+                    return f"{name}[{i}][{j}]"
+    return "the input"
+
+
+def check_lengths(predictions, references):
+    """Raise unless both sides have the same number of sentences, each of the same length."""
+    if len(predictions) != len(references):
+        raise ValueError(
+            f"predictions has {len(predictions)} sentences but references has {len(references)}"
+        )
+    for i, (pred, ref) in enumerate(zip(predictions, references)):
+        if isinstance(pred, str) or isinstance(ref, str) or not hasattr(pred, "__len__") or not hasattr(ref, "__len__"):
+            side = "predictions" if isinstance(pred, str) or not hasattr(pred, "__len__") else "references"
+            raise ValueError(f"{side}[{i}] must be a list of tags; got {type(pred if side == 'predictions' else ref).__name__}")
+        if len(pred) != len(ref):
+            raise ValueError(f"predictions[{i}] has {len(pred)} tags but references[{i}] has {len(ref)}")
+
+
+def _vocabulary(flat, sides, suffix, scheme):
+    """Codes for the distinct tags: tag -> code, and per-code prefix and type name."""
+    try:
+        distinct = set(flat)
+    except TypeError:  # an unhashable tag, e.g. a list
+        bad = next(t for t in flat if not isinstance(t, str))
+        raise ValueError(f"tag {bad!r} at {_locate(bad, sides)} is not a string") from None
+    distinct.discard("O")
+    allowed = ALLOWED_PREFIXES[scheme]
+    vocabulary, prefixes, labels = {"O": 0}, [_O], [None]
+    for tag in sorted(distinct, key=repr):
+        parsed = _parse_tag(tag, suffix, allowed)
+        if not isinstance(parsed, tuple):
+            raise ValueError(f"{_tag_error(tag, suffix, scheme)} at {_locate(tag, sides)}")
+        vocabulary[tag] = len(prefixes)
+        prefixes.append(parsed[0])
+        labels.append(parsed[1])
+    return vocabulary, prefixes, labels
+
+
+def encode(predictions, references, *, suffix=False, scheme=None):
+    """Validate both sides and turn them into an :class:`EncodedCorpus`.
+
+    Raises ``ValueError`` naming the place of the first problem: sentence counts or lengths
+    that differ, a tag that is not a string, a tag the scheme does not allow, an empty type.
+    """
+    check_lengths(predictions, references)
+    sides = (("predictions", predictions), ("references", references))
+    flat_pred = list(chain.from_iterable(predictions))
+    flat_ref = list(chain.from_iterable(references))
+    vocabulary, prefixes, labels = _vocabulary(flat_pred + flat_ref, sides, suffix, scheme)
+    types = tuple(sorted({label for label in labels if label is not None}))
+    type_index = {name: i for i, name in enumerate(types)}
+    type_codes = np.array([-1 if lab is None else type_index[lab] for lab in labels], dtype=np.int32)
+    lengths = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    sentinel_at = np.cumsum(lengths + 1) - 1  # the flat position of each sentence's sentinel
+    starts = sentinel_at - lengths
+    real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
+    real[sentinel_at] = False
+
+    def layout(flat):
+        codes = np.zeros(real.size, dtype=np.int32)
+        codes[real] = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int32, count=len(flat))
+        return codes
+
+    return EncodedCorpus(layout(flat_ref), layout(flat_pred), lengths, starts,
+                         np.array(prefixes, dtype=np.int8), type_codes, types)
+
+
+def _spans(starts, ends, types, sentence_starts):
+    sentence = np.searchsorted(sentence_starts, starts, side="right") - 1
+    return SpanArrays(starts, ends, types, sentence, starts - sentence_starts[sentence])
+
+
+def decode(codes, corpus, scheme=None):
+    """Entities of one side (``corpus.references`` or ``corpus.predictions``) as SpanArrays."""
+    prefix = corpus.prefix[codes]
+    label = corpus.type[codes]
+    prev_prefix = np.concatenate(([_O], prefix[:-1]))
+    same = np.concatenate(([False], label[1:] == label[:-1])).astype(np.intp)
+    if scheme is None:
+        return _decode_lenient(prefix, label, prev_prefix, same, corpus.sentence_starts)
+    return _decode_strict(prefix, label, prev_prefix, same, corpus.sentence_starts, _STRICT[scheme])
+
+
+def _decode_lenient(prefix, label, prev_prefix, same, sentence_starts):
+    # a chunk starts at i, and the chunk ending at i - 1 ends, on these transitions;
+    # every non-O token then lies in exactly one chunk, so starts and ends pair up in order
+    type_change = same == 0
+    start = (prefix != _O) & (_LENIENT_START[prev_prefix, prefix, same] | type_change)
+    boundary = (prev_prefix != _O) & (_LENIENT_END[prev_prefix, prefix, same] | type_change)
+    starts = np.flatnonzero(start)
+    ends = np.flatnonzero(boundary)  # the chunk's exclusive end
+    return _spans(starts, ends, label[starts], sentence_starts)
+
+
+def _decode_strict(prefix, label, prev_prefix, same, sentence_starts, tables):
+    start_table, inside_table, end_table = tables
+    inside = inside_table[prev_prefix, prefix, same]
+    # seqeval scans forward from a start while tokens are "inside": within each run of
+    # inside tokens headed by a non-inside token, the first start claims the rest of the run
+    heads = np.flatnonzero(~inside)
+    block = np.cumsum(~inside) - 1
+    candidates = np.flatnonzero(start_table[prev_prefix, prefix, same])
+    blocks, first = np.unique(block[candidates], return_index=True)
+    starts = candidates[first]
+    ends = np.append(heads, len(prefix))[blocks + 1]
+    ends_ok = end_table[prefix[ends - 1], prefix[ends], same[ends]]
+    starts, ends = starts[ends_ok], ends[ends_ok]
+    return _spans(starts, ends, label[starts], sentence_starts)
+
+
+def spans_by_sentence(spans, types, n_sentences):
+    """Per sentence, its entities as :class:`Span` lists."""
+    out = [[] for _ in range(n_sentences)]
+    for s, o, length, t in zip(spans.sentence.tolist(), spans.offset.tolist(),
+                               (spans.end - spans.start).tolist(), spans.type.tolist()):
+        out[s].append(Span(types[t], o, o + length))
+    return out
+
+
+def tags_to_spans(tags, *, scheme=None, suffix=False):
+    """The entities of one tag sequence, as a list of :class:`Span`.
+
+    >>> tags_to_spans(["PER-B", "PER-I", "O"], suffix=True)
+    [Span(label='PER', start=0, end=2)]
+    """
+    check_scheme(scheme)
+    corpus = encode([tags], [tags], suffix=suffix, scheme=scheme)
+    return spans_by_sentence(decode(corpus.references, corpus, scheme), corpus.types, 1)[0]

@@ -1,0 +1,269 @@
+"""One matching pass of gold and predicted spans, counts as state, every score derived.
+
+Matching. Gold spans never overlap each other, nor do predicted ones, so a span with an
+exact counterpart overlaps nothing else: exact matches are unambiguous. Every other
+overlapping (gold, predicted) pair is a candidate; where each span of a pair overlaps only
+the other, the pair is matched as it is. Where one span overlaps several (a prediction across
+two gold entities, two predictions inside one), the spans form a small chain, and we take the
+one-to-one matching that has the most pairs, then the most pairs of the same type, then the
+most shared tokens, then the leftmost pairs. It depends on positions only, never on the
+order in which spans or sentences are listed.
+
+Scenarios (SemEval-2013, as in Batista's write-up) of a matched pair, and the outcome table:
+
+==========================  ========  =========  =========  =========
+scenario                    strict    exact      partial    type
+==========================  ========  =========  =========  =========
+exact span, same type       correct   correct    correct    correct
+exact span, other type      incorrect correct    correct    incorrect
+overlap, same type          incorrect incorrect  partial    correct
+overlap, other type         incorrect incorrect  partial    incorrect
+==========================  ========  =========  =========  =========
+
+An unmatched gold span is ``missed`` and an unmatched predicted one ``spurious`` in every
+mode. The state is :class:`Counts`: per scenario a (gold type x predicted type) matrix, the
+missed and spurious counts per type, and the token counts for accuracy.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+SCENARIOS = ("exact", "exact_other_type", "overlap", "overlap_other_type")
+MODES = ("strict", "exact", "partial", "type")
+OUTCOMES = ("correct", "incorrect", "partial")
+#: per mode, the outcome of each scenario
+OUTCOME_TABLE = {
+    "strict": ("correct", "incorrect", "incorrect", "incorrect"),
+    "exact": ("correct", "correct", "incorrect", "incorrect"),
+    "partial": ("correct", "correct", "partial", "partial"),
+    "type": ("correct", "incorrect", "correct", "incorrect"),
+}
+#: recall / precision credit of each outcome
+CREDIT = {"correct": 1.0, "incorrect": 0.0, "partial": 0.5}
+ZERO_DIVISION = (0, 1)
+
+
+class Matching(NamedTuple):
+    """Matched pairs (indices into the gold and predicted SpanArrays) and their scenario."""
+
+    gold: np.ndarray
+    pred: np.ndarray
+    scenario: np.ndarray
+
+
+def _candidates(gold, pred):
+    """All overlapping (gold index, predicted index) pairs, sorted by gold then prediction."""
+    lo = np.searchsorted(pred.end, gold.start, side="right")
+    hi = np.searchsorted(pred.start, gold.end, side="left")
+    degree = np.maximum(hi - lo, 0)
+    g = np.repeat(np.arange(len(gold)), degree)
+    first = np.repeat(np.cumsum(degree) - degree, degree)
+    p = np.repeat(lo, degree) + np.arange(len(g)) - first
+    return g, p
+
+
+def _best_chain_matching(edges, weights):
+    """Best one-to-one matching of one chain of candidate pairs (a few spans).
+
+    ``edges`` are (g, p) pairs sorted by position; two pairs are compatible when both their
+    gold and their predicted spans differ, and then they are ordered the same way on both
+    sides, so the best matching is a heaviest increasing subsequence (weights compared as
+    tuples; ties keep the leftmost pairs).
+    """
+    best, back = [], []
+    for k, ((g, p), w) in enumerate(zip(edges, weights)):
+        prev = max((j for j in range(k) if edges[j][0] < g and edges[j][1] < p),
+                   key=lambda j: (best[j], -j), default=None)
+        base = best[prev] if prev is not None else (0,) * len(w)
+        best.append(tuple(a + b for a, b in zip(base, w)))
+        back.append(prev)
+    k = max(range(len(edges)), key=lambda j: (best[j], -j))
+    chosen = []
+    while k is not None:
+        chosen.append(k)
+        k = back[k]
+    return chosen[::-1]
+
+
+def _resolve_chains(g, p, gold, pred, ambiguous):
+    """Keep, among the ambiguous candidate pairs, the best matching of each chain."""
+    idx = np.flatnonzero(ambiguous)
+    gi, pi = g[idx], p[idx]
+    new_chain = np.ones(len(idx), dtype=bool)
+    new_chain[1:] = (gi[1:] != gi[:-1]) & (pi[1:] != pi[:-1])
+    overlap = np.minimum(gold.end[gi], pred.end[pi]) - np.maximum(gold.start[gi], pred.start[pi])
+    same = gold.type[gi] == pred.type[pi]
+    weights = list(zip([1] * len(idx), same.astype(int).tolist(), overlap.tolist()))
+    keep = []
+    bounds = np.append(np.flatnonzero(new_chain), len(idx)).tolist()
+    edges = list(zip(gi.tolist(), pi.tolist()))
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        keep.extend(a + k for k in _best_chain_matching(edges[a:b], weights[a:b]))
+    return idx[keep]
+
+
+def match(gold, pred):
+    """The one-to-one :class:`Matching` of two SpanArrays of the same corpus layout."""
+    g, p = _candidates(gold, pred)
+    gold_degree = np.bincount(g, minlength=len(gold))
+    pred_degree = np.bincount(p, minlength=len(pred))
+    simple = (gold_degree[g] == 1) & (pred_degree[p] == 1)
+    if not simple.all():
+        keep = np.sort(np.concatenate([np.flatnonzero(simple), _resolve_chains(g, p, gold, pred, ~simple)]))
+        g, p = g[keep], p[keep]
+    exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p])
+    other_type = gold.type[g] != pred.type[p]
+    scenario = np.where(exact, 0, 2) + other_type
+    return Matching(g, p, scenario.astype(np.int8))
+
+
+class Counts(NamedTuple):
+    """Sufficient statistics of a corpus: every score derives from these counts.
+
+    ``pairs[s, i, j]``: matched pairs of scenario ``s`` with gold type ``i`` and predicted
+    type ``j``; ``missed[i]`` / ``spurious[j]``: unmatched gold / predicted spans per type;
+    ``tokens_correct`` / ``tokens``: tokens whose tags are equal, and all tokens.
+    """
+
+    types: tuple
+    pairs: np.ndarray
+    missed: np.ndarray
+    spurious: np.ndarray
+    tokens_correct: int
+    tokens: int
+
+    def __add__(self, other):
+        types = tuple(sorted(set(self.types) | set(other.types)))
+        total = _empty_counts(types)
+        for part in (self, other):
+            idx = np.array([types.index(t) for t in part.types], dtype=np.intp)
+            total.pairs[np.ix_(range(len(SCENARIOS)), idx, idx)] += part.pairs
+            total.missed[idx] += part.missed
+            total.spurious[idx] += part.spurious
+        return total._replace(tokens_correct=self.tokens_correct + other.tokens_correct,
+                              tokens=self.tokens + other.tokens)
+
+
+def _empty_counts(types):
+    k = len(types)
+    return Counts(types, np.zeros((len(SCENARIOS), k, k), dtype=np.int64),
+                  np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64), 0, 0)
+
+
+def count(gold, pred, matching, types, tokens_correct, tokens):
+    """:class:`Counts` from the spans of both sides and their matching."""
+    k = len(types)
+    flat = (matching.scenario.astype(np.int64) * k + gold.type[matching.gold]) * k + pred.type[matching.pred]
+    pairs = np.bincount(flat, minlength=len(SCENARIOS) * k * k).reshape(len(SCENARIOS), k, k)
+    gold_free = np.ones(len(gold), dtype=bool)
+    gold_free[matching.gold] = False
+    pred_free = np.ones(len(pred), dtype=bool)
+    pred_free[matching.pred] = False
+    missed = np.bincount(gold.type[gold_free], minlength=k)
+    spurious = np.bincount(pred.type[pred_free], minlength=k)
+    return Counts(tuple(types), pairs, missed, spurious, int(tokens_correct), int(tokens))
+
+
+# ---------------------------------------------------------------------------- scores
+
+
+def check_zero_division(zero_division):
+    """Validate the ``zero_division`` policy; returns the value a 0/0 score takes."""
+    if isinstance(zero_division, bool) or zero_division not in ZERO_DIVISION:
+        raise ValueError(f"zero_division must be one of {list(ZERO_DIVISION)}; got {zero_division!r}")
+    return float(zero_division)
+
+
+def divide(numerator, denominator, zero_division):
+    """``numerator / denominator`` as a plain float, ``zero_division`` where it is 0/0."""
+    return float(numerator) / denominator if denominator else float(zero_division)
+
+
+def f1(precision, recall):
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _mode_scores(recall_side, precision_side, missed, spurious, zero_division):
+    """One MUC table: counts of gold (recall) side, then scores from both sides."""
+    possible = sum(recall_side.values()) + missed
+    actual = sum(precision_side.values()) + spurious
+    precision = divide(sum(CREDIT[o] * n for o, n in precision_side.items()), actual, zero_division)
+    recall = divide(sum(CREDIT[o] * n for o, n in recall_side.items()), possible, zero_division)
+    table = {o: int(recall_side[o]) for o in OUTCOMES}
+    table.update(missed=int(missed), spurious=int(spurious), possible=int(possible), actual=int(actual),
+                 precision=precision, recall=recall, f1=f1(precision, recall))
+    return table
+
+
+def _by_outcome(mode, per_scenario):
+    """Sum per-scenario counts (first axis) into the mode's outcomes."""
+    out = {o: 0 for o in OUTCOMES}
+    for outcome, n in zip(OUTCOME_TABLE[mode], per_scenario):
+        out[outcome] = out[outcome] + n
+    return out
+
+
+def muc_scores(counts, zero_division=0.0):
+    """The four MUC / SemEval-2013 modes, overall and per type.
+
+    Per type, the recall side (correct, incorrect, partial, missed, possible) counts gold
+    spans of that type and the precision side (spurious, actual, precision) predicted spans of
+    that type, so every count adds up over the types to the overall count.
+    """
+    gold_side = counts.pairs.sum(axis=2)  # scenario x gold type
+    pred_side = counts.pairs.sum(axis=1)  # scenario x predicted type
+    overall = counts.pairs.sum(axis=(1, 2))
+    results = {}
+    for mode in MODES:
+        table = _mode_scores(_by_outcome(mode, overall), _by_outcome(mode, overall),
+                             counts.missed.sum(), counts.spurious.sum(), zero_division)
+        table["per_type"] = {
+            name: _mode_scores(_by_outcome(mode, gold_side[:, i]), _by_outcome(mode, pred_side[:, i]),
+                               counts.missed[i], counts.spurious[i], zero_division)
+            for i, name in enumerate(counts.types)
+        }
+        results[mode] = table
+    return results
+
+
+def seqeval_scores(counts, zero_division=0.0):
+    """Scores with seqeval's keys: per type, micro (``overall_*``), macro and weighted averages.
+
+    Types are those with at least one gold or predicted entity, as in seqeval.
+    """
+    tp = np.diagonal(counts.pairs[0]).astype(np.int64)
+    true = counts.pairs.sum(axis=(0, 2)) + counts.missed
+    predicted = counts.pairs.sum(axis=(0, 1)) + counts.spurious
+    present = (true + predicted) > 0
+    results, rows = {}, []
+    for i in np.flatnonzero(present):
+        p = divide(tp[i], predicted[i], zero_division)
+        r = divide(tp[i], true[i], zero_division)
+        rows.append((p, r, f1(p, r), int(true[i])))
+        results[counts.types[i]] = {"precision": p, "recall": r, "f1": rows[-1][2], "number": int(true[i])}
+    p = divide(tp.sum(), predicted.sum(), zero_division)
+    r = divide(tp.sum(), true.sum(), zero_division)
+    results.update(overall_precision=p, overall_recall=r, overall_f1=f1(p, r),
+                   overall_accuracy=divide(counts.tokens_correct, counts.tokens, zero_division))
+    results.update(_averages(rows, zero_division, predicted.sum()))
+    return results
+
+
+def _averages(rows, zero_division, n_predicted):
+    """Macro and support-weighted averages of per-type (precision, recall, f1, support)."""
+    if not rows:
+        return {f"{avg}_{s}": float(zero_division) for avg in ("macro", "weighted")
+                for s in ("precision", "recall", "f1")}
+    scores = np.array([row[:3] for row in rows], dtype=float)
+    support = np.array([row[3] for row in rows], dtype=float)
+    macro = scores.mean(axis=0)
+    if support.sum() > 0:
+        weighted = (scores * support[:, None]).sum(axis=0) / support.sum()
+    else:  # as seqeval: precision and f1 are 0 when something was predicted
+        z = float(zero_division)
+        weighted = (z if n_predicted == 0 else 0.0, z, z if n_predicted == 0 else 0.0)
+    names = ("precision", "recall", "f1")
+    out = {f"macro_{n}": float(v) for n, v in zip(names, macro)}
+    out.update({f"weighted_{n}": float(v) for n, v in zip(names, weighted)})
+    return out

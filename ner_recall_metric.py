@@ -1,0 +1,148 @@
+"""ner_recall_metric: entity-level NER scores in one pass.
+
+seqeval-compatible precision / recall / F1, the four MUC / SemEval-2013 modes with per-type
+tables, and a stratum-weighted recall with a confidence interval.
+The counting lives in plain modules beside this file (``ner_decoding``, ``ner_matching``);
+this class validates options, calls them and formats the result.
+"""
+
+import datasets
+import evaluate
+import numpy as np
+
+from .ner_decoding import SCHEMES, check_scheme, decode, encode, spans_by_sentence, tags_to_spans
+from .ner_matching import MODES, check_zero_division, count, match, muc_scores, seqeval_scores
+
+_CITATION = """\
+@inproceedings{segura-bedmar-etal-2013-semeval,
+    title = "{S}em{E}val-2013 Task 9 : Extraction of Drug-Drug Interactions from Biomedical Texts ({DDIE}xtraction 2013)",
+    author = "Segura-Bedmar, Isabel and Mart{\\'\\i}nez, Paloma and Herrero-Zazo, Mar{\\'\\i}a",
+    booktitle = "Proceedings of the Seventh International Workshop on Semantic Evaluation ({S}em{E}val 2013)",
+    year = "2013",
+    pages = "341--350",
+}
+@misc{seqeval,
+  title={{seqeval}: A Python framework for sequence labeling evaluation},
+  url={https://github.com/chakki-works/seqeval},
+  author={Hiroki Nakayama},
+  year={2018},
+}
+"""
+
+_DESCRIPTION = """\
+Entity-level evaluation of named entity recognition from tag sequences (IOB1, IOB2, IOE1, IOE2,
+IOBES, BILOU). One matching of gold and predicted entities gives the seqeval-compatible scores
+(per type, micro, macro and support-weighted averages, token accuracy) and the four MUC /
+SemEval-2013 modes (strict, exact, partial, type) with per-type tables whose counts add up.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of list of str): predicted tags, one list per sentence.
+    references (list of list of str): gold tags, same shape as predictions.
+    scheme (str or None): None (default) decodes leniently, as seqeval's default mode and
+        conlleval (accepts O, B-, I-, E-, S- tags and repairs ill-formed sequences). With
+        mode="strict": one of "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU", decoded like
+        seqeval's strict mode (entities that break the scheme are dropped).
+    mode (str or None): None (default) or "strict"; "strict" requires a scheme.
+    suffix (bool): tags carry their prefix last ("PER-B"). Default False.
+    zero_division (int): 0 (default) or 1, the value of a score whose denominator is 0.
+
+Returns:
+    TYPE (dict): per entity type with a gold or predicted entity:
+        "precision", "recall", "f1" (float) and "number" (int, gold entities of the type).
+    overall_precision, overall_recall, overall_f1 (float): micro averages over entities.
+    overall_accuracy (float): token-level accuracy of the tags.
+    macro_precision, macro_recall, macro_f1 (float): unweighted means of the per-type scores.
+    weighted_precision, weighted_recall, weighted_f1 (float): per-type scores weighted by
+        "number".
+    muc (dict): for each mode "strict", "exact", "partial", "type": "correct", "incorrect",
+        "partial", "missed", "spurious", "possible", "actual" (int), "precision", "recall",
+        "f1" (float) and "per_type" {TYPE: the same keys}. Per type, the gold side
+        (correct, incorrect, partial, missed, possible, recall) counts gold entities of the type
+        and the predicted side (spurious, actual, precision) predicted entities of the type.
+
+Examples:
+    >>> import evaluate
+    >>> metric = evaluate.load("ner_recall_metric.py")
+    >>> references = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-ORG", "I-ORG", "O"]]
+    >>> predictions = [["B-PER", "I-PER", "O", "B-PER"], ["O", "B-ORG", "O", "O"]]
+    >>> results = metric.compute(predictions=predictions, references=references)
+    >>> round(results["overall_f1"], 4), results["PER"]["number"]
+    (0.3333, 1)
+    >>> strict = results["muc"]["strict"]
+    >>> strict["correct"], strict["incorrect"], strict["missed"], strict["spurious"]
+    (1, 2, 0, 0)
+    >>> round(results["muc"]["partial"]["recall"], 4)  # 2 correct + 0.5 for the partial ORG
+    0.8333
+"""
+
+#: top-level result keys an entity type may not take
+RESERVED_KEYS = frozenset(
+    ["muc", "stratified_recall"]
+    + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
+    + ["overall_accuracy"]
+)
+MODE_OPTIONS = (None, "strict")
+
+
+def _check_mode(mode, scheme):
+    if mode not in MODE_OPTIONS:
+        raise ValueError(f"mode must be one of {list(MODE_OPTIONS)}; got {mode!r}")
+    check_scheme(scheme)
+    if mode == "strict" and scheme is None:
+        raise ValueError(f"mode='strict' needs a scheme, one of {list(SCHEMES)}")
+    if mode is None and scheme is not None:
+        raise ValueError(f"scheme={scheme!r} only applies with mode='strict' (lenient decoding has no scheme)")
+
+
+def _check_types(types, predictions, references):
+    clash = sorted(set(types) & RESERVED_KEYS)
+    if clash:
+        raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(RESERVED_KEYS)}")
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class NerRecallMetric(evaluate.Metric):
+    """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
+
+    def _info(self):
+        features = {
+            "predictions": datasets.Sequence(datasets.Value("string", id="label"), id="sequence"),
+            "references": datasets.Sequence(datasets.Value("string", id="label"), id="sequence"),
+        }
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(features),
+            codebase_urls=["https://github.com/chakki-works/seqeval", "https://github.com/MantisAI/nervaluate"],
+            reference_urls=["https://www.davidsbatista.net/blog/2018/05/09/Named_Entity_Evaluation/"],
+        )
+
+    def _compute(self, predictions, references, scheme=None, mode=None, suffix=False, zero_division=0):
+        _check_mode(mode, scheme)
+        zero = check_zero_division(zero_division)
+        if not isinstance(suffix, bool):
+            raise ValueError(f"suffix must be True or False; got {suffix!r}")
+        if len(references) == 0:
+            raise ValueError("no sentences: predictions and references are empty")
+        corpus = encode(predictions, references, suffix=suffix, scheme=scheme)
+        _check_types(corpus.types, predictions, references)
+        gold = decode(corpus.references, corpus, scheme)
+        pred = decode(corpus.predictions, corpus, scheme)
+        matching = match(gold, pred)
+        tokens = int(corpus.lengths.sum())
+        correct_tokens = int(np.count_nonzero(corpus.references == corpus.predictions)) - len(corpus.lengths)
+        counts = count(gold, pred, matching, corpus.types, correct_tokens, tokens)
+        results = seqeval_scores(counts, zero)
+        results["muc"] = muc_scores(counts, zero)
+        return results
+
+    def decode(self, tags, scheme=None, suffix=False):
+        """The entities of one tag sequence as ``Span(label, start, end)`` (end exclusive).
+
+        Same rules as ``compute``: ``scheme=None`` decodes leniently (seqeval's default),
+        a scheme name decodes strictly.
+        """
+        return tags_to_spans(tags, scheme=scheme, suffix=suffix)
