@@ -8,3 +8,22 @@ if ROOT not in sys.path:
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
+
+
+def require(module_name, why=""):
+    """Import an optional dependency of a heavyweight suite.
+
+    Skips the test where it is missing, except in CI (``CI`` set), where a missing
+    dependency means the CI set-up is broken and the test fails.
+    """
+    import importlib
+
+    import pytest
+
+    try:
+        return importlib.import_module(module_name)
+    except ImportError:
+        message = f"{module_name} is not installed{': ' + why if why else ''}"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message} (CI installs it: see .ci/run)")
+        pytest.skip(message)
