@@ -27,3 +27,16 @@ def require(module_name, why=""):
         if os.environ.get("CI"):
             pytest.fail(f"{message} (CI installs it: see .ci/run)")
         pytest.skip(message)
+
+
+import pytest  # noqa: E402
+
+METRIC_PATH = os.path.join(ROOT, "ner_recall_metric.py")
+
+
+@pytest.fixture(scope="session")
+def metric():
+    """The metric as users get it: ``evaluate.load`` of the script."""
+    import evaluate
+
+    return evaluate.load(METRIC_PATH)
