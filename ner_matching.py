@@ -177,7 +177,7 @@ def check_zero_division(zero_division):
 
 def divide(numerator, denominator, zero_division):
     """``numerator / denominator`` as a plain float, ``zero_division`` where it is 0/0."""
-    return float(numerator) / denominator if denominator else float(zero_division)
+    return float(numerator) / float(denominator) if denominator else float(zero_division)
 
 
 def f1(precision, recall):
