@@ -27,7 +27,8 @@ predecessor and successor are plain array shifts and no entity crosses a sentenc
 [Span(label='LOC', start=0, end=1), Span(label='PER', start=1, end=3)]
 """
 
-from itertools import chain
+from collections import defaultdict
+from itertools import chain, count, repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -40,8 +41,8 @@ _ANY = tuple(range(len(PREFIXES)))
 #: prefixes each decoder accepts (None: lenient)
 ALLOWED_PREFIXES = {
     None: "OBIES",
-    "IOB1": "OIB",
-    "IOB2": "OIB",
+    "IOB1": "OBI",
+    "IOB2": "OBI",
     "IOE1": "OIE",
     "IOE2": "OIE",
     "IOBES": "OIBES",
@@ -160,27 +161,26 @@ def _expected(scheme):
 
 
 def _parse_tag(tag, suffix, allowed):
-    """(prefix code, type name) of one tag, or an error description."""
+    """(prefix code, type name) of a valid tag, else the reason it is not (a str)."""
     if not isinstance(tag, str):
-        return f"tag {tag!r} is not a string"
+        return "is not a string"
     if tag == "O":
         return _O, None
     prefix, sep, label = (tag[-1], tag[-2:-1], tag[:-2]) if suffix else (tag[0], tag[1:2], tag[2:])
-    if sep == "-" and prefix in allowed and prefix != "O":
-        if not label:
-            return f"tag {tag!r} has an empty entity type"
-        return PREFIXES.index(prefix), label
-    return None
+    if sep != "-" or prefix not in allowed or prefix == "O":
+        return None
+    return (PREFIXES.index(prefix), label) if label else "has an empty entity type"
 
 
-def _tag_error(tag, suffix, scheme):
-    parsed = _parse_tag(tag, suffix, ALLOWED_PREFIXES[scheme])
-    if isinstance(parsed, str):
-        return parsed
-    shape = "TYPE-P" if suffix else "P-TYPE"
+def _tag_error(tag, where, suffix, scheme):
+    reason = _parse_tag(tag, suffix, ALLOWED_PREFIXES[scheme])
+    if isinstance(reason, str):
+        return f"tag {tag!r} at {where} {reason}"
+    shape = "TYPE-PREFIX" if suffix else "PREFIX-TYPE"
     name = "None (lenient)" if scheme is None else scheme
-    hint = " (use scheme='BILOU' with mode='strict')" if scheme is None else ""
-    return f"invalid tag {tag!r} (scheme {name} expects O, {_expected(scheme)} as {shape}){hint}"
+    lenient_bilou = scheme is None and isinstance(tag, str) and tag[-1 if suffix else 0] in "LU"
+    hint = "; for BILOU tags use mode='strict', scheme='BILOU'" if lenient_bilou else ""
+    return f"invalid tag {tag!r} at {where} (scheme {name} expects {_expected(scheme)} as {shape}{hint})"
 
 
 def _locate(tag, sides):
@@ -193,38 +193,99 @@ def _locate(tag, sides):
     return "the input"
 
 
+_ID_TYPES = (int, np.integer)
+
+
+def _kind(value):
+    if isinstance(value, str):
+        return "tag"
+    if isinstance(value, _ID_TYPES) and not isinstance(value, (bool, np.bool_)):
+        return "class id"
+    return None
+
+
+def check_tag_types(sequences, name, single=False):
+    """Raise unless every item of ``sequences`` is a tag (str), or every one a class id (int).
+
+    Run on raw input, before it is stored, so the error names the place in the input
+    (``name[i][j]``, or ``name[j]`` for a ``single`` sentence).
+    """
+    try:
+        kinds = set(map(type, chain.from_iterable(sequences)))
+    except TypeError:  # not a list of sequences: evaluate's own check names it
+        return
+    if kinds <= {str} or (kinds and all(issubclass(k, _ID_TYPES) and k is not bool for k in kinds)):
+        return
+    expected = None
+    for i, sequence in enumerate(sequences):
+        for j, value in enumerate(sequence):
+            kind, where = _kind(value), f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
+            if kind is None:
+                raise ValueError(f"{where} is {value!r}, neither a tag (str) nor a class id (int)")
+            if expected is not None and kind != expected:
+                raise ValueError(f"{where} is a {kind} ({value!r}) but earlier items are {expected}s")
+            expected = kind
+
+
+def _lengths(sequences):
+    return np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+
+
 def check_lengths(predictions, references):
-    """Raise unless both sides have the same number of sentences, each of the same length."""
+    """Raise unless both sides have the same number of sentences, each of the same length.
+
+    Returns the sentence lengths.
+    """
     if len(predictions) != len(references):
         raise ValueError(
             f"predictions has {len(predictions)} sentences but references has {len(references)}"
         )
+    if set(map(type, predictions)) | set(map(type, references)) <= {list, tuple}:  # fast path
+        lengths = _lengths(references)
+        if np.array_equal(_lengths(predictions), lengths):
+            return lengths
     for i, (pred, ref) in enumerate(zip(predictions, references)):
         if isinstance(pred, str) or isinstance(ref, str) or not hasattr(pred, "__len__") or not hasattr(ref, "__len__"):
             side = "predictions" if isinstance(pred, str) or not hasattr(pred, "__len__") else "references"
             raise ValueError(f"{side}[{i}] must be a list of tags; got {type(pred if side == 'predictions' else ref).__name__}")
         if len(pred) != len(ref):
             raise ValueError(f"predictions[{i}] has {len(pred)} tags but references[{i}] has {len(ref)}")
+    return _lengths(references)
 
 
-def _vocabulary(flat, sides, suffix, scheme):
-    """Codes for the distinct tags: tag -> code, and per-code prefix and type name."""
-    try:
-        distinct = set(flat)
-    except TypeError:  # an unhashable tag, e.g. a list
-        bad = next(t for t in flat if not isinstance(t, str))
-        raise ValueError(f"tag {bad!r} at {_locate(bad, sides)} is not a string") from None
-    distinct.discard("O")
+def _first_non_string(sides):
+    flat = chain.from_iterable(chain.from_iterable(sequences for _, sequences in sides))
+    return next(t for t in flat if not isinstance(t, str))
+
+
+def _vocabulary(numbered, sides, suffix, scheme):
+    """Per code of ``numbered`` (tag -> code, ``O`` is 0), its prefix code and type name."""
     allowed = ALLOWED_PREFIXES[scheme]
-    vocabulary, prefixes, labels = {"O": 0}, [_O], [None]
-    for tag in sorted(distinct, key=repr):
+    prefixes, labels = [_O] * len(numbered), [None] * len(numbered)
+    for tag in sorted((t for t in numbered if t != "O"), key=repr):  # the first bad tag in a fixed order
         parsed = _parse_tag(tag, suffix, allowed)
         if not isinstance(parsed, tuple):
-            raise ValueError(f"{_tag_error(tag, suffix, scheme)} at {_locate(tag, sides)}")
-        vocabulary[tag] = len(prefixes)
-        prefixes.append(parsed[0])
-        labels.append(parsed[1])
-    return vocabulary, prefixes, labels
+            raise ValueError(_tag_error(tag, _locate(tag, sides), suffix, scheme))
+        prefixes[numbered[tag]], labels[numbered[tag]] = parsed
+    return prefixes, labels
+
+
+_SENTINEL = ("O",)
+
+
+def _codes(sequences, numbered, size):
+    """One side's tag codes in the flat layout, an ``O`` after each sentence.
+
+    ``numbered`` (a defaultdict) gives each new tag the next code. One pass over the
+    Python lists, nothing copied; one byte per token while there are at most 256 tags.
+    """
+    for dtype in (np.uint8, np.int32):
+        tags = chain.from_iterable(chain.from_iterable(zip(sequences, repeat(_SENTINEL))))
+        try:
+            return np.fromiter(map(numbered.__getitem__, tags), dtype=dtype, count=size)
+        except OverflowError:  # a 257th tag
+            continue
+    raise AssertionError("unreachable")
 
 
 def encode(predictions, references, *, suffix=False, scheme=None):
@@ -233,26 +294,23 @@ def encode(predictions, references, *, suffix=False, scheme=None):
     Raises ``ValueError`` naming the place of the first problem: sentence counts or lengths
     that differ, a tag that is not a string, a tag the scheme does not allow, an empty type.
     """
-    check_lengths(predictions, references)
+    lengths = check_lengths(predictions, references)
     sides = (("predictions", predictions), ("references", references))
-    flat_pred = list(chain.from_iterable(predictions))
-    flat_ref = list(chain.from_iterable(references))
-    vocabulary, prefixes, labels = _vocabulary(flat_pred + flat_ref, sides, suffix, scheme)
+    size = int(lengths.sum()) + len(lengths)
+    numbered = defaultdict(count(1).__next__, {"O": 0})
+    try:
+        pred_codes, ref_codes = (_codes(sequences, numbered, size) for _, sequences in sides)
+    except TypeError:  # an unhashable tag, e.g. a list
+        bad = _first_non_string(sides)
+        raise ValueError(_tag_error(bad, _locate(bad, sides), suffix, scheme)) from None
+    if pred_codes.dtype != ref_codes.dtype:
+        pred_codes, ref_codes = pred_codes.astype(np.int32), ref_codes.astype(np.int32)
+    prefixes, labels = _vocabulary(numbered, sides, suffix, scheme)
     types = tuple(sorted({label for label in labels if label is not None}))
     type_index = {name: i for i, name in enumerate(types)}
     type_codes = np.array([-1 if lab is None else type_index[lab] for lab in labels], dtype=np.int32)
-    lengths = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
-    sentinel_at = np.cumsum(lengths + 1) - 1  # the flat position of each sentence's sentinel
-    starts = sentinel_at - lengths
-    real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
-    real[sentinel_at] = False
-
-    def layout(flat):
-        codes = np.zeros(real.size, dtype=np.int32)
-        codes[real] = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int32, count=len(flat))
-        return codes
-
-    return EncodedCorpus(layout(flat_ref), layout(flat_pred), lengths, starts,
+    starts = np.cumsum(lengths + 1) - (lengths + 1)
+    return EncodedCorpus(ref_codes, pred_codes, lengths, starts,
                          np.array(prefixes, dtype=np.int8), type_codes, types)
 
 
