@@ -23,6 +23,17 @@ overlap, other type         incorrect incorrect  partial    incorrect
 An unmatched gold span is ``missed`` and an unmatched predicted one ``spurious`` in every
 mode. The state is :class:`Counts`: per scenario a (gold type x predicted type) matrix, the
 missed and spurious counts per type, and the token counts for accuracy.
+
+>>> import ner_decoding as D
+>>> corpus = D.encode([["B-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O"]])
+>>> gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
+>>> matching = match(gold, pred)
+>>> [SCENARIOS[s] for s in matching.scenario]
+['overlap']
+>>> counts = count(gold, pred, matching, corpus.types, tokens_correct=1, tokens=3)
+>>> partial = muc_scores(counts)["partial"]
+>>> partial["partial"], partial["spurious"], partial["recall"], partial["precision"]
+(1, 1, 0.5, 0.25)
 """
 
 from typing import NamedTuple

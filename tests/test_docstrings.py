@@ -1,0 +1,34 @@
+"""Every ``>>>`` example in the docs runs: the core modules and the metric card's examples."""
+
+import doctest
+import glob
+import importlib
+import os
+
+import pytest
+
+from conftest import ROOT
+
+CORE_MODULES = sorted(
+    os.path.basename(path)[:-3]
+    for path in glob.glob(os.path.join(ROOT, "ner_*.py"))
+    if os.path.basename(path) != "ner_recall_metric.py"
+)
+
+
+@pytest.mark.parametrize("name", CORE_MODULES)
+def test_module_examples_run(name):
+    module = importlib.import_module(name)
+    failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert failed == 0
+    assert attempted > 0, f"{name} has no examples"
+
+
+def test_metric_examples_run(metric, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the examples load "ner_recall_metric.py" from the working directory
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(metric.inputs_description, {}, "inputs_description", None, 0)
+    assert test.examples, "the metric card has no examples"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0
