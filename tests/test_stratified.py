@@ -1,0 +1,399 @@
+"""Tests of ner_stratified: published numbers, hand-computed cases, properties, errors."""
+import csv
+import doctest
+import math
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import ner_stratified
+from ner_stratified import CI_METHODS, stratified_recall
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
+Z = stats.norm.ppf(0.975)
+
+# Two strata: a has 8 of 10 found; b has 2 found and 2 half-credited of 5. Weights 1 : 3.
+STRATA = {"a": (10, 8, 0), "b": (5, 2, 2)}
+WEIGHTS = {"a": 1, "b": 3}
+W_A, W_B, R_A, R_B = 0.25, 0.75, 0.8, 0.6
+RECALL = W_A * R_A + W_B * R_B  # 0.65
+
+
+def read_description(benchmark):
+    with open(BENCHMARKS / benchmark / "data_description.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def size_weights(rows):
+    return {row["population"]: {key: int(row[key]) for key in ("occurences", "labelled", "positive")}
+            for row in rows}
+
+
+def wilson_bounds(p, n):
+    """Textbook Wilson score interval for proportion p at n trials, 95%."""
+    centre = (p + Z**2 / (2 * n)) / (1 + Z**2 / n)
+    half = Z / (1 + Z**2 / n) * math.sqrt(p * (1 - p) / n + Z**2 / (4 * n**2))
+    return centre - half, centre + half
+
+
+# ----------------------------------------------------------------------------- published numbers
+
+def test_amundsen_01_published_recall_and_interval():
+    rows = read_description("amundsen_01")
+    strata = {}
+    for row in rows:
+        with open(BENCHMARKS / row["file"], newline="") as f:
+            found = [r["correct"] == "yes" for r in csv.DictReader(f)]
+        strata[row["population"]] = (len(found), sum(found), 0)
+    assert strata == {"levinumad": (350, 266, 0), "mitmetahenduslikud": (13, 1, 0),
+                      "ulejaanud": (172, 77, 0)}
+    res = stratified_recall(strata, size_weights(rows), ci_method="weighted_wald")
+    assert res["recall"] == pytest.approx(0.5892016803782091, abs=1e-12)
+    # The publication used z = 1.96: it reproduces the interval to 1e-15; the exact quantile
+    # 1.959964 would be 8e-7 off, so this tolerance pins the rounded z.
+    assert res["ci_low"] == pytest.approx(0.5442531601445354, abs=1e-12)
+    assert res["ci_high"] == pytest.approx(0.6341502006118828, abs=1e-12)
+    assert (res["n"], res["correct"]) == (535, 344.0)
+
+
+def test_amundsen_01_weights_are_the_published_relative_sizes():
+    rows = read_description("amundsen_01")
+    strata = {"levinumad": (350, 266, 0), "mitmetahenduslikud": (13, 1, 0), "ulejaanud": (172, 77, 0)}
+    res = stratified_recall(strata, size_weights(rows))
+    for row in rows:
+        assert res["strata"][row["population"]]["weight"] == pytest.approx(
+            float(row["relative_frequency"]), rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- hand-computed cases
+
+def hand_weighted_wald():
+    se = math.sqrt(RECALL * (1 - RECALL) * (W_A**2 / 10 + W_B**2 / 5))
+    return RECALL - 1.96 * se, RECALL + 1.96 * se, se
+
+
+def hand_stratified_wald():
+    se = math.sqrt(W_A**2 * R_A * (1 - R_A) / 10 + W_B**2 * R_B * (1 - R_B) / 5)
+    return RECALL - Z * se, RECALL + Z * se, se
+
+
+def hand_n_eff():
+    """Per-item variances at the Wilson midpoints (z^2/2 pseudo-items of credit 1 and 0)."""
+    k = Z**2 / 2
+    ra = (8 + k) / (10 + 2 * k)
+    va = ra * (1 - ra)
+    rb = (2 + 0.5 * 2 + k) / (5 + 2 * k)
+    vb = (2 + 0.25 * 2 + k) / (5 + 2 * k) - rb**2
+    variance = W_A**2 * va / 10 + W_B**2 * vb / 5
+    smoothed = W_A * ra + W_B * rb
+    return smoothed * (1 - smoothed) / variance, variance
+
+
+def hand_wilson():
+    n_eff, variance = hand_n_eff()
+    return (*wilson_bounds(RECALL, n_eff), math.sqrt(variance))
+
+
+def hand_korn_graubard():
+    n_eff, variance = hand_n_eff()
+    x = RECALL * n_eff
+    return (stats.beta.ppf(0.025, x, n_eff - x + 1), stats.beta.ppf(0.975, x + 1, n_eff - x),
+            math.sqrt(variance))
+
+
+@pytest.mark.parametrize("method, hand", [
+    ("weighted_wald", hand_weighted_wald),
+    ("stratified_wald", hand_stratified_wald),
+    ("wilson", hand_wilson),
+    ("korn_graubard", hand_korn_graubard),
+])
+def test_two_strata_by_hand(method, hand):
+    res = stratified_recall(STRATA, WEIGHTS, ci_method=method)
+    low, high, se = hand()
+    assert res["recall"] == pytest.approx(RECALL, abs=1e-15)
+    assert (res["ci_low"], res["ci_high"], res["standard_error"]) == pytest.approx((low, high, se), abs=1e-12)
+    assert res["correct"] == 11.0 and res["n"] == 15
+
+
+def test_wilson_with_estimated_sizes_by_hand():
+    weights = {"a": {"occurences": 1000, "labelled": 100, "positive": 10},
+               "b": {"occurences": 600, "labelled": 100, "positive": 5}}
+    wa, wb = 100 / 130, 30 / 130          # sizes 10 * 1000 / 100 and 5 * 600 / 100
+    qa, qb = 0.10, 0.05
+    k = Z**2 / 2
+    ra = (8 + k) / (10 + 2 * k)
+    rb = (3 + k) / (5 + 2 * k)
+    vb = (2.5 + k) / (5 + 2 * k) - rb**2
+    smoothed = wa * ra + wb * rb
+    variance = (wa**2 / 10 * (ra * (1 - ra) + (1 - qa) * (ra - smoothed) ** 2)
+                + wb**2 / 5 * (vb + (1 - qb) * (rb - smoothed) ** 2))
+    recall = wa * 0.8 + wb * 0.6
+    low, high = wilson_bounds(recall, smoothed * (1 - smoothed) / variance)
+    res = stratified_recall(STRATA, weights)
+    assert (res["recall"], res["ci_low"], res["ci_high"], res["standard_error"]) == pytest.approx(
+        (recall, low, high, math.sqrt(variance)), abs=1e-12)
+
+
+def test_bootstrap_standard_error_matches_the_sampling_variance():
+    # Item variances: a 0.8 * 0.2; b E[c^2] - r^2 = (2 + 2 / 4) / 5 - 0.36 = 0.14.
+    se = math.sqrt(W_A**2 * 0.16 / 10 + W_B**2 * 0.14 / 5)
+    res = stratified_recall(STRATA, WEIGHTS, ci_method="bootstrap", n_bootstrap=20_000)
+    assert res["standard_error"] == pytest.approx(se, rel=0.03)
+    assert res["ci_low"] == pytest.approx(RECALL - Z * se, abs=0.02)
+    assert res["ci_high"] == pytest.approx(RECALL + Z * se, abs=0.02)
+
+
+def test_bootstrap_resamples_estimated_sizes_too():
+    strata = {"a": (400, 360, 0), "b": (300, 60, 0)}
+    weights = {"a": {"occurences": 2000, "labelled": 1000, "positive": 400},
+               "b": {"occurences": 4000, "labelled": 1000, "positive": 300}}
+    wa, wb, ra, rb = 800 / 2000, 1200 / 2000, 0.9, 0.2
+    recall = wa * ra + wb * rb
+    sampling = wa**2 * ra * (1 - ra) / 400 + wb**2 * rb * (1 - rb) / 300
+    sizes = wa**2 / 400 * 0.6 * (ra - recall) ** 2 + wb**2 / 300 * 0.7 * (rb - recall) ** 2
+    res = stratified_recall(strata, weights, ci_method="bootstrap", n_bootstrap=20_000)
+    assert res["standard_error"] == pytest.approx(math.sqrt(sampling + sizes), rel=0.03)
+    assert sizes > 0.4 * sampling   # the size term is not negligible here
+
+
+@pytest.mark.parametrize("n, correct", [(10, 8), (1, 0), (1, 1), (30, 0), (30, 30), (7, 3)])
+def test_wilson_of_one_stratum_is_the_textbook_wilson(n, correct):
+    res = stratified_recall({"only": (n, correct, 0)})
+    low, high = wilson_bounds(correct / n, n)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((max(low, 0), min(high, 1)), abs=1e-12)
+    assert (res["strata"]["only"]["ci_low"], res["strata"]["only"]["ci_high"]) == pytest.approx(
+        (res["ci_low"], res["ci_high"]), abs=1e-15)
+
+
+def test_korn_graubard_of_one_stratum_is_clopper_pearson():
+    res = stratified_recall({"only": (10, 8, 0)}, ci_method="korn_graubard")
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx(
+        (stats.beta.ppf(0.025, 8, 3), stats.beta.ppf(0.975, 9, 2)), abs=1e-12)
+
+
+def test_per_stratum_intervals_are_the_strata_alone():
+    strata = {"a": (10, 8, 0), "b": (40, 10, 0)}
+    res = stratified_recall(strata, {"a": 5, "b": 1})
+    for name, (n, correct, _) in strata.items():
+        low, high = wilson_bounds(correct / n, n)
+        assert (res["strata"][name]["ci_low"], res["strata"][name]["ci_high"]) == pytest.approx(
+            (low, high), abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- properties
+
+CASES = [
+    ({"a": (10, 8, 0), "b": (5, 2, 2)}, {"a": 1, "b": 3}),
+    ({"x": (1, 0, 0)}, None),
+    ({"x": (1, 1, 0)}, None),
+    ({"a": (50, 50, 0), "b": (3, 0, 0)}, {"a": 0.2, "b": 0.8}),
+    ({"a": (200, 37, 11), "b": (40, 40, 0), "c": (7, 0, 7)}, None),
+    ({"a": (400, 7, 0), "b": (300, 1, 0)}, {"a": 2, "b": 1}),
+]
+
+
+@pytest.mark.parametrize("method", CI_METHODS)
+@pytest.mark.parametrize("strata, weights", CASES)
+def test_interval_contains_estimate_within_unit_interval(strata, weights, method):
+    res = stratified_recall(strata, weights, ci_method=method)
+    assert 0 <= res["ci_low"] <= res["recall"] <= res["ci_high"] <= 1
+    assert math.isfinite(res["standard_error"]) and res["standard_error"] >= 0
+    for row in res["strata"].values():
+        assert 0 <= row["ci_low"] <= row["recall"] <= row["ci_high"] <= 1
+
+
+@pytest.mark.parametrize("method", CI_METHODS)
+def test_all_correct(method):
+    res = stratified_recall({"a": (20, 20, 0), "b": (5, 5, 0)}, {"a": 1, "b": 2}, ci_method=method)
+    assert res["recall"] == 1.0 and res["ci_high"] == 1.0
+    if method in ("wilson", "korn_graubard"):
+        assert 0.5 < res["ci_low"] < 1.0
+    else:  # Wald and percentile intervals collapse to a point: documented
+        assert res["ci_low"] == 1.0
+
+
+@pytest.mark.parametrize("method", ["wilson", "korn_graubard"])
+def test_none_correct_still_has_an_upper_bound(method):
+    res = stratified_recall({"a": (20, 0, 0), "b": (5, 0, 0)}, {"a": 1, "b": 2}, ci_method=method)
+    assert res["recall"] == 0.0 == res["ci_low"]
+    assert 0.0 < res["ci_high"] < 0.5
+
+
+@pytest.mark.parametrize("strata", [{"x": (20, 13, 4)}, {"a": (10, 8, 0), "b": (30, 11, 5), "c": (1, 0, 1)}])
+def test_weights_none_is_plain_recall(strata):
+    res = stratified_recall(strata)
+    total = sum(n for n, _, _ in strata.values())
+    credit = sum(full + 0.5 * half for _, full, half in strata.values())
+    assert res["recall"] == pytest.approx(credit / total, abs=1e-15)
+    assert (res["n"], res["correct"]) == (total, credit)
+
+
+def summary(res):
+    return [res["recall"], res["ci_low"], res["ci_high"], res["standard_error"]] + [
+        v for row in res["strata"].values() for v in (row["weight"], row["ci_low"], row["ci_high"])]
+
+
+@pytest.mark.parametrize("method", CI_METHODS)
+def test_weights_are_scale_free(method):
+    scaled = {name: 7 * w for name, w in WEIGHTS.items()}
+    assert summary(stratified_recall(STRATA, scaled, ci_method=method)) == pytest.approx(
+        summary(stratified_recall(STRATA, WEIGHTS, ci_method=method)), rel=1e-9)
+
+
+def test_estimated_sizes_are_scale_free_in_occurences():
+    rows = size_weights(read_description("amundsen_01"))
+    scaled = {name: dict(row, occurences=7 * row["occurences"]) for name, row in rows.items()}
+    strata = {"levinumad": (350, 266, 0), "mitmetahenduslikud": (13, 1, 0), "ulejaanud": (172, 77, 0)}
+    assert summary(stratified_recall(strata, scaled)) == pytest.approx(
+        summary(stratified_recall(strata, rows)), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", CI_METHODS)
+def test_weights_none_equals_weights_proportional_to_n(method):
+    proportional = {name: counts[0] for name, counts in STRATA.items()}
+    assert summary(stratified_recall(STRATA, ci_method=method)) == pytest.approx(
+        summary(stratified_recall(STRATA, proportional, ci_method=method)), rel=1e-12)
+
+
+def test_bootstrap_reproducible_with_seed():
+    first = stratified_recall(STRATA, WEIGHTS, ci_method="bootstrap", seed=3)
+    assert stratified_recall(STRATA, WEIGHTS, ci_method="bootstrap", seed=3) == first
+    other = stratified_recall(STRATA, WEIGHTS, ci_method="bootstrap", seed=4)
+    assert summary(other) != summary(first)
+
+
+def test_strata_sorted_and_plain_python_numbers():
+    res = stratified_recall({"b": (5, 2, 2), "a": (10, 8, 0)}, {"b": 3, "a": 1})
+    assert list(res["strata"]) == ["a", "b"]
+    assert set(res) == {"recall", "ci_low", "ci_high", "standard_error", "confidence_level", "method",
+                        "n", "correct", "strata"}
+    assert all(type(res[k]) is float for k in ("recall", "ci_low", "ci_high", "standard_error",
+                                                "confidence_level", "correct"))
+    assert type(res["n"]) is int and res["method"] == "wilson"
+    for row in res["strata"].values():
+        assert set(row) == {"n", "correct", "recall", "weight", "ci_low", "ci_high"}
+        assert type(row["n"]) is int
+        assert all(type(row[k]) is float for k in ("correct", "recall", "weight", "ci_low", "ci_high"))
+
+
+def test_numpy_integer_counts_are_accepted():
+    res = stratified_recall({"a": tuple(np.int64(v) for v in (10, 8, 0))}, {"a": np.float64(2.0)})
+    assert res["recall"] == 0.8 and type(res["n"]) is int
+
+
+def test_higher_confidence_gives_wider_interval():
+    narrow = stratified_recall(STRATA, WEIGHTS, confidence_level=0.8)
+    wide = stratified_recall(STRATA, WEIGHTS, confidence_level=0.99)
+    assert wide["ci_low"] < narrow["ci_low"] < narrow["ci_high"] < wide["ci_high"]
+    assert wide["confidence_level"] == 0.99
+
+
+def test_empty_stratum_is_ignored_without_weights():
+    res = stratified_recall({"a": (10, 8, 0), "empty": (0, 0, 0)})
+    assert list(res["strata"]) == ["a"] and res["recall"] == 0.8
+
+
+@pytest.mark.parametrize("method", ["weighted_wald", "stratified_wald", "wilson", "korn_graubard"])
+def test_vectorised_core_equals_one_call_per_replicate(method):
+    n = np.array([[10, 5], [20, 7], [3, 9]])
+    full = np.array([[8, 2], [11, 7], [0, 4]])
+    half = np.array([[0, 2], [3, 0], [1, 2]])
+    sizes = np.array([1.0, 3.0])
+    recall, low, high, se = ner_stratified.stratified_recall_arrays(n, full, half, sizes, ci_method=method)
+    for i in range(3):
+        res = stratified_recall({"a": tuple(int(v) for v in (n[i, 0], full[i, 0], half[i, 0])),
+                                 "b": tuple(int(v) for v in (n[i, 1], full[i, 1], half[i, 1]))},
+                                {"a": 1, "b": 3}, ci_method=method)
+        assert [res["recall"], res["ci_low"], res["ci_high"], res["standard_error"]] == pytest.approx(
+            [recall[i], low[i], high[i], se[i]], abs=1e-14)
+
+
+def test_million_entities_in_100_strata_is_fast():
+    rng = np.random.default_rng(1)
+    n = rng.multinomial(1_000_000, np.full(100, 0.01))
+    full = rng.binomial(n, 0.6)
+    half = rng.binomial(n - full, 0.3)
+    strata = {f"s{i:03d}": (int(a), int(b), int(c)) for i, (a, b, c) in enumerate(zip(n, full, half))}
+    weights = {name: float(i + 1) for i, name in enumerate(strata)}
+    for method, budget in (("wilson", 0.2), ("bootstrap", 1.0)):
+        start = time.perf_counter()
+        res = stratified_recall(strata, weights, ci_method=method)
+        assert time.perf_counter() - start < budget, method
+        assert res["ci_low"] < res["recall"] < res["ci_high"]
+
+
+def test_doctests_pass():
+    failed, attempted = doctest.testmod(ner_stratified)
+    assert attempted > 0 and failed == 0
+
+
+# ----------------------------------------------------------------------------- errors
+
+@pytest.mark.parametrize("strata, weights, message", [
+    ({"X": (3, 1, 0), "a": (2, 1, 0)}, {"a": 1},
+     "subgroup 'X' occurs in the data but has no entry in subgroup_weights"),
+    ({"a": (2, 1, 0)}, {"a": 1, "Y": 2}, "subgroup 'Y' in subgroup_weights has no gold entity in the data"),
+    ({"a": (2, 1, 0), "Y": (0, 0, 0)}, {"a": 1, "Y": 2},
+     "subgroup 'Y' in subgroup_weights has no gold entity in the data"),
+    ({"Z": (2, 1, 0)}, {"Z": -1}, "subgroup_weights['Z'] must be a positive finite number; got -1"),
+    ({"Z": (2, 1, 0)}, {"Z": 0}, "subgroup_weights['Z'] must be a positive finite number; got 0"),
+    ({"Z": (2, 1, 0)}, {"Z": float("nan")}, "subgroup_weights['Z'] must be a positive finite number; got nan"),
+    ({"Z": (2, 1, 0)}, {"Z": float("inf")}, "subgroup_weights['Z'] must be a positive finite number; got inf"),
+    ({"Z": (2, 1, 0)}, {"Z": "2"}, "subgroup_weights['Z'] must be a positive finite number; got '2'"),
+    ({"Z": (2, 1, 0)}, {"Z": True}, "subgroup_weights['Z'] must be a positive finite number; got True"),
+    ({"I": (9, 1, 0)}, {"I": {"occurences": 50, "labelled": 5, "positive": 9}},
+     "subgroup_weights['I']: labelled (5) < positive (9)"),
+    ({"I": (9, 1, 0)}, {"I": {"occurences": 50, "labelled": 20, "positive": 0}},
+     "subgroup_weights['I']: positive must be a positive int; got 0"),
+    ({"I": (9, 1, 0)}, {"I": {"occurrences": 50, "labelled": 20, "positive": 9}},
+     "subgroup_weights['I'] must have exactly the keys ['occurences', 'labelled', 'positive']"),
+    ({"a": (2, 1, 0), "b": (2, 1, 0)}, {"a": 1, "b": {"occurences": 5, "labelled": 2, "positive": 2}},
+     "subgroup_weights mixes numbers and"),
+    ({"a": (2, 1, 0)}, [("a", 1)], "subgroup_weights must be None or a mapping; got list"),
+    ({"a": (2, 1, 0)}, {1: 1, "a": 1}, "subgroup names must be str; got 1 in subgroup_weights"),
+    ({1: (2, 1, 0)}, None, "subgroup names must be str; got 1 in strata"),
+    ({}, None, "no gold entity at all"),
+    ({"a": (0, 0, 0)}, None, "no gold entity at all"),
+    ({"a": (3, 2, 2)}, None, "strata['a'] = (3, 2, 2) needs 0 <= full, half and full + half <= n"),
+    ({"a": (3, -1, 0)}, None, "strata['a'] = (3, -1, 0) needs 0 <= full, half"),
+    ({"a": (3, 1)}, None, "strata['a'] must be a tuple of 3 ints (n, full, half); got (3, 1)"),
+    ({"a": (3.0, 1, 0)}, None, "strata['a'] must be a tuple of 3 ints"),
+    ([("a", (3, 1, 0))], None, "strata must be a mapping {name: (n, full, half)}; got list"),
+])
+def test_bad_input_raises(strata, weights, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        stratified_recall(strata, weights)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"ci_method": "bogus"}, "ci_method must be one of ['bootstrap', 'korn_graubard', 'stratified_wald', "
+                             "'weighted_wald', 'wilson']; got 'bogus'"),
+    ({"confidence_level": 0}, "confidence_level must be in (0, 1); got 0"),
+    ({"confidence_level": 1}, "confidence_level must be in (0, 1); got 1"),
+    ({"confidence_level": 95}, "confidence_level must be in (0, 1); got 95"),
+    ({"confidence_level": float("nan")}, "confidence_level must be in (0, 1); got nan"),
+    ({"n_bootstrap": 0}, "n_bootstrap must be a positive int; got 0"),
+    ({"n_bootstrap": 10.5}, "n_bootstrap must be a positive int; got 10.5"),
+    ({"n_bootstrap": True}, "n_bootstrap must be a positive int; got True"),
+    ({"seed": -1}, "seed must be a non-negative int or None; got -1"),
+    ({"seed": "0"}, "seed must be a non-negative int or None; got '0'"),
+])
+def test_bad_option_raises(options, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        stratified_recall(STRATA, WEIGHTS, **options)
+
+
+def test_labelled_above_occurences_warns_and_names_the_subgroup():
+    weights = size_weights(read_description("amundsen_02"))
+    # Synthetic counts (the published per-population counts are not released): half found.
+    strata = {name: (row["positive"], row["positive"] // 2, 0) for name, row in weights.items()}
+    with pytest.warns(UserWarning) as caught:
+        res = stratified_recall(strata, weights)
+    messages = [str(w.message) for w in caught]
+    assert messages == ["subgroup_weights['I']: labelled (1000) > occurences (314); the size estimate "
+                        "positive * occurences / labelled is used as given"]
+    assert res["n"] == 1685
