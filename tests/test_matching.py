@@ -58,9 +58,9 @@ AMBIGUOUS = [
      ["B-LOC", "I-LOC", "I-LOC", "I-LOC", "I-LOC"], ["B-LOC", "O", "B-LOC", "I-LOC", "I-LOC"],
      (0, 1, 0, 0, 1), (0, 0, 1, 0, 1), (1, 0, 0, 0, 1)),
     ("a chain: the most pairs win over the largest overlap",
-     ["B-PER", "I-PER", "I-PER", "O", "B-PER", "I-PER", "I-PER", "O", "O"],
-     ["O", "O", "B-PER", "I-PER", "I-PER", "I-PER", "O", "B-PER", "O"],
-     (0, 1, 0, 1, 1), (0, 0, 1, 1, 1), (1, 0, 0, 1, 1)),
+     ["B-PER", "I-PER", "I-PER", "B-PER", "I-PER", "I-PER", "I-PER", "I-PER", "O"],
+     ["O", "O", "B-PER", "I-PER", "I-PER", "I-PER", "O", "B-PER", "I-PER"],
+     (0, 2, 0, 0, 0), (0, 0, 2, 0, 0), (2, 0, 0, 0, 0)),
 ]
 
 
