@@ -1,0 +1,53 @@
+"""The README tells the truth: its examples run, its tables come from the scripts, its commands are CI's."""
+
+import doctest
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+
+
+def block(name):
+    match = re.search(rf"<!-- {name} -->\n(.*?)\n<!-- /{name} -->", README, re.S)
+    assert match, f"README has no block {name}"
+    return match.group(1).strip()
+
+
+def test_yaml_header_is_a_metric_card():
+    header = README.split("---")[1]
+    for key in ("title:", "emoji:", "colorFrom:", "colorTo:", "sdk: gradio", "app_file: app.py",
+                "- evaluate", "- metric", "description:"):
+        assert key in header, key
+
+
+def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
+    commands = re.findall(r"```bash\n(.*?)\n```", README, re.S)[:2]
+    assert "pip install -r requirements.txt" in commands[0] and "python examples/" in commands[0]
+    test_command = commands[1].split("&&")[-1].strip()
+    assert test_command.startswith("python -m pytest")
+    ci = open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8").read()
+    assert test_command in ci.splitlines()
+
+
+def test_python_examples_run(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    parser = doctest.DocTestParser()
+    examples = "\n".join(re.findall(r"```python\n(.*?)```", README, re.S))
+    test = parser.get_doctest(examples, {}, "README", "README.md", 0)
+    assert test.examples
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0
+
+
+@pytest.mark.parametrize("name, script", [("matching-cases", "examples/matching_cases.py")])
+def test_tables_come_from_their_scripts(name, script):
+    out = subprocess.run([sys.executable, os.path.join(ROOT, script)], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.strip()
+    assert out == block(name)
