@@ -174,7 +174,7 @@ def _parse_strata(strata):
     names = sorted(strata)
     rows = [_stratum_counts(name, strata[name]) for name in names]
     if sum(row[0] for row in rows) == 0:
-        raise ValueError("no gold entity at all: every stratum has n = 0")
+        raise ValueError("no gold entity at all: strata is empty or every n is 0")
     n, full, half = (np.array(col, dtype=float) for col in zip(*rows))
     return names, n, full, half
 
@@ -206,7 +206,9 @@ def _parse_weights(weights, names, n):
     if kinds == {False}:
         sizes = [0.0 if v is None else _number_weight(name, v) for name, v in zip(names, values)]
         return np.array(sizes), ones, None
-    rows = [(0, 1, 0) if v is None else _size_row(name, v) for name, v in zip(names, values)]
+    rows = []
+    for name, v in zip(names, values):   # a loop, so that the warning's stacklevel is exact
+        rows.append((0, 1, 0) if v is None else _size_row(name, v))
     occurences, labelled, positive = (np.array(col, dtype=float) for col in zip(*rows))
     return positive * occurences / labelled, positive / labelled, labelled
 
@@ -215,10 +217,12 @@ def _match_names(weights, names, n):
     for name in weights:
         _check_name(name, "subgroup_weights")
     present = {name for name, count in zip(names, n) if count > 0}
-    for name in sorted(present - set(weights)):
-        raise ValueError(f"subgroup {name!r} occurs in the data but has no entry in subgroup_weights")
-    for name in sorted(set(weights) - present):
-        raise ValueError(f"subgroup {name!r} in subgroup_weights has no gold entity in the data")
+    unweighted = sorted(present - set(weights))
+    if unweighted:
+        raise ValueError(f"subgroup {unweighted[0]!r} occurs in the data but has no entry in subgroup_weights")
+    absent = sorted(set(weights) - present)
+    if absent:
+        raise ValueError(f"subgroup {absent[0]!r} in subgroup_weights has no gold entity in the data")
 
 
 def _number_weight(name, value):
