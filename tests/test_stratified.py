@@ -3,7 +3,6 @@ import csv
 import doctest
 import math
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -312,18 +311,18 @@ def test_vectorised_core_equals_one_call_per_replicate(method):
             [recall[i], low[i], high[i], se[i]], abs=1e-14)
 
 
-def test_million_entities_in_100_strata_is_fast():
+@pytest.mark.parametrize("method", ["wilson", "bootstrap"])
+def test_million_entities_in_100_strata(method):
+    """Large inputs work (their timing is in bench/speed.py, not in a test)."""
     rng = np.random.default_rng(1)
     n = rng.multinomial(1_000_000, np.full(100, 0.01))
     full = rng.binomial(n, 0.6)
     half = rng.binomial(n - full, 0.3)
     strata = {f"s{i:03d}": (int(a), int(b), int(c)) for i, (a, b, c) in enumerate(zip(n, full, half))}
     weights = {name: float(i + 1) for i, name in enumerate(strata)}
-    for method, budget in (("wilson", 0.2), ("bootstrap", 1.0)):
-        start = time.perf_counter()
-        res = stratified_recall(strata, weights, ci_method=method)
-        assert time.perf_counter() - start < budget, method
-        assert res["ci_low"] < res["recall"] < res["ci_high"]
+    res = stratified_recall(strata, weights, ci_method=method)
+    assert res["ci_low"] < res["recall"] < res["ci_high"]
+    assert res["n"] == 1_000_000 and len(res["strata"]) == 100
 
 
 def test_doctests_pass():
