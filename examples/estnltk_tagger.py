@@ -17,7 +17,7 @@ that ends on the text's last word is dropped (``NerTagger`` never closes its las
 Usage::
 
     from estnltk_tagger import EstnltkNer, tag_dataset
-    out = tag_dataset(dataset, EstnltkNer())   # dataset from metric.load_benchmark(...)
+    out = tag_dataset(dataset, EstnltkNer(), metric.align)   # dataset = metric.load_benchmark(...)
     out["predictions"], out["references"]      # IOB2 tags, one list per row, on a shared grid
 """
 
@@ -66,13 +66,13 @@ class EstnltkNer:
         return [(span.start, span.end, span.nertag) for span in doc.ner]
 
 
-def tag_dataset(dataset, tagger):
+def tag_dataset(dataset, tagger, align=align):
     """Run ``tagger`` (text -> [(start, end, label)]) on every row of a benchmark dataset.
 
     Returns a dict of lists, one item per row: ``spans`` (the tagger's character spans),
     ``tokens``, ``references`` and ``predictions`` (IOB2 tags on the row's token grid, cut
-    wherever a predicted span boundary falls inside a token: see ``ner_benchmarks.align``), and
-    ``subgroups``.
+    wherever a predicted span boundary falls inside a token or in whitespace: see
+    ``ner_benchmarks.align``, also the metric's ``align`` method), and ``subgroups``.
     """
     out = {"spans": [], "tokens": [], "references": [], "predictions": [], "subgroups": []}
     for example in dataset:
