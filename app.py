@@ -1,0 +1,770 @@
+"""The ner_recall_metric app: compare the scoring modes on one sentence, estimate stratified recall.
+
+``python app.py`` serves it on http://127.0.0.1:7860 (``GRADIO_SERVER_PORT`` changes the port);
+it never reaches the internet. Every number shown comes from the metric object, loaded as Hub
+users load it, with ``evaluate.load``; this file only parses the input and draws the result.
+Importing the module builds ``demo`` without launching it.
+"""
+
+import os
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import csv  # noqa: E402
+import functools  # noqa: E402
+import html  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import NamedTuple  # noqa: E402
+
+import evaluate  # noqa: E402
+import gradio as gr  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+METRIC_PATH = HERE / "ner_recall_metric.py"
+#: the published EstNLTK benchmark, present beside the project (not on a Space)
+BENCHMARK_CSV = HERE.parent / "shared" / "benchmarks" / "amundsen_01" / "data_description.csv"
+
+MODES = ("strict", "exact", "partial", "type")
+MODE_WORDS = {
+    "strict": "exact boundaries and the right type",
+    "exact": "exact boundaries, any type",
+    "partial": "overlapping boundaries earn half, any type",
+    "type": "the right type, boundaries overlapping",
+}
+OUTCOMES = ("correct", "incorrect", "partial", "missed", "spurious")
+COUNT_KEYS = (*OUTCOMES, "possible", "actual")
+SCORE_KEYS = ("precision", "recall", "f1")
+#: decoding choices of the Compare tab -> (scheme, mode) options of compute
+DECODINGS = {"lenient (seqeval default)": (None, None)}
+DECODINGS.update({f"{s} strict": (s, "strict") for s in ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")})
+CI_METHODS = ("wilson", "korn_graubard", "bootstrap", "stratified_wald", "weighted_wald")
+PALETTE = ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b7b2", "#9c755f", "#edc948")
+
+
+@functools.cache
+def metric(config_name="default"):
+    """The metric as Hub users get it; ``"subgroups"`` adds the stratified recall."""
+    return evaluate.load(str(METRIC_PATH), config_name)
+
+
+def fmt(x, digits=4):
+    return f"{x:.{digits}f}"
+
+
+# ============================================================================ Compare tab
+
+class Case(NamedTuple):
+    """One sentence: tokens (may be empty: then unnamed), gold and predicted tags."""
+
+    tokens: list
+    gold: list
+    pred: list
+
+
+def _case(tokens, gold, pred):
+    return Case(tokens.split(), gold.split(), pred.split())
+
+
+#: name -> Case. The six SemEval-2013 scenarios as in Batista's write-up, then two traps.
+EXAMPLES = {
+    "I. exact match": _case("The patient took phenytoin daily .",
+                            "O O O B-DRUG O O", "O O O B-DRUG O O"),
+    "II. spurious: predicted, not in gold": _case("The patient is healthy .",
+                                                  "O O O O O", "O O O B-BRAND O"),
+    "III. missed: in gold, not predicted": _case("Tikosyn was prescribed .",
+                                                 "B-BRAND O O O", "O O O O"),
+    "IV. wrong type, same boundaries": _case("Stop propranolol now .",
+                                             "O B-DRUG O O", "O B-BRAND O O"),
+    "V. same type, overlapping boundaries": _case("The dose of warfarin was lowered .",
+                                                  "O O O B-DRUG O O O", "O O B-DRUG I-DRUG O O O"),
+    "VI. wrong type, overlapping boundaries": _case("She stopped oral contraceptives .",
+                                                    "O O O B-GROUP O", "O O B-DRUG I-DRUG O"),
+    "La patiente a une fièvre aiguë .": _case("La patiente a une fièvre aiguë .",
+                                              "O B-PER O B-DIS I-DIS O O",
+                                              "B-PER B-PER O O B-DIS I-DIS O"),
+    "One prediction across two gold entities": _case("Flights to Paris , France leave today .",
+                                                     "O O B-LOC O B-LOC O O O",
+                                                     "O O B-LOC I-LOC I-LOC O O O"),
+}
+SCENARIOS = list(EXAMPLES)[:6]
+FIRST_EXAMPLE = "La patiente a une fièvre aiguë ."
+EXAMPLES["All six scenarios in one text"] = Case(*(
+    sum((list(getattr(EXAMPLES[name], side)) for name in SCENARIOS), []) for side in Case._fields))
+
+
+def split_items(text):
+    """Tokens or tags typed one per line, or separated by spaces on one line."""
+    text = (text or "").strip()
+    if "\n" in text:
+        return [line.strip() for line in text.splitlines() if line.strip()]
+    return text.split()
+
+
+def example_fields(name):
+    """The three text boxes of an example: tokens, gold tags, predicted tags."""
+    return tuple(" ".join(items) for items in EXAMPLES[name])
+
+
+def compare(tokens_text, gold_text, pred_text, decoding=next(iter(DECODINGS)), suffix=False):
+    """(case, options, results) of one sentence; ValueError with the metric's message if it refuses."""
+    case = Case(split_items(tokens_text), split_items(gold_text), split_items(pred_text))
+    if not case.gold and not case.pred:
+        raise ValueError("no tags: type the gold and predicted tags, or pick an example")
+    scheme, mode = DECODINGS[decoding]
+    options = dict(scheme=scheme, mode=mode, suffix=bool(suffix), errors=True)
+    results = metric().compute(predictions=[case.pred], references=[case.gold], **options)
+    if case.tokens and len(case.tokens) != len(case.gold):
+        raise ValueError(f"{len(case.tokens)} tokens but {len(case.gold)} gold tags: give one tag per "
+                         "token, or leave the tokens empty")
+    return case, options, results
+
+
+def type_colours(results):
+    types = sorted(results["muc"]["strict"]["per_type"])
+    return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(types)}
+
+
+def entities_html(case, options, results):
+    """The sentence with gold entities above and predicted entities below, aligned on the tokens."""
+    colours = type_colours(results)
+    decode = functools.partial(metric().decode, scheme=options["scheme"], suffix=options["suffix"])
+    tokens = case.tokens or [f"#{i}" for i in range(len(case.gold))]
+    cells = []
+    for row, label, spans in ((1, "gold", decode(case.gold)), (3, "predicted", decode(case.pred))):
+        cells.append(f'<div class="ner-side" style="grid-row:{row}">{label}</div>')
+        cells += [f'<div class="ner-span" data-side="{label}" style="grid-row:{row};grid-column:'
+                  f'{s.start + 2}/{s.end + 2};background:{colours.get(s.label, "#888")}">'
+                  f'{html.escape(s.label)}</div>' for s in spans]
+    for i, (token, g, p) in enumerate(zip(tokens, case.gold, case.pred)):
+        differs = " ner-differs" if g != p else ""
+        cells.append(f'<div class="ner-token{differs}" style="grid-row:2;grid-column:{i + 2}">'
+                     f'<span class="ner-tag">{html.escape(g)}</span><b>{html.escape(token)}</b>'
+                     f'<span class="ner-tag">{html.escape(p)}</span></div>')
+    pairs = pairs_table_html([(None, case, pair, outcomes) for pair, outcomes in entity_pairs(results)])
+    return (f'<div class="ner-scroll"><div class="ner-grid" style="grid-template-columns:6rem '
+            f'repeat({len(tokens)},max-content)">{"".join(cells)}</div></div>'
+            '<p class="ner-legend">Tag pairs that differ are shaded; one colour per entity type.</p>'
+            f'<h4 class="pairs-title">What each mode makes of each entity</h4>{pairs}')
+
+
+def entity_pairs(results):
+    """[((gold span, predicted span), {mode: outcome})] of a one-sentence result with errors=True,
+    in text order; a span is (label, start, end) or None (missed: no prediction; spurious: no gold)."""
+    pairs = {}
+    for mode in MODES:
+        for outcome, entries in results["errors"][mode].items():
+            for entry in entries:
+                key = tuple(None if entry[side] is None else tuple(entry[side]) for side in ("gold", "pred"))
+                pairs.setdefault(key, {})[mode] = outcome
+    return sorted(pairs.items(), key=lambda item: min(span[1:] for span in item[0] if span))
+
+
+def _span_text(span, case):
+    if span is None:
+        return "–"
+    label, start, end = span
+    words = " ".join(case.tokens[start:end]) if case.tokens else f"tokens {start}–{end - 1}"
+    return f"{html.escape(label)} <i>{html.escape(words)}</i>"
+
+
+def pairs_table_html(rows, first_column=None):
+    """Entity pairs with one outcome pill per mode; ``rows``: (first cell, case, pair, outcomes)."""
+    if not rows:
+        return '<p class="ner-legend">No entity on either side.</p>'
+    head = ([first_column] if first_column else []) + ["gold", "predicted", *MODES]
+    body = []
+    for first, case, (gold, pred), outcomes in rows:
+        cells = [html.escape(first)] if first_column else []
+        cells += [_span_text(gold, case), _span_text(pred, case)]
+        cells += [f'<span class="pill seg-{outcomes[m]}">{outcomes[m]}</span>' for m in MODES]
+        body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    return (f'<table class="scenarios"><tr>{"".join(f"<th>{h}</th>" for h in head)}</tr>'
+            f'{"".join(body)}</table>')
+
+
+def _bar(parts, total):
+    """A stacked bar of (name, count) parts, ``total`` wide."""
+    segments = "".join(f'<span class="seg seg-{name}" style="flex:{n}" title="{name}: {n}"></span>'
+                       for name, n in parts if n)
+    return f'<div class="bar">{segments or "<span class=seg-empty></span>"}</div><small>{total}</small>'
+
+
+def mode_cards_html(results):
+    """The four MUC modes side by side: scores, then gold and predicted outcomes as bars."""
+    cards = []
+    for mode in MODES:
+        m = results["muc"][mode]
+        scores = "".join(f'<div class="score"><span data-mode="{mode}" data-key="{k}">{fmt(m[k], 3)}'
+                         f'</span><small>{"F1" if k == "f1" else k}</small></div>' for k in SCORE_KEYS)
+        counts = "".join(f'<li><span class="dot seg-{k}"></span>{k}<b data-mode="{mode}" data-key="{k}">'
+                         f'{m[k]}</b></li>' for k in COUNT_KEYS)
+        outcomes = [(k, m[k]) for k in ("correct", "partial", "incorrect")]
+        cards.append(
+            f'<div class="mode-card"><h3>{mode}</h3><p>{MODE_WORDS[mode]}</p>'
+            f'<div class="scores">{scores}</div>'
+            f'<div class="bars"><span>gold</span>{_bar(outcomes + [("missed", m["missed"])], m["possible"])}'
+            f'<span>pred</span>{_bar(outcomes + [("spurious", m["spurious"])], m["actual"])}</div>'
+            f'<ul class="counts">{counts}</ul></div>')
+    return f'<div class="mode-cards">{"".join(cards)}</div>'
+
+
+PER_TYPE_HEADERS = ["type", "mode", *COUNT_KEYS, *SCORE_KEYS]
+
+
+def per_type_rows(results):
+    """One row per entity type and mode: the counts and scores of ``results["muc"][mode]["per_type"]``."""
+    rows = []
+    for name in sorted(results["muc"]["strict"]["per_type"]):
+        for mode in MODES:
+            m = results["muc"][mode]["per_type"][name]
+            rows.append([name, mode, *(m[k] for k in COUNT_KEYS), *(round(m[k], 4) for k in SCORE_KEYS)])
+    return rows
+
+
+SEQEVAL_HEADERS = ["key", "precision", "recall", "f1", "number"]
+
+
+def seqeval_rows(results):
+    """seqeval's keys: one row per type, then the micro (overall_*), macro and weighted averages."""
+    types = sorted(k for k, v in results.items() if isinstance(v, dict) and "number" in v)
+    rows = [[t, *(round(results[t][k], 4) for k in SCORE_KEYS), results[t]["number"]] for t in types]
+    total = sum(results[t]["number"] for t in types)
+    rows += [[avg, *(round(results[f"{avg}_{k}"], 4) for k in SCORE_KEYS), total]
+             for avg in ("overall", "macro", "weighted")]
+    return rows
+
+
+def python_snippet(case, options):
+    extra = "".join(f", {k}={v!r}" for k, v in options.items() if v not in (None, False))
+    return ('import evaluate\n\nmetric = evaluate.load("ner_recall_metric.py")\n'
+            f"results = metric.compute(\n    predictions=[{case.pred!r}],\n"
+            f"    references=[{case.gold!r}]{extra},\n)\n"
+            'results["muc"]["partial"]["recall"], results["overall_f1"]')
+
+
+def error_html(error, heading="The metric refused this input"):
+    """A visible error box: the metric's ValueError message as it is; anything else is a bug."""
+    if not isinstance(error, ValueError):
+        heading = "The metric failed unexpectedly (a bug: please report it with this input)"
+    message = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+    hint = ("<p>In the message, <code>references</code> is the gold-tags box and "
+            "<code>predictions</code> the predicted-tags box.</p>" if "references" in message
+            or "predictions" in message else "")
+    return (f'<div class="app-error" role="alert"><strong>{heading}</strong>'
+            f'<pre>{html.escape(message)}</pre>{hint}</div>')
+
+
+def compare_view(tokens_text, gold_text, pred_text, decoding, suffix):
+    """All outputs of the Compare tab: error, results visibility, entities, cards, tables, code."""
+    try:
+        case, options, results = compare(tokens_text, gold_text, pred_text, decoding, suffix)
+    except Exception as error:  # noqa: BLE001 -- shown in the page, never as a stack trace
+        return error_html(error), gr.Column(visible=False), "", "", None, None, ""
+    accuracy = f"seqeval-compatible (overall_accuracy, of the tags: {fmt(results['overall_accuracy'])})"
+    return ("", gr.Column(visible=True), entities_html(case, options, results), mode_cards_html(results),
+            per_type_rows(results), gr.Dataframe(seqeval_rows(results), label=accuracy),
+            python_snippet(case, options))
+
+
+# ============================================================================ Stratified recall tab
+
+class Entities(NamedTuple):
+    """The gold entities of a stratified-recall CSV as the metric's inputs: one sentence each
+    (found/not found) or one tagged sentence per row."""
+
+    subgroups: list
+    references: list
+    predictions: list
+
+
+FOUND = {"yes": True, "no": False, "true": True, "false": False, "1": True, "0": False}
+SUBGROUP_COLUMNS = ("subgroup", "population")
+SIZE_KEYS = ("occurences", "labelled", "positive")
+CSV_HELP = """\
+**Entities CSV**, one row per gold entity, with a header; either
+`subgroup,found` (found: yes/no), or `subgroup,gold,predicted` (the tags of one sentence, space
+separated; its gold entities all belong to the subgroup). Other columns (`entity`, `tokens`) are
+ignored.
+
+**Subgroup sizes CSV** (optional; without it every entity weighs the same, the estimate is plain
+recall): `subgroup,size` (relative sizes), or `subgroup,occurences,labelled,positive` as in the
+EstNLTK benchmarks' `data_description.csv` (which can be uploaded as it is): the size is estimated
+as positive × occurences / labelled.
+"""
+
+
+def read_csv(path, what):
+    """(header, [(line number, {column: value})]) of a CSV file with a header row."""
+    if not path:
+        raise ValueError(f"no {what}: upload one or pick an example")
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f)
+            header = [h.strip() for h in next(reader, [])]
+            rows = [(reader.line_num, dict(zip(header, (v.strip() for v in values))))
+                    for values in reader if any(v.strip() for v in values)]
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise ValueError(f"{what}: cannot read it as a UTF-8 CSV file ({error})") from None
+    if not header or not rows:
+        raise ValueError(f"{what}: needs a header row and at least one data row")
+    return header, rows
+
+
+def _subgroup_column(header, what):
+    column = next((c for c in SUBGROUP_COLUMNS if c in header), None)
+    if column is None:
+        raise ValueError(f"{what}: needs a 'subgroup' column; has {header}")
+    return column
+
+
+def read_entities(path):
+    """:class:`Entities` of an uploaded CSV (see ``CSV_HELP``)."""
+    what = "entities CSV"
+    header, rows = read_csv(path, what)
+    group = _subgroup_column(header, what)
+    if "found" in header or "correct" in header:
+        found = "found" if "found" in header else "correct"
+        flags = []
+        for line, row in rows:
+            if row[found].lower() not in FOUND:
+                raise ValueError(f"{what} line {line}: {found} must be yes or no; got {row[found]!r}")
+            flags.append(FOUND[row[found].lower()])
+        # one-token sentences: a gold entity, predicted or not
+        return Entities([row[group] for _, row in rows], [["B-ENT"]] * len(rows),
+                        [["B-ENT"] if f else ["O"] for f in flags])
+    if "gold" in header and "predicted" in header:
+        return Entities([row[group] for _, row in rows], [row["gold"].split() for _, row in rows],
+                        [row["predicted"].split() for _, row in rows])
+    raise ValueError(f"{what}: needs the columns subgroup and found (yes/no), or subgroup, gold and "
+                     f"predicted (space-separated tags); has {header}")
+
+
+def _number(value, where):
+    try:
+        x = float(value)
+    except ValueError:
+        raise ValueError(f"{where}: not a number: {value!r}") from None
+    return int(x) if x.is_integer() else x
+
+
+def read_sizes(path):
+    """``subgroup_weights`` from an optional sizes CSV: None, {name: size} or {name: {occurences, ...}}."""
+    if not path:
+        return None
+    what = "sizes CSV"
+    header, rows = read_csv(path, what)
+    group = _subgroup_column(header, what)
+    if "size" in header:
+        return {row[group]: _number(row["size"], f"{what} line {line}") for line, row in rows}
+    if all(k in header for k in SIZE_KEYS):
+        return {row[group]: {k: _number(row[k], f"{what} line {line}") for k in SIZE_KEYS}
+                for line, row in rows}
+    raise ValueError(f"{what}: needs the columns subgroup and size, or subgroup, {', '.join(SIZE_KEYS)}; "
+                     f"has {header}")
+
+
+def stratified(entities_path, sizes_path, ci_method="wilson", confidence_level=0.95, recall_mode="strict"):
+    """``results["stratified_recall"]`` of the metric's subgroups config on the uploaded CSVs."""
+    entities = read_entities(entities_path)
+    results = metric("subgroups").compute(
+        predictions=entities.predictions, references=entities.references, subgroups=entities.subgroups,
+        subgroup_weights=read_sizes(sizes_path), ci_method=ci_method,
+        confidence_level=float(confidence_level), recall_mode=recall_mode)
+    return results["stratified_recall"]
+
+
+STRATA_HEADERS = ["subgroup", "n", "correct", "recall", "weight", "ci_low", "ci_high"]
+
+
+def strata_rows(result):
+    """The table behind the plot: each subgroup, then the weighted estimate."""
+    rows = [[name, s["n"], s["correct"], *(round(s[k], 4) for k in STRATA_HEADERS[3:])]
+            for name, s in result["strata"].items()]
+    rows.append(["weighted estimate", result["n"], result["correct"], round(result["recall"], 4), 1.0,
+                 round(result["ci_low"], 4), round(result["ci_high"], 4)])
+    return rows
+
+
+def headline_html(result):
+    level = f"{result['confidence_level']:.0%}"
+    plain = result["correct"] / result["n"]
+    return (f'<div class="headline"><div class="big" data-key="recall">{result["recall"]:.1%}</div>'
+            f'<div><b>weighted recall</b>, {level} interval '
+            f'<b>{result["ci_low"]:.1%} – {result["ci_high"]:.1%}</b> ({result["method"]})<br>'
+            f'<small>{result["n"]} gold entities in {len(result["strata"])} subgroups, credit '
+            f'{result["correct"]:g}: plain recall, every entity weighing the same, {plain:.1%}</small>'
+            '</div></div>')
+
+
+class _Frame(NamedTuple):
+    """Geometry of the recall plot: recall 0..1 maps to x in [left, width - right]."""
+
+    width: int = 760
+    left: int = 190
+    right: int = 70
+    row: int = 40
+    top: int = 26
+
+    def x(self, value):
+        return round(self.left + value * (self.width - self.left - self.right), 1)
+
+    def y(self, i):
+        return self.top + self.row * i + self.row / 2
+
+
+ESTIMATE_COLOUR, STRATUM_COLOUR = "#e15759", "#4e79a7"
+
+
+def recall_svg(result):
+    """Per-subgroup recall with its interval, dot area ~ weight, and the weighted estimate below."""
+    frame = _Frame()
+    strata = list(result["strata"].items())
+    height = frame.top + frame.row * (len(strata) + 1) + 34
+    parts = [f'<svg viewBox="0 0 {frame.width} {height}" width="100%" role="img" class="recall-plot" '
+             f'font-family="system-ui, sans-serif" font-size="13" fill="currentColor">',
+             _svg_guides(frame, result, height)]
+    parts += [_svg_stratum(frame, frame.y(i), name, s, result["n"]) for i, (name, s) in enumerate(strata)]
+    parts += [_svg_estimate(frame, frame.y(len(strata)), result), "</svg>"]
+    caption = (f'<p class="plot-caption">Dots: each subgroup\'s recall, area ~ its weight (its share of '
+               f'the population; n and its share of the sample beside it); bars: its '
+               f'{result["confidence_level"]:.0%} interval taken alone. Red: the weighted estimate and its '
+               'interval; dotted: plain recall.</p>')
+    return "".join(parts) + caption
+
+
+def _svg_guides(frame, result, height):
+    """Grid lines with percentages, the estimate's interval band and line, the plain recall line."""
+    x, top, bottom = frame.x, frame.top - 8, height - 26
+    plain = result["correct"] / result["n"]
+    parts = [f'<line x1="{x(t)}" x2="{x(t)}" y1="{top}" y2="{bottom}" stroke="currentColor" stroke-opacity=".15"/>'
+             f'<text x="{x(t)}" y="{height - 8}" text-anchor="middle" opacity=".7">{t:.0%}</text>'
+             for t in (0, 0.2, 0.4, 0.6, 0.8, 1)]
+    low, high, estimate = x(result["ci_low"]), x(result["ci_high"]), x(result["recall"])
+    parts.append(f'<rect x="{low}" y="{top}" width="{high - low}" height="{bottom - top}" '
+                 f'fill="{ESTIMATE_COLOUR}" opacity=".10"/>'
+                 f'<line x1="{estimate}" x2="{estimate}" y1="{top}" y2="{bottom}" stroke="{ESTIMATE_COLOUR}" '
+                 'stroke-dasharray="5 4"/>'
+                 f'<line x1="{x(plain)}" x2="{x(plain)}" y1="{top}" y2="{bottom}" stroke="currentColor" '
+                 'stroke-opacity=".45" stroke-dasharray="1 3"/>'
+                 f'<text x="{x(plain)}" y="{top - 4}" text-anchor="middle" font-size="11" opacity=".6">'
+                 f'plain {plain:.1%}</text>')
+    return "".join(parts)
+
+
+def _svg_stratum(frame, y, name, stratum, n_total):
+    """One subgroup: its name, n and weight, its interval and a dot of area ~ weight."""
+    radius = 3 + 9 * stratum["weight"] ** 0.5
+    return (f'<text x="{frame.left - 12}" y="{y - 2}" text-anchor="end" font-weight="600">{html.escape(name)}</text>'
+            f'<text x="{frame.left - 12}" y="{y + 13}" text-anchor="end" font-size="11" opacity=".65">'
+            f'n={stratum["n"]} ({stratum["n"] / n_total:.0%}) · weight {stratum["weight"]:.0%}</text>'
+            + _svg_interval(frame, y, stratum, STRATUM_COLOUR, 2.5)
+            + f'<circle cx="{frame.x(stratum["recall"])}" cy="{y}" r="{radius:.1f}" fill="{STRATUM_COLOUR}" '
+            f'fill-opacity=".85"/><text x="{frame.width - frame.right + 8}" y="{y + 4}">{stratum["recall"]:.1%}</text>')
+
+
+def _svg_estimate(frame, y, result):
+    """The weighted estimate: a diamond on its interval."""
+    x, d = frame.x(result["recall"]), 8
+    return (f'<text x="{frame.left - 12}" y="{y + 4}" text-anchor="end" font-weight="700" '
+            f'fill="{ESTIMATE_COLOUR}">weighted estimate</text>'
+            + _svg_interval(frame, y, result, ESTIMATE_COLOUR, 4)
+            + f'<path d="M{x} {y - d} L{x + d} {y} L{x} {y + d} L{x - d} {y} Z" fill="{ESTIMATE_COLOUR}"/>'
+            f'<text x="{frame.width - frame.right + 8}" y="{y + 4}" font-weight="700" '
+            f'fill="{ESTIMATE_COLOUR}">{result["recall"]:.1%}</text>')
+
+
+def _svg_interval(frame, y, s, colour, stroke):
+    low, high = frame.x(s["ci_low"]), frame.x(s["ci_high"])
+    return (f'<line x1="{low}" x2="{high}" y1="{y}" y2="{y}" stroke="{colour}" stroke-width="{stroke}"/>'
+            + "".join(f'<line x1="{e}" x2="{e}" y1="{y - 6}" y2="{y + 6}" stroke="{colour}" stroke-width="2"/>'
+                      for e in (low, high)))
+
+
+def stratified_view(entities_path, sizes_path, ci_method, confidence_level, recall_mode):
+    """All outputs of the Stratified tab: error, results visibility, headline, plot, table."""
+    try:
+        result = stratified(entities_path, sizes_path, ci_method, confidence_level, recall_mode)
+    except Exception as error:  # noqa: BLE001
+        return error_html(error, "Cannot estimate recall"), gr.Column(visible=False), "", "", None
+    return "", gr.Column(visible=True), headline_html(result), recall_svg(result), strata_rows(result)
+
+
+# ---------------------------------------------------------------------------- example CSVs
+
+#: a small benchmark-shaped example: subgroup -> (found, not found, occurences, labelled, positive)
+SYNTHETIC = {"frequent names": (33, 7, 9000, 300, 40), "ambiguous names": (3, 9, 8000, 300, 12),
+             "rare names": (12, 18, 21000, 300, 30)}
+TAGGED = (  # subgroup, tokens, gold, predicted
+    ("news", "Angela Merkel visited Paris .", "B-PER I-PER O B-LOC O", "B-PER I-PER O B-LOC O"),
+    ("news", "The UN met in New York .", "O B-ORG O O B-LOC I-LOC O", "O B-ORG O O B-LOC O O"),
+    ("news", "Tallinn hosted Estonia 's song festival .", "B-LOC O B-LOC O O O O", "B-LOC O B-ORG O O O O"),
+    ("clinical", "Patient given warfarin by Dr Tamm .", "O O B-DRUG O B-PER I-PER O", "O O B-DRUG O O B-PER O"),
+    ("clinical", "No fever after aspirin .", "O B-DIS O B-DRUG O", "O O O B-DRUG O"),
+    ("clinical", "Seen at Tartu University Hospital .", "O O B-ORG I-ORG I-ORG O", "O O B-LOC O O O"),
+    ("social", "omg saw taylor swift in tartu", "O O B-PER I-PER O B-LOC", "O O O O O O"),
+    ("social", "lunch at kolm sibulat with mari", "O O B-ORG I-ORG O B-PER", "O O O O O B-PER"),
+)
+
+
+@functools.cache
+def _example_dir():
+    return Path(tempfile.mkdtemp(prefix="ner_recall_app_"))
+
+
+def _write_csv(name, header, rows):
+    path = _example_dir() / name
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([header, *rows])
+    return str(path)
+
+
+def synthetic_example():
+    rows = [[g, "yes" if k < found else "no"] for g, (found, missed, *_) in SYNTHETIC.items()
+            for k in range(found + missed)]
+    sizes = [[g, *counts[2:]] for g, counts in SYNTHETIC.items()]
+    return (_write_csv("synthetic_entities.csv", ["subgroup", "found"], rows),
+            _write_csv("synthetic_sizes.csv", ["subgroup", *SIZE_KEYS], sizes))
+
+
+def tagged_example():
+    sizes = [["news", 5], ["clinical", 3], ["social", 2]]
+    return (_write_csv("tagged_entities.csv", ["subgroup", "tokens", "gold", "predicted"], TAGGED),
+            _write_csv("tagged_sizes.csv", ["subgroup", "size"], sizes))
+
+
+def amundsen_example():
+    """amundsen_01 from ../shared: which sampled entity the EstNLTK tagger found, and the sizes."""
+    data = metric("subgroups").load_benchmark(BENCHMARK_CSV)
+    rows = [[g, text, "yes" if ok else "no"] for g, text, ok in
+            zip(data["subgroup"], data["span_text"], data["correct"])]
+    sizes = metric("subgroups").benchmark_sizes(BENCHMARK_CSV)
+    return (_write_csv("amundsen_01_entities.csv", ["subgroup", "entity", "found"], rows),
+            _write_csv("amundsen_01_sizes.csv", ["subgroup", *SIZE_KEYS],
+                       [[g, *(s[k] for k in SIZE_KEYS)] for g, s in sizes.items()]))
+
+
+STRATIFIED_EXAMPLES = {"Synthetic benchmark: three subgroups, found yes/no": synthetic_example,
+                       "Tagged sentences in three genres": tagged_example}
+if BENCHMARK_CSV.exists():
+    STRATIFIED_EXAMPLES = {"amundsen_01: EstNLTK tagger on Estonian place names": amundsen_example,
+                           **STRATIFIED_EXAMPLES}
+
+
+def stratified_example_files(name):
+    """(entities CSV, sizes CSV) paths of an example, written to a temporary folder."""
+    return STRATIFIED_EXAMPLES[name]()
+
+
+def stratified_example_view(name, ci_method, confidence_level, recall_mode):
+    """The example's CSV files in the upload boxes, and the Stratified tab's outputs for them."""
+    try:
+        entities, sizes = stratified_example_files(name)
+    except Exception as error:  # noqa: BLE001
+        return None, None, error_html(error, "Cannot build this example"), gr.Column(visible=False), "", "", None
+    return entities, sizes, *stratified_view(entities, sizes, ci_method, confidence_level, recall_mode)
+
+
+# ============================================================================ About tab
+
+def scenario_outcomes(case):
+    """Per mode, the outcome the metric gives the one entity pair of a scenario."""
+    results = metric().compute(predictions=[case.pred], references=[case.gold], errors=True)
+    (_, outcomes), = entity_pairs(results)
+    return outcomes
+
+
+def scenario_table_html():
+    """Batista's scenario table, each outcome computed by the metric on the scenario's example."""
+    rows = []
+    for name in SCENARIOS:
+        case = EXAMPLES[name]
+        results = metric().compute(predictions=[case.pred], references=[case.gold], errors=True)
+        rows += [(name, case, pair, outcomes) for pair, outcomes in entity_pairs(results)]
+    return pairs_table_html(rows, first_column="scenario")
+
+
+ABOUT_MODES = """\
+## What each mode counts
+
+The metric matches every gold entity with at most one predicted entity (the ones that overlap),
+once, and classifies each pair. The four modes of MUC / SemEval-2013 then only differ in what a
+pair is worth:
+
+- **strict**: a prediction is *correct* only with exactly the gold boundaries and the gold type.
+  seqeval's precision and recall (the `overall_*` numbers) count the same way.
+- **exact**: exactly the gold boundaries; the type does not matter.
+- **partial**: exact boundaries are *correct*, overlapping ones *partial*, worth half; the type
+  does not matter.
+- **type**: the right type and boundaries that at least overlap.
+
+A gold entity that no prediction overlaps is *missed*; a prediction that overlaps no gold entity
+is *spurious*, in every mode. Then
+
+- possible = correct + incorrect + partial + missed (the gold entities),
+- actual = correct + incorrect + partial + spurious (the predicted entities),
+- precision = (correct + ½ partial) / actual, recall = (correct + ½ partial) / possible,
+  F1 their harmonic mean.
+
+## The six scenarios
+
+Computed by the metric on the Compare tab's examples I–VI, after David Batista's write-up
+*Named-Entity evaluation metrics based on entity-level* (2018).
+"""
+
+ABOUT_REST = """\
+When one prediction spans two gold entities, it is matched with one of them (the same type first,
+then the larger overlap) and the other is missed: a prediction is never counted twice.
+
+## Stratified recall
+
+When gold entities were sampled per subgroup (say frequent, ambiguous and rare names), plain
+recall weighs each subgroup by how many of its entities were sampled, not by how many it has.
+The weighted estimate is Σ W<sub>p</sub> · recall<sub>p</sub>, W<sub>p</sub> being subgroup p's
+share of the population, with a confidence interval: *wilson* (default) and *korn_graubard*
+(conservative) at the design's effective sample size, a stratified percentile *bootstrap*, and
+two Wald intervals (*weighted_wald* is the formula the EstNLTK benchmarks published).
+"""
+
+
+# ============================================================================ layout
+
+CSS = """
+.ner-scroll {overflow-x: auto; padding: .5rem 0;}
+.ner-grid {display: grid; gap: 6px 4px; align-items: center; font-size: 15px;}
+.ner-side {grid-column: 1; font-size: 12px; text-transform: uppercase; letter-spacing: .05em; opacity: .6;}
+.ner-span {color: #fff; border-radius: 6px; padding: 2px 8px; font-size: 12px; font-weight: 700;
+           text-align: center; white-space: nowrap;}
+.ner-token {display: flex; flex-direction: column; align-items: center; padding: 4px 8px;
+            border-radius: 6px; border: 1px solid var(--border-color-primary);}
+.ner-token b {font-size: 16px; margin: 2px 0;}
+.ner-tag {font-size: 11px; opacity: .65;}
+.ner-differs {background: rgba(225, 87, 89, .14); border-color: rgba(225, 87, 89, .5);}
+.ner-legend {font-size: 12px; opacity: .6; margin: 2px 0 0;}
+.pairs-title {margin: 14px 0 2px; font-size: 14px;}
+.mode-cards {display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px;}
+.mode-card {border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 12px 14px;
+            background: var(--background-fill-secondary);}
+.mode-card h3 {margin: 0; font-size: 18px;}
+.mode-card p {margin: 2px 0 10px; font-size: 12px; opacity: .7; min-height: 2.4em;}
+.scores {display: flex; justify-content: space-between; margin-bottom: 10px;}
+.score {display: flex; flex-direction: column; align-items: center;}
+.score span {font-size: 22px; font-weight: 700; font-variant-numeric: tabular-nums;}
+.score small {font-size: 11px; opacity: .65;}
+.bars {display: grid; grid-template-columns: 2.6rem 1fr 1.4rem; gap: 4px; align-items: center;
+       font-size: 11px; margin-bottom: 8px;}
+.bar {display: flex; height: 12px; border-radius: 6px; overflow: hidden; background: var(--border-color-primary);}
+.seg-correct {background: #59a14f;} .seg-partial {background: #edc948;} .seg-incorrect {background: #f28e2b;}
+.seg-missed {background: #9aa0a6;} .seg-spurious {background: #e15759;}
+.seg-possible, .seg-actual {background: transparent; border: 1px solid currentColor;}
+.counts {list-style: none; padding: 0; margin: 0; font-size: 13px; columns: 2;}
+.counts li {display: flex; align-items: center; gap: 6px;}
+.counts b {margin-left: auto; margin-right: 12px; font-variant-numeric: tabular-nums;}
+.dot {width: 9px; height: 9px; border-radius: 50%; display: inline-block;}
+.app-error {border: 1px solid #e15759; background: rgba(225, 87, 89, .10); border-radius: 10px;
+            padding: 10px 14px;}
+.app-error pre {white-space: pre-wrap; margin: 6px 0; font-size: 14px;}
+.app-error p {margin: 0; font-size: 13px;}
+.scenarios {border-collapse: collapse; border: none !important; font-size: 14px; margin: 4px 0 12px;}
+.scenarios tr {border: none !important;}
+.scenarios th, .scenarios td {padding: 6px 12px; border: none !important; text-align: left;
+                              border-bottom: 1px solid var(--border-color-primary) !important;}
+.pill {color: #fff; border-radius: 999px; padding: 2px 10px; font-size: 12px; font-weight: 600;}
+.pill.seg-partial {color: #333;}
+.headline {display: flex; gap: 18px; align-items: center; padding: 4px 0 8px;}
+.plot-caption {font-size: 12px; opacity: .65; margin: 0 0 8px;}
+.headline .big {font-size: 44px; font-weight: 800; color: #e15759; font-variant-numeric: tabular-nums;}
+"""
+THEME = gr.themes.Soft(primary_hue="indigo", font=["system-ui", "sans-serif"],
+                       font_mono=["ui-monospace", "monospace"])
+
+
+def compare_tab():
+    gr.Markdown("Type a sentence's tokens with its gold and predicted tags (space separated, or one "
+                "per line), or pick an example; the four MUC modes then show how each scores it.")
+    with gr.Row(equal_height=True):
+        example = gr.Dropdown(list(EXAMPLES), value=FIRST_EXAMPLE, label="Example", scale=3, elem_id="example")
+        decoding = gr.Dropdown(list(DECODINGS), value=next(iter(DECODINGS)), label="Decoding (scheme, mode)",
+                               scale=2)
+        suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
+    tokens, gold, pred = (gr.Textbox(value=v, label=label, lines=1, max_lines=12, elem_id=elem_id)
+                          for v, label, elem_id in zip(
+                              example_fields(FIRST_EXAMPLE),
+                              ("Tokens (optional)", "Gold tags (references)", "Predicted tags (predictions)"),
+                              ("tokens", "gold", "predicted")))
+    button = gr.Button("Compare", variant="primary", elem_id="compare-button")
+    error = gr.HTML(elem_id="compare-error")
+    with gr.Column() as results:
+        entities = gr.HTML(elem_id="entities")
+        cards = gr.HTML(elem_id="mode-cards")
+        per_type = gr.Dataframe(headers=PER_TYPE_HEADERS, label='Per type (results["muc"][mode]["per_type"])',
+                                elem_id="per-type", interactive=False)
+        seqeval = gr.Dataframe(headers=SEQEVAL_HEADERS, label="seqeval-compatible", elem_id="seqeval",
+                               interactive=False)
+        with gr.Accordion("The same in Python", open=False):
+            code = gr.Code(language="python")
+    inputs = [tokens, gold, pred, decoding, suffix]
+    outputs = [error, results, entities, cards, per_type, seqeval, code]
+    example.input(example_fields, example, [tokens, gold, pred]).then(compare_view, inputs, outputs)
+    button.click(compare_view, inputs, outputs)
+    for option in (decoding, suffix):
+        option.input(compare_view, inputs, outputs)
+    return inputs, outputs
+
+
+def stratified_tab():
+    first = next(iter(STRATIFIED_EXAMPLES))
+    gr.Markdown("Recall estimated from gold entities sampled per subgroup, each subgroup weighted by its "
+                "size, with a confidence interval.")
+    with gr.Row():
+        with gr.Column(scale=2):
+            example = gr.Dropdown(list(STRATIFIED_EXAMPLES), value=first, label="Example",
+                                  elem_id="stratified-example")
+            entities = gr.File(label="Entities CSV", file_types=[".csv"], elem_id="entities-csv")
+            sizes = gr.File(label="Subgroup sizes CSV (optional)", file_types=[".csv"], elem_id="sizes-csv")
+            method = gr.Radio(list(CI_METHODS), value="wilson", label="Interval method", elem_id="ci-method")
+            level = gr.Slider(0.5, 0.99, value=0.95, step=0.01, label="Confidence level", elem_id="level")
+            recall_mode = gr.Radio(list(MODES), value="strict", label="Recall mode (tagged sentences)",
+                                   elem_id="recall-mode")
+            button = gr.Button("Estimate recall", variant="primary", elem_id="estimate-button")
+            with gr.Accordion("CSV formats", open=False):
+                gr.Markdown(CSV_HELP)
+        with gr.Column(scale=3):
+            error = gr.HTML(elem_id="stratified-error")
+            with gr.Column() as results:
+                headline = gr.HTML(elem_id="headline")
+                plot = gr.HTML(elem_id="recall-plot")
+                table = gr.Dataframe(headers=STRATA_HEADERS, label='results["stratified_recall"]["strata"]',
+                                     elem_id="strata", interactive=False)
+    inputs = [entities, sizes, method, level, recall_mode]
+    outputs = [error, results, headline, plot, table]
+    example.input(stratified_example_view, [example, *inputs[2:]], [entities, sizes, *outputs])
+    button.click(stratified_view, inputs, outputs)
+    for event in (method.input, recall_mode.input, level.release):
+        event(stratified_view, inputs, outputs)
+    return example, inputs, outputs
+
+
+def build_demo():
+    with gr.Blocks(title="NER recall metric") as demo:
+        gr.Markdown("# NER recall metric\nEntity-level scores four ways (MUC / SemEval-2013 modes and "
+                    "seqeval's), and recall estimated over subgroups, from one `evaluate` metric.")
+        with gr.Tabs():
+            with gr.Tab("Compare", id="compare"):
+                compare_inputs, compare_outputs = compare_tab()
+            with gr.Tab("Stratified recall", id="stratified"):
+                example, strat_inputs, strat_outputs = stratified_tab()
+            with gr.Tab("About", id="about"):
+                gr.Markdown(ABOUT_MODES)
+                gr.HTML(scenario_table_html(), elem_id="scenario-table")
+                gr.Markdown(ABOUT_REST)
+        demo.load(compare_view, compare_inputs, compare_outputs)
+        demo.load(stratified_example_view, [example, *strat_inputs[2:]], [*strat_inputs[:2], *strat_outputs])
+    return demo
+
+
+demo = build_demo()
+
+if __name__ == "__main__":
+    demo.launch(share=False, css=CSS, theme=THEME)

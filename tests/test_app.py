@@ -1,0 +1,249 @@
+"""The app's pure functions: examples parse, every number shown is the metric's, bad input shows
+the metric's own message. The browser drives the same functions in test_app_browser.py."""
+
+import csv
+import html
+import re
+
+import pytest
+
+import app
+
+LENIENT = next(iter(app.DECODINGS))
+
+
+def metric_error(**inputs):
+    """The metric's ValueError message for these inputs."""
+    with pytest.raises(ValueError) as info:
+        app.metric().compute(**inputs)
+    return str(info.value)
+
+
+def shown_numbers(fragment):
+    """{(mode, key): text} of the numbers the mode cards show."""
+    return {(m, k): v for m, k, v in re.findall(r'data-mode="(\w+)" data-key="(\w+)">([^<]+)<', fragment)}
+
+
+def test_import_builds_without_launching():
+    assert isinstance(app.demo, app.gr.Blocks)
+    assert not app.demo.is_running
+
+
+@pytest.mark.parametrize("text, items", [
+    ("B-PER I-PER O", ["B-PER", "I-PER", "O"]),
+    ("  B-PER   O \n", ["B-PER", "O"]),
+    ("B-PER\nI-PER\n\nO\n", ["B-PER", "I-PER", "O"]),
+    ("New York\nis", ["New York", "is"]),  # one per line: a token may hold a space
+    ("", []),
+    (None, []),
+])
+def test_split_items(text, items):
+    assert app.split_items(text) == items
+
+
+@pytest.mark.parametrize("name", list(app.EXAMPLES))
+def test_examples_parse_and_show_the_metrics_numbers(name):
+    case = app.EXAMPLES[name]
+    assert len(case.tokens) == len(case.gold) == len(case.pred)
+    fields = app.example_fields(name)
+    shown_case, options, results = app.compare(*fields)
+    assert shown_case == case
+    assert results == app.metric().compute(predictions=[case.pred], references=[case.gold], errors=True)
+    cards = shown_numbers(app.mode_cards_html(results))
+    for mode in app.MODES:
+        for key in app.COUNT_KEYS:
+            assert cards[mode, key] == str(results["muc"][mode][key])
+        for key in app.SCORE_KEYS:
+            assert float(cards[mode, key]) == pytest.approx(results["muc"][mode][key], abs=5e-4)
+
+
+def test_scenarios_are_batistas():
+    expected = {  # strict, exact, partial, type (Batista 2018, table of scenarios I-VI)
+        "I.": ("correct",) * 4, "II.": ("spurious",) * 4, "III.": ("missed",) * 4,
+        "IV.": ("incorrect", "correct", "correct", "incorrect"),
+        "V.": ("incorrect", "incorrect", "partial", "correct"),
+        "VI.": ("incorrect", "incorrect", "partial", "incorrect"),
+    }
+    for name in app.SCENARIOS:
+        outcomes = app.scenario_outcomes(app.EXAMPLES[name])
+        assert tuple(outcomes.values()) == expected[name.split()[0]], name
+    table = app.scenario_table_html()
+    assert table.count("<tr>") == 1 + len(app.SCENARIOS)
+
+
+def test_each_entity_pair_gets_the_metrics_outcome_per_mode():
+    case, options, results = app.compare(*app.example_fields(app.FIRST_EXAMPLE))
+    assert app.entity_pairs(results) == [
+        ((None, ("PER", 0, 1)), dict.fromkeys(app.MODES, "spurious")),
+        ((("PER", 1, 2), ("PER", 1, 2)), dict.fromkeys(app.MODES, "correct")),
+        ((("DIS", 3, 5), ("DIS", 4, 6)), dict(strict="incorrect", exact="incorrect", partial="partial",
+                                               type="correct")),
+    ]
+    fragment = app.entities_html(case, options, results)
+    assert fragment.count('class="pill seg-spurious"') == 4
+    assert "DIS <i>une fièvre</i>" in fragment and "DIS <i>fièvre aiguë</i>" in fragment
+
+
+def test_one_prediction_across_two_gold_entities_is_counted_once():
+    _, _, results = app.compare(*app.example_fields("One prediction across two gold entities"))
+    outcomes = [outcome["partial"] for _, outcome in app.entity_pairs(results)]
+    assert outcomes == ["partial", "missed"]
+
+
+def test_all_six_scenarios_add_up():
+    muc = app.compare(*app.example_fields("All six scenarios in one text"))[2]["muc"]
+    strict = muc["strict"]
+    assert (strict["correct"], strict["incorrect"], strict["missed"], strict["spurious"]) == (1, 3, 1, 1)
+    assert muc["partial"]["partial"] == 2
+
+
+def test_tables_are_the_metrics_per_type_and_seqeval_keys():
+    _, _, results = app.compare(*app.example_fields(app.FIRST_EXAMPLE))
+    rows = app.per_type_rows(results)
+    assert len(rows) == len(results["muc"]["strict"]["per_type"]) * len(app.MODES)
+    for row in rows:
+        shown = dict(zip(app.PER_TYPE_HEADERS, row))
+        expected = results["muc"][shown["mode"]]["per_type"][shown["type"]]
+        for key in (*app.COUNT_KEYS, *app.SCORE_KEYS):
+            assert shown[key] == pytest.approx(expected[key], abs=5e-5)
+    seqeval = {row[0]: dict(zip(app.SEQEVAL_HEADERS, row)) for row in app.seqeval_rows(results)}
+    assert seqeval["PER"]["f1"] == pytest.approx(results["PER"]["f1"], abs=5e-5)
+    for avg in ("overall", "macro", "weighted"):
+        for key in app.SCORE_KEYS:
+            assert seqeval[avg][key] == pytest.approx(results[f"{avg}_{key}"], abs=5e-5)
+
+
+def test_options_reach_the_metric():
+    tags = "PER-B PER-I O"
+    _, options, results = app.compare("", tags, tags, "IOB2 strict", True)
+    assert options == {"scheme": "IOB2", "mode": "strict", "suffix": True, "errors": True}
+    assert results["muc"]["strict"]["correct"] == 1
+
+
+def test_entities_are_drawn_over_their_tokens():
+    case, options, results = app.compare(*app.example_fields(app.FIRST_EXAMPLE))
+    fragment = app.entities_html(case, options, results)
+    # gold: PER patiente (token 1), DIS une fièvre (3-4); grid columns are offset by the label column
+    assert re.findall(r'data-side="gold" style="grid-row:1;grid-column:(\d+)/(\d+)', fragment) == [
+        ("3", "4"), ("5", "7")]
+    assert len(re.findall(r'data-side="predicted"', fragment)) == 3
+    assert fragment.count("ner-differs") == sum(g != p for g, p in zip(case.gold, case.pred))
+
+
+@pytest.mark.parametrize("gold, pred, inputs", [
+    ("B-PER O", "O", dict(predictions=[["O"]], references=[["B-PER", "O"]])),
+    ("B-PER X-LOC", "O O", dict(predictions=[["O", "O"]], references=[["B-PER", "X-LOC"]])),
+    ("B-PER O", "B-PER 7", dict(predictions=[["B-PER", "7"]], references=[["B-PER", "O"]])),
+])
+def test_bad_input_shows_the_metrics_message(gold, pred, inputs):
+    error, results, *outputs = app.compare_view("", gold, pred, LENIENT, False)
+    assert html.escape(metric_error(**inputs)) in error
+    assert "refused" in error and "Traceback" not in error
+    assert results.visible is False
+
+
+def test_strict_decoding_without_a_scheme_shows_the_metrics_message():
+    error = app.compare_view("", "B-PER", "B-PER", "IOB2 strict", False)[0]
+    assert error == ""  # the app always passes a scheme with mode="strict"
+
+
+@pytest.mark.parametrize("tokens, gold, message", [
+    ("a b c", "B-PER O", "3 tokens but 2 gold tags"),
+    ("", "", "no tags"),
+])
+def test_bad_input_of_the_app_itself(tokens, gold, message):
+    error = app.compare_view(tokens, gold, gold, LENIENT, False)[0]
+    assert message in error
+
+
+def test_an_unexpected_error_is_shown_as_a_bug(monkeypatch):
+    class Broken:
+        def compute(self, **_):
+            raise KeyError("boom")
+
+    monkeypatch.setattr(app, "metric", lambda config_name="default": Broken())
+    error = app.compare_view("", "O", "O", LENIENT, False)[0]
+    assert "a bug" in error and "KeyError" in error
+
+
+# ---------------------------------------------------------------------------- stratified recall
+
+def write(tmp_path, name, rows):
+    path = tmp_path / name
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+    return str(path)
+
+
+def test_found_csv_becomes_one_token_sentences(tmp_path):
+    path = write(tmp_path, "e.csv", [["subgroup", "found"], ["a", "yes"], ["a", "No"], ["b", "1"]])
+    entities = app.read_entities(path)
+    assert entities.subgroups == ["a", "a", "b"]
+    assert entities.references == [["B-ENT"]] * 3
+    assert entities.predictions == [["B-ENT"], ["O"], ["B-ENT"]]
+
+
+def test_tagged_csv_keeps_the_tags(tmp_path):
+    path = write(tmp_path, "e.csv", [["subgroup", "tokens", "gold", "predicted"],
+                                     ["news", "New York", "B-LOC I-LOC", "B-LOC O"]])
+    entities = app.read_entities(path)
+    assert entities == app.Entities(["news"], [["B-LOC", "I-LOC"]], [["B-LOC", "O"]])
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([["subgroup", "found"], ["a", "maybe"]], "entities CSV line 2: found must be yes or no; got 'maybe'"),
+    ([["group", "found"], ["a", "yes"]], "needs a 'subgroup' column"),
+    ([["subgroup", "gold"], ["a", "B-PER"]], "needs the columns subgroup and found"),
+    ([["subgroup", "found"]], "at least one data row"),
+])
+def test_bad_entities_csv(tmp_path, rows, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        app.read_entities(write(tmp_path, "e.csv", rows))
+
+
+def test_sizes_csv_forms(tmp_path):
+    assert app.read_sizes(None) is None
+    relative = write(tmp_path, "s.csv", [["subgroup", "size"], ["a", "3"], ["b", "0.5"]])
+    assert app.read_sizes(relative) == {"a": 3, "b": 0.5}
+    estimated = write(tmp_path, "d.csv", [["", "population", "occurences", "labelled", "positive", "file"],
+                                          ["0", "a", "100", "10", "4", "x.csv"]])
+    assert app.read_sizes(estimated) == {"a": {"occurences": 100, "labelled": 10, "positive": 4}}
+    with pytest.raises(ValueError, match="sizes CSV line 2: not a number: 'many'"):
+        app.read_sizes(write(tmp_path, "bad.csv", [["subgroup", "size"], ["a", "many"]]))
+
+
+@pytest.mark.parametrize("name", list(app.STRATIFIED_EXAMPLES))
+def test_stratified_examples_show_the_metrics_numbers(name):
+    entities_path, sizes_path = app.stratified_example_files(name)
+    entities, sizes = app.read_entities(entities_path), app.read_sizes(sizes_path)
+    shown = app.stratified(entities_path, sizes_path, "weighted_wald", 0.9, "partial")
+    direct = app.metric("subgroups").compute(
+        predictions=entities.predictions, references=entities.references, subgroups=entities.subgroups,
+        subgroup_weights=sizes, ci_method="weighted_wald", confidence_level=0.9, recall_mode="partial")
+    assert shown == direct["stratified_recall"]
+    rows = app.strata_rows(shown)
+    assert [row[0] for row in rows] == [*shown["strata"], "weighted estimate"]
+    assert rows[-1][3:] == [round(shown["recall"], 4), 1.0, round(shown["ci_low"], 4), round(shown["ci_high"], 4)]
+    svg = app.recall_svg(shown)
+    assert svg.startswith("<svg") and all(html.escape(s) in svg for s in shown["strata"])
+
+
+@pytest.mark.skipif(not app.BENCHMARK_CSV.exists(), reason="../shared/benchmarks is not beside the project")
+def test_amundsen_example_reproduces_the_published_estimate():
+    result = app.stratified(*app.amundsen_example(), "weighted_wald", 0.95, "strict")
+    assert (result["n"], result["correct"]) == (535, 344)
+    assert result["recall"] == pytest.approx(0.5892016803782091, abs=1e-12)
+    assert (result["ci_low"], result["ci_high"]) == pytest.approx((0.5442531601445354, 0.6341502006118828),
+                                                                  abs=1e-6)
+
+
+def test_stratified_errors_are_shown(tmp_path):
+    entities = write(tmp_path, "e.csv", [["subgroup", "found"], ["a", "yes"], ["b", "no"]])
+    sizes = write(tmp_path, "s.csv", [["subgroup", "size"], ["a", "3"]])  # b has no size
+    error, results, *_ = app.stratified_view(entities, sizes, "wilson", 0.95, "strict")
+    with pytest.raises(ValueError) as info:
+        app.metric("subgroups").compute(predictions=[["B-ENT"], ["O"]], references=[["B-ENT"]] * 2,
+                                        subgroups=["a", "b"], subgroup_weights={"a": 3})
+    assert html.escape(str(info.value)) in error
+    assert results.visible is False
+    assert "no entities CSV" in app.stratified_view(None, None, "wilson", 0.95, "strict")[0]

@@ -1,0 +1,278 @@
+"""The app in a real browser: ``python app.py`` driven by Playwright in headless Chromium.
+
+Fills a case, presses the button and checks that the numbers on the page are ``metric.compute``'s
+on the same input; the same for one stratified-recall run from an uploaded CSV. Saves a
+screenshot of each tab to ``artifacts/`` (``UPDATE_SCREENSHOTS=1`` also copies them to
+``docs/screenshots/`` for the README). Needs Debian's ``chromium`` (``apt-get install chromium``)
+and ``pip install playwright``; without them the test is skipped, except in CI, where it fails.
+"""
+
+import csv
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import METRIC_PATH, ROOT, require
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ARTIFACTS = Path(ROOT) / "artifacts"
+SCREENSHOTS = Path(ROOT) / "docs" / "screenshots"
+START_TIMEOUT = 180  # seconds; importing evaluate and gradio is slow on a loaded CI machine
+
+# a case typed into the Compare tab: a boundary error, a type error, a miss and a spurious entity
+TOKENS = "Dr Anna Tamm joined Tartu University Hospital in May"
+GOLD = "O B-PER I-PER O B-ORG I-ORG I-ORG O B-DATE"
+PREDICTED = "B-PER I-PER I-PER O B-LOC I-LOC I-LOC B-PER O"
+# the stratified run: tagged sentences per genre, uploaded with relative sizes
+STRATA_ROWS = [
+    ("news", "B-PER I-PER O B-LOC", "B-PER I-PER O B-LOC"),
+    ("news", "O B-ORG O B-LOC I-LOC", "O B-ORG O B-LOC O"),
+    ("news", "B-LOC O O", "O O O"),
+    ("clinical", "O B-DRUG O B-DIS", "O B-DRUG O O"),
+    ("clinical", "B-DIS I-DIS O", "B-DIS I-DIS O"),
+    ("social", "O B-PER O B-LOC", "O O O O"),
+    ("social", "B-ORG I-ORG O", "B-ORG I-ORG O"),
+]
+SIZES = {"news": 6, "clinical": 3, "social": 1}
+
+
+def _chromium_or_skip():
+    if not os.path.exists(CHROMIUM):
+        message = f"{CHROMIUM} is missing (apt-get install -y chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; CI installs it: see .ci/run")
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = require("playwright.sync_api", "the browser test of app.py")
+    _chromium_or_skip()
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    """``python app.py`` as a user starts it, on a free port; its output goes to artifacts/."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = _free_port()
+    env = dict(os.environ, GRADIO_SERVER_PORT=str(port), GRADIO_SERVER_NAME="127.0.0.1",
+               HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False")
+    with open(ARTIFACTS / "app_server.log", "w") as log:
+        process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}/"
+        started = time.monotonic()
+        try:
+            _wait_until_up(url, process, started)
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def _wait_until_up(url, process, started):
+    while time.monotonic() - started < START_TIMEOUT:
+        if process.poll() is not None:
+            pytest.fail(f"app.py exited with {process.returncode}; see {ARTIFACTS / 'app_server.log'}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"app.py did not answer within {START_TIMEOUT} s")
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.outside_requests = []
+    page.on("request", lambda r: r.url.startswith((server, "data:", "blob:"))
+            or page.outside_requests.append(r.url))
+    page.goto(server)
+    page.wait_for_selector("#mode-cards .mode-card", timeout=60_000)  # the first example, computed
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def metric():
+    import evaluate
+
+    return evaluate.load(METRIC_PATH)
+
+
+def screenshot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.wait_for_timeout(500)  # let the last transition settle
+    page.screenshot(path=str(path), full_page=True)
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, SCREENSHOTS / path.name)
+
+
+def fill(page, elem_id, text):
+    page.locator(f"#{elem_id} textarea, #{elem_id} input").first.fill(text)
+
+
+def pick(page, elem_id, option):
+    page.locator(f"#{elem_id} input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def grid(page, elem_id, columns):
+    """The rows of a Dataframe as shown: lists of cell texts."""
+    cells = page.locator(f"#{elem_id} [role=gridcell]").all_inner_texts()
+    return [[c.strip() for c in cells[i:i + columns]] for i in range(0, len(cells), columns)]
+
+
+def shown_cards(page):
+    return page.locator("#mode-cards [data-mode][data-key]").evaluate_all(
+        "nodes => nodes.map(n => [n.dataset.mode, n.dataset.key, n.textContent])")
+
+
+def assert_cards_show(page, results):
+    import app
+
+    cards = shown_cards(page)
+    assert len(cards) == len(app.MODES) * (len(app.COUNT_KEYS) + len(app.SCORE_KEYS))
+    for mode, key, text in cards:
+        assert float(text) == pytest.approx(results["muc"][mode][key], abs=5e-4), (mode, key)
+
+
+def assert_per_type_shows(page, results):
+    import app
+
+    rows = grid(page, "per-type", len(app.PER_TYPE_HEADERS))
+    assert len(rows) == len(results["muc"]["strict"]["per_type"]) * len(app.MODES)
+    for row in rows:
+        name, mode, *numbers = row
+        expected = results["muc"][mode]["per_type"][name]
+        for key, text in zip(app.PER_TYPE_HEADERS[2:], numbers):
+            assert float(text) == pytest.approx(expected[key], abs=5e-5), (name, mode, key)
+
+
+def test_compare_tab_shows_the_metrics_numbers(page, metric):
+    import app
+
+    fill(page, "tokens", TOKENS)
+    fill(page, "gold", GOLD)
+    fill(page, "predicted", PREDICTED)
+    page.click("#compare-button")
+    page.wait_for_selector("#entities :text('Hospital')")
+    results = metric.compute(predictions=[PREDICTED.split()], references=[GOLD.split()])
+    assert_cards_show(page, results)
+    assert_per_type_shows(page, results)
+    seqeval = {row[0]: row for row in grid(page, "seqeval", len(app.SEQEVAL_HEADERS))}
+    assert float(seqeval["overall"][3]) == pytest.approx(results["overall_f1"], abs=5e-5)
+    assert float(seqeval["PER"][2]) == pytest.approx(results["PER"]["recall"], abs=5e-5)
+    assert page.locator("#entities .ner-span[data-side=gold]").count() == 3
+
+    pick(page, "example", app.FIRST_EXAMPLE)
+    page.wait_for_selector("#entities :text('fièvre')")
+    case = app.EXAMPLES[app.FIRST_EXAMPLE]
+    assert_cards_show(page, metric.compute(predictions=[case.pred], references=[case.gold]))
+    screenshot(page, "compare")
+    assert page.outside_requests == []
+
+
+def test_bad_input_shows_the_metrics_message(page, metric):
+    fill(page, "gold", "B-PER O O")
+    fill(page, "predicted", "B-PER O")
+    page.click("#compare-button")
+    error = page.locator("#compare-error .app-error")
+    error.wait_for()
+    with pytest.raises(ValueError) as info:
+        metric.compute(predictions=[["B-PER", "O"]], references=[["B-PER", "O", "O"]])
+    assert str(info.value) in error.inner_text()
+    assert not page.locator("#mode-cards").is_visible()
+    screenshot(page, "bad_input")
+
+    fill(page, "predicted", "B-PER O X-LOC")
+    page.click("#compare-button")
+    with pytest.raises(ValueError) as info:
+        metric.compute(predictions=[["B-PER", "O", "X-LOC"]], references=[["B-PER", "O", "O"]])
+    expect = require("playwright.sync_api").expect
+    expect(page.locator("#compare-error")).to_contain_text(str(info.value))
+    assert "Traceback" not in page.content()
+
+
+def write_strata(tmp_path):
+    entities, sizes = tmp_path / "genres.csv", tmp_path / "genre_sizes.csv"
+    with open(entities, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([("subgroup", "gold", "predicted"), *STRATA_ROWS])
+    with open(sizes, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([("subgroup", "size"), *SIZES.items()])
+    return entities, sizes
+
+
+def upload(page, elem_id, path):
+    clear = page.locator(f"#{elem_id} button[aria-label=Clear]")
+    if clear.count():
+        clear.click()
+    page.locator(f"#{elem_id} input[type=file]").set_input_files(str(path))
+    page.wait_for_selector(f"#{elem_id} :text('{path.name}')")
+
+
+def test_stratified_tab_shows_the_metrics_numbers(page, tmp_path):
+    import app
+    import evaluate
+
+    page.get_by_role("tab", name="Stratified recall").click()
+    page.wait_for_selector("#recall-plot svg", timeout=60_000)
+    screenshot(page, "stratified")
+
+    entities, sizes = write_strata(tmp_path)
+    upload(page, "entities-csv", entities)
+    upload(page, "sizes-csv", sizes)
+    page.locator("#ci-method").get_by_label("stratified_wald").check()
+    page.locator("#recall-mode").get_by_label("partial").check()
+    level = page.locator("#level input[type=number]")
+    level.fill("0.9")
+    level.press("Enter")
+    page.click("#estimate-button")
+    page.wait_for_selector("#headline :text('90% interval')")
+    page.wait_for_selector("#strata [role=gridcell] :text('clinical')")
+
+    subgroups = [row[0] for row in STRATA_ROWS]
+    expected = evaluate.load(METRIC_PATH, "subgroups").compute(
+        predictions=[row[2].split() for row in STRATA_ROWS], references=[row[1].split() for row in STRATA_ROWS],
+        subgroups=subgroups, subgroup_weights=SIZES, ci_method="stratified_wald", confidence_level=0.9,
+        recall_mode="partial")["stratified_recall"]
+    rows = {row[0]: row for row in grid(page, "strata", len(app.STRATA_HEADERS))}
+    assert set(rows) == {*SIZES, "weighted estimate"}
+    for name, stratum in expected["strata"].items():
+        for key, text in zip(app.STRATA_HEADERS[1:], rows[name][1:]):
+            assert float(text) == pytest.approx(stratum[key], abs=5e-5), (name, key)
+    total = dict(zip(app.STRATA_HEADERS, rows["weighted estimate"]))
+    for key in ("n", "correct", "recall", "ci_low", "ci_high"):
+        assert float(total[key]) == pytest.approx(expected[key], abs=5e-5), key
+    assert page.locator("#recall-plot svg circle").count() == len(SIZES)
+    assert page.outside_requests == []
+
+
+def test_about_tab(page):
+    page.get_by_role("tab", name="About").click()
+    table = page.locator("#scenario-table table")
+    table.wait_for()
+    assert table.locator("tr").count() == 7
+    screenshot(page, "about")
