@@ -67,7 +67,7 @@ def _case(tokens, gold, pred):
     return Case(tokens.split(), gold.split(), pred.split())
 
 
-#: name -> Case. The six SemEval-2013 scenarios as in Batista's write-up, then two traps.
+#: name -> Case: the six SemEval-2013 scenarios as in Batista's write-up, two harder cases, all six at once
 EXAMPLES = {
     "I. exact match": _case("The patient took phenytoin daily .",
                             "O O O B-DRUG O O", "O O O B-DRUG O O"),
@@ -90,8 +90,8 @@ EXAMPLES = {
 }
 SCENARIOS = list(EXAMPLES)[:6]
 FIRST_EXAMPLE = "La patiente a une fièvre aiguë ."
-EXAMPLES["All six scenarios in one text"] = Case(*(
-    sum((list(getattr(EXAMPLES[name], side)) for name in SCENARIOS), []) for side in Case._fields))
+EXAMPLES["All six scenarios in one text"] = Case(*(  # the scenarios' sentences one after the other
+    [item for name in SCENARIOS for item in getattr(EXAMPLES[name], side)] for side in Case._fields))
 
 
 def split_items(text):
@@ -115,6 +115,7 @@ def compare(tokens_text, gold_text, pred_text, decoding=next(iter(DECODINGS)), s
     scheme, mode = DECODINGS[decoding]
     options = dict(scheme=scheme, mode=mode, suffix=bool(suffix), errors=True)
     results = metric().compute(predictions=[case.pred], references=[case.gold], **options)
+    # checked after the metric, so that its own message comes first when the tags are wrong too
     if case.tokens and len(case.tokens) != len(case.gold):
         raise ValueError(f"{len(case.tokens)} tokens but {len(case.gold)} gold tags: give one tag per "
                          "token, or leave the tokens empty")
@@ -244,14 +245,18 @@ def python_snippet(case, options):
             'results["muc"]["partial"]["recall"], results["overall_f1"]')
 
 
-def error_html(error, heading="The metric refused this input"):
+COMPARE_HINT = ("In the message, <code>references</code> is the gold-tags box and <code>predictions</code> "
+                "the predicted-tags box.")
+CSV_HINT = ('The accepted columns are under "CSV formats", below the button; in the metric\'s messages, '
+            '<code>references</code> are the gold tags and <code>predictions</code> the predicted ones.')
+
+
+def error_html(error, heading, hint=""):
     """A visible error box: the metric's ValueError message as it is; anything else is a bug."""
     if not isinstance(error, ValueError):
-        heading = "The metric failed unexpectedly (a bug: please report it with this input)"
+        heading, hint = "The metric failed unexpectedly (a bug: please report it with this input)", ""
     message = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
-    hint = ("<p>In the message, <code>references</code> is the gold-tags box and "
-            "<code>predictions</code> the predicted-tags box.</p>" if "references" in message
-            or "predictions" in message else "")
+    hint = f"<p>{hint}</p>" if hint else ""
     return (f'<div class="app-error" role="alert"><strong>{heading}</strong>'
             f'<pre>{html.escape(message)}</pre>{hint}</div>')
 
@@ -261,7 +266,9 @@ def compare_view(tokens_text, gold_text, pred_text, decoding, suffix):
     try:
         case, options, results = compare(tokens_text, gold_text, pred_text, decoding, suffix)
     except Exception as error:  # noqa: BLE001 -- shown in the page, never as a stack trace
-        return error_html(error), gr.Column(visible=False), "", "", None, None, ""
+        hint = COMPARE_HINT if "references" in str(error) or "predictions" in str(error) else ""
+        return (error_html(error, "The metric refused this input", hint), gr.Column(visible=False),
+                "", "", None, None, "")
     accuracy = f"seqeval-compatible (overall_accuracy, of the tags: {fmt(results['overall_accuracy'])})"
     return ("", gr.Column(visible=True), entities_html(case, options, results), mode_cards_html(results),
             per_type_rows(results), gr.Dataframe(seqeval_rows(results), label=accuracy),
@@ -487,7 +494,7 @@ def stratified_view(entities_path, sizes_path, ci_method, confidence_level, reca
     try:
         result = stratified(entities_path, sizes_path, ci_method, confidence_level, recall_mode)
     except Exception as error:  # noqa: BLE001
-        return error_html(error, "Cannot estimate recall"), gr.Column(visible=False), "", "", None
+        return error_html(error, "Cannot estimate recall", CSV_HINT), gr.Column(visible=False), "", "", None
     return "", gr.Column(visible=True), headline_html(result), recall_svg(result), strata_rows(result)
 
 
