@@ -227,8 +227,8 @@ def check_tag_types(sequences, name, single=False):
             expected = kind
 
 
-def _lengths(sequences):
-    return np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+def _lengths(sequences, length=len):
+    return np.fromiter(map(length, sequences), dtype=np.int64, count=len(sequences))
 
 
 def check_lengths(predictions, references):
@@ -240,10 +240,12 @@ def check_lengths(predictions, references):
         raise ValueError(
             f"predictions has {len(predictions)} sentences but references has {len(references)}"
         )
-    if set(map(type, predictions)) | set(map(type, references)) <= {list, tuple}:  # fast path
-        lengths = _lengths(references)
-        if np.array_equal(_lengths(predictions), lengths):
+    try:  # fast path: lists only (``list.__len__`` rejects anything else), lengths equal
+        lengths = _lengths(references, list.__len__)
+        if np.array_equal(_lengths(predictions, list.__len__), lengths):
             return lengths
+    except TypeError:
+        pass
     for i, (pred, ref) in enumerate(zip(predictions, references)):
         if isinstance(pred, str) or isinstance(ref, str) or not hasattr(pred, "__len__") or not hasattr(ref, "__len__"):
             side = "predictions" if isinstance(pred, str) or not hasattr(pred, "__len__") else "references"
@@ -319,42 +321,84 @@ def _spans(starts, ends, types, sentence_starts):
     return SpanArrays(starts, ends, types, sentence, starts - sentence_starts[sentence])
 
 
+#: transition bits of a position: an entity starts here, the token is inside, an entity ends
+#: (strict: the token ends a run properly; lenient: the chunk before it ends here)
+_START, _INSIDE, _END = 1, 2, 4
+#: beyond this many distinct tags the bits are looked up per token, not per pair of tag codes
+_MAX_PAIR_CODES = 2048
+
+
+def _transition_flags(prev_prefix, prefix, same, scheme):
+    """The transition bits of (previous tag, tag) pairs, given as broadcastable arrays."""
+    if scheme is None:  # a change of type also starts a chunk at a non-O tag, and ends one after it
+        start = (prefix != _O) & (_LENIENT_START[prev_prefix, prefix, same] | (same == 0))
+        end = (prev_prefix != _O) & (_LENIENT_END[prev_prefix, prefix, same] | (same == 0))
+        return (start * _START | end * _END).astype(np.uint8)
+    start, inside, end = (table[prev_prefix, prefix, same] for table in _STRICT[scheme])
+    return (start * _START | inside * _INSIDE | end * _END).astype(np.uint8)
+
+
+def _flags(codes, corpus, scheme):
+    """Per flat position, the transition bits from its predecessor (an ``O`` before the first).
+
+    One table per pair of tag codes, then one lookup per token: the tokens' prefixes and
+    types are never materialised.
+    """
+    n_codes = len(corpus.prefix)
+    if n_codes > _MAX_PAIR_CODES:
+        prefix, label = corpus.prefix[codes].astype(np.intp), corpus.type[codes]
+        prev_prefix = np.concatenate(([_O], prefix[:-1]))
+        same = np.concatenate(([False], label[1:] == label[:-1])).astype(np.intp)
+        return _transition_flags(prev_prefix, prefix, same, scheme)
+    prefix = corpus.prefix.astype(np.intp)
+    same = (corpus.type[:, None] == corpus.type[None, :]).astype(np.intp)
+    table = _transition_flags(prefix[:, None], prefix[None, :], same, scheme).ravel()
+    pair = np.zeros(len(codes), dtype=np.uint16 if n_codes <= 256 else np.int32)
+    pair[1:] = codes[:-1]
+    pair *= n_codes
+    np.add(pair, codes, out=pair, casting="unsafe")
+    return table.take(pair)
+
+
 def decode(codes, corpus, scheme=None):
     """Entities of one side (``corpus.references`` or ``corpus.predictions``) as SpanArrays."""
-    prefix = corpus.prefix[codes]
-    label = corpus.type[codes]
-    prev_prefix = np.concatenate(([_O], prefix[:-1]))
-    same = np.concatenate(([False], label[1:] == label[:-1])).astype(np.intp)
+    flags = _flags(codes, corpus, scheme)
     if scheme is None:
-        return _decode_lenient(prefix, label, prev_prefix, same, corpus.sentence_starts)
-    return _decode_strict(prefix, label, prev_prefix, same, corpus.sentence_starts, _STRICT[scheme])
+        # every non-O token lies in exactly one chunk, so starts and ends pair up in order
+        starts, ends = _where(flags, _START), _where(flags, _END)
+    else:
+        starts, ends = _strict_chunks(flags)
+    return _spans(starts, ends, corpus.type[codes[starts]], corpus.sentence_starts)
 
 
-def _decode_lenient(prefix, label, prev_prefix, same, sentence_starts):
-    # a chunk starts at i, and the chunk ending at i - 1 ends, on these transitions;
-    # every non-O token then lies in exactly one chunk, so starts and ends pair up in order
-    type_change = same == 0
-    start = (prefix != _O) & (_LENIENT_START[prev_prefix, prefix, same] | type_change)
-    boundary = (prev_prefix != _O) & (_LENIENT_END[prev_prefix, prefix, same] | type_change)
-    starts = np.flatnonzero(start)
-    ends = np.flatnonzero(boundary)  # the chunk's exclusive end
-    return _spans(starts, ends, label[starts], sentence_starts)
+def _where(flags, bit):
+    """Positions whose flags have ``bit`` (nonzero runs several times faster on bools)."""
+    return np.flatnonzero((flags & bit) != 0)
 
 
-def _decode_strict(prefix, label, prev_prefix, same, sentence_starts, tables):
-    start_table, inside_table, end_table = tables
-    inside = inside_table[prev_prefix, prefix, same]
-    # seqeval scans forward from a start while tokens are "inside": within each run of
-    # inside tokens headed by a non-inside token, the first start claims the rest of the run
-    heads = np.flatnonzero(~inside)
-    block = np.cumsum(~inside) - 1
-    candidates = np.flatnonzero(start_table[prev_prefix, prefix, same])
-    blocks, first = np.unique(block[candidates], return_index=True)
-    starts = candidates[first]
-    ends = np.append(heads, len(prefix))[blocks + 1]
-    ends_ok = end_table[prefix[ends - 1], prefix[ends], same[ends]]
-    starts, ends = starts[ends_ok], ends[ends_ok]
-    return _spans(starts, ends, label[starts], sentence_starts)
+def _strict_chunks(flags):
+    """(starts, exclusive ends) of the entities of a strict scheme."""
+    # seqeval scans forward from a start while tokens are "inside": the first start before a
+    # run of inside tokens claims the run, and keeps it if the token after it ends it properly
+    candidates = _where(flags, _START)
+    ends = _skip_inside(_where(flags, _INSIDE), candidates + 1)
+    first = np.ones(len(candidates), dtype=bool)
+    first[1:] = ends[1:] != ends[:-1]
+    starts, ends = candidates[first], ends[first]
+    ok = (flags[ends] & _END) != 0
+    return starts[ok], ends[ok]
+
+
+def _skip_inside(inside, positions):
+    """For each of the sorted ``positions``, the first position at or after it not in ``inside``."""
+    if not len(inside):
+        return positions
+    breaks = np.flatnonzero(np.diff(inside) != 1)
+    run_start = inside[np.concatenate(([0], breaks + 1))]
+    run_end = inside[np.concatenate((breaks, [len(inside) - 1]))] + 1
+    run = np.searchsorted(run_start, positions, side="right") - 1
+    within = (run >= 0) & (positions < run_end[run])
+    return np.where(within, run_end[run], positions)
 
 
 def spans_by_sentence(spans, types, n_sentences):

@@ -74,29 +74,6 @@ def _candidates(gold, pred):
     return g, p
 
 
-def _best_chain_matching(edges, weights):
-    """Best one-to-one matching of one chain of candidate pairs (a few spans).
-
-    ``edges`` are (g, p) pairs sorted by position; two pairs are compatible when both their
-    gold and their predicted spans differ, and then they are ordered the same way on both
-    sides, so the best matching is a heaviest increasing subsequence (weights compared as
-    tuples; ties keep the leftmost pairs).
-    """
-    best, back = [], []
-    for k, ((g, p), w) in enumerate(zip(edges, weights)):
-        prev = max((j for j in range(k) if edges[j][0] < g and edges[j][1] < p),
-                   key=lambda j: (best[j], -j), default=None)
-        base = best[prev] if prev is not None else (0,) * len(w)
-        best.append(tuple(a + b for a, b in zip(base, w)))
-        back.append(prev)
-    k = max(range(len(edges)), key=lambda j: (best[j], -j))
-    chosen = []
-    while k is not None:
-        chosen.append(k)
-        k = back[k]
-    return chosen[::-1]
-
-
 def _resolve_chains(g, p, gold, pred, ambiguous):
     """Keep, among the ambiguous candidate pairs, the best matching of each chain."""
     idx = np.flatnonzero(ambiguous)
@@ -104,14 +81,52 @@ def _resolve_chains(g, p, gold, pred, ambiguous):
     new_chain = np.ones(len(idx), dtype=bool)
     new_chain[1:] = (gi[1:] != gi[:-1]) & (pi[1:] != pi[:-1])
     overlap = np.minimum(gold.end[gi], pred.end[pi]) - np.maximum(gold.start[gi], pred.start[pi])
-    same = gold.type[gi] == pred.type[pi]
-    weights = list(zip([1] * len(idx), same.astype(int).tolist(), overlap.tolist()))
-    keep = []
-    bounds = np.append(np.flatnonzero(new_chain), len(idx)).tolist()
-    edges = list(zip(gi.tolist(), pi.tolist()))
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        keep.extend(a + k for k in _best_chain_matching(edges[a:b], weights[a:b]))
-    return idx[keep]
+    same = (gold.type[gi] == pred.type[pi]).astype(np.int64)
+    first = np.flatnonzero(new_chain)
+    length = np.diff(np.append(first, len(idx)))
+    keep = [_best_matchings(first[length == n], n, gi, pi, same, overlap) for n in np.unique(length).tolist()]
+    return idx[np.concatenate(keep)]
+
+
+def _best_matchings(first, n, gi, pi, same, overlap):
+    """Pairs kept by the best one-to-one matching of each chain of ``n`` candidate pairs.
+
+    The chains start at ``first`` and are solved side by side, one row each. Their pairs are
+    sorted by position; two pairs are compatible when both their gold and their predicted
+    spans differ, and then they are ordered the same way on both sides, so the best matching
+    is a heaviest increasing subsequence. A pair weighs (1, same type, shared tokens), summed
+    and compared as tuples, encoded as one integer; ties keep the leftmost pairs.
+    """
+    cols = first[:, None] + np.arange(n)
+    scale = int(overlap[cols].sum(axis=1).max()) + 1  # above any sum of shared tokens
+    dtype = np.int64 if scale * (n + 1) ** 2 < 2**62 else object  # exact either way
+    weight = (scale * (n + 1) + same[cols] * scale + overlap[cols]).astype(dtype)
+    back = _heaviest_increasing(gi[cols], pi[cols], weight)
+    rows = np.arange(len(first))
+    k = weight.argmax(axis=1)  # ``weight`` now holds each chain's best total ending at a pair
+    chosen = np.zeros(cols.shape, dtype=bool)
+    while len(rows):
+        chosen[rows, k] = True
+        k = back[rows, k]
+        rows, k = rows[k >= 0], k[k >= 0]
+    return cols[chosen]
+
+
+def _heaviest_increasing(g, p, weight):
+    """In place, ``weight[:, k]`` becomes the heaviest total of compatible pairs ending at pair k.
+
+    Returns the back pointers: the previous pair of that best sequence, -1 for none (the
+    first of equal totals, i.e. the leftmost).
+    """
+    back = np.full(g.shape, -1)
+    for k in range(1, g.shape[1]):
+        compatible = (g[:, :k] < g[:, k:k + 1]) & (p[:, :k] < p[:, k:k + 1])
+        total = np.where(compatible, weight[:, :k], -1)
+        j = total.argmax(axis=1)
+        base = total[np.arange(len(j)), j]
+        back[:, k] = np.where(base >= 0, j, -1)
+        weight[:, k] += np.maximum(base, 0)
+    return back
 
 
 def match(gold, pred):
@@ -278,3 +293,4 @@ def _averages(rows, zero_division, n_predicted):
     out = {f"macro_{n}": float(v) for n, v in zip(names, macro)}
     out.update({f"weighted_{n}": float(v) for n, v in zip(names, weighted)})
     return out
+
