@@ -12,6 +12,7 @@ import numpy as np
 
 from .ner_decoding import SCHEMES, check_scheme, decode, encode, spans_by_sentence, tags_to_spans
 from .ner_matching import MODES, check_zero_division, count, match, muc_scores, seqeval_scores
+from .ner_trainer import as_tags, make_compute_metrics
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -38,8 +39,9 @@ SemEval-2013 modes (strict, exact, partial, type) with per-type tables whose cou
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions (list of list of str): predicted tags, one list per sentence.
-    references (list of list of str): gold tags, same shape as predictions.
+    predictions (list of list of str or int): predicted tags, one list per sentence; or class
+        ids (as a datasets ClassLabel column holds them) with label_names.
+    references (list of list of str or int): gold tags (or class ids), same shape as predictions.
     scheme (str or None): None (default) decodes leniently, as seqeval's default mode and
         conlleval (accepts O, B-, I-, E-, S- tags and repairs ill-formed sequences). With
         mode="strict": one of "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU", decoded like
@@ -47,6 +49,8 @@ Args:
     mode (str or None): None (default) or "strict"; "strict" requires a scheme.
     suffix (bool): tags carry their prefix last ("PER-B"). Default False.
     zero_division (int): 0 (default) or 1, the value of a score whose denominator is 0.
+    label_names (list of str or None): the tag of each class id, for class-id input
+        (e.g. ``dataset.features["ner_tags"].feature.names``); None (default) for tags.
 
 Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
@@ -107,21 +111,22 @@ class NerRecallMetric(evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
 
     def _info(self):
-        features = {
-            "predictions": datasets.Sequence(datasets.Value("string", id="label"), id="sequence"),
-            "references": datasets.Sequence(datasets.Value("string", id="label"), id="sequence"),
-        }
+        formats = [  # tags, or class ids (a ClassLabel column) with label_names
+            {side: datasets.Sequence(datasets.Value(dtype, id="label"), id="sequence") for side in ("predictions", "references")}
+            for dtype in ("string", "int64")
+        ]
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(features),
+            features=[datasets.Features(f) for f in formats],
             codebase_urls=["https://github.com/chakki-works/seqeval", "https://github.com/MantisAI/nervaluate"],
             reference_urls=["https://www.davidsbatista.net/blog/2018/05/09/Named_Entity_Evaluation/"],
         )
 
-    def _compute(self, predictions, references, scheme=None, mode=None, suffix=False, zero_division=0):
+    def _compute(self, predictions, references, scheme=None, mode=None, suffix=False, zero_division=0, label_names=None):
         _check_mode(mode, scheme)
+        predictions, references = as_tags(predictions, references, label_names)
         zero = check_zero_division(zero_division)
         if not isinstance(suffix, bool):
             raise ValueError(f"suffix must be True or False; got {suffix!r}")
@@ -146,3 +151,14 @@ class NerRecallMetric(evaluate.Metric):
         a scheme name decodes strictly.
         """
         return tags_to_spans(tags, scheme=scheme, suffix=suffix)
+
+    def trainer_compute_metrics(self, label_names, **options):
+        """A ``compute_metrics`` for ``transformers.Trainer``: ``EvalPrediction -> {name: number}``.
+
+        Takes logits (argmax) or class ids, skips positions labelled -100, maps ids through
+        ``label_names`` and returns ``compute(**options)`` flattened: ``overall_f1``,
+        ``PER_f1``, ``muc_partial_f1``, ``muc_strict_PER_missed`` (see ``ner_trainer``).
+        Options are checked now, so a typo fails before training.
+        """
+        return make_compute_metrics(self.compute, label_names, options,
+                                    compute_signature=self._compute, input_names=self._feature_names())
