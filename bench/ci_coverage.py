@@ -24,13 +24,17 @@ GOAL = (0.94, 0.965)
 CELLS_PER_CHUNK = 4_000_000   # bootstrap works on replicates x resamples x strata arrays
 NOTES = [
     "Notes:",
-    "- Every replicate draws each stratum's credits from Binomial(n_p, recall_p) (partial credits: "
-    "multinomial full / half / zero); intervals come from `ner_stratified.stratified_recall_arrays`, "
-    "the core that `stratified_recall` calls.",
-    "- \"sizes known\": weights are the true population sizes. \"sizes estimated\": per replicate "
-    "positive_p ~ Binomial(labelled_p, q_p) with q_p = positive_p / labelled_p from the benchmark's "
-    "data_description.csv, n_p = positive_p and the weights are re-estimated from it "
-    "(a population whose draw is 0 drops out); the truth uses the true sizes.",
+    "- With known sizes every replicate draws each stratum's credits from Binomial(n_p, recall_p) "
+    "(partial credits: multinomial full / half / zero); intervals come from "
+    "`ner_stratified.stratified_recall_arrays`, the core that `stratified_recall` calls.",
+    "- \"sizes known\": weights are the true population sizes. \"sizes estimated\" follows the benchmarks' "
+    "design: a fixed corpus whose population p has occurences_p candidates (data_description.csv), "
+    "K_p = round(occurences_p positive_p / labelled_p) of them entities and round(recall_p K_p) of those "
+    "found; per replicate labelled_p candidates are drawn without replacement (positive_p ~ hypergeometric), "
+    "the entities among them are n_p = positive_p (credits hypergeometric too), the weights are re-estimated "
+    "(a population whose draw is 0 drops out), and the truth is the corpus recall. amundsen_02's "
+    "population I (labelled 1000 > occurences 314) cannot be drawn so: it is drawn with replacement, and "
+    "`ner_stratified` applies no finite-population correction to it.",
     "- The bootstrap uses `--n-bootstrap` resamples per replicate (the library default is 10,000).",
     "- weighted_wald is the published EstNLTK formula; korn_graubard is conservative by design.",
 ]
@@ -45,7 +49,7 @@ def read_sizes(benchmark):
 
 def scenario(name, n, weights, p_full, p_half=0.0, estimated=None):
     """One scenario: sample sizes n_p, true population sizes, true credit probabilities.
-    ``estimated`` = (occurences, labelled): positive_p ~ Binomial(labelled_p, q_p) per replicate."""
+    ``estimated`` = (occurences, labelled): the corpus design of ``corpus_scenario``."""
     n = np.asarray(n, dtype=float)
     p_full, p_half = (np.broadcast_to(np.asarray(p, dtype=float), n.shape) for p in (p_full, p_half))
     weights = np.asarray(weights, dtype=float)
@@ -62,9 +66,21 @@ def benchmark_scenarios():
         occurences, labelled, positive = read_sizes(bench)
         sizes = positive * occurences / labelled
         out.append(scenario(f"{bench} shape, sizes known", positive, sizes, recalls))
-        out.append(scenario(f"{bench} shape, sizes estimated", positive, sizes, recalls,
-                            estimated=(occurences, labelled)))
+        out.append(corpus_scenario(f"{bench} shape, sizes estimated", occurences, labelled, positive,
+                                   recalls))
     return out
+
+
+def corpus_scenario(name, occurences, labelled, positive, recalls):
+    """A fixed corpus: population p holds K_p = round(q_p occurences_p) entities, q_p = positive_p /
+    labelled_p, and F_p = round(recall_p K_p) of them are found; the truth is sum F_p / sum K_p. A
+    population with labelled_p > occurences_p is drawn with replacement: it weighs q_p occurences_p."""
+    finite = labelled <= occurences
+    expected = positive / labelled * occurences
+    entities = np.where(finite, np.round(expected), expected)
+    recalls = np.asarray(recalls, dtype=float)
+    p_full = np.where(finite, np.round(recalls * entities) / entities, recalls)
+    return dict(scenario(name, positive, entities, p_full, estimated=(occurences, labelled)), finite=finite)
 
 
 def scenarios():
@@ -93,20 +109,37 @@ def stress_scenarios():
 
 
 def simulate(sc, m, rng):
-    """Counts of m replicates: n, full, half, sizes, q, labelled (q, labelled None if known)."""
+    """Counts of m replicates: n, full, half, sizes, q, labelled, occurences (the last three None if
+    the sizes are known)."""
     shape = (m, len(sc["n"]))
     if sc["estimated"] is None:
-        n, sizes, q, labelled = np.broadcast_to(sc["n"], shape), sc["weights"], None, None
-    else:
-        occurences, labelled = sc["estimated"]
-        positive = rng.binomial(labelled, sc["n"] / labelled, size=shape)
-        n, q = positive.astype(float), positive / labelled
-        sizes = positive * occurences / labelled
-    full = rng.binomial(n.astype(np.int64), sc["p_full"], size=shape)
-    p_half = np.divide(sc["p_half"], 1 - sc["p_full"], out=np.zeros_like(sc["p_half"]),
-                       where=sc["p_full"] < 1)
-    half = rng.binomial((n - full).astype(np.int64), p_half, size=shape)
-    return n, full, half, sizes, q, labelled
+        n = np.broadcast_to(sc["n"], shape).astype(np.int64)
+        full, half = binomial_credits(sc, n, np.ones(len(sc["n"]), bool), rng)
+        return n, full, half, sc["weights"], None, None, None
+    occurences, labelled = sc["estimated"]
+    finite = sc["finite"]
+    n = np.empty(shape, dtype=np.int64)
+    for p in range(shape[1]):
+        if finite[p]:
+            entities = round(sc["weights"][p])
+            n[:, p] = rng.hypergeometric(entities, occurences[p] - entities, labelled[p], size=m)
+        else:
+            n[:, p] = rng.binomial(labelled[p], sc["n"][p] / labelled[p], size=m)
+    full, half = binomial_credits(sc, n, ~finite, rng)
+    for p in np.flatnonzero(finite):   # the credits of entities drawn without replacement
+        entities = round(sc["weights"][p])
+        found, halved = round(sc["p_full"][p] * entities), round(sc["p_half"][p] * entities)
+        full[:, p] = rng.hypergeometric(found, entities - found, n[:, p])
+        half[:, p] = rng.hypergeometric(halved, entities - found - halved, n[:, p] - full[:, p])
+    return n, full, half, n * occurences / labelled, n / labelled, labelled, occurences
+
+
+def binomial_credits(sc, n, columns, rng):
+    """full and half credits drawn with replacement in ``columns`` (zeros elsewhere)."""
+    p_full, p_half = (np.where(columns, sc[key], 0.0) for key in ("p_full", "p_half"))
+    full = rng.binomial(np.where(columns, n, 0), p_full)
+    p_half = np.divide(p_half, 1 - p_full, out=np.zeros_like(p_half), where=p_full < 1)
+    return full, rng.binomial(n - full, p_half)
 
 
 def run_scenario(sc, replicates, n_bootstrap, rng):
@@ -116,10 +149,10 @@ def run_scenario(sc, replicates, n_bootstrap, rng):
     width = {m: 0.0 for m in METHODS}
     for start in range(0, replicates, chunk):
         m = min(chunk, replicates - start)
-        n, full, half, sizes, q, labelled = simulate(sc, m, rng)
+        n, full, half, sizes, q, labelled, occurences = simulate(sc, m, rng)
         for method in METHODS:
             _, low, high, _ = ner_stratified.stratified_recall_arrays(
-                n, full, half, sizes, q=q, labelled=labelled, ci_method=method,
+                n, full, half, sizes, q=q, labelled=labelled, occurences=occurences, ci_method=method,
                 n_bootstrap=n_bootstrap, rng=rng)
             covered[method] += int(((low <= sc["truth"]) & (sc["truth"] <= high)).sum())
             width[method] += float((high - low).sum())

@@ -123,18 +123,57 @@ def test_wilson_with_estimated_sizes_by_hand():
                "b": {"occurences": 600, "labelled": 100, "positive": 5}}
     wa, wb = 100 / 130, 30 / 130          # sizes 10 * 1000 / 100 and 5 * 600 / 100
     qa, qb = 0.10, 0.05
+    ga, gb = 1 - 100 / 1000, 1 - 100 / 600  # finite-population corrections 1 - labelled / occurences
     k = Z**2 / 2
     ra = (8 + k) / (10 + 2 * k)
     rb = (3 + k) / (5 + 2 * k)
     vb = (2.5 + k) / (5 + 2 * k) - rb**2
     smoothed = wa * ra + wb * rb
-    variance = (wa**2 / 10 * (ra * (1 - ra) + (1 - qa) * (ra - smoothed) ** 2)
-                + wb**2 / 5 * (vb + (1 - qb) * (rb - smoothed) ** 2))
+    variance = (wa**2 / 10 * ga * (ra * (1 - ra) + (1 - qa) * (ra - smoothed) ** 2)
+                + wb**2 / 5 * gb * (vb + (1 - qb) * (rb - smoothed) ** 2))
     recall = wa * 0.8 + wb * 0.6
     low, high = wilson_bounds(recall, smoothed * (1 - smoothed) / variance)
     res = stratified_recall(STRATA, weights)
     assert (res["recall"], res["ci_low"], res["ci_high"], res["standard_error"]) == pytest.approx(
         (recall, low, high, math.sqrt(variance)), abs=1e-12)
+    # stratum a alone (no half credits): the Wilson interval at n_a / g_a
+    assert (res["strata"]["a"]["ci_low"], res["strata"]["a"]["ci_high"]) == pytest.approx(
+        wilson_bounds(0.8, 10 / ga), abs=1e-12)
+
+
+@pytest.mark.parametrize("method", ["wilson", "korn_graubard"])
+@pytest.mark.parametrize("occurences, labelled, correction", [
+    (1000, 100, 0.9),   # labelled 100 of 1000 candidates without replacement
+    (10**9, 100, 1 - 1e-7),
+    (100, 100, 0.0),    # every candidate labelled: a census, no sampling error
+])
+def test_finite_population_correction_of_one_stratum(occurences, labelled, correction, method):
+    weights = {"only": {"occurences": occurences, "labelled": labelled, "positive": 10}}
+    res = stratified_recall({"only": (10, 8, 0)}, weights, ci_method=method)
+    if correction == 0:
+        assert (res["ci_low"], res["ci_high"], res["standard_error"]) == (0.8, 0.8, 0.0)
+    else:
+        n_eff = 10 / correction
+        expected = (wilson_bounds(0.8, n_eff) if method == "wilson" else
+                    (stats.beta.ppf(0.025, 8 / correction, n_eff - 8 / correction + 1),
+                     stats.beta.ppf(0.975, 8 / correction + 1, n_eff - 8 / correction)))
+        assert (res["ci_low"], res["ci_high"]) == pytest.approx(expected, abs=1e-12)
+    alone = res["strata"]["only"]
+    assert (alone["ci_low"], alone["ci_high"]) == pytest.approx((res["ci_low"], res["ci_high"]), abs=1e-15)
+
+
+def test_labelled_above_occurences_gets_no_correction():
+    inconsistent = {"occurences": 50, "labelled": 100, "positive": 10}
+    with pytest.warns(UserWarning, match="without a finite-population correction"):
+        res = stratified_recall({"only": (10, 8, 0)}, {"only": inconsistent})
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx(wilson_bounds(0.8, 10), abs=1e-12)
+
+
+def test_census_of_every_stratum_is_the_point_estimate():
+    census = {"a": {"occurences": 40, "labelled": 40, "positive": 10},
+              "b": {"occurences": 30, "labelled": 30, "positive": 5}}
+    res = stratified_recall(STRATA, census)
+    assert res["ci_low"] == res["recall"] == res["ci_high"] and res["standard_error"] == 0.0
 
 
 def test_bootstrap_standard_error_matches_the_sampling_variance():
@@ -243,12 +282,16 @@ def test_weights_are_scale_free(method):
         summary(stratified_recall(STRATA, WEIGHTS, ci_method=method)), rel=1e-9)
 
 
-def test_estimated_sizes_are_scale_free_in_occurences():
+def test_estimated_sizes_scale_free_in_occurences_but_the_correction():
     rows = size_weights(read_description("amundsen_01"))
     scaled = {name: dict(row, occurences=7 * row["occurences"]) for name, row in rows.items()}
     strata = {"levinumad": (350, 266, 0), "mitmetahenduslikud": (13, 1, 0), "ulejaanud": (172, 77, 0)}
-    assert summary(stratified_recall(strata, scaled)) == pytest.approx(
-        summary(stratified_recall(strata, rows)), rel=1e-12)
+    res, more = stratified_recall(strata, rows), stratified_recall(strata, scaled)
+    assert more["recall"] == pytest.approx(res["recall"], rel=1e-12)
+    assert [row["weight"] for row in more["strata"].values()] == pytest.approx(
+        [row["weight"] for row in res["strata"].values()], rel=1e-12)
+    # a smaller sampling fraction labelled / occurences: a smaller correction, a wider interval
+    assert more["ci_low"] < res["ci_low"] < res["ci_high"] < more["ci_high"]
 
 
 @pytest.mark.parametrize("method", CI_METHODS)
@@ -394,5 +437,6 @@ def test_labelled_above_occurences_warns_and_names_the_subgroup():
         res = stratified_recall(strata, weights)
     messages = [str(w.message) for w in caught]
     assert messages == ["subgroup_weights['I']: labelled (1000) > occurences (314); the size estimate "
-                        "positive * occurences / labelled is used as given"]
+                        "positive * occurences / labelled is used as given, without a finite-population "
+                        "correction"]
     assert res["n"] == 1685
