@@ -11,7 +11,8 @@ import evaluate
 import numpy as np
 
 from .ner_decoding import SCHEMES, check_scheme, decode, encode, spans_by_sentence, tags_to_spans
-from .ner_matching import MODES, check_zero_division, count, match, muc_scores, seqeval_scores
+from .ner_matching import MODES, OUTCOME_TABLE, check_zero_division, count, match, muc_scores, seqeval_scores
+from .ner_scorings import DEFAULT_SCORES, check_options, more_scores, restrict
 from .ner_trainer import as_tags, make_compute_metrics
 
 _CITATION = """\
@@ -51,6 +52,18 @@ Args:
     zero_division (int): 0 (default) or 1, the value of a score whose denominator is 0.
     label_names (list of str or None): the tag of each class id, for class-id input
         (e.g. ``dataset.features["ner_tags"].feature.names``); None (default) for tags.
+    scores (list of str): the score families, any of "seqeval" (top-level keys), "muc",
+        "token", "overlap", "harem". Default ["seqeval", "muc"].
+    types (list of str or None): score only these entity types; entities of other types are
+        dropped on both sides (and their tags count as O for overall_accuracy). A listed type
+        absent from the data is allowed (a batch may lack it) and scores zero counts. None
+        (default): every type.
+    label_map (dict of str to str or None): renames predicted types before scoring, e.g.
+        {"GEP": "LOC"} for a tagger whose label set differs from the gold's; applied before
+        types, to predictions only. Keys absent from the predictions are ignored.
+    overlap_threshold (float or None): the Dice coefficient in (0, 1] a same-type pair needs
+        in the "overlap" family; None (default) means 0.5. Only with "overlap" in scores.
+    errors (bool): add "errors", the listing of every pair per mode. Default False.
 
 Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
@@ -65,6 +78,20 @@ Returns:
         "f1" (float) and "per_type" {TYPE: the same keys}. Per type, the gold side
         (correct, incorrect, partial, missed, possible, recall) counts gold entities of the type
         and the predicted side (spurious, actual, precision) predicted entities of the type.
+    token (dict, with "token" in scores): each (token, type) pair inside an entity is an item:
+        "precision", "recall", "f1", macro_* and weighted_* (float), "correct", "number",
+        "predicted" (int) and "per_type" {TYPE: "precision", "recall", "f1", "correct",
+        "number", "predicted"}.
+    overlap (dict, with "overlap" in scores): a predicted span is right, and a gold span found,
+        when a span of the same type on the other side has a Dice coefficient of at least
+        "threshold": the keys of "token" with "matched_gold" and "matched_pred" for "correct".
+    harem (dict, with "harem" in scores): HAREM identification, types ignored: "correct",
+        "partial_excess", "partial_shortage" (aligned pairs), "missed", "spurious", "possible",
+        "actual" (int), "credit", "precision", "recall", "f1" (float).
+    errors (dict, with errors=True): per mode ("strict", "exact", "partial", "type", and
+        "overlap" / "harem" when scored), per outcome, a list of {"sentence": int,
+        "gold": [TYPE, start, end] or None, "pred": [TYPE, start, end] or None}, offsets in
+        the sentence, end exclusive.
 
 Examples:
     >>> import evaluate
@@ -79,11 +106,15 @@ Examples:
     (1, 2, 0, 0)
     >>> round(results["muc"]["partial"]["recall"], 4)  # 2 correct + 0.5 for the partial ORG
     0.8333
+    >>> more = metric.compute(predictions=predictions, references=references,
+    ...                       scores=["token", "overlap", "harem"])
+    >>> more["token"]["precision"], more["token"]["recall"], more["harem"]["credit"]
+    (0.75, 0.6, 2.25)
 """
 
 #: top-level result keys an entity type may not take
 RESERVED_KEYS = frozenset(
-    ["muc", "stratified_recall"]
+    ["muc", "stratified_recall", "token", "overlap", "harem", "errors"]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
 )
@@ -124,24 +155,28 @@ class NerRecallMetric(evaluate.Metric):
             reference_urls=["https://www.davidsbatista.net/blog/2018/05/09/Named_Entity_Evaluation/"],
         )
 
-    def _compute(self, predictions, references, scheme=None, mode=None, suffix=False, zero_division=0, label_names=None):
+    def _compute(self, predictions, references, scheme=None, mode=None, suffix=False, zero_division=0, label_names=None,
+                 scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None, errors=False):
         _check_mode(mode, scheme)
         predictions, references = as_tags(predictions, references, label_names)
         zero = check_zero_division(zero_division)
+        options = check_options(scores, types, label_map, overlap_threshold, errors)
         if not isinstance(suffix, bool):
             raise ValueError(f"suffix must be True or False; got {suffix!r}")
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
         corpus = encode(predictions, references, suffix=suffix, scheme=scheme)
-        _check_types(corpus.types, predictions, references)
         gold = decode(corpus.references, corpus, scheme)
         pred = decode(corpus.predictions, corpus, scheme)
-        matching = match(gold, pred)
+        view = restrict(corpus, gold, pred, options)  # label_map and types, once for every score
+        _check_types(view.types, predictions, references)
+        matching = match(view.gold, view.pred)
         tokens = int(corpus.lengths.sum())
-        correct_tokens = int(np.count_nonzero(corpus.references == corpus.predictions)) - len(corpus.lengths)
-        counts = count(gold, pred, matching, corpus.types, correct_tokens, tokens)
-        results = seqeval_scores(counts, zero)
-        results["muc"] = muc_scores(counts, zero)
+        counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, tokens)
+        results = seqeval_scores(counts, zero) if "seqeval" in options.scores else {}
+        if "muc" in options.scores:
+            results["muc"] = muc_scores(counts, zero)
+        results.update(more_scores(view, matching, OUTCOME_TABLE, options, zero))
         return results
 
     def decode(self, tags, scheme=None, suffix=False):

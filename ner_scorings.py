@@ -1,0 +1,398 @@
+"""Scorings beyond MUC: token-level, Dice overlap, HAREM identification; type selection,
+label maps and error listings.
+
+Pure numpy over the whole corpus. It imports nothing from this project (``evaluate`` copies each
+module next to the metric script on its own), so it takes duck-typed arguments: span arrays
+with the fields ``start, end, type, sentence, offset`` (positions in the flat layout, one
+sentinel after each sentence, sorted, spans of one side never overlapping) and a corpus with
+``references, predictions, prefix, type, types, lengths``.
+
+One place relabels and selects (:func:`restrict`): the predicted types go through
+``label_map``, then the spans of types outside ``types`` are dropped on both sides. Every
+score family, the core matching and the token accuracy then see the same spans.
+
+Families, all from sufficient counts:
+
+* ``token``: each (token, type) pair inside an entity is an item (EDS-NLP's ``ner_token``).
+* ``overlap``: a predicted span is correct when a gold span of the same type has a Dice
+  coefficient ``2 |g & p| / (|g| + |p|)`` of at least the threshold, and a gold span is found
+  when such a prediction exists (EDS-NLP's ``ner_overlap``; not one-to-one: two predictions
+  inside one gold span may both count). Threshold 1.0 is exact matching; a tiny threshold
+  accepts any shared token. Above 2/3 a span reaches the threshold with at most one span of
+  the other side.
+* ``harem``: HAREM identification (Santos, Seco, Cardoso & Vilela, 2006). Types are
+  ignored; every (gold, predicted) pair sharing a token is aligned, one-to-many and
+  many-to-one. An identical pair is correct and earns 1; any other pair earns
+  ``0.5 * common tokens / distinct tokens`` (tokens in both / tokens in either) and is
+  partial "by excess" when the prediction has more tokens than the gold entity, "by
+  shortage" otherwise (fewer tokens, or as many but shifted). Precision is the credit over
+  the predicted entities, recall the credit over the gold ones.
+
+EDS-NLP's example, "La patiente a une fièvre aiguë .":
+
+>>> from ner_decoding import decode, encode
+>>> corpus = encode([["B-PER", "B-PER", "O", "O", "B-DIS", "I-DIS", "O"]],
+...                 [["O", "B-PER", "O", "B-DIS", "I-DIS", "O", "O"]])
+>>> gold, pred = decode(corpus.references, corpus), decode(corpus.predictions, corpus)
+>>> token = token_scores(gold, pred, corpus.types)
+>>> round(token["precision"], 2), round(token["recall"], 2), round(token["f1"], 2)
+(0.5, 0.67, 0.57)
+>>> overlap = overlap_scores(gold, pred, corpus.types, threshold=0.5)
+>>> round(overlap["precision"], 2), overlap["recall"], round(overlap["f1"], 2)
+(0.67, 1.0, 0.8)
+>>> [round(c, 4) for c in harem_alignment(gold, pred).credit.tolist()]  # PER exact; DIS 0.5 * 1/3
+[1.0, 0.1667]
+"""
+
+from numbers import Real
+from typing import NamedTuple
+
+import numpy as np
+
+SCORES = ("seqeval", "muc", "token", "overlap", "harem")
+DEFAULT_SCORES = ("seqeval", "muc")
+DEFAULT_OVERLAP_THRESHOLD = 0.5
+HAREM_OUTCOMES = ("correct", "partial_excess", "partial_shortage", "missed", "spurious")
+LISTED_OUTCOMES = ("correct", "incorrect", "partial", "missed", "spurious")
+
+
+class ScoringOptions(NamedTuple):
+    """Validated options: score families, type subset, label map, Dice threshold, listing."""
+
+    scores: tuple
+    types: tuple
+    label_map: dict
+    overlap_threshold: float
+    errors: bool
+
+
+class View(NamedTuple):
+    """Both sides after relabelling and selection, in one type space ``types``."""
+
+    gold: object
+    pred: object
+    types: tuple
+    tokens_correct: int
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def _names(value, option):
+    """A list, tuple or set of non-empty strings, as a tuple in the given order."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise ValueError(f"{option} must be a list of names; got {value!r}")
+    names = tuple(sorted(value)) if isinstance(value, (set, frozenset)) else tuple(value)
+    bad = [v for v in names if not isinstance(v, str) or not v]
+    if bad:
+        raise ValueError(f"{option} must hold non-empty strings; got {bad[0]!r}")
+    if not names:
+        raise ValueError(f"{option} must name at least one; got {value!r}")
+    return names
+
+
+def _check_label_map(label_map):
+    if label_map is None:
+        return None
+    if not isinstance(label_map, dict):
+        raise ValueError(f"label_map must be a dict of predicted type -> gold type; got {type(label_map).__name__}")
+    for key, value in label_map.items():
+        if not (isinstance(key, str) and key and isinstance(value, str) and value):
+            raise ValueError(f"label_map maps {key!r} to {value!r}; both must be entity types (non-empty strings)")
+    return dict(label_map)
+
+
+def _check_threshold(threshold, scores):
+    if threshold is None:
+        return DEFAULT_OVERLAP_THRESHOLD
+    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 < threshold <= 1:
+        raise ValueError(f"overlap_threshold must be in (0, 1]; got {threshold!r}")
+    if "overlap" not in scores:
+        raise ValueError(f"overlap_threshold only applies with 'overlap' in scores; got scores={list(scores)}")
+    return float(threshold)
+
+
+def check_options(scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None, errors=False):
+    """Validate the scoring options; raise ``ValueError`` naming the first bad one."""
+    scores = _names(scores, "scores")
+    unknown = [s for s in scores if s not in SCORES]
+    if unknown:
+        raise ValueError(f"scores must be a subset of {list(SCORES)}; got {unknown[0]!r}")
+    if types is not None:
+        types = tuple(sorted(set(_names(types, "types"))))
+    if not isinstance(errors, bool):
+        raise ValueError(f"errors must be True or False; got {errors!r}")
+    threshold = _check_threshold(overlap_threshold, scores)
+    return ScoringOptions(tuple(s for s in SCORES if s in scores), types, _check_label_map(label_map),
+                          threshold, errors)
+
+
+# ---------------------------------------------------------------------------- selection
+
+
+def _keep(spans, mask, new_type):
+    """The spans where ``mask`` holds, their types replaced by ``new_type``."""
+    # by keyword, not ``_replace``: SpanArrays' ``__len__`` counts spans and trips ``_make``
+    return type(spans)(start=spans.start[mask], end=spans.end[mask], type=new_type[mask],
+                       sentence=spans.sentence[mask], offset=spans.offset[mask])
+
+
+def _type_space(corpus_types, gold, pred, keep, label_map):
+    """The type names after relabelling: the selected ones, else every name still in use."""
+    if keep is not None:
+        return keep
+    mapped_pred = {corpus_types[i] for i in np.unique(pred.type).tolist()} & set(label_map)
+    names = {t for t in corpus_types if t not in label_map}
+    names |= {corpus_types[i] for i in np.unique(gold.type).tolist()}
+    names |= {label_map[t] for t in mapped_pred}
+    return tuple(sorted(names))
+
+
+def restrict(corpus, gold, pred, options):
+    """Relabel predictions with ``label_map``, keep the ``types`` selected: a :class:`View`.
+
+    Without either option the spans and type names are returned as they are. The token
+    accuracy sees the same relabelling: a tag of an unselected type counts as ``O``.
+    """
+    label_map, keep = options.label_map or {}, options.types
+    if not label_map and keep is None:
+        correct = int(np.count_nonzero(corpus.references == corpus.predictions)) - len(corpus.lengths)
+        return View(gold, pred, tuple(corpus.types), correct)
+    types = _type_space(corpus.types, gold, pred, keep, label_map)
+    index = {name: i for i, name in enumerate(types)}
+    gold_index = np.array([index.get(t, -1) for t in corpus.types] + [-1], dtype=np.int64)
+    pred_index = np.array([index.get(label_map.get(t, t), -1) for t in corpus.types] + [-1], dtype=np.int64)
+    new_gold = _keep(gold, gold_index[gold.type] >= 0, gold_index[gold.type])
+    new_pred = _keep(pred, pred_index[pred.type] >= 0, pred_index[pred.type])
+    return View(new_gold, new_pred, types, _tokens_correct(corpus, gold_index, pred_index, len(types)))
+
+
+def _tokens_correct(corpus, gold_index, pred_index, n_types):
+    """Real tokens whose (prefix, relabelled type) agree; unselected types count as ``O``."""
+    def keys(index):
+        new_type = index[corpus.type]  # the type code -1 (tag O) hits the trailing -1
+        prefix = np.where(new_type >= 0, corpus.prefix.astype(np.int64), 0)
+        return prefix * (n_types + 1) + new_type + 1
+
+    same = keys(gold_index)[corpus.references] == keys(pred_index)[corpus.predictions]
+    return int(np.count_nonzero(same)) - len(corpus.lengths)  # sentinels are O on both sides
+
+
+# ---------------------------------------------------------------------------- statistics
+
+
+def _divide(numerator, denominator, zero_division):
+    return float(numerator) / float(denominator) if denominator else float(zero_division)
+
+
+def _f1(precision, recall):
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _prf(hit_gold, hit_pred, number, predicted, zero_division):
+    p = _divide(hit_pred, predicted, zero_division)
+    r = _divide(hit_gold, number, zero_division)
+    return {"precision": p, "recall": r, "f1": _f1(p, r), "number": int(number), "predicted": int(predicted)}
+
+
+def _averages(rows, number, predicted, zero_division):
+    """Macro and gold-support-weighted means of the per-type (precision, recall, f1)."""
+    names = ("precision", "recall", "f1")
+    z = float(zero_division)
+    if not rows:
+        return {f"{avg}_{n}": z for avg in ("macro", "weighted") for n in names}
+    scores = np.array([[row[n] for n in names] for row in rows], dtype=float)
+    support = np.array([row["number"] for row in rows], dtype=float)
+    macro = scores.mean(axis=0)
+    if support.sum() > 0:
+        weighted = (scores * support[:, None]).sum(axis=0) / support.sum()
+    else:  # no gold item: recall is 0/0; precision and f1 are 0 once something was predicted
+        weighted = (z if predicted == 0 else 0.0, z, z if predicted == 0 else 0.0)
+    out = {f"macro_{n}": float(v) for n, v in zip(names, macro)}
+    out.update({f"weighted_{n}": float(v) for n, v in zip(names, weighted)})
+    return out
+
+
+def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0):
+    """Micro, macro and weighted precision / recall / F1 with a per-type table.
+
+    Per type ``i``: ``hit_gold[i]`` of its ``number[i]`` gold items were found and
+    ``hit_pred[i]`` of its ``predicted[i]`` predicted items were right. Types with neither
+    gold nor predicted items are left out of the table and the averages, as in seqeval.
+    """
+    per_type = {
+        types[i]: _prf(hit_gold[i], hit_pred[i], number[i], predicted[i], zero_division)
+        for i in np.flatnonzero((np.asarray(number) + np.asarray(predicted)) > 0).tolist()
+    }
+    n, k = int(np.sum(number)), int(np.sum(predicted))
+    table = _prf(np.sum(hit_gold), np.sum(hit_pred), n, k, zero_division)
+    table.update(_averages(list(per_type.values()), n, k, zero_division))
+    table["per_type"] = per_type
+    return table
+
+
+# ---------------------------------------------------------------------------- families
+
+
+def overlapping_pairs(gold, pred):
+    """Every (gold index, predicted index) pair sharing a token, sorted by gold then prediction."""
+    lo = np.searchsorted(pred.end, gold.start, side="right")
+    hi = np.searchsorted(pred.start, gold.end, side="left")
+    degree = np.maximum(hi - lo, 0)
+    g = np.repeat(np.arange(len(gold)), degree)
+    p = np.repeat(lo - (np.cumsum(degree) - degree), degree) + np.arange(len(g))
+    return g, p
+
+
+def _items(spans, k):
+    """The (flat position, type) items of every token inside an entity, coded ``pos * k + type``."""
+    lengths = (spans.end - spans.start).astype(np.int64)
+    first = np.cumsum(lengths) - lengths
+    positions = np.repeat(spans.start.astype(np.int64) - first, lengths) + np.arange(int(lengths.sum()))
+    return positions * k + np.repeat(spans.type.astype(np.int64), lengths)
+
+
+def token_scores(gold, pred, types, zero_division=0.0):
+    """Token-level scores: each (token, type) pair inside an entity is an item."""
+    k = max(len(types), 1)
+    gold_items, pred_items = _items(gold, k), _items(pred, k)
+    hits = np.intersect1d(gold_items, pred_items, assume_unique=True) % k
+    correct = np.bincount(hits, minlength=k)
+    table = prf_table(correct, correct, np.bincount(gold_items % k, minlength=k),
+                      np.bincount(pred_items % k, minlength=k), types, zero_division)
+    table["correct"] = int(correct.sum())
+    for name, row in table["per_type"].items():
+        row["correct"] = int(correct[types.index(name)])
+    return table
+
+
+def _overlap_hits(gold, pred, threshold):
+    """Same-type pairs whose Dice coefficient reaches ``threshold``."""
+    g, p = overlapping_pairs(gold, pred)
+    common = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
+    dice = 2 * common / ((gold.end[g] - gold.start[g]) + (pred.end[p] - pred.start[p]))
+    hit = (gold.type[g] == pred.type[p]) & (dice >= threshold)
+    return g[hit], p[hit]
+
+
+def overlap_scores(gold, pred, types, threshold=DEFAULT_OVERLAP_THRESHOLD, zero_division=0.0):
+    """EDS-NLP-style overlap scores at a Dice ``threshold`` in (0, 1]."""
+    k = len(types)
+    g, p = _overlap_hits(gold, pred, threshold)
+    found = np.zeros(len(gold), dtype=bool)
+    found[g] = True
+    right = np.zeros(len(pred), dtype=bool)
+    right[p] = True
+    matched_gold = np.bincount(gold.type[found], minlength=k)
+    matched_pred = np.bincount(pred.type[right], minlength=k)
+    table = prf_table(matched_gold, matched_pred, np.bincount(gold.type, minlength=k),
+                      np.bincount(pred.type, minlength=k), types, zero_division)
+    table.update(threshold=float(threshold), matched_gold=int(found.sum()), matched_pred=int(right.sum()))
+    for name, row in table["per_type"].items():
+        i = types.index(name)
+        row.update(matched_gold=int(matched_gold[i]), matched_pred=int(matched_pred[i]))
+    return table
+
+
+class HaremAlignment(NamedTuple):
+    """Aligned pairs, each pair's credit and outcome (an index into ``HAREM_OUTCOMES``)."""
+
+    gold: np.ndarray
+    pred: np.ndarray
+    credit: np.ndarray
+    outcome: np.ndarray
+
+
+def harem_alignment(gold, pred):
+    """Every (gold, predicted) pair sharing a token, with its HAREM credit and outcome."""
+    g, p = overlapping_pairs(gold, pred)
+    gs, ge, ps, pe = gold.start[g], gold.end[g], pred.start[p], pred.end[p]
+    exact = (gs == ps) & (ge == pe)
+    common = np.minimum(ge, pe) - np.maximum(gs, ps)
+    distinct = np.maximum(ge, pe) - np.minimum(gs, ps)  # overlapping spans: their union is one run
+    credit = np.where(exact, 1.0, 0.5 * common / np.maximum(distinct, 1))
+    outcome = np.where(exact, 0, np.where((pe - ps) > (ge - gs), 1, 2))
+    return HaremAlignment(g, p, credit, outcome.astype(np.int8))
+
+
+def harem_scores(gold, pred, zero_division=0.0):
+    """HAREM identification: outcome counts, the credit, precision, recall and F1."""
+    alignment = harem_alignment(gold, pred)
+    counts = np.bincount(alignment.outcome, minlength=3)
+    credit = float(alignment.credit.sum())
+    p = _divide(credit, len(pred), zero_division)
+    r = _divide(credit, len(gold), zero_division)
+    table = {name: int(n) for name, n in zip(HAREM_OUTCOMES, counts)}
+    table.update(missed=int(len(gold) - len(np.unique(alignment.gold))),
+                 spurious=int(len(pred) - len(np.unique(alignment.pred))),
+                 possible=len(gold), actual=len(pred), credit=credit, precision=p, recall=r, f1=_f1(p, r))
+    return table
+
+
+# ---------------------------------------------------------------------------- error listing
+
+
+def _span_lists(spans, idx, types):
+    labels = [types[t] for t in spans.type[idx].tolist()]
+    starts = spans.offset[idx].tolist()
+    ends = (spans.offset[idx] + spans.end[idx] - spans.start[idx]).tolist()
+    return [[label, s, e] for label, s, e in zip(labels, starts, ends)]
+
+
+def _entries(gold, pred, g, p, types):
+    """JSON-friendly ``{"sentence", "gold", "pred"}`` entries; ``g`` or ``p`` may be None."""
+    sentence = (gold.sentence[g] if g is not None else pred.sentence[p]).tolist()
+    golds = _span_lists(gold, g, types) if g is not None else [None] * len(sentence)
+    preds = _span_lists(pred, p, types) if p is not None else [None] * len(sentence)
+    return [{"sentence": s, "gold": a, "pred": b} for s, a, b in zip(sentence, golds, preds)]
+
+
+def _unpaired(n, paired):
+    free = np.ones(n, dtype=bool)
+    free[paired] = False
+    return np.flatnonzero(free)
+
+
+def error_listing(view, matching, outcome_table, options):
+    """Per mode, the (sentence, gold span, predicted span) entries of each outcome.
+
+    ``matching`` holds the one-to-one pairs ``gold``, ``pred`` and their ``scenario``;
+    ``outcome_table`` maps each MUC mode to the outcome name of every scenario. The
+    ``overlap`` and ``harem`` listings are added when those families are scored.
+    """
+    gold, pred, types = view.gold, view.pred, view.types
+    missed = _entries(gold, pred, _unpaired(len(gold), matching.gold), None, types)
+    spurious = _entries(gold, pred, None, _unpaired(len(pred), matching.pred), types)
+    listing = {}
+    for mode, outcomes in outcome_table.items():
+        outcome = np.array([LISTED_OUTCOMES.index(o) for o in outcomes])[matching.scenario]
+        table = {o: _entries(gold, pred, matching.gold[outcome == i], matching.pred[outcome == i], types)
+                 for i, o in enumerate(LISTED_OUTCOMES[:3])}
+        listing[mode] = dict(table, missed=missed, spurious=spurious)
+    if "overlap" in options.scores:
+        g, p = _overlap_hits(gold, pred, options.overlap_threshold)
+        listing["overlap"] = {"correct": _entries(gold, pred, g, p, types),
+                              "missed": _entries(gold, pred, _unpaired(len(gold), g), None, types),
+                              "spurious": _entries(gold, pred, None, _unpaired(len(pred), p), types)}
+    if "harem" in options.scores:
+        a = harem_alignment(gold, pred)
+        listing["harem"] = {o: _entries(gold, pred, a.gold[a.outcome == i], a.pred[a.outcome == i], types)
+                            for i, o in enumerate(HAREM_OUTCOMES[:3])}
+        listing["harem"].update(missed=_entries(gold, pred, _unpaired(len(gold), a.gold), None, types),
+                                spurious=_entries(gold, pred, None, _unpaired(len(pred), a.pred), types))
+    return listing
+
+
+def more_scores(view, matching, outcome_table, options, zero_division=0.0):
+    """The families beyond seqeval and MUC that ``options`` asks for, and the error listing."""
+    results = {}
+    if "token" in options.scores:
+        results["token"] = token_scores(view.gold, view.pred, view.types, zero_division)
+    if "overlap" in options.scores:
+        results["overlap"] = overlap_scores(view.gold, view.pred, view.types, options.overlap_threshold,
+                                            zero_division)
+    if "harem" in options.scores:
+        results["harem"] = harem_scores(view.gold, view.pred, zero_division)
+    if options.errors:
+        results["errors"] = error_listing(view, matching, outcome_table, options)
+    return results
