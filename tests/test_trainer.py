@@ -229,3 +229,13 @@ def test_the_readme_trainer_example_runs():
     scores = dict(re.findall(r"^  (eval_\w+) +\S+ -> +(\S+)$", run.stdout, re.M))
     assert float(scores["eval_overall_f1"]) > 0.8 and float(scores["eval_muc_strict_f1"]) > 0.8, run.stdout
     assert re.search(r"^1\d\d numbers logged", run.stdout, re.M), run.stdout
+
+
+def test_the_readme_trainer_block_is_the_example_script():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    found = re.search(r"<!-- trainer-example -->\n```python\n(.*?)```\n<!-- /trainer-example -->", readme, re.S)
+    if not found:
+        pytest.skip("README has no trainer-example block yet")
+    with open(os.path.join(ROOT, "examples", "trainer_example.py"), encoding="utf-8") as f:
+        assert found.group(1) == f.read()
