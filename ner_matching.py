@@ -294,3 +294,11 @@ def _averages(rows, zero_division, n_predicted):
     out.update({f"weighted_{n}": float(v) for n, v in zip(names, weighted)})
     return out
 
+
+def gold_outcomes(matching, n_gold, mode):
+    """Each gold span's outcome in ``mode``: an index into ``OUTCOMES``, or ``len(OUTCOMES)``
+    for a missed span."""
+    table = np.array([OUTCOMES.index(o) for o in OUTCOME_TABLE[mode]], dtype=np.int8)
+    outcome = np.full(n_gold, len(OUTCOMES), dtype=np.int8)
+    outcome[matching.gold] = table[matching.scenario]
+    return outcome

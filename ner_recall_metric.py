@@ -10,9 +10,11 @@ import datasets
 import evaluate
 import numpy as np
 
-from .ner_decoding import SCHEMES, check_scheme, decode, encode, spans_by_sentence, tags_to_spans
-from .ner_matching import MODES, OUTCOME_TABLE, check_zero_division, count, match, muc_scores, seqeval_scores
+from .ner_benchmarks import align, benchmark_sizes, load_benchmark
+from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
+from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, gold_outcomes, match, muc_scores, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_options, more_scores, restrict
+from .ner_stratified import CI_METHODS, stratified_recall
 from .ner_trainer import as_tags, make_compute_metrics
 
 _CITATION = """\
@@ -137,6 +139,51 @@ def _check_types(types, predictions, references):
         raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(RESERVED_KEYS)}")
 
 
+STRATIFIED_DEFAULTS = {"subgroup_weights": None, "ci_method": "wilson", "confidence_level": 0.95,
+                       "recall_mode": "strict", "n_bootstrap": 10_000, "seed": 0}
+
+
+def _check_stratified(config_name, **options):
+    """The stratified-recall options in the "subgroups" config, None in the default one."""
+    if config_name != "subgroups":
+        changed = sorted(k for k, v in options.items() if v != STRATIFIED_DEFAULTS[k])
+        if changed:
+            raise ValueError(f"{changed[0]} needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
+        return None
+    if options["recall_mode"] not in MODES:
+        raise ValueError(f"recall_mode must be one of {sorted(MODES)}; got {options['recall_mode']!r}")
+    if options["ci_method"] not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {list(CI_METHODS)}; got {options['ci_method']!r}")
+    return options
+
+
+def _check_subgroups(column, name, single=False):
+    """Raise unless every example has a subgroup name (a non-empty str)."""
+    if column is None:
+        raise ValueError("the 'subgroups' config needs a subgroups column: one subgroup name per sentence")
+    for i, value in enumerate(column):
+        if not isinstance(value, str) or not value:
+            where = name if single else f"{name}[{i}]"
+            raise ValueError(f"{where} is {value!r}; every sentence needs a subgroup name (a non-empty str)")
+
+
+def _stratified_recall(gold, matching, subgroups, options):
+    """Stratum-weighted recall of the gold entities, each in its sentence's subgroup."""
+    names, sentence_group = np.unique(np.asarray(subgroups, dtype=object), return_inverse=True)
+    outcome = gold_outcomes(matching, len(gold), options["recall_mode"])
+    group = sentence_group[gold.sentence]
+    k = len(names)
+    n = np.bincount(group, minlength=k)
+    full = np.bincount(group[outcome == OUTCOMES.index("correct")], minlength=k)
+    half = np.bincount(group[outcome == OUTCOMES.index("partial")], minlength=k)
+    strata = {name: (int(a), int(b), int(c)) for name, a, b, c in zip(names.tolist(), n, full, half)}
+    result = stratified_recall(strata, options["subgroup_weights"], ci_method=options["ci_method"],
+                               confidence_level=options["confidence_level"],
+                               n_bootstrap=options["n_bootstrap"], seed=options["seed"])
+    result["mode"] = options["recall_mode"]
+    return result
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class NerRecallMetric(evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
@@ -146,6 +193,9 @@ class NerRecallMetric(evaluate.Metric):
             {side: datasets.Sequence(datasets.Value(dtype, id="label"), id="sequence") for side in ("predictions", "references")}
             for dtype in ("string", "int64")
         ]
+        if self.config_name == "subgroups":  # one subgroup (stratum) name per sentence
+            for f in formats:
+                f["subgroups"] = datasets.Value("string")
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
@@ -155,8 +205,13 @@ class NerRecallMetric(evaluate.Metric):
             reference_urls=["https://www.davidsbatista.net/blog/2018/05/09/Named_Entity_Evaluation/"],
         )
 
-    def _compute(self, predictions, references, scheme=None, mode=None, suffix=False, zero_division=0, label_names=None,
-                 scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None, errors=False):
+    def _compute(self, predictions, references, subgroups=None, scheme=None, mode=None, suffix=False, zero_division=0,
+                 label_names=None, scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None,
+                 errors=False, subgroup_weights=None, ci_method="wilson", confidence_level=0.95, recall_mode="strict",
+                 n_bootstrap=10_000, seed=0):
+        stratified = _check_stratified(self.config_name, subgroup_weights=subgroup_weights, ci_method=ci_method,
+                                       confidence_level=confidence_level, recall_mode=recall_mode,
+                                       n_bootstrap=n_bootstrap, seed=seed)
         _check_mode(mode, scheme)
         predictions, references = as_tags(predictions, references, label_names)
         zero = check_zero_division(zero_division)
@@ -177,7 +232,48 @@ class NerRecallMetric(evaluate.Metric):
         if "muc" in options.scores:
             results["muc"] = muc_scores(counts, zero)
         results.update(more_scores(view, matching, OUTCOME_TABLE, options, zero))
+        if stratified is not None:
+            results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, stratified)
         return results
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch of sentences; tags are type-checked first, so errors name their place."""
+        # evaluate checks only a column's first item; a later int or None would be cast
+        for name, column in (("predictions", predictions), ("references", references)):
+            if column is not None:
+                check_tag_types(column, name)
+        if self.config_name == "subgroups":
+            _check_subgroups(kwargs.get("subgroups"), "subgroups")
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one sentence; its tags are type-checked first."""
+        for name, value in (("prediction", prediction), ("reference", reference)):
+            if value is not None:
+                check_tag_types([value], name, single=True)
+        if self.config_name == "subgroups":
+            _check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def load_benchmark(self, description_csv):
+        """A recall benchmark (its ``data_description.csv``) as a ``datasets.Dataset``.
+
+        One example per sampled entity: ``text``, ``tokens``, ``token_starts``, ``token_ends``,
+        ``ner_tags`` (IOB2, only the sampled entity), ``subgroup``, ``row``, ``span_*`` and
+        ``correct``; see ``ner_benchmarks.load_benchmark``. Bad files raise ``ValueError``
+        naming file and row.
+        """
+        return load_benchmark(description_csv)
+
+    def benchmark_sizes(self, description_csv):
+        """``{subgroup: {"occurences", "labelled", "positive"}}``, ready for ``subgroup_weights``."""
+        return benchmark_sizes(description_csv)
+
+    def align(self, example, pred_spans):
+        """``(tokens, references, predictions)`` of a benchmark example and a tagger's character
+        spans ``[(start, end, label), ...]`` on one token grid, so that a span cutting a token
+        never matches exactly; see ``ner_benchmarks.align``."""
+        return align(example, pred_spans)
 
     def decode(self, tags, scheme=None, suffix=False):
         """The entities of one tag sequence as ``Span(label, start, end)`` (end exclusive).
