@@ -204,20 +204,35 @@ def _kind(value):
     return None
 
 
+def _array_kind(dtype):
+    """The kind of items an array (numpy, torch, ...) of this dtype holds, by its name."""
+    text = str(dtype).rsplit(".", 1)[-1]  # "torch.int64" -> "int64"
+    if "int" in text:
+        return "class id"
+    return "tag" if text.startswith(("<U", ">U", "|S", "str")) else None
+
+
 def check_tag_types(sequences, name, single=False):
     """Raise unless every item of ``sequences`` is a tag (str), or every one a class id (int).
 
     Run on raw input, before it is stored, so the error names the place in the input
-    (``name[i][j]``, or ``name[j]`` for a ``single`` sentence).
+    (``name[i][j]``, or ``name[j]`` for a ``single`` sentence). Sentences given as arrays
+    (numpy, torch) are judged by their dtype; other containers are left to evaluate.
     """
     try:
-        kinds = set(map(type, chain.from_iterable(sequences)))
+        sequences = list(sequences)
     except TypeError:  # not a list of sequences: evaluate's own check names it
         return
-    if kinds <= {str} or (kinds and all(issubclass(k, _ID_TYPES) and k is not bool for k in kinds)):
+    for i, sequence in enumerate(sequences):
+        dtype = getattr(sequence, "dtype", None)
+        if dtype is not None and str(dtype) != "object" and _array_kind(dtype) is None:
+            raise ValueError(f"{name}[{i}] holds {dtype} values, neither tags (str) nor class ids (int)")
+    plain = [s if isinstance(s, (list, tuple)) or str(getattr(s, "dtype", "")) == "object" else () for s in sequences]
+    kinds = set(map(type, chain.from_iterable(plain)))
+    if kinds <= {str} or all(issubclass(k, _ID_TYPES) and k is not bool for k in kinds):
         return
     expected = None
-    for i, sequence in enumerate(sequences):
+    for i, sequence in enumerate(plain):
         for j, value in enumerate(sequence):
             kind, where = _kind(value), f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
             if kind is None:

@@ -66,3 +66,23 @@ def test_unknown_option_is_rejected(metric):
 def test_strict_mode_drops_ill_formed_entities_instead_of_failing(metric):
     results = metric.compute(predictions=[["I-PER", "O"]], references=[["B-PER", "O"]], mode="strict", scheme="IOB2")
     assert results["muc"]["strict"]["missed"] == 1 and results["muc"]["strict"]["spurious"] == 0
+
+
+@pytest.mark.parametrize("form", ["numpy", "arrow", "pandas", "torch"])
+def test_batches_from_formatted_datasets_pass_the_type_check(metric, form):
+    import datasets
+
+    if form == "torch":
+        pytest.importorskip("torch")
+    names = ["O", "B-PER", "I-PER"]
+    data = datasets.Dataset.from_dict({"pred": [[1, 2, 0], [0, 1]], "gold": [[1, 2, 0], [0, 0]]}).with_format(form)
+    for batch in data.iter(batch_size=1):
+        metric.add_batch(predictions=batch["pred"], references=batch["gold"])
+    assert metric.compute(label_names=names)["overall_f1"] == pytest.approx(2 / 3)
+
+
+def test_float_arrays_are_neither_tags_nor_ids(metric):
+    import numpy as np
+
+    with pytest.raises(ValueError, match=re.escape("predictions[0] holds float64 values, neither tags (str) nor class ids")):
+        metric.compute(predictions=[np.array([0.1, 0.9])], references=[np.array([1, 2])], label_names=["O", "B-A", "I-A"])
