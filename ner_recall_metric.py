@@ -188,6 +188,11 @@ def _stratified_recall(gold, matching, subgroups, options):
 class NerRecallMetric(evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
 
+    #: the values of the ``scheme``, ``recall_mode`` and ``ci_method`` options
+    SCHEMES = SCHEMES
+    MODES = MODES
+    CI_METHODS = CI_METHODS
+
     def _info(self):
         formats = [  # tags, or class ids (a ClassLabel column) with label_names
             {side: datasets.Sequence(datasets.Value(dtype, id="label"), id="sequence") for side in ("predictions", "references")}

@@ -247,3 +247,9 @@ def test_stratified_errors_are_shown(tmp_path):
     assert html.escape(str(info.value)) in error
     assert results.visible is False
     assert "no entities CSV" in app.stratified_view(None, None, "wilson", 0.95, "strict")[0]
+
+
+def test_app_offers_the_metrics_option_values():
+    metric = app.metric("subgroups")
+    assert sorted(app.CI_METHODS) == sorted(metric.CI_METHODS)
+    assert sorted(scheme for scheme, _ in app.DECODINGS.values() if scheme) == sorted(metric.SCHEMES)
