@@ -67,6 +67,20 @@ Args:
         in the "overlap" family; None (default) means 0.5. Only with "overlap" in scores.
     errors (bool): add "errors", the listing of every pair per mode. Default False.
 
+    With the "subgroups" config (``evaluate.load(path, "subgroups")``) only:
+    subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
+        the items of the stratified recall.
+    subgroup_weights (dict or None): None (default: the sample's own shares, so the estimate is
+        plain recall), {subgroup: relative size}, or {subgroup: {"occurences": int,
+        "labelled": int, "positive": int}} (sizes estimated as positive * occurences /
+        labelled; the interval then includes their uncertainty).
+    ci_method (str): "wilson" (default), "weighted_wald" (the published EstNLTK formula),
+        "stratified_wald", "korn_graubard", "bootstrap".
+    confidence_level (float): in (0, 1); default 0.95.
+    recall_mode (str): the MUC mode that credits a gold entity; "strict" (default), "exact",
+        "partial", "type" (partial matches earn 0.5 in "partial" and "type").
+    n_bootstrap (int), seed (int): resamples and seed of the "bootstrap" interval (10000, 0).
+
 Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
         "precision", "recall", "f1" (float) and "number" (int, gold entities of the type).
@@ -94,6 +108,10 @@ Returns:
         "overlap" / "harem" when scored), per outcome, a list of {"sentence": int,
         "gold": [TYPE, start, end] or None, "pred": [TYPE, start, end] or None}, offsets in
         the sentence, end exclusive.
+    stratified_recall (dict, "subgroups" config): "recall", "ci_low", "ci_high",
+        "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
+        entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",
+        "recall", "weight", "ci_low", "ci_high"}.
 
 Examples:
     >>> import evaluate
@@ -112,6 +130,11 @@ Examples:
     ...                       scores=["token", "overlap", "harem"])
     >>> more["token"]["precision"], more["token"]["recall"], more["harem"]["credit"]
     (0.75, 0.6, 2.25)
+    >>> stratified = evaluate.load("ner_recall_metric.py", "subgroups")
+    >>> results = stratified.compute(predictions=predictions, references=references, subgroups=["news", "web"],
+    ...                              subgroup_weights={"news": 3, "web": 1})
+    >>> results["stratified_recall"]["strata"]["web"]["recall"], results["stratified_recall"]["recall"]
+    (0.0, 0.375)
 """
 
 #: top-level result keys an entity type may not take
@@ -133,7 +156,7 @@ def _check_mode(mode, scheme):
         raise ValueError(f"scheme={scheme!r} only applies with mode='strict' (lenient decoding has no scheme)")
 
 
-def _check_types(types, predictions, references):
+def _check_types(types):
     clash = sorted(set(types) & RESERVED_KEYS)
     if clash:
         raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(RESERVED_KEYS)}")
@@ -229,7 +252,7 @@ class NerRecallMetric(evaluate.Metric):
         gold = decode(corpus.references, corpus, scheme)
         pred = decode(corpus.predictions, corpus, scheme)
         view = restrict(corpus, gold, pred, options)  # label_map and types, once for every score
-        _check_types(view.types, predictions, references)
+        _check_types(view.types)
         matching = match(view.gold, view.pred)
         tokens = int(corpus.lengths.sum())
         counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, tokens)
