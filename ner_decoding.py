@@ -27,8 +27,8 @@ predecessor and successor are plain array shifts and no entity crosses a sentenc
 [Span(label='LOC', start=0, end=1), Span(label='PER', start=1, end=3)]
 """
 
-from collections import defaultdict
-from itertools import chain, count, repeat
+from collections import defaultdict, deque
+from itertools import chain, count
 from typing import NamedTuple
 
 import numpy as np
@@ -223,6 +223,8 @@ def check_tag_types(sequences, name, single=False):
         sequences = list(sequences)
     except TypeError:  # not a list of sequences: evaluate's own check names it
         return
+    if _only_tags(sequences):
+        return
     for i, sequence in enumerate(sequences):
         dtype = getattr(sequence, "dtype", None)
         if dtype is not None and str(dtype) != "object" and _array_kind(dtype) is None:
@@ -240,6 +242,18 @@ def check_tag_types(sequences, name, single=False):
             if expected is not None and kind != expected:
                 raise ValueError(f"{where} is a {kind} ({value!r}) but earlier items are {expected}s")
             expected = kind
+
+
+def _only_tags(sequences):
+    """Whether every sentence is a list or tuple of str only: the common case, checked in C
+    (``str.join`` raises on anything else) at a few ns a tag."""
+    if not set(map(type, sequences)) <= {list, tuple}:
+        return False
+    try:
+        deque(map("".join, sequences), maxlen=0)
+    except TypeError:
+        return False
+    return True
 
 
 def _lengths(sequences, length=len):
@@ -287,22 +301,24 @@ def _vocabulary(numbered, sides, suffix, scheme):
     return prefixes, labels
 
 
-_SENTINEL = ("O",)
-
-
-def _codes(sequences, numbered, size):
-    """One side's tag codes in the flat layout, an ``O`` after each sentence.
+def _codes(sequences, numbered, real):
+    """One side's tag codes in the flat layout: tokens where ``real`` holds, code 0 (``O``) at
+    the sentinels.
 
     ``numbered`` (a defaultdict) gives each new tag the next code. One pass over the
-    Python lists, nothing copied; one byte per token while there are at most 256 tags.
+    Python lists, no list built; one byte per token while there are at most 256 tags
+    (``bytearray`` takes small ints faster than ``np.fromiter``).
     """
-    for dtype in (np.uint8, np.int32):
-        tags = chain.from_iterable(chain.from_iterable(zip(sequences, repeat(_SENTINEL))))
-        try:
-            return np.fromiter(map(numbered.__getitem__, tags), dtype=dtype, count=size)
-        except OverflowError:  # a 257th tag
-            continue
-    raise AssertionError("unreachable")
+    def codes():
+        return map(numbered.__getitem__, chain.from_iterable(sequences))
+
+    try:
+        tokens = np.frombuffer(bytearray(codes()), dtype=np.uint8)
+    except ValueError:  # a 257th tag
+        tokens = np.fromiter(codes(), dtype=np.int32)
+    flat = np.zeros(len(real), dtype=tokens.dtype)
+    flat[real] = tokens
+    return flat
 
 
 def encode(predictions, references, *, suffix=False, scheme=None):
@@ -313,10 +329,12 @@ def encode(predictions, references, *, suffix=False, scheme=None):
     """
     lengths = check_lengths(predictions, references)
     sides = (("predictions", predictions), ("references", references))
-    size = int(lengths.sum()) + len(lengths)
+    starts = np.cumsum(lengths + 1) - (lengths + 1)  # of the sentences in the flat layout
+    real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
+    real[starts + lengths] = False
     numbered = defaultdict(count(1).__next__, {"O": 0})
     try:
-        pred_codes, ref_codes = (_codes(sequences, numbered, size) for _, sequences in sides)
+        pred_codes, ref_codes = (_codes(sequences, numbered, real) for _, sequences in sides)
     except TypeError:  # an unhashable tag, e.g. a list
         bad = _first_non_string(sides)
         raise ValueError(_tag_error(bad, _locate(bad, sides), suffix, scheme)) from None
@@ -326,7 +344,6 @@ def encode(predictions, references, *, suffix=False, scheme=None):
     types = tuple(sorted({label for label in labels if label is not None}))
     type_index = {name: i for i, name in enumerate(types)}
     type_codes = np.array([-1 if lab is None else type_index[lab] for lab in labels], dtype=np.int32)
-    starts = np.cumsum(lengths + 1) - (lengths + 1)
     return EncodedCorpus(ref_codes, pred_codes, lengths, starts,
                          np.array(prefixes, dtype=np.int8), type_codes, types)
 
