@@ -389,7 +389,7 @@ def _flags(codes, corpus, scheme):
     pair[1:] = codes[:-1]
     pair *= n_codes
     np.add(pair, codes, out=pair, casting="unsafe")
-    return table.take(pair)
+    return table[pair]  # unlike ``take``, no intp copy of ``pair``
 
 
 def decode(codes, corpus, scheme=None):

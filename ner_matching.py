@@ -134,9 +134,9 @@ def match(gold, pred):
     g, p = _candidates(gold, pred)
     gold_degree = np.bincount(g, minlength=len(gold))
     pred_degree = np.bincount(p, minlength=len(pred))
-    simple = (gold_degree[g] == 1) & (pred_degree[p] == 1)
-    if not simple.all():
-        keep = np.sort(np.concatenate([np.flatnonzero(simple), _resolve_chains(g, p, gold, pred, ~simple)]))
+    keep = (gold_degree[g] == 1) & (pred_degree[p] == 1)  # pairs of spans that overlap nothing else
+    if not keep.all():
+        keep[_resolve_chains(g, p, gold, pred, ~keep)] = True
         g, p = g[keep], p[keep]
     exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p])
     other_type = gold.type[g] != pred.type[p]
