@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from procmem import reset_peak, status_kb
+
 ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
@@ -28,24 +30,6 @@ os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
 TYPES = ("PER", "LOC", "ORG", "MISC")
 NAMES = ["O"] + [f"{p}-{t}" for t in TYPES for p in "BI"]
 POOL = 997  # distinct sentences, cycled
-
-
-def status_kb(field):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"no {field} in /proc/self/status")
-
-
-def reset_peak():
-    """Reset VmHWM to the current RSS; False where the kernel does not allow it."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def pool(mean_tokens, seed=0):

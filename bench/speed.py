@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+from procmem import reset_peak, status_kb
+
 ROOT = Path(__file__).resolve().parents[1]
 TYPES = ("LOC", "MISC", "ORG", "PER")
 TAGS = ["O"] + [f"{p}-{t}" for t in TYPES for p in "BI"]  # code 1 + 2t: B-t, 2 + 2t: I-t
@@ -232,21 +234,6 @@ def _strata_step(step, seed):
 # ---------------------------------------------------------------------------- one measurement
 
 
-def _memory_kb(field):
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
-
-
-def _reset_peak():
-    """Reset VmHWM to the current resident size (Linux >= 4.0); False where not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def run_child(args):
     """Measure one step in this process; print a JSON line.
 
@@ -268,8 +255,8 @@ def run_child(args):
             del data
             run = _corpus_step(args.child, workdir, predictions, references, args.seed)
         gc.collect()
-        reset = _reset_peak()
-        base = _memory_kb("VmRSS")
+        reset = reset_peak()
+        base = status_kb("VmRSS")
         wall, cpu = [], []
         for _ in range(args.runs):
             gc.collect()
@@ -277,7 +264,7 @@ def run_child(args):
             run()
             wall.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
-        peak = _memory_kb("VmHWM")
+        peak = status_kb("VmHWM")
     print(json.dumps({"wall": wall, "cpu": cpu, "above_kb": peak - base, "peak_kb": peak, "peak_reset": reset,
                       "inside": INSIDE}))
 
