@@ -70,3 +70,22 @@ def test_speed_targets_equal_the_output_file():
     with open(os.path.join(ROOT, "bench", "speed.md"), encoding="utf-8") as f:
         listed = [line for line in f.read().splitlines() if line.startswith("- ")]
     assert listed and listed == block("speed-targets").splitlines()
+
+
+def tables_of(text):
+    """The markdown tables of a text, each as its list of lines."""
+    found, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            found, current = found + [current], []
+    return found
+
+
+@pytest.mark.parametrize("name, output, chosen", [("scale", "bench/scale.md", slice(None)),
+                                                  ("scale-ids", "bench/scale_ids.md", slice(-1, None))])
+def test_scale_tables_equal_the_output_files(name, output, chosen):
+    with open(os.path.join(ROOT, output), encoding="utf-8") as f:
+        expected = [line for table in tables_of(f.read())[chosen] for line in table]
+    assert expected and expected == table_lines(block(name))
