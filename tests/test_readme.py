@@ -35,6 +35,19 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
     assert test_command in ci.splitlines()
 
 
+def test_the_first_command_scores_the_published_benchmark():
+    """The example the first command runs prints the published amundsen_01 estimate."""
+    script = re.search(r"python (examples/\S+\.py)", re.findall(r"```bash\n(.*?)\n```", README, re.S)[0]).group(1)
+    if not os.path.exists(os.path.join(ROOT, "..", "shared", "benchmarks", "amundsen_01")):
+        pytest.skip("../shared/benchmarks is not beside the project")
+    out = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=ROOT, check=True,
+                         env={**os.environ, "HF_HUB_OFFLINE": "1"}).stdout
+    recall = float(re.search(r"stratum-weighted recall: (\S+)", out).group(1))
+    low, high = map(float, re.search(r"CI \(weighted_wald\): \((\S+), (\S+)\)", out).group(1, 2))
+    assert recall == pytest.approx(0.5892016803782091, abs=1e-12)
+    assert (low, high) == (pytest.approx(0.5442531601445354, abs=1e-6), pytest.approx(0.6341502006118828, abs=1e-6))
+
+
 def test_python_examples_run(monkeypatch):
     monkeypatch.chdir(ROOT)
     parser = doctest.DocTestParser()
