@@ -56,11 +56,15 @@ ZERO_DIVISION = (0, 1)
 
 
 class Matching(NamedTuple):
-    """Matched pairs (indices into the gold and predicted SpanArrays) and their scenario."""
+    """Matched pairs (indices into the gold and predicted SpanArrays) and their scenario, and
+    every overlapping pair, matched or not (sorted by gold then prediction), for the scorings
+    that align spans many-to-many."""
 
     gold: np.ndarray
     pred: np.ndarray
     scenario: np.ndarray
+    overlap_gold: np.ndarray
+    overlap_pred: np.ndarray
 
 
 def _candidates(gold, pred):
@@ -131,7 +135,7 @@ def _heaviest_increasing(g, p, weight):
 
 def match(gold, pred):
     """The one-to-one :class:`Matching` of two SpanArrays of the same corpus layout."""
-    g, p = _candidates(gold, pred)
+    overlap_gold, overlap_pred = g, p = _candidates(gold, pred)
     gold_degree = np.bincount(g, minlength=len(gold))
     pred_degree = np.bincount(p, minlength=len(pred))
     keep = (gold_degree[g] == 1) & (pred_degree[p] == 1)  # pairs of spans that overlap nothing else
@@ -141,7 +145,7 @@ def match(gold, pred):
     exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p])
     other_type = gold.type[g] != pred.type[p]
     scenario = np.where(exact, 0, 2) + other_type
-    return Matching(g, p, scenario.astype(np.int8))
+    return Matching(g, p, scenario.astype(np.int8), overlap_gold, overlap_pred)
 
 
 class Counts(NamedTuple):
@@ -261,38 +265,60 @@ def seqeval_scores(counts, zero_division=0.0):
     tp = np.diagonal(counts.pairs[0]).astype(np.int64)
     true = counts.pairs.sum(axis=(0, 2)) + counts.missed
     predicted = counts.pairs.sum(axis=(0, 1)) + counts.spurious
-    present = (true + predicted) > 0
-    results, rows = {}, []
-    for i in np.flatnonzero(present):
-        p = divide(tp[i], predicted[i], zero_division)
-        r = divide(tp[i], true[i], zero_division)
-        rows.append((p, r, f1(p, r), int(true[i])))
-        results[counts.types[i]] = {"precision": p, "recall": r, "f1": rows[-1][2], "number": int(true[i])}
-    p = divide(tp.sum(), predicted.sum(), zero_division)
-    r = divide(tp.sum(), true.sum(), zero_division)
-    results.update(overall_precision=p, overall_recall=r, overall_f1=f1(p, r),
-                   overall_accuracy=divide(counts.tokens_correct, counts.tokens, zero_division))
-    results.update(_averages(rows, zero_division, predicted.sum()))
+    table = prf_table(tp, tp, true, predicted, counts.types, zero_division)
+    results = {name: {k: row[k] for k in ("precision", "recall", "f1", "number")}
+               for name, row in table["per_type"].items()}
+    results.update({f"overall_{k}": table[k] for k in ("precision", "recall", "f1")})
+    results["overall_accuracy"] = divide(counts.tokens_correct, counts.tokens, zero_division)
+    results.update({f"{avg}_{k}": table[f"{avg}_{k}"] for avg in ("macro", "weighted")
+                    for k in ("precision", "recall", "f1")})
     return results
 
 
-def _averages(rows, zero_division, n_predicted):
-    """Macro and support-weighted averages of per-type (precision, recall, f1, support)."""
+def _prf(hit_gold, hit_pred, number, predicted, zero_division):
+    p = divide(hit_pred, predicted, zero_division)
+    r = divide(hit_gold, number, zero_division)
+    return {"precision": p, "recall": r, "f1": f1(p, r), "number": int(number), "predicted": int(predicted)}
+
+
+def _averages(rows, predicted, zero_division):
+    """Macro and gold-support-weighted means of the per-type (precision, recall, f1)."""
+    names = ("precision", "recall", "f1")
+    z = float(zero_division)
     if not rows:
-        return {f"{avg}_{s}": float(zero_division) for avg in ("macro", "weighted")
-                for s in ("precision", "recall", "f1")}
-    scores = np.array([row[:3] for row in rows], dtype=float)
-    support = np.array([row[3] for row in rows], dtype=float)
+        return {f"{avg}_{n}": z for avg in ("macro", "weighted") for n in names}
+    scores = np.array([[row[n] for n in names] for row in rows], dtype=float)
+    support = np.array([row["number"] for row in rows], dtype=float)
     macro = scores.mean(axis=0)
     if support.sum() > 0:
         weighted = (scores * support[:, None]).sum(axis=0) / support.sum()
-    else:  # as seqeval: precision and f1 are 0 when something was predicted
-        z = float(zero_division)
-        weighted = (z if n_predicted == 0 else 0.0, z, z if n_predicted == 0 else 0.0)
-    names = ("precision", "recall", "f1")
+    else:  # as seqeval: no gold item, so recall is 0/0; precision and f1 are 0 once something was predicted
+        weighted = (z if predicted == 0 else 0.0, z, z if predicted == 0 else 0.0)
     out = {f"macro_{n}": float(v) for n, v in zip(names, macro)}
     out.update({f"weighted_{n}": float(v) for n, v in zip(names, weighted)})
     return out
+
+
+def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, hit_names=()):
+    """Micro, macro and weighted precision / recall / F1 with a per-type table, from counts.
+
+    Per type ``i``: ``hit_gold[i]`` of its ``number[i]`` gold items were found and
+    ``hit_pred[i]`` of its ``predicted[i]`` predicted items were right. Types with neither
+    gold nor predicted items are left out of the table and the averages, as in seqeval.
+    ``hit_names`` (gold name, predicted name) also reports the hits, overall and per type.
+    """
+    present = np.flatnonzero((np.asarray(number) + np.asarray(predicted)) > 0).tolist()
+    per_type = {types[i]: _prf(hit_gold[i], hit_pred[i], number[i], predicted[i], zero_division) for i in present}
+    n, k = int(np.sum(number)), int(np.sum(predicted))
+    table = _prf(np.sum(hit_gold), np.sum(hit_pred), n, k, zero_division)
+    table.update(_averages(list(per_type.values()), k, zero_division))
+    table["per_type"] = per_type
+    if hit_names:
+        gold_name, pred_name = hit_names
+        table.update({gold_name: int(np.sum(hit_gold)), pred_name: int(np.sum(hit_pred))})
+        for i in present:
+            per_type[types[i]].update({gold_name: int(hit_gold[i]), pred_name: int(hit_pred[i])})
+    return table
 
 
 def gold_outcomes(matching, n_gold, mode):

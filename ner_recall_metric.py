@@ -12,8 +12,8 @@ import numpy as np
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
-from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, gold_outcomes, match, muc_scores, seqeval_scores
-from .ner_scorings import DEFAULT_SCORES, check_options, more_scores, restrict
+from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
+from .ner_scorings import DEFAULT_SCORES, check_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
 from .ner_stratified import CI_METHODS, stratified_recall
 from .ner_trainer import as_tags, make_compute_metrics
 
@@ -190,6 +190,30 @@ def _check_subgroups(column, name, single=False):
             raise ValueError(f"{where} is {value!r}; every sentence needs a subgroup name (a non-empty str)")
 
 
+def _more_scores(view, matching, options, zero_division):
+    """The families beyond seqeval and MUC that ``options`` asks for, and the error listing."""
+    gold, pred, types = view.gold, view.pred, view.types
+    results, hits, alignment = {}, None, None
+    if "token" in options.scores:
+        correct, number, predicted = token_counts(gold, pred, len(types))
+        results["token"] = prf_table(correct, correct, number, predicted, types, zero_division,
+                                     hit_names=("correct", "correct"))
+    if "overlap" in options.scores:
+        hits = overlap_hits(gold, pred, matching, options.overlap_threshold)
+        results["overlap"] = prf_table(*overlap_counts(gold, pred, hits, len(types)), types, zero_division,
+                                       hit_names=("matched_gold", "matched_pred"))
+        results["overlap"]["threshold"] = options.overlap_threshold
+    if "harem" in options.scores:
+        alignment = harem_alignment(gold, pred, matching)
+        harem = harem_counts(gold, pred, alignment)
+        precision = divide(harem["credit"], harem["actual"], zero_division)
+        recall = divide(harem["credit"], harem["possible"], zero_division)
+        results["harem"] = dict(harem, precision=precision, recall=recall, f1=f1(precision, recall))
+    if options.errors:
+        results["errors"] = error_listing(view, matching, OUTCOME_TABLE, hits, alignment)
+    return results
+
+
 def _stratified_recall(gold, matching, subgroups, options):
     """Stratum-weighted recall of the gold entities, each in its sentence's subgroup."""
     names = sorted(set(subgroups))  # not np.unique: it sorts the objects of every sentence, 20x slower
@@ -261,7 +285,7 @@ class NerRecallMetric(evaluate.Metric):
         results = seqeval_scores(counts, zero) if "seqeval" in options.scores else {}
         if "muc" in options.scores:
             results["muc"] = muc_scores(counts, zero)
-        results.update(more_scores(view, matching, OUTCOME_TABLE, options, zero))
+        results.update(_more_scores(view, matching, options, zero))
         if stratified is not None:
             results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, stratified)
         return results

@@ -11,7 +11,8 @@ One place relabels and selects (:func:`restrict`): the predicted types go throug
 ``label_map``, then the spans of types outside ``types`` are dropped on both sides. Every
 score family, the core matching and the token accuracy then see the same spans.
 
-Families, all from sufficient counts:
+Families, each reduced to sufficient counts here; the scores derive from those counts in
+``ner_matching.prf_table`` (token, overlap) and from the credit (HAREM):
 
 * ``token``: each (token, type) pair inside an entity is an item (EDS-NLP's ``ner_token``).
 * ``overlap``: a predicted span is correct when a gold span of the same type has a Dice
@@ -31,16 +32,20 @@ Families, all from sufficient counts:
 EDS-NLP's example, "La patiente a une fièvre aiguë .":
 
 >>> from ner_decoding import decode, encode
+>>> from ner_matching import match, prf_table
 >>> corpus = encode([["B-PER", "B-PER", "O", "O", "B-DIS", "I-DIS", "O"]],
 ...                 [["O", "B-PER", "O", "B-DIS", "I-DIS", "O", "O"]])
 >>> gold, pred = decode(corpus.references, corpus), decode(corpus.predictions, corpus)
->>> token = token_scores(gold, pred, corpus.types)
+>>> correct, number, predicted = token_counts(gold, pred, len(corpus.types))
+>>> token = prf_table(correct, correct, number, predicted, corpus.types)
 >>> round(token["precision"], 2), round(token["recall"], 2), round(token["f1"], 2)
 (0.5, 0.67, 0.57)
->>> overlap = overlap_scores(gold, pred, corpus.types, threshold=0.5)
+>>> matching = match(gold, pred)
+>>> hits = overlap_hits(gold, pred, matching, threshold=0.5)
+>>> overlap = prf_table(*overlap_counts(gold, pred, hits, len(corpus.types)), corpus.types)
 >>> round(overlap["precision"], 2), overlap["recall"], round(overlap["f1"], 2)
 (0.67, 1.0, 0.8)
->>> [round(c, 4) for c in harem_alignment(gold, pred).credit.tolist()]  # PER exact; DIS 0.5 * 1/3
+>>> [round(c, 4) for c in harem_alignment(gold, pred, matching).credit.tolist()]  # PER exact; DIS 0.5 * 1/3
 [1.0, 0.1667]
 """
 
@@ -178,70 +183,7 @@ def _tokens_correct(corpus, gold_index, pred_index, n_types):
     return int(np.count_nonzero(same)) - len(corpus.lengths)  # sentinels are O on both sides
 
 
-# ---------------------------------------------------------------------------- statistics
-
-
-def _divide(numerator, denominator, zero_division):
-    return float(numerator) / float(denominator) if denominator else float(zero_division)
-
-
-def _f1(precision, recall):
-    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-
-
-def _prf(hit_gold, hit_pred, number, predicted, zero_division):
-    p = _divide(hit_pred, predicted, zero_division)
-    r = _divide(hit_gold, number, zero_division)
-    return {"precision": p, "recall": r, "f1": _f1(p, r), "number": int(number), "predicted": int(predicted)}
-
-
-def _averages(rows, number, predicted, zero_division):
-    """Macro and gold-support-weighted means of the per-type (precision, recall, f1)."""
-    names = ("precision", "recall", "f1")
-    z = float(zero_division)
-    if not rows:
-        return {f"{avg}_{n}": z for avg in ("macro", "weighted") for n in names}
-    scores = np.array([[row[n] for n in names] for row in rows], dtype=float)
-    support = np.array([row["number"] for row in rows], dtype=float)
-    macro = scores.mean(axis=0)
-    if support.sum() > 0:
-        weighted = (scores * support[:, None]).sum(axis=0) / support.sum()
-    else:  # no gold item: recall is 0/0; precision and f1 are 0 once something was predicted
-        weighted = (z if predicted == 0 else 0.0, z, z if predicted == 0 else 0.0)
-    out = {f"macro_{n}": float(v) for n, v in zip(names, macro)}
-    out.update({f"weighted_{n}": float(v) for n, v in zip(names, weighted)})
-    return out
-
-
-def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0):
-    """Micro, macro and weighted precision / recall / F1 with a per-type table.
-
-    Per type ``i``: ``hit_gold[i]`` of its ``number[i]`` gold items were found and
-    ``hit_pred[i]`` of its ``predicted[i]`` predicted items were right. Types with neither
-    gold nor predicted items are left out of the table and the averages, as in seqeval.
-    """
-    per_type = {
-        types[i]: _prf(hit_gold[i], hit_pred[i], number[i], predicted[i], zero_division)
-        for i in np.flatnonzero((np.asarray(number) + np.asarray(predicted)) > 0).tolist()
-    }
-    n, k = int(np.sum(number)), int(np.sum(predicted))
-    table = _prf(np.sum(hit_gold), np.sum(hit_pred), n, k, zero_division)
-    table.update(_averages(list(per_type.values()), n, k, zero_division))
-    table["per_type"] = per_type
-    return table
-
-
 # ---------------------------------------------------------------------------- families
-
-
-def overlapping_pairs(gold, pred):
-    """Every (gold index, predicted index) pair sharing a token, sorted by gold then prediction."""
-    lo = np.searchsorted(pred.end, gold.start, side="right")
-    hi = np.searchsorted(pred.start, gold.end, side="left")
-    degree = np.maximum(hi - lo, 0)
-    g = np.repeat(np.arange(len(gold)), degree)
-    p = np.repeat(lo - (np.cumsum(degree) - degree), degree) + np.arange(len(g))
-    return g, p
 
 
 def _items(spans, k):
@@ -252,46 +194,35 @@ def _items(spans, k):
     return positions * k + np.repeat(spans.type.astype(np.int64), lengths)
 
 
-def token_scores(gold, pred, types, zero_division=0.0):
-    """Token-level scores: each (token, type) pair inside an entity is an item."""
-    k = max(len(types), 1)
+def token_counts(gold, pred, k):
+    """Per type (``k`` of them), the (token, type) items found, in the gold, and predicted."""
+    k = max(k, 1)
     gold_items, pred_items = _items(gold, k), _items(pred, k)
     hits = np.intersect1d(gold_items, pred_items, assume_unique=True) % k
-    correct = np.bincount(hits, minlength=k)
-    table = prf_table(correct, correct, np.bincount(gold_items % k, minlength=k),
-                      np.bincount(pred_items % k, minlength=k), types, zero_division)
-    table["correct"] = int(correct.sum())
-    for name, row in table["per_type"].items():
-        row["correct"] = int(correct[types.index(name)])
-    return table
+    return (np.bincount(hits, minlength=k), np.bincount(gold_items % k, minlength=k),
+            np.bincount(pred_items % k, minlength=k))
 
 
-def _overlap_hits(gold, pred, threshold):
-    """Same-type pairs whose Dice coefficient reaches ``threshold``."""
-    g, p = overlapping_pairs(gold, pred)
+def overlap_hits(gold, pred, matching, threshold=DEFAULT_OVERLAP_THRESHOLD):
+    """The overlapping pairs of ``matching`` of the same type whose Dice coefficient reaches
+    ``threshold``, as (gold indices, predicted indices)."""
+    g, p = matching.overlap_gold, matching.overlap_pred
     common = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
     dice = 2 * common / ((gold.end[g] - gold.start[g]) + (pred.end[p] - pred.start[p]))
     hit = (gold.type[g] == pred.type[p]) & (dice >= threshold)
     return g[hit], p[hit]
 
 
-def overlap_scores(gold, pred, types, threshold=DEFAULT_OVERLAP_THRESHOLD, zero_division=0.0):
-    """EDS-NLP-style overlap scores at a Dice ``threshold`` in (0, 1]."""
-    k = len(types)
-    g, p = _overlap_hits(gold, pred, threshold)
+def overlap_counts(gold, pred, hits, k):
+    """Per type: gold spans found, predicted spans right (by the ``hits`` pairs), gold and
+    predicted spans."""
+    g, p = hits
     found = np.zeros(len(gold), dtype=bool)
     found[g] = True
     right = np.zeros(len(pred), dtype=bool)
     right[p] = True
-    matched_gold = np.bincount(gold.type[found], minlength=k)
-    matched_pred = np.bincount(pred.type[right], minlength=k)
-    table = prf_table(matched_gold, matched_pred, np.bincount(gold.type, minlength=k),
-                      np.bincount(pred.type, minlength=k), types, zero_division)
-    table.update(threshold=float(threshold), matched_gold=int(found.sum()), matched_pred=int(right.sum()))
-    for name, row in table["per_type"].items():
-        i = types.index(name)
-        row.update(matched_gold=int(matched_gold[i]), matched_pred=int(matched_pred[i]))
-    return table
+    return (np.bincount(gold.type[found], minlength=k), np.bincount(pred.type[right], minlength=k),
+            np.bincount(gold.type, minlength=k), np.bincount(pred.type, minlength=k))
 
 
 class HaremAlignment(NamedTuple):
@@ -303,9 +234,10 @@ class HaremAlignment(NamedTuple):
     outcome: np.ndarray
 
 
-def harem_alignment(gold, pred):
-    """Every (gold, predicted) pair sharing a token, with its HAREM credit and outcome."""
-    g, p = overlapping_pairs(gold, pred)
+def harem_alignment(gold, pred, matching):
+    """Every (gold, predicted) pair sharing a token (the overlapping pairs of ``matching``),
+    with its HAREM credit and outcome."""
+    g, p = matching.overlap_gold, matching.overlap_pred
     gs, ge, ps, pe = gold.start[g], gold.end[g], pred.start[p], pred.end[p]
     exact = (gs == ps) & (ge == pe)
     common = np.minimum(ge, pe) - np.maximum(gs, ps)
@@ -315,17 +247,13 @@ def harem_alignment(gold, pred):
     return HaremAlignment(g, p, credit, outcome.astype(np.int8))
 
 
-def harem_scores(gold, pred, zero_division=0.0):
-    """HAREM identification: outcome counts, the credit, precision, recall and F1."""
-    alignment = harem_alignment(gold, pred)
+def harem_counts(gold, pred, alignment):
+    """HAREM identification counts: outcomes, ``possible``, ``actual`` and the ``credit``."""
     counts = np.bincount(alignment.outcome, minlength=3)
-    credit = float(alignment.credit.sum())
-    p = _divide(credit, len(pred), zero_division)
-    r = _divide(credit, len(gold), zero_division)
     table = {name: int(n) for name, n in zip(HAREM_OUTCOMES, counts)}
     table.update(missed=int(len(gold) - len(np.unique(alignment.gold))),
                  spurious=int(len(pred) - len(np.unique(alignment.pred))),
-                 possible=len(gold), actual=len(pred), credit=credit, precision=p, recall=r, f1=_f1(p, r))
+                 possible=len(gold), actual=len(pred), credit=float(alignment.credit.sum()))
     return table
 
 
@@ -353,12 +281,12 @@ def _unpaired(n, paired):
     return np.flatnonzero(free)
 
 
-def error_listing(view, matching, outcome_table, options):
+def error_listing(view, matching, outcome_table, overlap=None, harem=None):
     """Per mode, the (sentence, gold span, predicted span) entries of each outcome.
 
     ``matching`` holds the one-to-one pairs ``gold``, ``pred`` and their ``scenario``;
-    ``outcome_table`` maps each MUC mode to the outcome name of every scenario. The
-    ``overlap`` and ``harem`` listings are added when those families are scored.
+    ``outcome_table`` maps each MUC mode to the outcome name of every scenario. ``overlap``
+    (the :func:`overlap_hits`) and ``harem`` (the :func:`harem_alignment`) add those listings.
     """
     gold, pred, types = view.gold, view.pred, view.types
     missed = _entries(gold, pred, _unpaired(len(gold), matching.gold), None, types)
@@ -369,30 +297,15 @@ def error_listing(view, matching, outcome_table, options):
         table = {o: _entries(gold, pred, matching.gold[outcome == i], matching.pred[outcome == i], types)
                  for i, o in enumerate(LISTED_OUTCOMES[:3])}
         listing[mode] = dict(table, missed=missed, spurious=spurious)
-    if "overlap" in options.scores:
-        g, p = _overlap_hits(gold, pred, options.overlap_threshold)
+    if overlap is not None:
+        g, p = overlap
         listing["overlap"] = {"correct": _entries(gold, pred, g, p, types),
                               "missed": _entries(gold, pred, _unpaired(len(gold), g), None, types),
                               "spurious": _entries(gold, pred, None, _unpaired(len(pred), p), types)}
-    if "harem" in options.scores:
-        a = harem_alignment(gold, pred)
+    if harem is not None:
+        a = harem
         listing["harem"] = {o: _entries(gold, pred, a.gold[a.outcome == i], a.pred[a.outcome == i], types)
                             for i, o in enumerate(HAREM_OUTCOMES[:3])}
         listing["harem"].update(missed=_entries(gold, pred, _unpaired(len(gold), a.gold), None, types),
                                 spurious=_entries(gold, pred, None, _unpaired(len(pred), a.pred), types))
     return listing
-
-
-def more_scores(view, matching, outcome_table, options, zero_division=0.0):
-    """The families beyond seqeval and MUC that ``options`` asks for, and the error listing."""
-    results = {}
-    if "token" in options.scores:
-        results["token"] = token_scores(view.gold, view.pred, view.types, zero_division)
-    if "overlap" in options.scores:
-        results["overlap"] = overlap_scores(view.gold, view.pred, view.types, options.overlap_threshold,
-                                            zero_division)
-    if "harem" in options.scores:
-        results["harem"] = harem_scores(view.gold, view.pred, zero_division)
-    if options.errors:
-        results["errors"] = error_listing(view, matching, outcome_table, options)
-    return results

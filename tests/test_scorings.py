@@ -12,6 +12,7 @@ import pytest
 
 import ner_scorings as S
 from ner_decoding import decode, encode, tags_to_spans
+from ner_matching import match
 
 # EDS-NLP's example (edsnlp/metrics/ner.py): "La patiente a une fièvre aiguë ."
 EDS_TOKENS = ["La", "patiente", "a", "une", "fièvre", "aiguë", "."]
@@ -74,7 +75,7 @@ def test_eds_nlp_rounded_figures(metric):
 def test_harem_published_split_example():
     corpus = encode(HAREM_PRED, HAREM_GOLD)
     gold, pred = decode(corpus.references, corpus), decode(corpus.predictions, corpus)
-    alignment = S.harem_alignment(gold, pred)
+    alignment = S.harem_alignment(gold, pred, match(gold, pred))
     assert len(HAREM_TOKENS) == 9 and alignment.pred.tolist() == [0, 1]
     assert [round(c, 2) for c in alignment.credit.tolist()] == [0.17, 0.33]
     assert alignment.credit.tolist() == pytest.approx([0.5 * 3 / 9, 0.5 * 6 / 9])
@@ -99,7 +100,8 @@ def test_harem_published_split_example_scores(metric):
 ])
 def test_harem_pair_outcomes(name, gold, pred, credit, outcome):
     corpus = encode([pred], [gold])
-    alignment = S.harem_alignment(decode(corpus.references, corpus), decode(corpus.predictions, corpus))
+    gold, pred = decode(corpus.references, corpus), decode(corpus.predictions, corpus)
+    alignment = S.harem_alignment(gold, pred, match(gold, pred))
     assert alignment.credit.tolist() == pytest.approx([credit])
     assert [S.HAREM_OUTCOMES[o] for o in alignment.outcome.tolist()] == [outcome]
 
