@@ -60,11 +60,12 @@ Design of the ``"wilson"`` interval (z the normal quantile, kappa = z^2 / 2):
    amundsen_02's population I; warned about); g_p = 0 when every candidate was
    labelled (a census: no sampling error).
 3. Effective sample size n_eff = R~(1 - R~) / V (Kish's n / deff), not capped
-   at n: stratification and half credits legitimately make it exceed n, and a
-   cap over-covers (0.99 for very different recalls). It is defined even when
-   R is 0 or 1, because R~ and V are smoothed; with one stratum and no half
-   credits n_eff = n / g exactly; it is infinite (the interval is the point R)
-   when every stratum is a census.
+   at n: stratification and half credits legitimately make it exceed n, and
+   there a cap only widens the interval (up to 4.5%, plain recall) where
+   coverage is already in band (``bench/ci_coverage.py --design-checks``). It
+   is defined even when R is 0 or 1, because R~ and V are smoothed; with one
+   stratum and no half credits n_eff = n / g exactly; it is infinite (the
+   interval is the point R) when every stratum is a census.
 4. The Wilson score interval for proportion R at n_eff trials. For a stratum
    without half credits taken alone that is the textbook Wilson interval for
    r_p at n_p (at n_p / g_p with a correction); at R = 0 it is
@@ -81,11 +82,12 @@ tried and rejected: wider than the published interval where that covers, and
 Binomial(5, r), and coverage is 0.91.
 
 Why the finite-population correction (``bench/ci_coverage.py``'s corpus design,
-2,000,000 replicates): with estimated sizes the mean of V is 0.16% below the
-true variance of R with it and 0.54% above without it (amundsen_01 shape;
-amundsen_02: -0.21% and +1.32%); the published formula's is 1.12% below
-(+1.44%). In the amundsen_01 row (200,000 replicates) wilson covers 0.9498 with
-mean width 0.08987 (without the correction 0.9510 / 0.09019 at 100,000),
+2,000,000 replicates; ``--design-checks`` reruns the figures with the
+correction and the published formula's): with estimated sizes the mean of V is
+0.36% below the true variance of R with it and 0.54% above without it
+(amundsen_01 shape; amundsen_02: -0.22% and +1.32%); the published formula's
+is 1.32% below (+1.43%). In the amundsen_01 row (200,000 replicates) wilson
+covers 0.9498 with mean width 0.08987 (without the correction 0.9510 / 0.09019 at 100,000),
 weighted_wald 0.9478 / 0.08978, narrower only because its variance is low; no
 principled change makes wilson as narrow there. Measured (100,000 replicates)
 and rejected: kappa = 1 (0.08986; but 0.948 for 30 items and 0.854 when 5 items

@@ -5,6 +5,13 @@ vectorised core that ``stratified_recall`` itself calls, and reports each method
 coverage of the true recall and the interval's mean width. Writes ``bench/ci_coverage.md``.
 
     python bench/ci_coverage.py [--replicates 10000] [--seed 0] [--n-bootstrap 1000]
+
+With ``--design-checks`` it instead checks two choices behind the default interval and writes
+``bench/ci_design.md``: how far each method's mean variance lies from the Monte Carlo variance of
+the estimate where sizes are estimated (``--replicates 2000000`` resolves 0.1%), and the coverage
+the Wilson interval would have with n_eff capped at n.
+
+    python bench/ci_coverage.py --design-checks --replicates 2000000
 """
 import argparse
 import csv
@@ -99,7 +106,7 @@ def scenarios():
 
 
 def stress_scenarios():
-    """Harder than the brief's panel: tiny strata at extreme recalls, a tiny heavy stratum."""
+    """Harder than the panel the goal is set on: tiny strata at extreme recalls, a tiny heavy stratum."""
     tiny, tiny_weights = [4, 5, 6, 5, 4], [0.1, 0.3, 0.2, 0.25, 0.15]
     return [
         scenario("stress: tiny strata, recalls 0.85-1", tiny, tiny_weights, [0.95, 0.9, 1.0, 0.85, 0.95]),
@@ -142,21 +149,94 @@ def binomial_credits(sc, n, columns, rng):
     return full, rng.binomial(n - full, p_half)
 
 
+def chunks(sc, replicates, size, rng):
+    """Simulated replicates, ``size`` at a time, as the positional and keyword counts of
+    ``ner_stratified.stratified_recall_arrays``."""
+    for start in range(0, replicates, size):
+        n, full, half, sizes, q, labelled, occurences = simulate(sc, min(size, replicates - start), rng)
+        yield (n, full, half, sizes), dict(q=q, labelled=labelled, occurences=occurences)
+
+
 def run_scenario(sc, replicates, n_bootstrap, rng):
     """Coverage and mean width of every method in one scenario."""
     chunk = max(1, min(replicates, CELLS_PER_CHUNK // (n_bootstrap * len(sc["n"]))))
     covered = {m: 0 for m in METHODS}
     width = {m: 0.0 for m in METHODS}
-    for start in range(0, replicates, chunk):
-        m = min(chunk, replicates - start)
-        n, full, half, sizes, q, labelled, occurences = simulate(sc, m, rng)
+    for counts, sizes in chunks(sc, replicates, chunk, rng):
         for method in METHODS:
             _, low, high, _ = ner_stratified.stratified_recall_arrays(
-                n, full, half, sizes, q=q, labelled=labelled, occurences=occurences, ci_method=method,
-                n_bootstrap=n_bootstrap, rng=rng)
+                *counts, **sizes, ci_method=method, n_bootstrap=n_bootstrap, rng=rng)
             covered[method] += int(((low <= sc["truth"]) & (sc["truth"] <= high)).sum())
             width[method] += float((high - low).sum())
     return {m: (covered[m] / replicates, width[m] / replicates) for m in METHODS}
+
+
+VARIANCE_METHODS = ("wilson", "weighted_wald", "stratified_wald")
+CHUNK = 200_000
+
+
+def variance_check(sc, replicates, rng):
+    """Monte Carlo variance of R, and each method's mean variance (its standard error squared)
+    relative to it."""
+    total = total_sq = 0.0
+    mean_variance = {m: 0.0 for m in VARIANCE_METHODS}
+    for counts, sizes in chunks(sc, replicates, CHUNK, rng):
+        for method in VARIANCE_METHODS:
+            r, _, _, se = ner_stratified.stratified_recall_arrays(*counts, **sizes, ci_method=method)
+            mean_variance[method] += float((se**2).sum()) / replicates
+        total, total_sq = total + float(r.sum()), total_sq + float((r**2).sum())
+    var_r = (total_sq - total**2 / replicates) / (replicates - 1)
+    return var_r, {m: 100 * (v / var_r - 1) for m, v in mean_variance.items()}
+
+
+def capped_coverage(sc, replicates, rng):
+    """Coverage and mean width of the Wilson interval as it is, and with n_eff capped at n."""
+    design = ner_stratified._design
+
+    def capped_design(sample, z):
+        variance, n_eff = design(sample, z)
+        return variance, np.minimum(n_eff, sample.n.sum(-1))
+
+    covered, width = [0, 0], [0.0, 0.0]
+    for counts, sizes in chunks(sc, replicates, CHUNK, rng):
+        for k, variant in enumerate((design, capped_design)):
+            ner_stratified._design = variant
+            try:
+                _, low, high, _ = ner_stratified.stratified_recall_arrays(*counts, **sizes, ci_method="wilson")
+            finally:
+                ner_stratified._design = design
+            covered[k] += int(((low <= sc["truth"]) & (sc["truth"] <= high)).sum())
+            width[k] += float((high - low).sum())
+    return [(c / replicates, w / replicates) for c, w in zip(covered, width)]
+
+
+def design_report(args, rng):
+    """Markdown report of the two design checks."""
+    begin = time.perf_counter()
+    estimated = [sc for sc in scenarios() if sc["estimated"] is not None]
+    variance_rows = [(sc, *variance_check(sc, args.replicates, rng)) for sc in estimated]
+    cap_rows = [(sc, capped_coverage(sc, args.replicates, rng)) for sc in scenarios() + stress_scenarios()]
+    seconds = time.perf_counter() - begin
+    lines = [
+        "# Design checks of the default interval",
+        "",
+        f"`python bench/ci_coverage.py --design-checks --replicates {args.replicates} --seed {args.seed}`; "
+        f"{seconds:.0f} s. Monte Carlo SE of a relative variance: {100 * (2 / (args.replicates - 1)) ** 0.5:.2f}%; "
+        f"of a coverage: {(0.95 * 0.05 / args.replicates) ** 0.5:.4f}.",
+        "",
+        "Mean variance (standard error squared) of each method against the Monte Carlo variance of the "
+        "estimate, where sizes are estimated:",
+        "",
+        "| scenario | Var(R) | " + " | ".join(VARIANCE_METHODS) + " |",
+        "|---|---:|" + "---:|" * len(VARIANCE_METHODS),
+    ]
+    for sc, var_r, bias in variance_rows:
+        lines.append(f"| {sc['name']} | {var_r:.4e} | " + " | ".join(f"{bias[m]:+.2f}%" for m in VARIANCE_METHODS) + " |")
+    lines += ["", "Wilson coverage / mean width, n_eff as it is and capped at n:", "",
+              "| scenario | wilson | wilson, n_eff capped at n |", "|---|---|---|"]
+    for sc, ((c0, w0), (c1, w1)) in cap_rows:
+        lines.append(f"| {sc['name']} | {c0:.4f} / {w0:.4f} | {c1:.4f} / {w1:.4f} |")
+    return "\n".join(lines) + "\n"
 
 
 def goal(row):
@@ -181,7 +261,7 @@ def table(results, args, seconds):
         f"--n-bootstrap {args.n_bootstrap}`; {seconds:.0f} s. Each cell: empirical coverage of the true "
         f"recall (Monte Carlo SE {mc_se:.4f}) / mean width. Goal: wilson coverage in "
         f"[{GOAL[0]}, {GOAL[1]}], and wilson no wider than weighted_wald where that covers >= {GOAL[0]}. "
-        "Rows marked stress go beyond the brief's panel.",
+        "Rows marked stress go beyond the panel of scenarios the goal is set on.",
         "",
         "| scenario | true R | " + " | ".join(METHODS) + " | goal |",
         "|---|---|" + "---|" * len(METHODS) + "---|",
@@ -210,13 +290,20 @@ def main(argv=None):
     parser.add_argument("--replicates", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-bootstrap", type=int, default=1000, help="resamples per replicate")
-    parser.add_argument("--output", type=Path, default=ROOT / "bench" / "ci_coverage.md")
+    parser.add_argument("--output", type=Path, help="default bench/ci_coverage.md (bench/ci_design.md)")
+    parser.add_argument("--design-checks", action="store_true",
+                        help="the variance and n_eff-cap checks instead of the coverage table")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
+    if args.design_checks:
+        report = design_report(args, rng)
+        (args.output or ROOT / "bench" / "ci_design.md").write_text(report)
+        print(report)
+        return
     begin = time.perf_counter()
     results = [(sc, run_scenario(sc, args.replicates, args.n_bootstrap, rng)) for sc in scenarios() + stress_scenarios()]
     report = table(results, args, time.perf_counter() - begin)
-    args.output.write_text(report)
+    (args.output or ROOT / "bench" / "ci_coverage.md").write_text(report)
     print(report)
 
 

@@ -305,7 +305,7 @@ def _best(results, step, size):
 
 
 def _targets(results, sizes):
-    """The issue's targets, each at the sizes it was measured at."""
+    """The speed targets, each at the sizes it was measured at."""
     lines = []
     best = lambda step, size: _best(results, step, size)  # noqa: E731
     for size in sizes:
