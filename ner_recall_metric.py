@@ -6,6 +6,8 @@ The counting lives in plain modules beside this file (``ner_decoding``, ``ner_ma
 this class validates options, calls them and formats the result.
 """
 
+from typing import NamedTuple
+
 import datasets
 import evaluate
 import numpy as np
@@ -13,9 +15,9 @@ import numpy as np
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
-from .ner_scorings import DEFAULT_SCORES, check_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
-from .ner_stratified import CI_METHODS, stratified_recall
-from .ner_trainer import as_tags, make_compute_metrics
+from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
+from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
+from .ner_trainer import as_tags, check_label_names, make_compute_metrics
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -145,6 +147,67 @@ RESERVED_KEYS = frozenset(
 )
 MODE_OPTIONS = (None, "strict")
 
+#: every option of ``compute`` with its default, by the family that checks it
+TAG_OPTIONS = {"scheme": None, "mode": None, "suffix": False, "label_names": None}
+SCORING_OPTIONS = {"zero_division": 0, "scores": DEFAULT_SCORES, "types": None, "label_map": None,
+                   "overlap_threshold": None, "errors": False}
+STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "confidence_level": 0.95,
+                      "recall_mode": "strict", "n_bootstrap": 10_000, "seed": 0}
+#: the options of each config
+CONFIG_OPTIONS = {
+    "default": {**TAG_OPTIONS, **SCORING_OPTIONS},
+    "subgroups": {**TAG_OPTIONS, **SCORING_OPTIONS, **STRATIFIED_OPTIONS},
+}
+#: where an option (or input) that a config lacks is found
+OPTION_CONFIGS = {name: "subgroups" for name in (*STRATIFIED_OPTIONS, "subgroups")}
+
+
+class Options(NamedTuple):
+    """Every option of a ``compute`` call, validated."""
+
+    scheme: object
+    mode: object
+    suffix: bool
+    label_names: object
+    zero_division: float
+    scoring: object
+    stratified: object
+
+
+def check_options(config_name, options):
+    """Validate the ``compute`` options of a config, before any input is read: an :class:`Options`.
+
+    ``options`` maps option names to the values given; the others take their defaults.
+    Raises ``ValueError`` naming the first bad option, and any name that is not an option
+    of this config (with the config that has it).
+    """
+    defaults = CONFIG_OPTIONS.get(config_name, CONFIG_OPTIONS["default"])
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        name = unknown[0]
+        if name in OPTION_CONFIGS:
+            raise ValueError(f"{name} needs the {OPTION_CONFIGS[name]!r} config: "
+                             f"evaluate.load(path, {OPTION_CONFIGS[name]!r})")
+        raise ValueError(f"unknown compute option {name!r}; options: {sorted(defaults)}")
+    o = {**defaults, **options}
+    _check_mode(o["mode"], o["scheme"])
+    if not isinstance(o["suffix"], bool):
+        raise ValueError(f"suffix must be True or False; got {o['suffix']!r}")
+    label_names = None if o["label_names"] is None else check_label_names(o["label_names"])
+    zero = check_zero_division(o["zero_division"])
+    scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
+    _check_types(scoring.types or ())
+    stratified = None
+    if "subgroup_weights" in defaults:
+        stratified = {name: o[name] for name in STRATIFIED_OPTIONS}
+        _check_stratified(stratified)
+    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, scoring, stratified)
+
+
+def _is_default(value, default):
+    """Whether an option's value is its default (an option left alone is no error in any config)."""
+    return value is default or (type(value) is type(default) and not isinstance(value, dict) and value == default)
+
 
 def _check_mode(mode, scheme):
     if mode not in MODE_OPTIONS:
@@ -162,22 +225,10 @@ def _check_types(types):
         raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(RESERVED_KEYS)}")
 
 
-STRATIFIED_DEFAULTS = {"subgroup_weights": None, "ci_method": "wilson", "confidence_level": 0.95,
-                       "recall_mode": "strict", "n_bootstrap": 10_000, "seed": 0}
-
-
-def _check_stratified(config_name, **options):
-    """The stratified-recall options in the "subgroups" config, None in the default one."""
-    if config_name != "subgroups":
-        changed = sorted(k for k, v in options.items() if v != STRATIFIED_DEFAULTS[k])
-        if changed:
-            raise ValueError(f"{changed[0]} needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
-        return None
+def _check_stratified(options):
     if options["recall_mode"] not in MODES:
         raise ValueError(f"recall_mode must be one of {sorted(MODES)}; got {options['recall_mode']!r}")
-    if options["ci_method"] not in CI_METHODS:
-        raise ValueError(f"ci_method must be one of {list(CI_METHODS)}; got {options['ci_method']!r}")
-    return options
+    check_interval_options(options["ci_method"], options["confidence_level"], options["n_bootstrap"], options["seed"])
 
 
 def _check_subgroups(column, name, single=False):
@@ -188,6 +239,22 @@ def _check_subgroups(column, name, single=False):
         if not isinstance(value, str) or not value:
             where = name if single else f"{name}[{i}]"
             raise ValueError(f"{where} is {value!r}; every sentence needs a subgroup name (a non-empty str)")
+
+
+def score_entities(corpus, gold, pred, options, subgroups=None):
+    """Every score family that ``options`` asks for, from the decoded entities of both sides."""
+    view = restrict(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
+    _check_types(view.types)
+    matching = match(view.gold, view.pred)
+    counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, int(corpus.lengths.sum()))
+    zero, scores = options.zero_division, options.scoring.scores
+    results = seqeval_scores(counts, zero) if "seqeval" in scores else {}
+    if "muc" in scores:
+        results["muc"] = muc_scores(counts, zero)
+    results.update(_more_scores(view, matching, options.scoring, zero))
+    if options.stratified is not None:
+        results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, options.stratified)
+    return results
 
 
 def _more_scores(view, matching, options, zero_division):
@@ -259,36 +326,37 @@ class NerRecallMetric(evaluate.Metric):
             reference_urls=["https://www.davidsbatista.net/blog/2018/05/09/Named_Entity_Evaluation/"],
         )
 
-    def _compute(self, predictions, references, subgroups=None, scheme=None, mode=None, suffix=False, zero_division=0,
-                 label_names=None, scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None,
-                 errors=False, subgroup_weights=None, ci_method="wilson", confidence_level=0.95, recall_mode="strict",
-                 n_bootstrap=10_000, seed=0):
-        stratified = _check_stratified(self.config_name, subgroup_weights=subgroup_weights, ci_method=ci_method,
-                                       confidence_level=confidence_level, recall_mode=recall_mode,
-                                       n_bootstrap=n_bootstrap, seed=seed)
-        _check_mode(mode, scheme)
-        predictions, references = as_tags(predictions, references, label_names)
-        zero = check_zero_division(zero_division)
-        options = check_options(scores, types, label_map, overlap_threshold, errors)
-        if not isinstance(suffix, bool):
-            raise ValueError(f"suffix must be True or False; got {suffix!r}")
+    def _compute(self, predictions, references, subgroups=None,
+                 scheme=None,
+                 mode=None,
+                 suffix=False,
+                 label_names=None,
+                 zero_division=0,
+                 scores=DEFAULT_SCORES,
+                 types=None,
+                 label_map=None,
+                 overlap_threshold=None,
+                 errors=False,
+                 subgroup_weights=None,
+                 ci_method="wilson",
+                 confidence_level=0.95,
+                 recall_mode="strict",
+                 n_bootstrap=10_000,
+                 seed=0):
+        given = locals()
+        options = check_options(self.config_name, {name: given[name] for name, default in CONFIG_OPTIONS["subgroups"].items()
+                                                   if not _is_default(given[name], default)})
+        if self.config_name == "subgroups":
+            _check_subgroups(subgroups, "subgroups")
+        elif subgroups is not None:
+            raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
+        predictions, references = as_tags(predictions, references, options.label_names)
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
-        corpus = encode(predictions, references, suffix=suffix, scheme=scheme)
-        gold = decode(corpus.references, corpus, scheme)
-        pred = decode(corpus.predictions, corpus, scheme)
-        view = restrict(corpus, gold, pred, options)  # label_map and types, once for every score
-        _check_types(view.types)
-        matching = match(view.gold, view.pred)
-        tokens = int(corpus.lengths.sum())
-        counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, tokens)
-        results = seqeval_scores(counts, zero) if "seqeval" in options.scores else {}
-        if "muc" in options.scores:
-            results["muc"] = muc_scores(counts, zero)
-        results.update(_more_scores(view, matching, options, zero))
-        if stratified is not None:
-            results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, stratified)
-        return results
+        corpus = encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
+        gold = decode(corpus.references, corpus, options.scheme)
+        pred = decode(corpus.predictions, corpus, options.scheme)
+        return score_entities(corpus, gold, pred, options, subgroups)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of sentences; tags are type-checked first, so errors name their place."""
@@ -345,5 +413,6 @@ class NerRecallMetric(evaluate.Metric):
         ``PER_f1``, ``muc_partial_f1``, ``muc_strict_PER_missed`` (see ``ner_trainer``).
         Options are checked now, so a typo fails before training.
         """
+        check_options(self.config_name, options)
         return make_compute_metrics(self.compute, label_names, options,
                                     compute_signature=self._compute, input_names=self._feature_names())

@@ -117,7 +117,7 @@ def _check_threshold(threshold, scores):
     return float(threshold)
 
 
-def check_options(scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None, errors=False):
+def check_scoring_options(scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None, errors=False):
     """Validate the scoring options; raise ``ValueError`` naming the first bad one."""
     scores = _names(scores, "scores")
     unknown = [s for s in scores if s not in SCORES]

@@ -143,7 +143,7 @@ def stratified_recall(strata, subgroup_weights=None, *, ci_method="wilson", conf
     >>> res["strata"]["b"]["weight"], res["strata"]["b"]["recall"]
     (0.75, 0.6)
     """
-    _check_options(ci_method, confidence_level, n_bootstrap, seed)
+    check_interval_options(ci_method, confidence_level, n_bootstrap, seed)
     names, n, full, half = _parse_strata(strata)
     sizes, q, labelled, occurences = _parse_weights(subgroup_weights, names, n)
     keep = n > 0   # a stratum without gold entities carries no information
@@ -183,7 +183,8 @@ def _is_real(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _check_options(ci_method, confidence_level, n_bootstrap, seed):
+def check_interval_options(ci_method, confidence_level, n_bootstrap, seed):
+    """Validate the interval options of :func:`stratified_recall`; raise ``ValueError`` naming the bad one."""
     if ci_method not in CI_METHODS:
         raise ValueError(f"ci_method must be one of {list(CI_METHODS)}; got {ci_method!r}")
     if not (_is_real(confidence_level) and 0 < confidence_level < 1):
