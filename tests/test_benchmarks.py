@@ -12,7 +12,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 
 import ner_benchmarks
 from conftest import benchmark_csv
-from ner_benchmarks import align, benchmark_sizes, load_benchmark, refine, spans_to_tags
+from ner_benchmarks import align, benchmark_sizes, load_benchmark, spans_to_tags
 
 
 SUBGROUPS = {

@@ -1,12 +1,11 @@
 """The "subgroups" config: stratum-weighted recall through evaluate.load, as Hub users get it."""
 
 import csv
-import os
 import re
 
 import pytest
 
-from conftest import METRIC_PATH, ROOT, benchmark_csv
+from conftest import METRIC_PATH, benchmark_csv
 
 # published leaderboard row of the EstNLTK default tagger on amundsen_01
 PUBLISHED = (0.5892016803782091, 0.5442531601445354, 0.6341502006118828)
