@@ -148,44 +148,45 @@ def match(gold, pred):
     return Matching(g, p, scenario.astype(np.int8), overlap_gold, overlap_pred)
 
 
+class Pairs(NamedTuple):
+    """Matched pairs as a sparse table: one row per (scenario, gold type, predicted type) that
+    occurs, sorted by that key, with ``n``, the number of pairs."""
+
+    scenario: np.ndarray
+    gold: np.ndarray
+    pred: np.ndarray
+    n: np.ndarray
+
+
 class Counts(NamedTuple):
     """Sufficient statistics of a corpus: every score derives from these counts.
 
-    ``pairs[s, i, j]``: matched pairs of scenario ``s`` with gold type ``i`` and predicted
-    type ``j``; ``missed[i]`` / ``spurious[j]``: unmatched gold / predicted spans per type;
+    ``pairs``: the matched pairs per (scenario, gold type, predicted type), a sparse
+    :class:`Pairs` table, so memory grows with the pairs seen, not the square of the types;
+    ``missed[i]`` / ``spurious[j]``: unmatched gold / predicted spans per type;
     ``tokens_correct`` / ``tokens``: tokens whose tags are equal, and all tokens.
     """
 
     types: tuple
-    pairs: np.ndarray
+    pairs: Pairs
     missed: np.ndarray
     spurious: np.ndarray
     tokens_correct: int
     tokens: int
 
-    def __add__(self, other):
-        types = tuple(sorted(set(self.types) | set(other.types)))
-        total = _empty_counts(types)
-        for part in (self, other):
-            idx = np.array([types.index(t) for t in part.types], dtype=np.intp)
-            total.pairs[np.ix_(range(len(SCENARIOS)), idx, idx)] += part.pairs
-            total.missed[idx] += part.missed
-            total.spurious[idx] += part.spurious
-        return total._replace(tokens_correct=self.tokens_correct + other.tokens_correct,
-                              tokens=self.tokens + other.tokens)
 
-
-def _empty_counts(types):
-    k = len(types)
-    return Counts(types, np.zeros((len(SCENARIOS), k, k), dtype=np.int64),
-                  np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64), 0, 0)
+def _pairs_table(scenario, gold_type, pred_type, k):
+    """The :class:`Pairs` table of matched pairs given one by one (type indices below ``k``)."""
+    code = (np.asarray(scenario, dtype=np.int64) * k + gold_type) * k + pred_type
+    code, n = np.unique(code, return_counts=True)
+    k = max(k, 1)
+    return Pairs(code // (k * k), code // k % k, code % k, n.astype(np.int64))
 
 
 def count(gold, pred, matching, types, tokens_correct, tokens):
     """:class:`Counts` from the spans of both sides and their matching."""
     k = len(types)
-    flat = (matching.scenario.astype(np.int64) * k + gold.type[matching.gold]) * k + pred.type[matching.pred]
-    pairs = np.bincount(flat, minlength=len(SCENARIOS) * k * k).reshape(len(SCENARIOS), k, k)
+    pairs = _pairs_table(matching.scenario, gold.type[matching.gold], pred.type[matching.pred], k)
     gold_free = np.ones(len(gold), dtype=bool)
     gold_free[matching.gold] = False
     pred_free = np.ones(len(pred), dtype=bool)
@@ -193,6 +194,13 @@ def count(gold, pred, matching, types, tokens_correct, tokens):
     missed = np.bincount(gold.type[gold_free], minlength=k)
     spurious = np.bincount(pred.type[pred_free], minlength=k)
     return Counts(tuple(types), pairs, missed, spurious, int(tokens_correct), int(tokens))
+
+
+def _per_scenario(counts, side):
+    """Matched pairs per scenario x type of one side (``"gold"`` or ``"pred"``), dense."""
+    out = np.zeros((len(SCENARIOS), len(counts.types)), dtype=np.int64)
+    np.add.at(out, (counts.pairs.scenario, getattr(counts.pairs, side)), counts.pairs.n)
+    return out
 
 
 # ---------------------------------------------------------------------------- scores
@@ -205,16 +213,50 @@ def check_zero_division(zero_division):
     return float(zero_division)
 
 
+def check_beta(beta):
+    """Validate the F-beta weight (a finite number > 0; recall counts ``beta`` times as much as
+    precision); returns it as a float.
+
+    >>> check_beta(2), fbeta_key(2), fbeta_key(0.5), fbeta_key(1.0)
+    (2.0, 'f2', 'f0.5', 'f1')
+    """
+    if isinstance(beta, (int, float, np.integer, np.floating)) and not isinstance(beta, bool):
+        try:
+            value = float(beta)
+        except OverflowError:  # an int beyond float range
+            value = float("inf")
+        if 0 < value < float("inf"):  # false for nan
+            return value
+    raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+
+
+def fbeta_key(beta):
+    """The name of the F-beta score: ``"f1"``, ``"f0.5"``, ``"f2"``."""
+    text = repr(float(beta))
+    return "f" + (text[:-2] if text.endswith(".0") else text)
+
+
 def divide(numerator, denominator, zero_division):
     """``numerator / denominator`` as a plain float, ``zero_division`` where it is 0/0."""
     return float(numerator) / float(denominator) if denominator else float(zero_division)
 
 
-def f1(precision, recall):
-    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+def fbeta(precision, recall, beta=1.0):
+    """The weighted harmonic mean of precision and recall, 0.0 when both are 0.
+
+    >>> fbeta(0.5, 1.0), fbeta(0.5, 1.0, beta=2), fbeta(0.5, 1.0, beta=0.5)
+    (0.6666666666666666, 0.8333333333333334, 0.5555555555555556)
+    """
+    if beta <= 1.0:  # beta ** 2 may underflow to 0: then the score is the precision
+        b2 = beta * beta
+        numerator, denominator = (1 + b2) * precision * recall, b2 * precision + recall
+    else:  # divided by beta ** 2, which may overflow: then the score is the recall
+        w = 1 / (beta * beta)
+        numerator, denominator = (1 + w) * precision * recall, precision + w * recall
+    return numerator / denominator if denominator else 0.0
 
 
-def _mode_scores(recall_side, precision_side, missed, spurious, zero_division):
+def _mode_scores(recall_side, precision_side, missed, spurious, zero_division, beta):
     """One MUC table: counts of gold (recall) side, then scores from both sides."""
     possible = sum(recall_side.values()) + missed
     actual = sum(precision_side.values()) + spurious
@@ -222,7 +264,8 @@ def _mode_scores(recall_side, precision_side, missed, spurious, zero_division):
     recall = divide(sum(CREDIT[o] * n for o, n in recall_side.items()), possible, zero_division)
     table = {o: int(recall_side[o]) for o in OUTCOMES}
     table.update(missed=int(missed), spurious=int(spurious), possible=int(possible), actual=int(actual),
-                 precision=precision, recall=recall, f1=f1(precision, recall))
+                 precision=precision, recall=recall)
+    table[fbeta_key(beta)] = fbeta(precision, recall, beta)
     return table
 
 
@@ -234,56 +277,57 @@ def _by_outcome(mode, per_scenario):
     return out
 
 
-def muc_scores(counts, zero_division=0.0):
+def muc_scores(counts, zero_division=0.0, beta=1.0):
     """The four MUC / SemEval-2013 modes, overall and per type.
 
     Per type, the recall side (correct, incorrect, partial, missed, possible) counts gold
     spans of that type and the precision side (spurious, actual, precision) predicted spans of
     that type, so every count adds up over the types to the overall count.
     """
-    gold_side = counts.pairs.sum(axis=2)  # scenario x gold type
-    pred_side = counts.pairs.sum(axis=1)  # scenario x predicted type
-    overall = counts.pairs.sum(axis=(1, 2))
+    gold_side = _per_scenario(counts, "gold")  # scenario x gold type
+    pred_side = _per_scenario(counts, "pred")  # scenario x predicted type
+    overall = gold_side.sum(axis=1)
     results = {}
     for mode in MODES:
         table = _mode_scores(_by_outcome(mode, overall), _by_outcome(mode, overall),
-                             counts.missed.sum(), counts.spurious.sum(), zero_division)
+                             counts.missed.sum(), counts.spurious.sum(), zero_division, beta)
         table["per_type"] = {
             name: _mode_scores(_by_outcome(mode, gold_side[:, i]), _by_outcome(mode, pred_side[:, i]),
-                               counts.missed[i], counts.spurious[i], zero_division)
+                               counts.missed[i], counts.spurious[i], zero_division, beta)
             for i, name in enumerate(counts.types)
         }
         results[mode] = table
     return results
 
 
-def seqeval_scores(counts, zero_division=0.0):
+def seqeval_scores(counts, zero_division=0.0, beta=1.0):
     """Scores with seqeval's keys: per type, micro (``overall_*``), macro and weighted averages.
 
     Types are those with at least one gold or predicted entity, as in seqeval.
     """
-    tp = np.diagonal(counts.pairs[0]).astype(np.int64)
-    true = counts.pairs.sum(axis=(0, 2)) + counts.missed
-    predicted = counts.pairs.sum(axis=(0, 1)) + counts.spurious
-    table = prf_table(tp, tp, true, predicted, counts.types, zero_division)
-    results = {name: {k: row[k] for k in ("precision", "recall", "f1", "number")}
-               for name, row in table["per_type"].items()}
-    results.update({f"overall_{k}": table[k] for k in ("precision", "recall", "f1")})
+    gold_side = _per_scenario(counts, "gold")
+    tp = gold_side[SCENARIOS.index("exact")]  # exact span and same type
+    true = gold_side.sum(axis=0) + counts.missed
+    predicted = _per_scenario(counts, "pred").sum(axis=0) + counts.spurious
+    table = prf_table(tp, tp, true, predicted, counts.types, zero_division, beta=beta)
+    names = ("precision", "recall", fbeta_key(beta))
+    results = {name: {k: row[k] for k in names + ("number",)} for name, row in table["per_type"].items()}
+    results.update({f"overall_{k}": table[k] for k in names})
     results["overall_accuracy"] = divide(counts.tokens_correct, counts.tokens, zero_division)
-    results.update({f"{avg}_{k}": table[f"{avg}_{k}"] for avg in ("macro", "weighted")
-                    for k in ("precision", "recall", "f1")})
+    results.update({f"{avg}_{k}": table[f"{avg}_{k}"] for avg in ("macro", "weighted") for k in names})
     return results
 
 
-def _prf(hit_gold, hit_pred, number, predicted, zero_division):
+def _prf(hit_gold, hit_pred, number, predicted, zero_division, beta):
     p = divide(hit_pred, predicted, zero_division)
     r = divide(hit_gold, number, zero_division)
-    return {"precision": p, "recall": r, "f1": f1(p, r), "number": int(number), "predicted": int(predicted)}
+    return {"precision": p, "recall": r, fbeta_key(beta): fbeta(p, r, beta),
+            "number": int(number), "predicted": int(predicted)}
 
 
-def _averages(rows, predicted, zero_division):
-    """Macro and gold-support-weighted means of the per-type (precision, recall, f1)."""
-    names = ("precision", "recall", "f1")
+def _averages(rows, predicted, zero_division, beta):
+    """Macro and gold-support-weighted means of the per-type (precision, recall, F-beta)."""
+    names = ("precision", "recall", fbeta_key(beta))
     z = float(zero_division)
     if not rows:
         return {f"{avg}_{n}": z for avg in ("macro", "weighted") for n in names}
@@ -292,26 +336,28 @@ def _averages(rows, predicted, zero_division):
     macro = scores.mean(axis=0)
     if support.sum() > 0:
         weighted = (scores * support[:, None]).sum(axis=0) / support.sum()
-    else:  # as seqeval: no gold item, so recall is 0/0; precision and f1 are 0 once something was predicted
+    else:  # as seqeval: no gold item, so recall is 0/0; precision and F are 0 once something was predicted
         weighted = (z if predicted == 0 else 0.0, z, z if predicted == 0 else 0.0)
     out = {f"macro_{n}": float(v) for n, v in zip(names, macro)}
     out.update({f"weighted_{n}": float(v) for n, v in zip(names, weighted)})
     return out
 
 
-def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, hit_names=()):
-    """Micro, macro and weighted precision / recall / F1 with a per-type table, from counts.
+def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, hit_names=(), beta=1.0):
+    """Micro, macro and weighted precision / recall / F-beta with a per-type table, from counts.
 
     Per type ``i``: ``hit_gold[i]`` of its ``number[i]`` gold items were found and
     ``hit_pred[i]`` of its ``predicted[i]`` predicted items were right. Types with neither
     gold nor predicted items are left out of the table and the averages, as in seqeval.
     ``hit_names`` (gold name, predicted name) also reports the hits, overall and per type.
+    The F key is ``fbeta_key(beta)``: ``f1``, ``macro_f1``, ... for the default beta of 1.
     """
     present = np.flatnonzero((np.asarray(number) + np.asarray(predicted)) > 0).tolist()
-    per_type = {types[i]: _prf(hit_gold[i], hit_pred[i], number[i], predicted[i], zero_division) for i in present}
+    per_type = {types[i]: _prf(hit_gold[i], hit_pred[i], number[i], predicted[i], zero_division, beta)
+                for i in present}
     n, k = int(np.sum(number)), int(np.sum(predicted))
-    table = _prf(np.sum(hit_gold), np.sum(hit_pred), n, k, zero_division)
-    table.update(_averages(list(per_type.values()), k, zero_division))
+    table = _prf(np.sum(hit_gold), np.sum(hit_pred), n, k, zero_division, beta)
+    table.update(_averages(list(per_type.values()), k, zero_division, beta))
     table["per_type"] = per_type
     if hit_names:
         gold_name, pred_name = hit_names
@@ -319,6 +365,33 @@ def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, h
         for i in present:
             per_type[types[i]].update({gold_name: int(hit_gold[i]), pred_name: int(hit_pred[i])})
     return table
+
+
+#: the confusion table of each scenario: same span (exact) or overlapping
+CONFUSION_SPANS = ("same_span", "same_span", "overlap", "overlap")
+
+
+def confusion(counts):
+    """Type confusion: matched pairs per gold type and predicted type, for the pairs on the same
+    span and the overlapping ones, and the missed and spurious spans per type (nonzero only).
+
+    >>> import ner_decoding as D
+    >>> corpus = D.encode([["B-LOC", "O", "B-ORG", "I-ORG"]], [["B-PER", "O", "B-ORG", "O"]])
+    >>> gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
+    >>> counts = count(gold, pred, match(gold, pred), corpus.types, tokens_correct=2, tokens=4)
+    >>> confusion(counts)
+    {'same_span': {'PER': {'LOC': 1}}, 'overlap': {'ORG': {'ORG': 1}}, 'missed': {}, 'spurious': {}}
+    """
+    types, pairs = counts.types, counts.pairs
+    out = {name: {} for name in CONFUSION_SPANS}
+    spans = np.array(CONFUSION_SPANS)[pairs.scenario]
+    for i in np.lexsort((pairs.pred, pairs.gold, spans)).tolist():  # by span, gold, predicted type
+        row = out[spans[i]].setdefault(types[pairs.gold[i]], {})
+        row[types[pairs.pred[i]]] = row.get(types[pairs.pred[i]], 0) + int(pairs.n[i])
+    for side in ("missed", "spurious"):
+        n = getattr(counts, side)
+        out[side] = {types[i]: int(n[i]) for i in np.flatnonzero(n).tolist()}
+    return out
 
 
 def gold_outcomes(matching, n_gold, mode):

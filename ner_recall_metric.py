@@ -14,7 +14,7 @@ import numpy as np
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
-from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
+from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, fbeta, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
@@ -277,7 +277,7 @@ def _more_scores(view, matching, options, zero_division):
         harem = harem_counts(gold, pred, alignment)
         precision = divide(harem["credit"], harem["actual"], zero_division)
         recall = divide(harem["credit"], harem["possible"], zero_division)
-        results["harem"] = dict(harem, precision=precision, recall=recall, f1=f1(precision, recall))
+        results["harem"] = dict(harem, precision=precision, recall=recall, f1=fbeta(precision, recall))
     if options.errors:
         results["errors"] = error_listing(view, matching, OUTCOME_TABLE, hits, alignment)
     return results
