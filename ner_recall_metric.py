@@ -14,7 +14,7 @@ import numpy as np
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
-from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, fbeta, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
+from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_beta, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
@@ -54,10 +54,13 @@ Args:
     mode (str or None): None (default) or "strict"; "strict" requires a scheme.
     suffix (bool): tags carry their prefix last ("PER-B"). Default False.
     zero_division (int): 0 (default) or 1, the value of a score whose denominator is 0.
+    beta (float): the weight of recall in every F score, a finite number > 0; default 1 (F1).
+        With another beta every "f1" key below is named for it: "f2", "overall_f0.5",
+        "macro_f2" ("f" followed by repr(float(beta)) without a trailing ".0").
     label_names (list of str or None): the tag of each class id, for class-id input
         (e.g. ``dataset.features["ner_tags"].feature.names``); None (default) for tags.
     scores (list of str): the score families, any of "seqeval" (top-level keys), "muc",
-        "token", "overlap", "harem". Default ["seqeval", "muc"].
+        "token", "overlap", "harem", "confusion". Default ["seqeval", "muc"].
     types (list of str or None): score only these entity types; entities of other types are
         dropped on both sides (and their tags count as O for overall_accuracy). A listed type
         absent from the data is allowed (a batch may lack it) and scores zero counts. None
@@ -106,6 +109,9 @@ Returns:
     harem (dict, with "harem" in scores): HAREM identification, types ignored: "correct",
         "partial_excess", "partial_shortage" (aligned pairs), "missed", "spurious", "possible",
         "actual" (int), "credit", "precision", "recall", "f1" (float).
+    confusion (dict, with "confusion" in scores): type confusion of the one-to-one matching:
+        "same_span" and "overlap" {GOLD TYPE: {PREDICTED TYPE: int}} (matched pairs on the
+        same span, and overlapping), "missed" and "spurious" {TYPE: int}; nonzero entries only.
     errors (dict, with errors=True): per mode ("strict", "exact", "partial", "type", and
         "overlap" / "harem" when scored), per outcome, a list of {"sentence": int,
         "gold": [TYPE, start, end] or None, "pred": [TYPE, start, end] or None}, offsets in
@@ -141,7 +147,7 @@ Examples:
 
 #: top-level result keys an entity type may not take
 RESERVED_KEYS = frozenset(
-    ["muc", "stratified_recall", "token", "overlap", "harem", "errors"]
+    ["muc", "stratified_recall", "token", "overlap", "harem", "confusion", "errors"]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
 )
@@ -149,7 +155,7 @@ MODE_OPTIONS = (None, "strict")
 
 #: every option of ``compute`` with its default, by the family that checks it
 TAG_OPTIONS = {"scheme": None, "mode": None, "suffix": False, "label_names": None}
-SCORING_OPTIONS = {"zero_division": 0, "scores": DEFAULT_SCORES, "types": None, "label_map": None,
+SCORING_OPTIONS = {"zero_division": 0, "beta": 1.0, "scores": DEFAULT_SCORES, "types": None, "label_map": None,
                    "overlap_threshold": None, "errors": False}
 STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "confidence_level": 0.95,
                       "recall_mode": "strict", "n_bootstrap": 10_000, "seed": 0}
@@ -170,6 +176,7 @@ class Options(NamedTuple):
     suffix: bool
     label_names: object
     zero_division: float
+    beta: float
     scoring: object
     stratified: object
 
@@ -195,13 +202,14 @@ def check_options(config_name, options):
         raise ValueError(f"suffix must be True or False; got {o['suffix']!r}")
     label_names = None if o["label_names"] is None else check_label_names(o["label_names"])
     zero = check_zero_division(o["zero_division"])
+    beta = check_beta(o["beta"])
     scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
     _check_types(scoring.types or ())
     stratified = None
     if "subgroup_weights" in defaults:
         stratified = {name: o[name] for name in STRATIFIED_OPTIONS}
         _check_stratified(stratified)
-    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, scoring, stratified)
+    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified)
 
 
 def _is_default(value, default):
@@ -249,35 +257,38 @@ def score_entities(corpus, gold, pred, options, subgroups=None):
     _check_types(view.types)
     matching = match(view.gold, view.pred)
     counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, int(corpus.lengths.sum()))
-    zero, scores = options.zero_division, options.scoring.scores
-    results = seqeval_scores(counts, zero) if "seqeval" in scores else {}
+    zero, beta, scores = options.zero_division, options.beta, options.scoring.scores
+    results = seqeval_scores(counts, zero, beta) if "seqeval" in scores else {}
     if "muc" in scores:
-        results["muc"] = muc_scores(counts, zero)
-    results.update(_more_scores(view, matching, options.scoring, zero))
+        results["muc"] = muc_scores(counts, zero, beta)
+    if "confusion" in scores:
+        results["confusion"] = confusion(counts)
+    results.update(_more_scores(view, matching, options.scoring, zero, beta))
     if options.stratified is not None:
         results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, options.stratified)
     return results
 
 
-def _more_scores(view, matching, options, zero_division):
+def _more_scores(view, matching, options, zero_division, beta):
     """The families beyond seqeval and MUC that ``options`` asks for, and the error listing."""
     gold, pred, types = view.gold, view.pred, view.types
     results, hits, alignment = {}, None, None
     if "token" in options.scores:
         correct, number, predicted = token_counts(gold, pred, len(types))
         results["token"] = prf_table(correct, correct, number, predicted, types, zero_division,
-                                     hit_names=("correct", "correct"))
+                                     hit_names=("correct", "correct"), beta=beta)
     if "overlap" in options.scores:
         hits = overlap_hits(gold, pred, matching, options.overlap_threshold)
         results["overlap"] = prf_table(*overlap_counts(gold, pred, hits, len(types)), types, zero_division,
-                                       hit_names=("matched_gold", "matched_pred"))
+                                       hit_names=("matched_gold", "matched_pred"), beta=beta)
         results["overlap"]["threshold"] = options.overlap_threshold
     if "harem" in options.scores:
         alignment = harem_alignment(gold, pred, matching)
         harem = harem_counts(gold, pred, alignment)
         precision = divide(harem["credit"], harem["actual"], zero_division)
         recall = divide(harem["credit"], harem["possible"], zero_division)
-        results["harem"] = dict(harem, precision=precision, recall=recall, f1=fbeta(precision, recall))
+        results["harem"] = dict(harem, precision=precision, recall=recall)
+        results["harem"][fbeta_key(beta)] = fbeta(precision, recall, beta)
     if options.errors:
         results["errors"] = error_listing(view, matching, OUTCOME_TABLE, hits, alignment)
     return results
@@ -334,6 +345,7 @@ class NerRecallMetric(evaluate.Metric):
                  suffix=False,
                  label_names=None,
                  zero_division=0,
+                 beta=1.0,
                  scores=DEFAULT_SCORES,
                  types=None,
                  label_map=None,

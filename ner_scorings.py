@@ -54,7 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-SCORES = ("seqeval", "muc", "token", "overlap", "harem")
+SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion")
 DEFAULT_SCORES = ("seqeval", "muc")
 DEFAULT_OVERLAP_THRESHOLD = 0.5
 HAREM_OUTCOMES = ("correct", "partial_excess", "partial_shortage", "missed", "spurious")
