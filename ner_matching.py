@@ -286,15 +286,16 @@ def muc_scores(counts, zero_division=0.0, beta=1.0):
     """
     gold_side = _per_scenario(counts, "gold")  # scenario x gold type
     pred_side = _per_scenario(counts, "pred")  # scenario x predicted type
-    overall = gold_side.sum(axis=1)
+    overall = gold_side.sum(axis=1).tolist()
+    per_type = list(zip(counts.types, gold_side.T.tolist(), pred_side.T.tolist(),  # plain ints: fast
+                        counts.missed.tolist(), counts.spurious.tolist()))
     results = {}
     for mode in MODES:
         table = _mode_scores(_by_outcome(mode, overall), _by_outcome(mode, overall),
-                             counts.missed.sum(), counts.spurious.sum(), zero_division, beta)
+                             int(counts.missed.sum()), int(counts.spurious.sum()), zero_division, beta)
         table["per_type"] = {
-            name: _mode_scores(_by_outcome(mode, gold_side[:, i]), _by_outcome(mode, pred_side[:, i]),
-                               counts.missed[i], counts.spurious[i], zero_division, beta)
-            for i, name in enumerate(counts.types)
+            name: _mode_scores(_by_outcome(mode, gold), _by_outcome(mode, pred), missed, spurious, zero_division, beta)
+            for name, gold, pred, missed, spurious in per_type
         }
         results[mode] = table
     return results
