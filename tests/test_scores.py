@@ -360,3 +360,47 @@ def test_confusion_adds_up_to_the_muc_counts():
     values = [n for part in ("same_span", "overlap") for row in table[part].values() for n in row.values()]
     values += list(table["missed"].values()) + list(table["spurious"].values())
     assert all(type(n) is int and n > 0 for n in values)
+
+
+# ------------------------------------------------------------------ through the metric
+@pytest.fixture(scope="module")
+def wrapper(metric):
+    """The metric script's module, as evaluate loaded it."""
+    import sys
+
+    return sys.modules[type(metric).__module__]
+
+
+@pytest.mark.parametrize("beta", [0, -2, True, "2", math.nan, math.inf, None, [2]])
+def test_beta_checked_with_every_option_before_any_tag_is_read(metric, wrapper, beta):
+    with pytest.raises(ValueError, match=r"^beta must be a finite number > 0; got "):
+        wrapper.check_options("default", {"beta": beta})
+    with pytest.raises(ValueError, match=r"^beta must be a finite number > 0; got "):
+        metric.compute(predictions=[["B-PER"]], references=[["B-PER", "O"]], beta=beta)  # lengths differ
+
+
+def test_confusion_family_through_compute(metric):
+    references, predictions = SWAP
+    results = metric.compute(predictions=predictions, references=references, scores=["confusion"])
+    assert results == {"confusion": {"same_span": {"PER": {"LOC": 1}}, "overlap": {"ORG": {"ORG": 1}},
+                                     "missed": {}, "spurious": {}}}
+
+
+def test_confusion_is_a_reserved_result_key(metric):
+    with pytest.raises(ValueError, match="entity type 'confusion' collides with a result key"):
+        metric.compute(predictions=[["B-confusion"]], references=[["B-confusion"]])
+
+
+def test_docs_stress_table_is_bench_stress_md():
+    import os
+    import re
+
+    from conftest import ROOT
+
+    def rows(text):
+        return [line for line in text.splitlines() if line.startswith("|")]
+    with open(os.path.join(ROOT, "docs", "scores.md"), encoding="utf-8") as f:
+        page = re.search(r"<!-- stress -->\n(.*?)<!-- /stress -->", f.read(), re.S).group(1)
+    with open(os.path.join(ROOT, "bench", "stress.md"), encoding="utf-8") as f:
+        written = rows(f.read())
+    assert len(written) > 2 and rows(page) == written
