@@ -341,7 +341,7 @@ def _resolve_components(g, p, gold, pred):
         keep[idx[_heaviest_pairs(same[idx], shared[idx], _firsts(component[idx]))]] = True
     for c in np.flatnonzero(~flat & ~star).tolist():
         rows = slice(first[c], first[c] + size[c])
-        keep[rows] = _assign(row[rows], col[rows], (n_rows[c], n_cols[c]), same[rows], shared[rows])
+        keep[rows] = _assign(row[rows], col[rows], (int(n_rows[c]), int(n_cols[c])), same[rows], shared[rows])
     inverse = np.empty(len(order), dtype=bool)
     inverse[order] = keep
     return inverse
