@@ -161,8 +161,8 @@ def main():
         runs = args.runs if len(gold) < 1_000_000 else 1
         matched = len(M.match(gold, pred).gold)
         alone = best_time(lambda: M.match(gold, pred), runs)
-        total = f"{best_time(lambda: scorings(gold, pred), runs):.3f}" if with_scorings else ""
-        rows.append(f"| {name} | {len(gold):,} | {len(pred):,} | {matched:,} | {alone:.3f} | {total} |")
+        total = f"{best_time(lambda: scorings(gold, pred), runs):.4f}" if with_scorings else ""
+        rows.append(f"| {name} | {len(gold):,} | {len(pred):,} | {matched:,} | {alone:.4f} | {total} |")
         print(rows[-1], flush=True)
     table = "\n".join(rows)
     if args.out:

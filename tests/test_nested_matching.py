@@ -1,7 +1,9 @@
 """Matching and scorings when the spans of a side nest and overlap."""
 
 import itertools
+import os
 import random
+import re
 
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ import pytest
 import ner_decoding as D
 import ner_matching as M
 import ner_scorings as S
+from conftest import ROOT
 
 TYPES = ("LOC", "ORG", "PER")
 
@@ -226,3 +229,12 @@ def test_nested_levels_shifted_by_one_token_all_match():
     matching = M.match(gold, pred)
     assert len(matching.gold) == n and len(matching.overlap_gold) == n * n
     assert matching.gold.tolist() == matching.pred.tolist() == list(range(n))  # level with level
+
+
+def test_the_cost_table_in_the_docs_is_the_bench_output():
+    """``docs/matching.md`` shows the table ``bench/matching.py`` wrote to ``bench/matching.md``."""
+    with open(os.path.join(ROOT, "docs", "matching.md"), encoding="utf-8") as f:
+        shown = re.search(r"<!-- matching-bench -->\n(.*?)\n<!-- /matching-bench -->", f.read(), re.S).group(1)
+    with open(os.path.join(ROOT, "bench", "matching.md"), encoding="utf-8") as f:
+        written = [line for line in f.read().splitlines() if line.startswith("|")]
+    assert written and shown.splitlines() == written
