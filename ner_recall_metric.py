@@ -399,8 +399,11 @@ class NerRecallMetric(evaluate.Metric):
         validated here and scored directly, without evaluate's cache.
         """
         names = self._feature_names()
-        inputs = {"predictions": predictions, "references": references,
-                  **{k: v for k, v in kwargs.items() if k in names}}
+        given = {"predictions": predictions, "references": references, **kwargs}
+        missing = [k for k in names if k not in given]
+        if missing and not (predictions is None and references is None):  # evaluate's own message
+            raise ValueError(f"Evaluation module inputs are missing: {missing}. All required inputs are {names}")
+        inputs = {k: given.get(k) for k in names}
         options = {k: v for k, v in kwargs.items() if k not in names}
         check_options(self.config_name, options)  # before the cache is touched: a typo costs nothing
         label_names = options.get("label_names")
