@@ -267,6 +267,13 @@ def _place(lengths, k):
     return i, int(k - (ends[i] - lengths[i]))
 
 
+class _Checked(list):
+    """A list column that :func:`check_batch` has validated, with what it found: passed on
+    instead of the user's list, so that a second check is free."""
+
+    batch = None
+
+
 class Batch(NamedTuple):
     """Validated columns of one call: the columns (lists, 2-D arrays or Arrow arrays), the
     kind of their items (TAG, CLASS_ID, or None when every sentence is empty), sentence
@@ -299,6 +306,8 @@ def check_batch(predictions, references, single=False):
     Returns a :class:`Batch`.
     """
     names = ("prediction", "reference") if single else ("predictions", "references")
+    if isinstance(predictions, _Checked) and predictions.batch.references is references:
+        return predictions.batch
     if single:
         predictions, references = [_one(predictions, names[0])], [_one(references, names[1])]
     cols = [column(value, name) for value, name in zip((predictions, references), names)]
@@ -319,7 +328,12 @@ def check_batch(predictions, references, single=False):
         raise ValueError(f"{_where(side, i, j, single)} is a {kinds[1]} ({value!r}) but {names[0]} hold"
                          f" {kinds[0]}s; both sides are tags, or both class ids")
     _check_int64(cols, names, kinds[0] or kinds[1], lengths[0], single)
-    return Batch(cols[0], cols[1], kinds[0] or kinds[1], lengths[0], firsts[0])
+    if not single and not isinstance(cols[0], (pa.Array, np.ndarray)):
+        cols[0] = _Checked(cols[0])
+    batch = Batch(cols[0], cols[1], kinds[0] or kinds[1], lengths[0], firsts[0])
+    if isinstance(cols[0], _Checked):
+        cols[0].batch = batch
+    return batch
 
 
 def _one(value, name):
