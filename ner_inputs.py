@@ -211,9 +211,16 @@ def _misfit(sentences, name, single):
     return None
 
 
-def _list_kind(sentences, name, single):
-    """TAG, CLASS_ID or None (no items) of a list column; ``ValueError`` when it mixes."""
+def _list_kind(sentences, name, single, every_tag=True):
+    """TAG, CLASS_ID or None (no items) of a list column; ``ValueError`` when it mixes.
+
+    ``every_tag=False`` trusts a column whose first item is a str to hold tags only (the
+    caller's decoder names any other item)."""
     if set(map(type, sentences)) <= {list, tuple}:
+        if not every_tag:
+            first = next((s[0] for s in sentences if len(s)), None)
+            if isinstance(first, str):
+                return TAG
         if _only_tags(sentences):
             return TAG if any(map(len, sentences)) else None
         if _only_ids(sentences):
@@ -232,7 +239,7 @@ def _list_kind(sentences, name, single):
     return kinds.pop() if kinds else None
 
 
-def kind_of(col, name, single=False):
+def kind_of(col, name, single=False, every_tag=True):
     """TAG or CLASS_ID of a validated column (see :func:`column`), None when it has no item."""
     if isinstance(col, pa.Array):
         kind = _arrow_kind(col)
@@ -248,7 +255,7 @@ def kind_of(col, name, single=False):
         if kind is None:
             raise ValueError(f"{name} holds {col.dtype} values, neither tags (str) nor class ids (int)")
         return kind if col.size else None
-    return _list_kind(col, name, single)
+    return _list_kind(col, name, single, every_tag)
 
 
 def col_lengths(col):
@@ -299,11 +306,12 @@ def _first_item(name, col, lengths):
     return name, i, 0, value
 
 
-def check_batch(predictions, references, single=False):
+def check_batch(predictions, references, single=False, every_tag=True):
     """Validate one call's two columns (``single``: one sentence each, as ``add`` takes).
 
-    Same sentence count and lengths on both sides, and one kind of item in the whole call.
-    Returns a :class:`Batch`.
+    Same sentence count and lengths on both sides, and one kind of item in the whole call
+    (``every_tag=False``: lists whose first item is a str are taken for tags without looking
+    at every item; ``ner_decoding.encode`` names any other). Returns a :class:`Batch`.
     """
     names = ("prediction", "reference") if single else ("predictions", "references")
     if isinstance(predictions, _Checked) and predictions.batch.references is references:
@@ -315,7 +323,7 @@ def check_batch(predictions, references, single=False):
         cols = [c if isinstance(c, (pa.Array, np.ndarray)) else _sentences(c, n) for c, n in zip(cols, names)]
     if len(cols[0]) != len(cols[1]):
         raise ValueError(f"predictions has {len(cols[0])} sentences but references has {len(cols[1])}")
-    kinds = [kind_of(c, n, single) for c, n in zip(cols, names)]
+    kinds = [kind_of(c, n, single, every_tag) for c, n in zip(cols, names)]
     lengths = [col_lengths(c) for c in cols]
     bad = np.flatnonzero(lengths[0] != lengths[1])
     if bad.size:
@@ -461,7 +469,7 @@ def input_codes(predictions, references, label_names=None):
     """Both sides as :class:`Codes`, or None for Python lists of tag strings (which
     ``ner_decoding.encode`` takes as they are). Raises ``ValueError`` naming the place."""
     names = None if label_names is None else check_label_names(label_names)
-    batch = check_batch(predictions, references)
+    batch = check_batch(predictions, references, every_tag=False)
     check_kind(batch.kind, batch.first, names)
     pred, ref = batch.predictions, batch.references
     plain = not any(isinstance(c, (pa.Array, np.ndarray)) for c in (pred, ref)) and \
