@@ -496,6 +496,21 @@ def as_tags(predictions, references, label_names=None):
     return tuple(out)
 
 
+def arrow_column(col, kind, lengths):
+    """A validated column as an Arrow list array: ``list<string>`` for tags (and for a column
+    with no item), ``list<int64>`` for class ids; how ``evaluate``'s cache stores it."""
+    offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))), type=pa.int64())
+    if kind == CLASS_ID:
+        values = pa.array(_id_values(col, lengths), type=pa.int64())
+    elif isinstance(col, pa.Array) and kind == TAG:
+        values = pc.list_flatten(col).cast(pa.string())
+    elif kind == TAG:
+        values = _tag_array(col)
+    else:
+        values = pa.array([], type=pa.string())
+    return pa.LargeListArray.from_arrays(offsets, values).cast(pa.list_(values.type))
+
+
 def as_list(values):
     """A column of one value per sentence (e.g. subgroups) as a Python list: an Arrow array
     as read from evaluate's cache is converted, anything else is returned as it is."""

@@ -18,7 +18,7 @@ from datasets.utils.py_utils import temp_seed
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, corpus_from_codes, decode, encode, tags_to_spans
-from .ner_inputs import CLASS_ID, as_list, check_batch, check_kind, check_label_names, input_codes
+from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind, check_label_names, input_codes
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
@@ -456,8 +456,7 @@ class NerRecallMetric(evaluate.Metric):
                                  f" {len(batch.lengths)} sentences")
         if not len(batch.lengths):
             return
-        self._store(batch, lambda: super(NerRecallMetric, self).add_batch(
-            predictions=batch.predictions, references=batch.references, **kwargs))
+        self._store(batch, kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one sentence, validated first (errors name the place in the sentence)."""
@@ -467,11 +466,11 @@ class NerRecallMetric(evaluate.Metric):
         batch = check_batch(prediction, reference, single=True)
         if self.config_name == "subgroups":
             _check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
-        self._store(batch, lambda: super(NerRecallMetric, self).add(
-            prediction=batch.predictions[0], reference=batch.references[0], **kwargs))
+        self._store(batch, {k: [v] for k, v in kwargs.items()})
 
-    def _store(self, batch, write):
-        """Write a validated batch to evaluate's cache in the format of its kind; a failed
+    def _store(self, batch, extra):
+        """Write a validated batch to evaluate's cache, as one Arrow table in the format of its
+        kind (evaluate's own encoding, one Python call per sentence, is not needed); a failed
         first write leaves no cache file behind."""
         kind, added = getattr(self, "_kind", None), getattr(self, "_added", 0)
         if kind and batch.kind and kind != batch.kind:
@@ -479,9 +478,14 @@ class NerRecallMetric(evaluate.Metric):
             raise ValueError(f"{side}[{added + i}][{j}] is a {batch.kind} ({value!r}) but earlier sentences hold"
                              f" {kind}s; compute the stream added so far first, or add the same kind")
         created = self.writer is None
-        self._pending_kind = kind or batch.kind
         try:
-            write()
+            if created:
+                self.selected_feature_format = self._input_features(kind or batch.kind)
+                self._init_writer()
+            table = {side: arrow_column(column, kind or batch.kind, batch.lengths)
+                     for side, column in (("predictions", batch.predictions), ("references", batch.references))}
+            table.update({name: pa.array(as_list(values), type=pa.string()) for name, values in extra.items()})
+            self.writer.write_table(pa.table(table).select(self._feature_names()))  # cast to the cache's schema
         except BaseException:
             if created:
                 self._drop_writer()
@@ -495,14 +499,8 @@ class NerRecallMetric(evaluate.Metric):
         """evaluate's input format for tags (the default) or class ids."""
         return self.features[1] if kind == CLASS_ID else self.features[0]
 
-    def _infer_feature_from_batch(self, batch):
-        return self._input_features(getattr(self, "_pending_kind", None))
-
-    def _infer_feature_from_example(self, example):
-        return self._input_features(getattr(self, "_pending_kind", None))
-
     def _forget_stream(self):
-        self._kind = self._first = self._pending_kind = None
+        self._kind = self._first = None
         self._added = 0
 
     def _drop_writer(self):
