@@ -69,13 +69,19 @@ def check_label_names(label_names):
 # ---------------------------------------------------------------------------- containers
 
 
+ARROW = (pa.Array, pa.ChunkedArray)
+
+
 def _arrow(column):
-    """An Arrow array of a ``datasets`` Column or an Arrow (chunked) array, else None."""
+    """A chunked Arrow array of a ``datasets`` Column or an Arrow (chunked) array, else None.
+
+    Chunks are kept as they are (a cache file read back holds one per batch written):
+    combining them would copy the whole column."""
     if type(column).__name__ == "Column" and hasattr(column, "source") and hasattr(column, "column_name"):
-        return column.source.with_format("arrow")[column.column_name]
-    if isinstance(column, (pa.Array, pa.ChunkedArray)):
-        return column
-    return None
+        column = column.source.with_format("arrow")[column.column_name]
+    if isinstance(column, pa.Array):
+        return pa.chunked_array([column])
+    return column if isinstance(column, pa.ChunkedArray) else None
 
 
 def _tensor(value):
@@ -102,7 +108,6 @@ def column(value, name):
     if arrow is not None:
         if not _is_list_type(arrow.type):
             raise ValueError(f"{name} is an Arrow column of {arrow.type}; expected one list of tags per sentence")
-        arrow = arrow.combine_chunks() if isinstance(arrow, pa.ChunkedArray) else arrow
         if arrow.null_count:
             i = int(np.flatnonzero(arrow.is_null().to_numpy(zero_copy_only=False))[0])
             raise ValueError(f"{name}[{i}] is None; every sentence is a list of tags or class ids")
@@ -241,7 +246,7 @@ def _list_kind(sentences, name, single, every_tag=True):
 
 def kind_of(col, name, single=False, every_tag=True):
     """TAG or CLASS_ID of a validated column (see :func:`column`), None when it has no item."""
-    if isinstance(col, pa.Array):
+    if isinstance(col, ARROW):
         kind = _arrow_kind(col)
         if kind is None:
             raise ValueError(f"{name} holds {col.type.value_type} values, neither tags (str) nor class ids (int)")
@@ -260,7 +265,7 @@ def kind_of(col, name, single=False, every_tag=True):
 
 def col_lengths(col):
     """Tokens per sentence of a validated column."""
-    if isinstance(col, pa.Array):
+    if isinstance(col, ARROW):
         return pc.list_value_length(col).to_numpy(zero_copy_only=False).astype(np.int64)
     if isinstance(col, np.ndarray):
         return np.full(col.shape[0], col.shape[1], dtype=np.int64)
@@ -298,7 +303,7 @@ def _first_item(name, col, lengths):
     if not len(k):
         return None
     i = int(k[0])
-    if isinstance(col, pa.Array):
+    if isinstance(col, ARROW):
         value = col[i].values[0].as_py()
     else:
         value = col[i][0]
@@ -320,7 +325,7 @@ def check_batch(predictions, references, single=False, every_tag=True):
         predictions, references = [_one(predictions, names[0])], [_one(references, names[1])]
     cols = [column(value, name) for value, name in zip((predictions, references), names)]
     if not single:
-        cols = [c if isinstance(c, (pa.Array, np.ndarray)) else _sentences(c, n) for c, n in zip(cols, names)]
+        cols = [c if isinstance(c, (*ARROW, np.ndarray)) else _sentences(c, n) for c, n in zip(cols, names)]
     if len(cols[0]) != len(cols[1]):
         raise ValueError(f"predictions has {len(cols[0])} sentences but references has {len(cols[1])}")
     kinds = [kind_of(c, n, single, every_tag) for c, n in zip(cols, names)]
@@ -336,7 +341,7 @@ def check_batch(predictions, references, single=False, every_tag=True):
         raise ValueError(f"{_where(side, i, j, single)} is a {kinds[1]} ({value!r}) but {names[0]} hold"
                          f" {kinds[0]}s; both sides are tags, or both class ids")
     _check_int64(cols, names, kinds[0] or kinds[1], lengths[0], single)
-    if not single and not isinstance(cols[0], (pa.Array, np.ndarray)):
+    if not single and not isinstance(cols[0], (*ARROW, np.ndarray)):
         cols[0] = _Checked(cols[0])
     batch = Batch(cols[0], cols[1], kinds[0] or kinds[1], lengths[0], firsts[0])
     if isinstance(cols[0], _Checked):
@@ -357,7 +362,7 @@ def _check_int64(cols, names, kind, lengths, single):
     if kind != CLASS_ID:
         return
     for col, name in zip(cols, names):
-        if isinstance(col, (pa.Array, np.ndarray)) and not (isinstance(col, np.ndarray) and col.dtype == np.uint64):
+        if isinstance(col, (*ARROW, np.ndarray)) and not (isinstance(col, np.ndarray) and col.dtype == np.uint64):
             continue
         try:
             _id_values(col, lengths)
@@ -377,8 +382,8 @@ def _flat_items(col):
 
 def _id_values(col, lengths):
     """Every class id of a validated column, flat, as int64."""
-    if isinstance(col, pa.Array):
-        return pc.list_flatten(col).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    if isinstance(col, ARROW):
+        return pc.list_flatten(col).to_numpy().astype(np.int64, copy=False)
     if isinstance(col, np.ndarray):
         if col.dtype == np.uint64 and col.size and col.max() > _INT64.max:
             raise OverflowError
@@ -393,7 +398,7 @@ def _id_values(col, lengths):
 
 def _tag_array(col):
     """Every tag of a validated column, flat, as an Arrow string array."""
-    if isinstance(col, pa.Array):
+    if isinstance(col, ARROW):
         return pc.list_flatten(col)
     if isinstance(col, np.ndarray):
         return pa.array(col.ravel().astype(str))
@@ -403,9 +408,14 @@ def _tag_array(col):
 
 
 def _dictionary(values):
-    """(tags, int32 codes) of an Arrow string array, through its dictionary encoding."""
+    """(tags, int32 codes) of an Arrow string array (chunked or not), through its dictionary
+    encoding: one dictionary for every chunk, which grows chunk by chunk."""
     encoded = pc.dictionary_encode(values)
-    return encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    if not chunks:
+        return [], np.zeros(0, dtype=np.int32)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+    return chunks[-1].dictionary.to_pylist(), codes
 
 
 def _tag_codes(pred, ref, lengths):
@@ -472,7 +482,7 @@ def input_codes(predictions, references, label_names=None):
     batch = check_batch(predictions, references, every_tag=False)
     check_kind(batch.kind, batch.first, names)
     pred, ref = batch.predictions, batch.references
-    plain = not any(isinstance(c, (pa.Array, np.ndarray)) for c in (pred, ref)) and \
+    plain = not any(isinstance(c, (*ARROW, np.ndarray)) for c in (pred, ref)) and \
         set(map(type, pred)) | set(map(type, ref)) <= {list, tuple}
     if names is None and plain:
         return None
@@ -502,8 +512,8 @@ def arrow_column(col, kind, lengths):
     offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))), type=pa.int64())
     if kind == CLASS_ID:
         values = pa.array(_id_values(col, lengths), type=pa.int64())
-    elif isinstance(col, pa.Array) and kind == TAG:
-        values = pc.list_flatten(col).cast(pa.string())
+    elif isinstance(col, ARROW) and kind == TAG:
+        values = pc.list_flatten(col).cast(pa.string()).combine_chunks()
     elif kind == TAG:
         values = _tag_array(col)
     else:
