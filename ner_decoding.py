@@ -439,9 +439,8 @@ def _vocabulary(numbered, sides, suffix, scheme):
     return prefixes, labels
 
 
-def _codes(sequences, numbered, real):
-    """One side's tag codes in the flat layout: tokens where ``real`` holds, code 0 (``O``) at
-    the sentinels.
+def _codes(sequences, numbered):
+    """One side's tag codes, sentences back to back (no sentinels).
 
     ``numbered`` (a defaultdict) gives each new tag the next code. One pass over the
     Python lists, no list built; one byte per token while there are at most 256 tags
@@ -451,33 +450,99 @@ def _codes(sequences, numbered, real):
         return map(numbered.__getitem__, chain.from_iterable(sequences))
 
     try:
-        tokens = np.frombuffer(bytearray(codes()), dtype=np.uint8)
+        return np.frombuffer(bytearray(codes()), dtype=np.uint8)
     except ValueError:  # a 257th tag
-        tokens = np.fromiter(codes(), dtype=np.int32)
-    flat = np.zeros(len(real), dtype=tokens.dtype)
-    flat[real] = tokens
-    return flat
+        return np.fromiter(codes(), dtype=np.int32)
 
 
 def encode(predictions, references, *, suffix=False, scheme=None):
-    """Validate both sides and turn them into an :class:`EncodedCorpus`.
+    """Validate both sides (lists of tag lists) and turn them into an :class:`EncodedCorpus`.
 
     Raises ``ValueError`` naming the place of the first problem: sentence counts or lengths
     that differ, a tag that is not a string, a tag the scheme does not allow, an empty type.
     """
     lengths = check_lengths(predictions, references)
     sides = (("predictions", predictions), ("references", references))
-    starts = np.cumsum(lengths + 1) - (lengths + 1)  # of the sentences in the flat layout
-    real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
-    real[starts + lengths] = False
     numbered = defaultdict(count(1).__next__, {"O": 0})
     try:
-        pred_codes, ref_codes = (_codes(sequences, numbered, real) for _, sequences in sides)
+        pred_codes, ref_codes = (_codes(sequences, numbered) for _, sequences in sides)
     except TypeError:  # an unhashable tag, e.g. a list
         bad = _first_non_string(sides)
         raise ValueError(_tag_error(bad, _locate(bad, sides), suffix, scheme)) from None
-    if pred_codes.dtype != ref_codes.dtype:
-        pred_codes, ref_codes = pred_codes.astype(np.int32), ref_codes.astype(np.int32)
+    return corpus_from_codes(list(numbered), pred_codes, ref_codes, lengths, suffix=suffix, scheme=scheme,
+                             sides=sides)
+
+
+#: tokens per step where a code array is indexed, so that no intp copy of a whole side is made
+_CHUNK = 1 << 20
+
+
+def _chunked_take(table, codes):
+    out = np.empty(len(codes), dtype=table.dtype)
+    for a in range(0, len(codes), _CHUNK):
+        np.take(table, codes[a:a + _CHUNK], out=out[a:a + _CHUNK])
+    return out
+
+
+def _used(codes, n):
+    """Which of the codes ``0 .. n-1`` occur in ``codes``."""
+    seen = np.zeros(n, dtype=bool)
+    for a in range(0, len(codes), _CHUNK):
+        seen |= np.bincount(codes[a:a + _CHUNK], minlength=n) > 0
+    return seen
+
+
+def _dense(vocabulary, predictions, references):
+    """(tags, prediction codes, reference codes): one code per distinct tag that occurs,
+    ``O`` first (code 0), codes in the order the tags first occur in ``vocabulary``."""
+    n = len(vocabulary)
+    used = _used(predictions, n) | _used(references, n)
+    numbered = defaultdict(count(1).__next__, {"O": 0})
+    remap = np.array([numbered[tag] if seen else 0 for tag, seen in zip(vocabulary, used.tolist())], dtype=np.int64)
+    dtype = np.uint8 if len(numbered) <= 256 else np.int32
+    identity = n == len(numbered) and np.array_equal(remap, np.arange(n))
+    if identity and predictions.dtype == references.dtype == dtype:
+        return list(numbered), predictions, references
+    table = remap.astype(dtype)
+    return list(numbered), _chunked_take(table, predictions), _chunked_take(table, references)
+
+
+class _CodeSentences:
+    """The tags of one side, sentence by sentence, built from codes only when iterated (to
+    name the place of a bad tag)."""
+
+    def __init__(self, vocabulary, codes, lengths):
+        self.vocabulary, self.codes, self.lengths = vocabulary, codes, lengths
+
+    def __iter__(self):
+        ends = np.cumsum(self.lengths)
+        for a, b in zip((ends - self.lengths).tolist(), ends.tolist()):
+            yield [self.vocabulary[c] for c in self.codes[a:b].tolist()]
+
+
+def corpus_from_codes(vocabulary, predictions, references, lengths, *, suffix=False, scheme=None, sides=None):
+    """An :class:`EncodedCorpus` from tag codes: ``vocabulary[code]`` is a code's tag.
+
+    ``predictions`` and ``references`` hold the code of every token, sentences back to back
+    (``lengths`` tokens each, the same on both sides); ``vocabulary`` may list tags that do
+    not occur and a tag more than once (such codes are merged). ``sides``, ``(name,
+    sentences)`` pairs, name the place of a bad tag; by default the codes' own tags.
+
+    >>> corpus = corpus_from_codes(["B-PER", "I-PER", "O"], np.array([0, 1, 2]), np.array([0, 2, 2]), [3])
+    >>> corpus.types, corpus.references.tolist(), corpus.predictions.tolist()
+    (('PER',), [1, 0, 0, 0], [1, 2, 0, 0])
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    tags, pred_tokens, ref_tokens = _dense(vocabulary, np.asarray(predictions), np.asarray(references))
+    starts = np.cumsum(lengths + 1) - (lengths + 1)  # of the sentences in the flat layout
+    real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
+    real[starts + lengths] = False
+    pred_codes, ref_codes = (np.zeros(len(real), dtype=pred_tokens.dtype) for _ in range(2))
+    pred_codes[real], ref_codes[real] = pred_tokens, ref_tokens
+    if sides is None:
+        sides = (("predictions", _CodeSentences(tags, pred_tokens, lengths)),
+                 ("references", _CodeSentences(tags, ref_tokens, lengths)))
+    numbered = {tag: code for code, tag in enumerate(tags)}
     prefixes, labels = _vocabulary(numbered, sides, suffix, scheme)
     types = tuple(sorted({label for label in labels if label is not None}))
     type_index = {name: i for i, name in enumerate(types)}

@@ -6,18 +6,23 @@ The counting lives in plain modules beside this file (``ner_decoding``, ``ner_ma
 this class validates options, calls them and formats the result.
 """
 
+import os
+import uuid
 from typing import NamedTuple
 
 import datasets
 import evaluate
 import numpy as np
+import pyarrow as pa
+from datasets.utils.py_utils import temp_seed
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
-from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, check_tag_types, decode, decoding_reports, encode, tags_to_spans
+from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode, decoding_reports, encode, tags_to_spans
+from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind, check_label_names, input_codes
 from .ner_matching import MODES, OUTCOMES, OUTCOME_TABLE, check_beta, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
-from .ner_trainer import as_tags, check_label_names, make_compute_metrics
+from .ner_trainer import make_compute_metrics
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -320,6 +325,24 @@ def _stratified_recall(gold, matching, subgroups, options):
     return result
 
 
+def _read_caches(paths):
+    """Every process's cache file as one Arrow-backed ``datasets.Dataset``; files of a process
+    that added nothing are left out (their format may differ from the others')."""
+    tables = []
+    for process_id, path in enumerate(paths):
+        try:
+            tables.append(datasets.table.MemoryMappedTable.from_file(path))
+        except FileNotFoundError:
+            raise ValueError(f"the cache file of process {process_id} ({path}) is gone: another run with the same"
+                             " experiment_id and cache_dir removed it; give each run its own experiment_id") from None
+    kept = [t for t in tables if t.num_rows] or tables[:1]
+    kinds = {str(t.schema.field("predictions").type) for t in kept}
+    if len(kinds) > 1:
+        raise ValueError(f"the processes added different kinds of input ({sorted(kinds)}): every process adds"
+                         " tags, or every process class ids")
+    return datasets.Dataset(datasets.table.concat_tables(kept))
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class NerRecallMetric(evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
@@ -337,7 +360,7 @@ class NerRecallMetric(evaluate.Metric):
         if self.config_name == "subgroups":  # one subgroup (stratum) name per sentence
             for f in formats:
                 f["subgroups"] = datasets.Value("string")
-        return evaluate.MetricInfo(
+        info = evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -345,6 +368,10 @@ class NerRecallMetric(evaluate.Metric):
             codebase_urls=["https://github.com/chakki-works/seqeval", "https://github.com/MantisAI/nervaluate"],
             reference_urls=["https://www.davidsbatista.net/blog/2018/05/09/Named_Entity_Evaluation/"],
         )
+        # the cache is read back as Arrow columns, not as Python lists (MetricInfo rejects a
+        # format for Sequence features when it is built, so it is set afterwards)
+        info.format = "arrow"
+        return info
 
     def _compute(self, predictions, references, subgroups=None,
                  scheme=None,
@@ -367,14 +394,16 @@ class NerRecallMetric(evaluate.Metric):
         given = locals()
         options = check_options(self.config_name, {name: given[name] for name, default in CONFIG_OPTIONS["subgroups"].items()
                                                    if not _is_default(given[name], default)})
+        subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
         if self.config_name == "subgroups":
             _check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
-        predictions, references = as_tags(predictions, references, options.label_names)
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
-        corpus = encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
+        codes = input_codes(predictions, references, options.label_names)  # arrays, tensors, Arrow, class ids
+        corpus = (encode(predictions, references, suffix=options.suffix, scheme=options.scheme) if codes is None
+                  else corpus_from_codes(**codes._asdict(), suffix=options.suffix, scheme=options.scheme))
         gold = decode(corpus.references, corpus, options.scheme)
         pred = decode(corpus.predictions, corpus, options.scheme)
         results = score_entities(corpus, gold, pred, options, subgroups)
@@ -382,24 +411,187 @@ class NerRecallMetric(evaluate.Metric):
                                                places=REPORT_PLACES if options.scoring.errors else 0)
         return results
 
+    # ---------------------------------------------------------------- the input path
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score the inputs given here and everything added before (see the Args below).
+
+        Options are checked before anything is read or the cache touched, so that a typo costs
+        nothing. With nothing added before and one process (the common case), the inputs are
+        validated here and scored directly, without evaluate's cache.
+        """
+        names = self._feature_names()
+        given = {"predictions": predictions, "references": references, **kwargs}
+        missing = [k for k in names if k not in given]
+        if missing and not (predictions is None and references is None):  # evaluate's own message
+            raise ValueError(f"Evaluation module inputs are missing: {missing}. All required inputs are {names}")
+        inputs = {k: given.get(k) for k in names}
+        options = {k: v for k, v in kwargs.items() if k not in names}
+        for name, value in options.items():  # numpy's "truth value is ambiguous" would name nothing
+            if isinstance(value, (np.ndarray, complex, np.complexfloating)):
+                raise ValueError(f"{name} must be a plain value, not an array or a complex number; got {value!r}")
+        check_options(self.config_name, options)  # before the cache is touched: a typo costs nothing
+        label_names = options.get("label_names")
+        if any(v is not None for v in inputs.values()):
+            if self.writer is None and self.num_process == 1:
+                return self._compute_directly(inputs, options, label_names)
+            self.add_batch(**inputs)
+        elif self.writer is None and self.num_process == 1:
+            raise ValueError("no sentences: compute got no predictions and references, and none were added"
+                             " (add_batch, add)")
+        elif self.writer is None:  # a process with an empty shard still takes part
+            self.selected_feature_format = self._input_features(getattr(self, "_kind", None))
+            self._init_writer()
+        if self.process_id == 0 and self.num_process == 1:
+            check_kind(getattr(self, "_kind", None), getattr(self, "_first", None), label_names)
+        try:
+            return super().compute(**options)
+        except BaseException:
+            self._release_cache()
+            raise
+        finally:
+            self._forget_stream()
+
+    def _compute_directly(self, inputs, options, label_names):
+        """``_compute`` on validated inputs: evaluate's cache is neither written nor read."""
+        batch = check_batch(inputs["predictions"], inputs["references"])
+        if self.config_name == "subgroups":
+            _check_subgroups(inputs.get("subgroups"), "subgroups")
+            if len(inputs["subgroups"]) != len(batch.lengths):
+                raise ValueError(f"subgroups has {len(inputs['subgroups'])} names but there are"
+                                 f" {len(batch.lengths)} sentences")
+        check_kind(batch.kind, batch.first, label_names)
+        if not len(batch.lengths):
+            raise ValueError("no sentences: predictions and references are empty")
+        inputs = dict(inputs, predictions=batch.predictions, references=batch.references)
+        with temp_seed(self.seed):
+            return self._compute(**inputs, **options)
+
     def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch of sentences; tags are type-checked first, so errors name their place."""
-        # evaluate checks only a column's first item; a later int or None would be cast
-        for name, column in (("predictions", predictions), ("references", references)):
-            if column is not None:
-                check_tag_types(column, name)
+        """Add a batch of sentences, validated first, so that errors name their place and a
+        failed call stores nothing. An empty batch adds nothing."""
+        unknown = sorted(set(kwargs) - set(self._feature_names()))
+        if unknown:
+            raise ValueError(f"unknown input {unknown[0]!r}; inputs: {self._feature_names()}")
+        batch = check_batch(predictions, references)
         if self.config_name == "subgroups":
             _check_subgroups(kwargs.get("subgroups"), "subgroups")
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
+            if len(kwargs["subgroups"]) != len(batch.lengths):
+                raise ValueError(f"subgroups has {len(kwargs['subgroups'])} names but the batch has"
+                                 f" {len(batch.lengths)} sentences")
+        if not len(batch.lengths):
+            return
+        self._store(batch, kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one sentence; its tags are type-checked first."""
-        for name, value in (("prediction", prediction), ("reference", reference)):
-            if value is not None:
-                check_tag_types([value], name, single=True)
+        """Add one sentence, validated first (errors name the place in the sentence)."""
+        unknown = sorted(set(kwargs) - set(self._feature_names()))
+        if unknown:
+            raise ValueError(f"unknown input {unknown[0]!r}; inputs: {self._feature_names()}")
+        batch = check_batch(prediction, reference, single=True)
         if self.config_name == "subgroups":
             _check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
-        return super().add(prediction=prediction, reference=reference, **kwargs)
+        self._store(batch, {k: [v] for k, v in kwargs.items()})
+
+    def _store(self, batch, extra):
+        """Write a validated batch to evaluate's cache, as one Arrow table in the format of its
+        kind (evaluate's own encoding, one Python call per sentence, is not needed); a failed
+        first write leaves no cache file behind."""
+        kind, added = getattr(self, "_kind", None), getattr(self, "_added", 0)
+        if kind and batch.kind and kind != batch.kind:
+            side, i, j, value = batch.first
+            raise ValueError(f"{side}[{added + i}][{j}] is a {batch.kind} ({value!r}) but earlier sentences hold"
+                             f" {kind}s; compute the stream added so far first, or add the same kind")
+        created = self.writer is None
+        try:
+            if created:
+                self.selected_feature_format = self._input_features(kind or batch.kind)
+                self._init_writer()
+            table = {side: arrow_column(column, kind or batch.kind, batch.lengths)
+                     for side, column in (("predictions", batch.predictions), ("references", batch.references))}
+            table.update({name: pa.array(as_list(values), type=pa.string()) for name, values in extra.items()})
+            self.writer.write_table(pa.table(table).select(self._feature_names()))  # cast to the cache's schema
+        except BaseException:
+            if created:
+                self._drop_writer()
+            raise
+        if batch.first is not None and getattr(self, "_first", None) is None:
+            side, i, j, value = batch.first
+            self._first = (side, added + i, j, value)
+        self._kind, self._added = kind or batch.kind, added + len(batch.lengths)
+
+    def _input_features(self, kind):
+        """evaluate's input format for tags (the default) or class ids."""
+        return self.features[1] if kind == CLASS_ID else self.features[0]
+
+    def _forget_stream(self):
+        self._kind = self._first = None
+        self._added = 0
+
+    def _drop_writer(self):
+        """Forget the cache file a failed first write created, so that the next call starts clean."""
+        writer, self.writer = self.writer, None
+        del writer
+        if self.cache_file_name is not None and os.path.exists(self.cache_file_name):
+            os.remove(self.cache_file_name)
+        if self.filelock is not None:
+            self.filelock.release()
+        self.cache_file_name = self.filelock = self.selected_feature_format = self.buf_writer = None
+        self._forget_stream()
+
+    def _release_cache(self):
+        """After a failed ``compute``: the data read, the locks held and the cache files go, as
+        after a successful one, so that the object stays usable."""
+        self.data = None
+        self.buf_writer = None
+        for lock, path in reversed(list(zip(self.filelocks or [], self.file_paths or []))):
+            if os.path.exists(path):
+                os.remove(path)
+            if lock is not None:
+                lock.release()
+        self.file_paths = self.filelocks = None
+        self._remove_join_logs()
+
+    # ---------------------------------------------------------------- distributed runs
+
+    def _join_log(self, process_id):
+        return os.path.join(self.data_dir, f"{self.experiment_id}-{self.num_process}-{process_id}.joined")
+
+    def _init_writer(self, timeout=1):
+        super()._init_writer(timeout)
+        if self.num_process > 1 and not self.keep_in_memory:  # after the rendez-vous: one line per process
+            with open(self._join_log(self.process_id), "a") as f:
+                f.write(f"{uuid.uuid4().hex}\n")
+
+    def _finalize(self):
+        if self.num_process == 1 or self.process_id != 0 or self.keep_in_memory:
+            return super()._finalize()
+        if self.writer is not None:
+            self.writer.finalize()
+        self.writer = None
+        self.file_paths, self.filelocks = self._get_all_cache_files()
+        self._check_one_run()
+        self.data = _read_caches(self.file_paths)
+
+    def _check_one_run(self):
+        """Raise unless exactly one process of each process_id joined this run: two runs that
+        share an ``experiment_id`` and a cache directory would otherwise read each other's data."""
+        for process_id in range(self.num_process):
+            path = self._join_log(process_id)
+            joined = open(path).read().split() if os.path.exists(path) else []
+            if len(joined) != 1:
+                self._remove_join_logs()
+                raise ValueError(
+                    f"process {process_id} of experiment_id {self.experiment_id!r} joined {len(joined)} times in"
+                    f" {self.data_dir}: two distributed runs share this experiment_id and cache_dir, and their"
+                    f" data would mix; give each run its own experiment_id (one value shared by its processes,"
+                    f" e.g. a uuid made by process 0 and broadcast)")
+
+    def _remove_join_logs(self):
+        if self.num_process > 1 and self.process_id == 0:
+            for process_id in range(self.num_process):
+                if os.path.exists(self._join_log(process_id)):
+                    os.remove(self._join_log(process_id))
 
     def load_benchmark(self, description_csv):
         """A recall benchmark (its ``data_description.csv``) as a ``datasets.Dataset``.

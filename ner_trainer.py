@@ -1,12 +1,11 @@
-"""Class ids, ``transformers.Trainer`` and flat result names for the NER metric.
+"""``transformers.Trainer`` and flat result names for the NER metric.
 
 Pure helpers (stdlib and numpy only; they import nothing else of this project, because
 ``evaluate`` copies each module beside the metric script on its own):
 
-* :func:`as_tags` turns integer class ids (as a ``datasets.ClassLabel`` column holds them)
-  into tag strings through ``label_names``, with errors that name the place;
-* :func:`decode_eval_prediction` turns a Trainer ``EvalPrediction`` (logits or ids, labels
-  with -100 on ignored positions) into tag sequences;
+* :func:`eval_prediction_ids` turns a Trainer ``EvalPrediction`` (logits or class ids,
+  labels with -100 on ignored positions) into two 2-D arrays of class ids, which the
+  metric's ``compute`` takes as they are, with ``label_names``;
 * :func:`flatten_results` flattens a nested result into the ``{name: number}`` dict that
   Trainer logs;
 * :func:`make_compute_metrics` ties them into a ``compute_metrics`` callable.
@@ -19,8 +18,9 @@ numbers are indexed (``..._interval_0``); other lists (the ``errors`` listing), 
 and strings are left out. Two paths that would give one name are a ``ValueError``: a name
 never stands for two numbers.
 
->>> as_tags([[0, 1, 2]], [[0, 1, 1]], ["O", "B-PER", "I-PER"])
-([['O', 'B-PER', 'I-PER']], [['O', 'B-PER', 'B-PER']])
+>>> ids, labels = eval_prediction_ids((np.array([[[0.1, 0.9], [0.8, 0.2]]]), np.array([[1, -100]])))
+>>> ids.tolist(), labels.tolist()
+([[1, 0]], [[1, -100]])
 >>> flatten_results({"overall_f1": 0.5, "PER": {"f1": 1.0, "number": 2},
 ...                  "muc": {"strict": {"f1": 0.5, "per_type": {"PER": {"f1": 1.0}}}}})
 {'overall_f1': 0.5, 'PER_f1': 1.0, 'PER_number': 2, 'muc_strict_f1': 0.5, 'muc_strict_PER_f1': 1.0}
@@ -28,7 +28,6 @@ never stands for two numbers.
 
 import inspect
 import numbers
-from itertools import chain
 
 import numpy as np
 
@@ -38,86 +37,6 @@ IGNORE_INDEX = -100
 TAG_INPUTS = ("predictions", "references")
 #: levels of a result that add nothing to a flat name
 TRANSPARENT_KEYS = frozenset(["per_type"])
-
-
-def check_label_names(label_names):
-    """Validate ``label_names``: a list (or tuple) of str, one per class id. Returns a tuple."""
-    if isinstance(label_names, (str, bytes)) or not isinstance(label_names, (list, tuple)):
-        raise ValueError(f"label_names must be a list of str (the tag of each class id); got {label_names!r}")
-    bad = next((i for i, name in enumerate(label_names) if not isinstance(name, str)), None)
-    if bad is not None:
-        raise ValueError(f"label_names[{bad}] must be a str; got {label_names[bad]!r}")
-    if not label_names:
-        raise ValueError("label_names is empty")
-    return tuple(label_names)
-
-
-def _is_id(value):
-    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _first(sequences):
-    """(i, j, value) of the first element of a list of sequences, or None if all are empty."""
-    for i, sequence in enumerate(sequences):
-        for j, value in enumerate(sequence):
-            return i, j, value
-    return None
-
-
-def _not_a_class_id(side, i, j, value, n):
-    return ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id: label_names has {n} names")
-
-
-def _first_non_id(sequences, side, n):
-    i, j, value = next((i, j, v) for i, s in enumerate(sequences) for j, v in enumerate(s) if not _is_id(v))
-    return _not_a_class_id(side, i, j, value, n)
-
-
-def ids_to_tags(sequences, label_names, side="predictions"):
-    """Class-id sequences to tag sequences; ``side`` names the input in errors."""
-    names = label_names
-    lengths = [len(sequence) for sequence in sequences]
-    try:
-        flat = np.fromiter(chain.from_iterable(sequences), dtype=np.int64, count=sum(lengths))
-    except (TypeError, ValueError, OverflowError):
-        raise _first_non_id(sequences, side, len(names)) from None
-    bad = np.flatnonzero((flat < 0) | (flat >= len(names)))
-    if bad.size:
-        ends = np.cumsum(lengths)
-        i = int(np.searchsorted(ends, bad[0], side="right"))
-        j = int(bad[0] - (ends[i] - lengths[i]))
-        raise _not_a_class_id(side, i, j, int(flat[bad[0]]), len(names))
-    try:
-        return [[names[k] for k in sequence] for sequence in sequences]
-    except TypeError:  # a float, which fromiter truncated
-        raise _first_non_id(sequences, side, len(names)) from None
-
-
-def as_tags(predictions, references, label_names=None):
-    """Both sides as tag strings: class ids are mapped through ``label_names``.
-
-    Without ``label_names`` the input must be tags; with it, class ids. A side that holds
-    the other kind is a ``ValueError`` naming its first element.
-    """
-    if label_names is not None:
-        label_names = check_label_names(label_names)
-    sides = (("predictions", predictions), ("references", references))
-    for side, sequences in sides:
-        first = _first(sequences)
-        if first is None:
-            continue
-        i, j, value = first
-        if label_names is None and _is_id(value):
-            raise ValueError(f"{side}[{i}][{j}] = {value!r} is a class id: pass label_names, the tag of each id")
-        if label_names is not None and not _is_id(value):
-            hint = ""
-            if isinstance(value, str) and value.lstrip("-").isdigit():
-                hint = (" (evaluate picks the input format from the first example: when its sentences are"
-                        " empty, class ids are stored as strings; put a non-empty sentence first)")
-            raise ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id, but label_names is given{hint}")
-    if label_names is None:
-        return predictions, references
-    return tuple(ids_to_tags(sequences, label_names, side) for side, sequences in sides)
 
 
 def _unpack(eval_prediction):
@@ -138,32 +57,30 @@ def _unpack(eval_prediction):
     return np.asarray(predictions), np.asarray(label_ids)
 
 
-def decode_eval_prediction(eval_prediction, label_names, ignore_index=IGNORE_INDEX):
-    """Predicted and gold tag sequences of an ``EvalPrediction``.
+def eval_prediction_ids(eval_prediction, ignore_index=IGNORE_INDEX):
+    """(predicted ids, label ids), two 2-D integer arrays, of an ``EvalPrediction``.
 
     ``predictions`` are logits (batch x length x classes, the argmax is taken) or class ids
-    (batch x length); positions whose label is ``ignore_index`` are skipped on both sides.
+    (batch x length). Logits that hold NaN at a labelled position are a ``ValueError``
+    (``argmax`` would pick the NaN's class silently).
     """
-    names = check_label_names(label_names)
     predictions, labels = _unpack(eval_prediction)
-    if predictions.ndim == 3:
+    if labels.ndim != 2 or not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(f"label_ids must be integer class ids (batch x length); got {labels.dtype} of shape"
+                         f" {labels.shape}")
+    if predictions.ndim == 3 and np.issubdtype(predictions.dtype, np.floating) and predictions.shape[:2] == labels.shape:
+        nan = np.isnan(predictions).any(axis=-1) & (labels != ignore_index)
+        if nan.any():
+            i, j = map(int, np.argwhere(nan)[0])
+            raise ValueError(f"predictions[{i}][{j}]: the logits hold NaN (the model diverged?)")
         predictions = predictions.argmax(axis=-1)
-    elif predictions.ndim != 2 or not np.issubdtype(predictions.dtype, np.integer):
+    if predictions.ndim != 2 or not np.issubdtype(predictions.dtype, np.integer):
         raise ValueError(f"predictions must be logits (batch x length x classes) or integer class ids"
                          f" (batch x length); got {predictions.dtype} of shape {predictions.shape}")
-    if labels.ndim != 2 or not np.issubdtype(labels.dtype, np.integer) or labels.shape != predictions.shape:
+    if labels.shape != predictions.shape:
         raise ValueError(f"label_ids must be integer class ids of shape {predictions.shape} like the"
                          f" predictions; got {labels.dtype} of shape {labels.shape}")
-    keep = labels != ignore_index
-    for side, ids in (("label_ids", labels), ("predictions", predictions)):
-        bad = np.argwhere(keep & ((ids < 0) | (ids >= len(names))))
-        if bad.size:
-            i, j = map(int, bad[0])
-            raise _not_a_class_id(side, i, j, int(ids[i, j]), len(names))
-    table = np.array(names, dtype=object)
-    pred_tags = [table[row[mask]].tolist() for row, mask in zip(predictions, keep)]
-    gold_tags = [table[row[mask]].tolist() for row, mask in zip(labels, keep)]
-    return pred_tags, gold_tags
+    return predictions, labels
 
 
 def _is_number(value):
@@ -199,7 +116,7 @@ def flatten_results(results):
     return flat
 
 
-def check_options(options, compute_signature, fixed=(*TAG_INPUTS, "label_names")):
+def check_option_names(options, compute_signature, fixed=(*TAG_INPUTS, "label_names")):
     """Raise unless every option is a keyword of the metric's ``_compute`` (typos fail early)."""
     known = [name for name in inspect.signature(compute_signature).parameters if name not in fixed]
     unknown = sorted(set(options) - set(known))
@@ -212,17 +129,19 @@ def make_compute_metrics(compute, label_names, options, *, compute_signature, in
 
     ``compute`` is the metric's ``compute``; ``options`` its keyword options, checked now
     against ``compute_signature`` and by scoring every label name once, so that a typo or an
-    invalid tag fails before training, not at the first evaluation.
+    invalid tag fails before training, not at the first evaluation. Positions labelled -100
+    are ignored on both sides (``compute`` drops them).
     """
-    names = check_label_names(label_names)
     extra = [name for name in input_names if name not in TAG_INPUTS]
     if extra:
         raise ValueError(f"trainer_compute_metrics scores tags only; this configuration also needs inputs {extra}")
-    check_options(options, compute_signature)
-    compute(predictions=[list(names)], references=[list(names)], **options)
+    check_option_names(options, compute_signature)
+    every_id = [list(range(len(label_names)))] if isinstance(label_names, (list, tuple)) else [[0]]
+    compute(predictions=every_id, references=every_id, label_names=label_names, **options)
 
     def compute_metrics(eval_prediction):
-        predictions, references = decode_eval_prediction(eval_prediction, names)
-        return flatten_results(compute(predictions=predictions, references=references, **options))
+        predictions, label_ids = eval_prediction_ids(eval_prediction)
+        return flatten_results(compute(predictions=predictions, references=label_ids, label_names=label_names,
+                                       **options))
 
     return compute_metrics

@@ -5,8 +5,9 @@ the gold) are generated batch by batch from a fixed pool, so the benchmark itsel
 batch at a time. At each checkpoint it reports the process's resident memory (``VmRSS``),
 the peak since the previous checkpoint (``VmHWM``, reset through ``/proc/self/clear_refs``
 where the kernel allows it), the size of evaluate's cache file on disk and the time. Then it
-times ``compute`` and its peak memory: evaluate reads the whole cache back and hands
-``_compute`` Python lists, so that step does grow with the data.
+times ``compute`` and its peak memory: the metric reads evaluate's cache back as Arrow
+columns (list offsets and dictionary-encoded tags, no Python object per tag), so that step
+grows with the data by a few bytes a token.
 
     python bench/scale.py [--sentences 1000000] [--batch-size 1000] [--kind tags|ids]
                           [--checkpoints 100000,300000,1000000] [--out bench/scale.md]

@@ -8,8 +8,11 @@ memory, runs the step ``--runs`` times and reports its VmHWM, so peaks do not mi
 steps gets ``--rounds`` such processes, interleaved with the other steps. Steps:
 
 * ``compute``: ``metric.compute`` of ner_recall_metric, default options (seqeval keys, the four
-  MUC modes, per type), through evaluate;
+  MUC modes, per type), handed the whole corpus with nothing added before: the direct path,
+  evaluate's cache neither written nor read;
 * ``floor``: evaluate's own cost, a metric with the same features whose ``_compute`` returns {};
+* ``stream`` / ``stream floor``: both metrics fed through ``add_batch`` in batches of
+  ``STREAM_BATCH`` sentences, then ``compute()``: the cached path (ours reads it as Arrow);
 * ``core`` / ``core strict``: the metric's ``_compute`` alone (no evaluate round trip), lenient
   and ``mode="strict", scheme="IOB2"``;
 * ``seqeval`` / ``seqeval strict``: ``classification_report(output_dict=True)`` plus
@@ -24,7 +27,9 @@ steps gets ``--rounds`` such processes, interleaved with the other steps. Steps:
 The peers grow faster than linearly and run only up to ``--peers-max`` sentences.
 
     HF_HUB_OFFLINE=1 python bench/speed.py [--sizes 10000 100000 1000000] [--peers-max 100000]
-        [--rounds 3] [--runs 2] [--out bench/speed.md]
+        [--stream-max 1000000] [--rounds 2] [--runs 2] [--out bench/speed.md]
+
+Steps at 1M sentences run once per process.
 """
 import argparse
 import json
@@ -42,7 +47,13 @@ from procmem import reset_peak, status_kb
 ROOT = Path(__file__).resolve().parents[1]
 TYPES = ("LOC", "MISC", "ORG", "PER")
 TAGS = ["O"] + [f"{p}-{t}" for t in TYPES for p in "BI"]  # code 1 + 2t: B-t, 2 + 2t: I-t
-CORPUS_STEPS = ("floor", "compute", "core", "core strict", "seqeval", "seqeval strict", "nervaluate")
+CORPUS_STEPS = ("floor", "compute", "core", "core strict", "stream floor", "stream", "seqeval", "seqeval strict",
+                "nervaluate")
+STREAM_STEPS = ("stream floor", "stream")
+STREAM_BATCH = 1000
+BIG = 1_000_000  # at and above this size, one run per process
+#: peak memory of ``compute`` at 1M sentences before the direct path (bench/speed.md of 2026-11-22)
+PEAK_BEFORE_MB = 2268
 PEERS = ("seqeval", "seqeval strict", "nervaluate")
 STRATA_STEPS = ("stratified", "bootstrap")  # stratified_recall on counts
 METRIC_STRATA_STEPS = ("core", "core subgroups", "core subgroups bootstrap")  # through _compute
@@ -189,10 +200,19 @@ def _corpus_step(step, workdir, predictions, references, seed):
     """A no-argument callable that runs ``step`` once on the corpus."""
     if step.startswith("core subgroups"):
         return _subgroups_step(step, workdir, predictions, references, seed)
-    if step in ("floor", "compute", "core", "core strict"):
+    if step in ("floor", "compute", "core", "core strict") + STREAM_STEPS:
         ours, floor = _load_metrics(workdir)
         strict = {"mode": "strict", "scheme": "IOB2"} if step == "core strict" else {}
+
+        def stream(metric):
+            for start in range(0, len(references), STREAM_BATCH):
+                metric.add_batch(predictions=predictions[start:start + STREAM_BATCH],
+                                 references=references[start:start + STREAM_BATCH])
+            return metric.compute()
+
         return {"floor": lambda: floor.compute(predictions=predictions, references=references),
+                "stream floor": lambda: stream(floor),
+                "stream": lambda: stream(ours),
                 "compute": lambda: ours.compute(predictions=predictions, references=references),
                 "core": lambda: ours._compute(predictions=predictions, references=references),
                 "core strict": lambda: ours._compute(predictions=predictions, references=references, **strict),
@@ -304,25 +324,36 @@ def _best(results, step, size):
     return min(found["wall"]) if found else None
 
 
+def _ratio_line(results, step, base, size, target, what):
+    if _best(results, step, size) and _best(results, base, size):
+        ratio = _best(results, step, size) / _best(results, base, size)
+        return [f"- {what} at {size:,} sentences: **{ratio:.2f}x** (target <= {target}x)"]
+    return []
+
+
 def _targets(results, sizes):
-    """The speed targets, each at the sizes it was measured at."""
+    """The speed targets, as ratios, each at the sizes it was measured at."""
     lines = []
     best = lambda step, size: _best(results, step, size)  # noqa: E731
     for size in sizes:
-        if best("compute", size) and best("floor", size):
-            lines.append(f"- `compute` / floor at {size:,} sentences: **{best('compute', size) / best('floor', size):.2f}x**"
-                         + (" (target <= 1.3x)" if size == 100_000 else ""))
+        lines += _ratio_line(results, "compute", "floor", size, 0.25, "`compute` (direct) / the no-op metric's `compute`")
+    for size in sizes:
+        lines += _ratio_line(results, "stream", "stream floor", size, 1.05,
+                             "`add_batch` + `compute` / the no-op metric's, streamed alike,")
     for size in [s for s in sizes if all(best(step, s) for step in ("core",) + PEERS)]:
         parts = [f"{peer} **{best(peer, size) / best('core', size):,.0f}x**" for peer in PEERS]
-        lines.append(f"- core faster than, at {size:,} sentences: " + ", ".join(parts) + " (target >= 20x)")
-    if best("compute", 1_000_000) and best("compute", 100_000):
-        for step in ("compute", "core", "floor"):
-            growth = best(step, 1_000_000) / 10 / best(step, 100_000)
-            lines.append(f"- `{step}` time per sentence, 1M / 100k: **{growth:.2f}** (target <= 1.2)")
-    for size in sizes:
-        if results.get(("compute", size)) and results.get(("floor", size)):
-            ratio = results[("compute", size)]["peak_kb"] / results[("floor", size)]["peak_kb"]
-            lines.append(f"- `compute` peak memory / floor's at {size:,} sentences: **{ratio:.2f}x** (target <= 2x)")
+        lines.append(f"- core faster than, at {size:,} sentences: " + ", ".join(parts) + " (target >= 100x)")
+    if best("compute", BIG) and best("compute", 100_000):
+        for step in ("compute", "core", "stream", "floor"):
+            if best(step, BIG) and best(step, 100_000):
+                growth = best(step, BIG) / (BIG / 100_000) / best(step, 100_000)
+                lines.append(f"- `{step}` time per sentence, 1M / 100k: **{growth:.2f}** (target <= 1.1)")
+    for step in ("compute", "stream"):
+        if results.get((step, BIG)):
+            peak = results[(step, BIG)]["peak_kb"] / 1024
+            lines.append(f"- `{step}` peak memory at {BIG:,} sentences: **{peak:,.0f} MB**, "
+                         f"**{peak / PEAK_BEFORE_MB:.2f}x** the {PEAK_BEFORE_MB:,} MB of `compute` before the direct"
+                         " path (target <= 0.5x)")
     return lines
 
 
@@ -353,7 +384,7 @@ def report(results, tokens, args, elapsed, entities=None):
         f"`{' '.join(['python bench/speed.py'] + sys.argv[1:])}`: {elapsed:.0f} s on {os.cpu_count()} cores "
         f"(Python {sys.version.split()[0]}, numpy {np.__version__}, evaluate {evaluate.__version__}), "
         f"{time.strftime('%Y-%m-%d')}. Each step runs in processes of its own ({args.rounds} rounds of "
-        f"{args.runs} runs, rounds interleaved; peers once); seconds are the best run, wall clock and CPU; "
+        f"{args.runs} runs, one run at {BIG:,} sentences, rounds interleaved; peers and the stratified steps once); seconds are the best run, wall clock and CPU; "
         "tokens per side. Peak: VmHWM of the step's process (input lists included), and above the input "
         f"lists alone. Peers only up to {args.peers_max:,} sentences: nothing is extrapolated.", "",
         "| step | sentences | tokens | wall s | cpu s | tokens/s | x floor | runs | peak MB | above input MB |",
@@ -391,19 +422,19 @@ def run_all(args):
     with tempfile.TemporaryDirectory() as workdir:
         for size in args.sizes:
             corpus, tokens[size], _ = _save_corpus(workdir, size, args.seed)
+            runs = 1 if size >= BIG else args.runs
             for _ in range(args.rounds):  # interleaved, so that a busy spell hits every step alike
                 for step in CORPUS_STEPS:
-                    if step not in PEERS:
-                        _run(results, step, size, corpus, args, args.runs)
+                    if step not in PEERS and (step not in STREAM_STEPS or size <= args.stream_max):
+                        _run(results, step, size, corpus, args, runs)
             for step in PEERS if size <= args.peers_max else ():
                 _run(results, step, size, corpus, args, 1)
         if args.strata:
             corpus, _, entities = _save_corpus(workdir, STRATA_SENTENCES, args.seed)
-            for _ in range(args.rounds):
-                for step in METRIC_STRATA_STEPS:
-                    _run(results, step, STRATA_SENTENCES, corpus, args, args.runs)
-                for step in STRATA_STEPS:
-                    _run(results, step, N_ENTITIES, None, args, args.runs)
+            for step in METRIC_STRATA_STEPS:
+                _run(results, step, STRATA_SENTENCES, corpus, args, args.runs)
+            for step in STRATA_STEPS:
+                _run(results, step, N_ENTITIES, None, args, args.runs)
     return report(results, tokens, args, time.perf_counter() - started, entities)
 
 
@@ -412,7 +443,8 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000],
                         help="corpus sizes in sentences")
     parser.add_argument("--peers-max", type=int, default=100_000, help="largest size the peers run at")
-    parser.add_argument("--rounds", type=int, default=3, help="processes per step of ours, interleaved")
+    parser.add_argument("--stream-max", type=int, default=1_000_000, help="largest size the stream steps run at")
+    parser.add_argument("--rounds", type=int, default=2, help="processes per step of ours, interleaved")
     parser.add_argument("--runs", type=int, default=2, help="runs per process (peers: 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-strata", dest="strata", action="store_false", help="skip the stratified timings")

@@ -147,3 +147,102 @@ def test_process_zero_scores_the_union(single_metrics, distributed, case):
     assert result["muc"]["strict"]["possible"] > 1000
     if config == "subgroups":
         assert result["stratified_recall"] != per_shard[0]["stratified_recall"]
+
+
+# --- a process with an empty shard, and two runs that share an experiment_id ------------------
+
+
+EMPTY_CASES = [("default", "tags", 0), ("default", "ids", 1), ("subgroups", "tags", 0)]
+
+
+@pytest.fixture(scope="module")
+def empty_shards(tmp_path_factory):
+    """One process of each pair adds nothing: it still takes part, and process 0 scores the other's shard."""
+    jobs = ({}, {})
+    for case in EMPTY_CASES:
+        config, kind, empty = case
+        inputs, options = corpus(config, kind)
+        experiment_id = uuid.uuid4().hex
+        for process_id in (0, 1):
+            shard = inputs if process_id != empty else {k: [] for k in inputs}
+            jobs[process_id][case] = dict(config=config, experiment_id=experiment_id, shard=shard, options=options)
+    (first, second), leftovers = run_two_processes(tmp_path_factory.mktemp("empty"), jobs)
+    return first, second, leftovers
+
+
+@pytest.mark.parametrize("case", EMPTY_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_a_process_with_an_empty_shard_takes_part(single_metrics, empty_shards, case):
+    config, kind, _ = case
+    first, second, leftovers = empty_shards
+    inputs, options = corpus(config, kind)
+    assert second[case] is None and leftovers == []
+    assert first[case] == single_metrics[config].compute(**inputs, **options)
+
+
+def shared_worker(args_file):
+    """One process of two runs that share an experiment_id (started as ``python -c``); ``role`` is
+    "A0", "A1" or "B1", in the order: A0 and A1 add, A1 computes, B1 adds and computes, A0 computes."""
+    import time
+
+    import evaluate
+
+    with open(args_file, "rb") as f:
+        args = pickle.load(f)
+    role, markers = args["role"], args["markers"]
+
+    def wait_for(name):
+        for _ in range(1200):
+            if os.path.exists(os.path.join(markers, name)):
+                return
+            time.sleep(0.1)
+        raise TimeoutError(name)
+
+    if role == "B1":
+        wait_for("A1-done")
+    metric = evaluate.load(METRIC_PATH, num_process=2, process_id=int(role[1]), experiment_id="shared",
+                           cache_dir=args["cache_dir"], timeout=120)
+    metric.add_batch(**args["shard"])
+    if role == "A0":
+        wait_for("B1-done")
+    try:
+        outcome = ("result", metric.compute())
+    except ValueError as error:
+        outcome = ("error", str(error))
+    open(os.path.join(markers, f"{role}-done"), "w").close()
+    with open(args["out"], "wb") as f:
+        pickle.dump(outcome, f)
+
+
+def test_two_runs_sharing_an_experiment_id_fail_loudly(tmp_path):
+    """Run B's process 1 starts when run A's process 1 is done: it takes over A's cache file name
+    and overwrites A's shard. evaluate cannot tell the two apart by their files; process 0 sees
+    that two processes joined as process 1 and refuses to score a mix."""
+    inputs, _ = corpus("default", "tags")
+    shards = {"A0": {k: v[:400] for k, v in inputs.items()}, "A1": {k: v[400:800] for k, v in inputs.items()},
+              "B1": {k: v[800:] for k, v in inputs.items()}}
+    markers, cache_dir = tmp_path / "markers", tmp_path / "cache"
+    markers.mkdir()
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1")
+    procs, outs = {}, {}
+    for role, shard in shards.items():
+        args_file, outs[role] = tmp_path / f"{role}.pkl", tmp_path / f"{role}.out"
+        with open(args_file, "wb") as f:
+            pickle.dump(dict(role=role, markers=str(markers), cache_dir=str(cache_dir), shard=shard,
+                             out=str(outs[role])), f)
+        code = (f"import sys; sys.path[:0] = [{TESTS!r}, {ROOT!r}]; from test_distributed import shared_worker; "
+                f"shared_worker({str(args_file)!r})")
+        procs[role] = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True)
+    for role, proc in procs.items():
+        output, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"{role} failed:\n{output[-3000:]}"
+    outcome = {}
+    for role, out in outs.items():
+        with open(out, "rb") as f:
+            outcome[role] = pickle.load(f)
+    assert outcome["A1"] == outcome["B1"] == ("result", None)
+    kind, message = outcome["A0"]
+    assert kind == "error", f"process 0 scored a mix of two runs: {message}"
+    assert "process 1 of experiment_id 'shared' joined 2 times" in message
+    assert "two distributed runs share this experiment_id" in message
+    assert sorted(p.name for p in cache_dir.rglob("*.arrow")) == []  # nothing left to mix into a later run

@@ -13,7 +13,7 @@ ERRORS = [
     (dict(predictions=[["O"], ["O", "O"]], references=[["O"], ["O"]]),
      "predictions[1] has 2 tags but references[1] has 1"),
     (dict(predictions=[["O"], ["O"]], references=[["O"]]),
-     "Mismatch in the number of predictions (2) and references (1)"),
+     "predictions has 2 sentences but references has 1"),
     (dict(predictions=[], references=[]), "no sentences: predictions and references are empty"),
     (dict(predictions=[["O", "B-"]], references=[["O", "O"]]),
      "tag 'B-' at predictions[0][1] has an empty entity type"),
@@ -30,7 +30,23 @@ ERRORS = [
     (dict(predictions=[["O", None]], references=[["O", "O"]]),
      "predictions[0][1] is None, neither a tag (str) nor a class id (int)"),
     (dict(predictions=[["O", 5]], references=[["O", "O"]]),
-     "predictions[0][1] is a class id (5) but earlier items are tags"),
+     "predictions[0][1] is a class id (5) but the other items are tags"),
+    (dict(predictions=[[5, "O", "O"]], references=[["O", "O", "O"]]),  # the stray item is named, not the next
+     "predictions[0][0] is a class id (5) but the other items are tags"),
+    (dict(predictions=[["O"]], references=[[1]], label_names=["O"]),
+     "references[0][0] is a class id (1) but predictions hold tags"),
+    (dict(predictions=[[b"O"]], references=[["O"]]), "predictions[0][0] is b'O', neither a tag (str) nor a class id"),
+    (dict(predictions=[b"O"], references=[[1]]), "predictions[0] is a bytes; a sentence is a list of tags"),
+    (dict(predictions=["O"], references=[["O"]]), "predictions[0] is a str; a sentence is a list of tags"),
+    (dict(predictions=None, references=[["O"]]), "predictions must be a list of sentences"),
+    (dict(predictions=5, references=[["O"]]), "predictions must be a list of sentences (or a 2-D array, a tensor, an Arrow list column); got int"),
+    (dict(predictions={("O",)}, references=[["O"]]), "got set"),
+    (dict(predictions=(s for s in [["O"]]), references=[["O"]]), "got generator"),
+    (dict(predictions={"a": ["O"]}, references=[["O"]]), "got dict"),
+    (dict(predictions=[[2**63]], references=[[0]], label_names=["O"]),
+     "predictions[0][0] = 9223372036854775808 is not a class id: out of the int64 range"),
+    (dict(predictions=[[True]], references=[[0]], label_names=["O"]), "predictions[0][0] is True, neither a tag"),
+    (dict(predictions=[[0.0]], references=[[0]], label_names=["O"]), "predictions[0][0] is 0.0, neither a tag"),
     (dict(predictions=[["O"]], references=[[["O"]]]),
      "references[0][0] is ['O'], neither a tag (str) nor a class id (int)"),
     (dict(predictions=[["B-muc"]], references=[["O"]]), "entity type 'muc' collides with a result key"),
@@ -54,13 +70,43 @@ def test_error_messages(metric, arguments, message):
 
 
 def test_add_names_the_position_in_the_sentence(metric):
-    with pytest.raises(ValueError, match=re.escape("prediction[1] is a class id (3) but earlier items are tags")):
+    with pytest.raises(ValueError, match=re.escape("prediction[1] is a class id (3) but the other items are tags")):
         metric.add(prediction=["O", 3], reference=["O", "O"])
 
 
 def test_unknown_option_is_rejected(metric):
-    with pytest.raises(TypeError, match="unexpected keyword argument 'sample_weight'"):
+    with pytest.raises(ValueError, match="unknown compute option 'sample_weight'; options: "):
         metric.compute(predictions=OK, references=OK, sample_weight=[1])
+
+
+INPUTS = ("predictions", "references")
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["compute", "add_batch"])
+@pytest.mark.parametrize("arguments, message", ERRORS, ids=[m[:40] for _, m in ERRORS])
+def test_the_object_stays_usable_after_each_error(tmp_path, arguments, message, streamed):
+    """Every error case, given to compute or streamed through add_batch first (same message on
+    both paths), then valid calls on the same object."""
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    metric = evaluate.load(METRIC_PATH, cache_dir=str(tmp_path))
+    options = {k: v for k, v in arguments.items() if k not in INPUTS}
+    if streamed and "sentences: predictions and references are empty" in message:
+        message = "no sentences: compute got no predictions and references, and none were added"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        if streamed:
+            metric.add_batch(**{k: v for k, v in arguments.items() if k in INPUTS})
+            metric.compute(**options)
+        else:
+            metric.compute(**arguments)
+    if len(metric):  # an option error after streaming: the stream is kept, and scores without it
+        assert streamed and options and len(metric) == len(arguments["references"])
+        metric.compute()
+    assert metric.compute(predictions=OK, references=OK)["overall_f1"] == 1.0
+    metric.add_batch(predictions=[[1, 0]], references=[[1, 0]])
+    assert metric.compute(label_names=["O", "B-PER"])["overall_f1"] == 1.0
 
 
 def test_strict_mode_drops_ill_formed_entities_instead_of_failing(metric):
@@ -79,6 +125,67 @@ def test_batches_from_formatted_datasets_pass_the_type_check(metric, form):
     for batch in data.iter(batch_size=1):
         metric.add_batch(predictions=batch["pred"], references=batch["gold"])
     assert metric.compute(label_names=names)["overall_f1"] == pytest.approx(2 / 3)
+
+
+def test_a_typo_after_streaming_keeps_the_streamed_data(tmp_path):
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    metric = evaluate.load(METRIC_PATH, cache_dir=str(tmp_path))
+    metric.add_batch(predictions=[["B-PER", "O"]], references=[["B-PER", "O"]])
+    metric.add_batch(predictions=[["O", "O"]], references=[["B-LOC", "O"]])
+    for bad in (dict(mode="Strict"), dict(sample_weight=1), dict(zero_division="warn"), dict(label_names="O B-PER")):
+        with pytest.raises(ValueError):
+            metric.compute(**bad)
+        assert len(metric) == 2
+    assert metric.compute()["overall_recall"] == 0.5
+
+
+def test_a_failed_class_id_call_does_not_break_later_tag_calls(tmp_path):
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    metric = evaluate.load(METRIC_PATH, cache_dir=str(tmp_path))
+    metric.add_batch(predictions=[["O"]], references=[["O"]])  # the cached path
+    with pytest.raises(ValueError, match="predictions has 2 sentences but references has 1"):
+        metric.compute(predictions=[[1], [0]], references=[[1]], label_names=["O", "B-PER"])
+    assert metric.compute()["overall_accuracy"] == 1.0
+    with pytest.raises(ValueError, match="predictions has 2 sentences but references has 1"):
+        metric.add_batch(predictions=[[1], [0]], references=[[1]])
+    assert metric.compute(predictions=OK, references=OK)["overall_f1"] == 1.0
+    metric.add_batch(predictions=OK, references=OK)
+    assert metric.compute()["overall_f1"] == 1.0
+
+
+def test_empty_batches_add_nothing_and_empty_input_is_named(tmp_path):
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    metric = evaluate.load(METRIC_PATH, cache_dir=str(tmp_path))
+    metric.add_batch(predictions=[], references=[])
+    assert len(metric) == 0
+    with pytest.raises(ValueError, match="no sentences: compute got no predictions and references, and none were added"):
+        metric.compute()
+    metric.add_batch(predictions=[], references=[])
+    metric.add_batch(predictions=OK, references=OK)
+    assert metric.compute()["overall_f1"] == 1.0
+
+
+def test_kinds_must_not_change_within_a_stream(tmp_path):
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    metric = evaluate.load(METRIC_PATH, cache_dir=str(tmp_path))
+    metric.add_batch(predictions=OK, references=OK)
+    with pytest.raises(ValueError, match=re.escape("predictions[1][0] is a class id (1) but earlier sentences hold tags")):
+        metric.add_batch(predictions=[[1, 0]], references=[[1, 0]])
+    with pytest.raises(ValueError, match=re.escape("predictions[0][0] = 'B-PER' is not a class id, but label_names")):
+        metric.compute(label_names=["O", "B-PER"])
+    assert len(metric) == 1 and metric.compute()["overall_f1"] == 1.0
 
 
 def test_float_arrays_are_neither_tags_nor_ids(metric):

@@ -46,21 +46,34 @@ class Prediction:  # the shape of transformers' EvalPrediction, without transfor
     pytest.param(Prediction((one_hot_logits(PRED), np.zeros((2, 6, 4))), np.array(LABEL)), id="model-outputs"),
     pytest.param(Prediction(np.where(np.array(LABEL) == X, X, PRED), np.array(LABEL)), id="ids-padded-with-100"),
 ])
-def test_decode_eval_prediction_skips_ignored_positions(eval_prediction):
-    assert T.decode_eval_prediction(eval_prediction, NAMES) == (PRED_TAGS, GOLD_TAGS)
+def test_eval_predictions_score_as_their_tags_without_ignored_positions(metric, eval_prediction):
+    ids, labels = T.eval_prediction_ids(eval_prediction)
+    assert ids.shape == labels.shape == (2, 6)
+    assert metric.compute(predictions=ids, references=labels, label_names=NAMES) == \
+        metric.compute(predictions=PRED_TAGS, references=GOLD_TAGS)
 
 
 @pytest.mark.parametrize("predictions, label_ids, message", [
     (np.array(PRED) + 6, np.array(LABEL), r"predictions\[0\]\[1\] = 7 is not a class id: label_names has 7 names"),
-    (np.array(PRED), np.where(np.array(LABEL) == 5, 9, LABEL), r"label_ids\[1\]\[0\] = 9 is not a class id"),
+    (np.array(PRED), np.where(np.array(LABEL) == 5, 9, LABEL), r"references\[1\]\[0\] = 9 is not a class id"),
     (np.array(PRED, dtype=float), np.array(LABEL), r"predictions must be logits .* got float64 of shape \(2, 6\)"),
     (np.array(PRED), np.array(LABEL)[:, :5], r"label_ids must be integer class ids of shape \(2, 6\)"),
     (np.array(PRED), None, r"no label_ids"),
-    (np.zeros(6, dtype=int), np.zeros(6, dtype=int), r"predictions must be logits"),
+    (np.zeros(6, dtype=int), np.zeros(6, dtype=int), r"label_ids must be integer class ids \(batch x length\)"),
+    (np.full((2, 6, 7), np.nan, dtype=np.float32), np.array(LABEL), r"predictions\[0\]\[1\]: the logits hold NaN"),
+    (np.where(np.arange(7) == 3, np.nan, one_hot_logits(PRED)), np.array(LABEL), r"predictions\[0\]\[1\]: the logits hold NaN"),
 ])
-def test_decode_eval_prediction_rejects_bad_input(predictions, label_ids, message):
+def test_bad_eval_predictions_are_rejected(metric, predictions, label_ids, message):
+    compute_metrics = metric.trainer_compute_metrics(NAMES)
     with pytest.raises(ValueError, match=message):
-        T.decode_eval_prediction(Prediction(predictions, label_ids), NAMES)
+        compute_metrics(Prediction(predictions, label_ids))
+
+
+def test_nan_logits_at_ignored_positions_do_not_matter():
+    logits = one_hot_logits(PRED)
+    logits[np.array(LABEL) == X] = np.nan
+    ids, _ = T.eval_prediction_ids(Prediction(logits, np.array(LABEL)))
+    assert (ids[np.array(LABEL) != X] == np.array(PRED)[np.array(LABEL) != X]).all()
 
 
 @pytest.mark.parametrize("results, flat", [

@@ -1,0 +1,528 @@
+"""Inputs as users hand them over: tag lists, class ids, arrays, tensors and Arrow columns.
+
+Pure helpers (numpy and pyarrow; nothing else of this project, because ``evaluate`` copies
+each module beside the metric script on its own). Two jobs:
+
+* :func:`check_batch` validates one call's columns before anything is stored or scored:
+  containers (a list of sentences, a 2-D array or tensor, a list of 1-D arrays, an Arrow or
+  ``datasets`` list column, a ``pandas.Series`` indexed from 0), sentence counts and lengths,
+  and one kind of item per call, tags (str) or class ids (int), as evaluate's two input
+  formats require. Errors are ``ValueError`` naming the place (``predictions[3][1]``).
+* :func:`input_codes` turns validated columns into tag codes over a vocabulary, ready for
+  ``ner_decoding.corpus_from_codes``, without a Python object per tag: class ids through
+  ``label_names`` (positions whose reference is ``-100`` are dropped on both sides, as Hugging
+  Face token-classification scripts mark sub-word pieces and padding), string tags in Arrow
+  through their dictionary encoding. Python lists of tag strings are left to
+  ``ner_decoding.encode`` (``None``), its fastest path.
+
+>>> input_codes([[1, 2, 0]], [[1, 2, -100]], ["O", "B-PER", "I-PER"])[:4]
+(('O', 'B-PER', 'I-PER'), array([1, 2]), array([1, 2]), array([2]))
+>>> as_tags([[0, 1, 2]], [[0, 1, 1]], ["O", "B-PER", "I-PER"])
+([['O', 'B-PER', 'I-PER']], [['O', 'B-PER', 'B-PER']])
+>>> check_batch([["O", 5]], [["O", "O"]])
+Traceback (most recent call last):
+ValueError: predictions[0][1] is a class id (5) but the other items are tags
+"""
+
+import numbers
+from collections import Counter, deque
+from itertools import chain
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+#: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
+IGNORE_INDEX = -100
+TAG, CLASS_ID = "tag", "class id"
+_INT64 = np.iinfo(np.int64)
+
+
+class Codes(NamedTuple):
+    """Both sides as codes: ``vocabulary[code]`` is a tag; codes of every token, sentences back
+    to back, ``lengths`` tokens each; ``sides`` name the place of a bad tag (None: the codes'
+    own positions)."""
+
+    vocabulary: tuple
+    predictions: np.ndarray
+    references: np.ndarray
+    lengths: np.ndarray
+    sides: tuple = None
+
+
+# ---------------------------------------------------------------------------- label names
+
+
+def check_label_names(label_names):
+    """Validate ``label_names``: a list (or tuple) of str, one per class id. Returns a tuple."""
+    if isinstance(label_names, (str, bytes)) or not isinstance(label_names, (list, tuple)):
+        raise ValueError(f"label_names must be a list of str (the tag of each class id); got {label_names!r}")
+    bad = next((i for i, name in enumerate(label_names) if not isinstance(name, str)), None)
+    if bad is not None:
+        raise ValueError(f"label_names[{bad}] must be a str; got {label_names[bad]!r}")
+    if not label_names:
+        raise ValueError("label_names is empty")
+    return tuple(label_names)
+
+
+# ---------------------------------------------------------------------------- containers
+
+
+ARROW = (pa.Array, pa.ChunkedArray)
+
+
+def _arrow(column):
+    """A chunked Arrow array of a ``datasets`` Column or an Arrow (chunked) array, else None.
+
+    Chunks are kept as they are (a cache file read back holds one per batch written):
+    combining them would copy the whole column."""
+    if type(column).__name__ == "Column" and hasattr(column, "source") and hasattr(column, "column_name"):
+        column = column.source.with_format("arrow")[column.column_name]
+    if isinstance(column, pa.Array):
+        return pa.chunked_array([column])
+    return column if isinstance(column, pa.ChunkedArray) else None
+
+
+def _tensor(value):
+    """A tensor (torch, tensorflow, jax) as a numpy array; anything else unchanged."""
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch
+        return value.detach().cpu().numpy()
+    if not isinstance(value, np.ndarray) and hasattr(value, "__array__") and hasattr(value, "shape") \
+            and not hasattr(value, "iloc"):
+        return np.asarray(value)
+    return value
+
+
+def _is_list_type(arrow_type):
+    return pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type)
+
+
+def column(value, name):
+    """One input column as a list of sentences, a 2-D array or an Arrow list array.
+
+    Raises ``ValueError`` for anything else: None, a scalar, a str, a set, a dict, a
+    generator, a DataFrame, a ``pandas.Series`` not indexed from 0, an array that is not 2-D.
+    """
+    arrow = _arrow(value)
+    if arrow is not None:
+        if not _is_list_type(arrow.type):
+            raise ValueError(f"{name} is an Arrow column of {arrow.type}; expected one list of tags per sentence")
+        if arrow.null_count:
+            i = int(np.flatnonzero(arrow.is_null().to_numpy(zero_copy_only=False))[0])
+            raise ValueError(f"{name}[{i}] is None; every sentence is a list of tags or class ids")
+        return arrow
+    if hasattr(value, "iloc") and hasattr(value, "columns"):
+        raise ValueError(f"{name} is a DataFrame; pass one of its columns (one list of tags per sentence)")
+    if hasattr(value, "iloc") and hasattr(value, "index"):  # a pandas Series
+        index = value.index
+        if not (type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1):
+            raise ValueError(f"{name} is a pandas Series indexed {list(index[:3])}...; sentences pair up by"
+                             f" position, so pass series.reset_index(drop=True) or series.tolist()")
+        return value.tolist()
+    value = _tensor(value)
+    if isinstance(value, np.ndarray):
+        if value.dtype == object and value.ndim in (1, 2):
+            return list(value)
+        if value.ndim != 2:
+            hint = " (logits? take the argmax over the last axis)" if value.ndim == 3 else ""
+            raise ValueError(f"{name} is an array of shape {value.shape}; expected 2-D (sentences x tokens),"
+                             f" or a list of sentences{hint}")
+        return value
+    if isinstance(value, (list, tuple)):
+        return value
+    what = "None" if value is None else type(value).__name__
+    raise ValueError(f"{name} must be a list of sentences (or a 2-D array, a tensor, an Arrow list column); got {what}")
+
+
+def _sentence(value, where):
+    """One sentence of a list column: a list, tuple or 1-D array (tensors become arrays)."""
+    if isinstance(value, (list, tuple)):
+        return value
+    value = _tensor(value)
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value
+    what = "None" if value is None else f"a {type(value).__name__}"
+    if isinstance(value, np.ndarray):
+        what = f"an array of shape {value.shape}"
+    raise ValueError(f"{where} is {what}; a sentence is a list of tags (str) or class ids (int)")
+
+
+def _sentences(col, name):
+    """A list column's sentences, each a list, tuple or 1-D array."""
+    if set(map(type, col)) <= {list, tuple}:
+        return col
+    return [_sentence(s, f"{name}[{i}]") for i, s in enumerate(col)]
+
+
+# ---------------------------------------------------------------------------- kinds
+
+
+def _kind(value):
+    if isinstance(value, str):
+        return TAG
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return CLASS_ID
+    return None
+
+
+def _dtype_kind(dtype):
+    """TAG, CLASS_ID, "object" or None (neither) for an array dtype."""
+    if dtype == object:
+        return "object"
+    if np.issubdtype(dtype, np.integer):
+        return CLASS_ID
+    return TAG if np.issubdtype(dtype, np.str_) else None
+
+
+def _arrow_kind(arrow):
+    value_type = arrow.type.value_type
+    if pa.types.is_string(value_type) or pa.types.is_large_string(value_type):
+        return TAG
+    return CLASS_ID if pa.types.is_integer(value_type) else None
+
+
+def _only_tags(sentences):
+    """Whether every sentence is a list or tuple of str only, checked in C (``str.join``
+    raises on anything else) at a few ns a tag."""
+    try:
+        deque(map("".join, sentences), maxlen=0)
+    except TypeError:
+        return False
+    return True
+
+
+def _only_ids(sentences):
+    kinds = set(map(type, chain.from_iterable(sentences)))
+    return all(issubclass(k, (int, np.integer)) and not issubclass(k, (bool, np.bool_)) for k in kinds)
+
+
+def _where(name, i, j, single):
+    return f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
+
+
+def _misfit(sentences, name, single):
+    """The error for a list column that mixes kinds: the first item of the rarer kind (or of
+    no kind) is named, so that one stray item is blamed, not the ones after it."""
+    counts = Counter(_kind(v) for s in sentences for v in (s.tolist() if isinstance(s, np.ndarray) else s))
+    expected = TAG if counts[TAG] >= counts[CLASS_ID] else CLASS_ID
+    for i, sentence in enumerate(sentences):
+        for j, value in enumerate(sentence.tolist() if isinstance(sentence, np.ndarray) else sentence):
+            kind = _kind(value)
+            if kind is None:
+                return ValueError(f"{_where(name, i, j, single)} is {value!r}, neither a tag (str) nor a class id (int)")
+            if kind != expected:
+                return ValueError(f"{_where(name, i, j, single)} is a {kind} ({value!r}) but the other items are {expected}s")
+    return None
+
+
+def _list_kind(sentences, name, single, every_tag=True):
+    """TAG, CLASS_ID or None (no items) of a list column; ``ValueError`` when it mixes.
+
+    ``every_tag=False`` trusts a column whose first item is a str to hold tags only (the
+    caller's decoder names any other item)."""
+    if set(map(type, sentences)) <= {list, tuple}:
+        if not every_tag:
+            first = next((s[0] for s in sentences if len(s)), None)
+            if isinstance(first, str):
+                return TAG
+        if _only_tags(sentences):
+            return TAG if any(map(len, sentences)) else None
+        if _only_ids(sentences):
+            return CLASS_ID
+        raise _misfit(sentences, name, single)
+    kinds = set()
+    for i, s in enumerate(sentences):
+        kind = _dtype_kind(s.dtype) if isinstance(s, np.ndarray) else "object"
+        if kind is None:
+            raise ValueError(f"{name}[{i}] holds {s.dtype} values, neither tags (str) nor class ids (int)")
+        if len(s):
+            kinds.add(kind)
+    if "object" in kinds or len(kinds) > 1:
+        plain = [s.tolist() if isinstance(s, np.ndarray) else s for s in sentences]
+        return _list_kind(plain, name, single)
+    return kinds.pop() if kinds else None
+
+
+def kind_of(col, name, single=False, every_tag=True):
+    """TAG or CLASS_ID of a validated column (see :func:`column`), None when it has no item."""
+    if isinstance(col, ARROW):
+        kind = _arrow_kind(col)
+        if kind is None:
+            raise ValueError(f"{name} holds {col.type.value_type} values, neither tags (str) nor class ids (int)")
+        values = pc.list_flatten(col)
+        if values.null_count:
+            i, j = _place(col_lengths(col), int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0]))
+            raise ValueError(f"{_where(name, i, j, single)} is None, neither a tag (str) nor a class id (int)")
+        return kind if len(values) else None
+    if isinstance(col, np.ndarray):
+        kind = _dtype_kind(col.dtype)
+        if kind is None:
+            raise ValueError(f"{name} holds {col.dtype} values, neither tags (str) nor class ids (int)")
+        return kind if col.size else None
+    return _list_kind(col, name, single, every_tag)
+
+
+def col_lengths(col):
+    """Tokens per sentence of a validated column."""
+    if isinstance(col, ARROW):
+        return pc.list_value_length(col).to_numpy(zero_copy_only=False).astype(np.int64)
+    if isinstance(col, np.ndarray):
+        return np.full(col.shape[0], col.shape[1], dtype=np.int64)
+    return np.fromiter(map(len, col), dtype=np.int64, count=len(col))
+
+
+def _place(lengths, k):
+    """(sentence, token) of the flat position ``k``."""
+    ends = np.cumsum(lengths)
+    i = int(np.searchsorted(ends, k, side="right"))
+    return i, int(k - (ends[i] - lengths[i]))
+
+
+class _Checked(list):
+    """A list column that :func:`check_batch` has validated, with what it found: passed on
+    instead of the user's list, so that a second check is free."""
+
+    batch = None
+
+
+class Batch(NamedTuple):
+    """Validated columns of one call: the columns (lists, 2-D arrays or Arrow arrays), the
+    kind of their items (TAG, CLASS_ID, or None when every sentence is empty), sentence
+    lengths, and the first item ``(side, i, j, value)`` for messages about the whole input."""
+
+    predictions: object
+    references: object
+    kind: str
+    lengths: np.ndarray
+    first: tuple
+
+
+def _first_item(name, col, lengths):
+    k = np.flatnonzero(lengths)
+    if not len(k):
+        return None
+    i = int(k[0])
+    if isinstance(col, ARROW):
+        value = col[i].values[0].as_py()
+    else:
+        value = col[i][0]
+        value = value.item() if isinstance(value, np.generic) else value
+    return name, i, 0, value
+
+
+def check_batch(predictions, references, single=False, every_tag=True):
+    """Validate one call's two columns (``single``: one sentence each, as ``add`` takes).
+
+    Same sentence count and lengths on both sides, and one kind of item in the whole call
+    (``every_tag=False``: lists whose first item is a str are taken for tags without looking
+    at every item; ``ner_decoding.encode`` names any other). Returns a :class:`Batch`.
+    """
+    names = ("prediction", "reference") if single else ("predictions", "references")
+    if isinstance(predictions, _Checked) and predictions.batch.references is references:
+        return predictions.batch
+    if single:
+        predictions, references = [_one(predictions, names[0])], [_one(references, names[1])]
+    cols = [column(value, name) for value, name in zip((predictions, references), names)]
+    if not single:
+        cols = [c if isinstance(c, (*ARROW, np.ndarray)) else _sentences(c, n) for c, n in zip(cols, names)]
+    if len(cols[0]) != len(cols[1]):
+        raise ValueError(f"predictions has {len(cols[0])} sentences but references has {len(cols[1])}")
+    kinds = [kind_of(c, n, single, every_tag) for c, n in zip(cols, names)]
+    lengths = [col_lengths(c) for c in cols]
+    bad = np.flatnonzero(lengths[0] != lengths[1])
+    if bad.size:
+        i = int(bad[0])
+        where = ("prediction", "reference") if single else (f"predictions[{i}]", f"references[{i}]")
+        raise ValueError(f"{where[0]} has {lengths[0][i]} tags but {where[1]} has {lengths[1][i]}")
+    firsts = [_first_item(n, c, lengths[0]) for n, c in zip(names, cols)]
+    if kinds[0] and kinds[1] and kinds[0] != kinds[1]:
+        side, i, j, value = firsts[1]
+        raise ValueError(f"{_where(side, i, j, single)} is a {kinds[1]} ({value!r}) but {names[0]} hold"
+                         f" {kinds[0]}s; both sides are tags, or both class ids")
+    _check_int64(cols, names, kinds[0] or kinds[1], lengths[0], single)
+    if not single and not isinstance(cols[0], (*ARROW, np.ndarray)):
+        cols[0] = _Checked(cols[0])
+    batch = Batch(cols[0], cols[1], kinds[0] or kinds[1], lengths[0], firsts[0])
+    if isinstance(cols[0], _Checked):
+        cols[0].batch = batch
+    return batch
+
+
+def _one(value, name):
+    """One sentence, as ``add`` takes it."""
+    if value is None or isinstance(value, (str, bytes, dict, set)):
+        what = "None" if value is None else f"a {type(value).__name__}"
+        raise ValueError(f"{name} is {what}; a sentence is a list of tags (str) or class ids (int)")
+    return _sentence(value, name)
+
+
+def _check_int64(cols, names, kind, lengths, single):
+    """Class ids must fit an int64, the type evaluate stores them as."""
+    if kind != CLASS_ID:
+        return
+    for col, name in zip(cols, names):
+        if isinstance(col, (*ARROW, np.ndarray)) and not (isinstance(col, np.ndarray) and col.dtype == np.uint64):
+            continue
+        try:
+            _id_values(col, lengths)
+        except OverflowError:
+            k, value = next((k, v) for k, v in enumerate(_flat_items(col)) if not _INT64.min <= v <= _INT64.max)
+            i, j = _place(lengths, k)
+            raise ValueError(f"{_where(name, i, j, single)} = {value} is not a class id: out of the int64 range"
+                             ) from None
+
+
+def _flat_items(col):
+    return chain.from_iterable(s.tolist() if isinstance(s, np.ndarray) else s for s in col)
+
+
+# ---------------------------------------------------------------------------- codes
+
+
+def _id_values(col, lengths):
+    """Every class id of a validated column, flat, as int64."""
+    if isinstance(col, ARROW):
+        return pc.list_flatten(col).to_numpy().astype(np.int64, copy=False)
+    if isinstance(col, np.ndarray):
+        if col.dtype == np.uint64 and col.size and col.max() > _INT64.max:
+            raise OverflowError
+        return col.ravel().astype(np.int64, copy=False)
+    if set(map(type, col)) <= {list, tuple}:
+        return np.fromiter(chain.from_iterable(col), dtype=np.int64, count=int(lengths.sum()))
+    parts = [np.asarray(s) for s in col]
+    if any(p.dtype == np.uint64 and p.size and p.max() > _INT64.max for p in parts):
+        raise OverflowError
+    return np.concatenate([p.astype(np.int64, copy=False) for p in parts]) if parts else np.zeros(0, np.int64)
+
+
+def _tag_array(col):
+    """Every tag of a validated column, flat, as an Arrow string array."""
+    if isinstance(col, ARROW):
+        return pc.list_flatten(col)
+    if isinstance(col, np.ndarray):
+        return pa.array(col.ravel().astype(str))
+    if set(map(type, col)) <= {list, tuple}:
+        return pc.list_flatten(pa.array(col, type=pa.list_(pa.string())))
+    return pa.array(np.concatenate([np.asarray(s, dtype=str) for s in col]) if len(col) else [], type=pa.string())
+
+
+def _dictionary(values):
+    """(tags, int32 codes) of an Arrow string array (chunked or not), through its dictionary
+    encoding: one dictionary for every chunk, which grows chunk by chunk."""
+    encoded = pc.dictionary_encode(values)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    if not chunks:
+        return [], np.zeros(0, dtype=np.int32)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
+    return chunks[-1].dictionary.to_pylist(), codes
+
+
+def _tag_codes(pred, ref, lengths):
+    pred_tags, pred_codes = _dictionary(_tag_array(pred))
+    ref_tags, ref_codes = _dictionary(_tag_array(ref))
+    ref_codes = ref_codes + np.int32(len(pred_tags))  # the two dictionaries side by side
+    return Codes(tuple(pred_tags + ref_tags), pred_codes, ref_codes, lengths)
+
+
+class _IdSentences:
+    """One side's tags, sentence by sentence at the input's own positions (None where a
+    position is ignored), built only when iterated: to name the place of a bad tag."""
+
+    def __init__(self, names, ids, lengths, keep):
+        self.names, self.ids, self.lengths, self.keep = names, ids, lengths, keep
+
+    def __iter__(self):
+        ends = np.cumsum(self.lengths)
+        for a, b in zip((ends - self.lengths).tolist(), ends.tolist()):
+            yield [self.names[v] if k else None for v, k in zip(self.ids[a:b].tolist(), self.keep[a:b].tolist())]
+
+
+def _id_codes(pred, ref, lengths, names):
+    """Codes of class ids (their own values over ``names``); ignored positions dropped."""
+    pred_ids, ref_ids = _id_values(pred, lengths), _id_values(ref, lengths)
+    keep = ref_ids != IGNORE_INDEX
+    for side, ids in (("predictions", pred_ids), ("references", ref_ids)):
+        bad = np.flatnonzero(keep & ((ids < 0) | (ids >= len(names))))
+        if bad.size:
+            raise _not_an_id(side, *_place(lengths, int(bad[0])), int(ids[bad[0]]), len(names))
+    if keep.all():
+        return Codes(names, pred_ids, ref_ids, lengths)
+    dropped = np.bincount(np.repeat(np.arange(len(lengths)), lengths)[~keep], minlength=len(lengths))
+    sides = tuple((side, _IdSentences(names, ids, lengths, keep))
+                  for side, ids in (("predictions", pred_ids), ("references", ref_ids)))
+    return Codes(names, pred_ids[keep], ref_ids[keep], lengths - dropped, sides)
+
+
+def _not_an_id(side, i, j, value, n):
+    hint = f"ids 0 to {n - 1}"
+    if value == IGNORE_INDEX:
+        hint = f"{IGNORE_INDEX} marks an ignored position only where the reference is {IGNORE_INDEX}"
+    elif value < 0:
+        hint = f"{IGNORE_INDEX}, not {value}, marks a position to ignore"
+    return ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id: label_names has {n} names ({hint})")
+
+
+def check_kind(kind, first, label_names):
+    """Raise unless class ids come with ``label_names`` and tags without; ``first`` is the
+    input's first item ``(side, i, j, value)``."""
+    if first is None:
+        return
+    side, i, j, value = first
+    if label_names is None and kind == CLASS_ID:
+        raise ValueError(f"{side}[{i}][{j}] = {value!r} is a class id: pass label_names, the tag of each id")
+    if label_names is not None and kind == TAG:
+        raise ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id, but label_names is given")
+
+
+def input_codes(predictions, references, label_names=None):
+    """Both sides as :class:`Codes`, or None for Python lists of tag strings (which
+    ``ner_decoding.encode`` takes as they are). Raises ``ValueError`` naming the place."""
+    names = None if label_names is None else check_label_names(label_names)
+    batch = check_batch(predictions, references, every_tag=False)
+    check_kind(batch.kind, batch.first, names)
+    pred, ref = batch.predictions, batch.references
+    plain = not any(isinstance(c, (*ARROW, np.ndarray)) for c in (pred, ref)) and \
+        set(map(type, pred)) | set(map(type, ref)) <= {list, tuple}
+    if names is None and plain:
+        return None
+    if names is None:
+        return _tag_codes(pred, ref, batch.lengths)
+    return _id_codes(pred, ref, batch.lengths, names)
+
+
+def as_tags(predictions, references, label_names=None):
+    """Both sides as lists of tag strings: class ids are mapped through ``label_names`` (a
+    position whose reference is -100 is dropped on both sides)."""
+    codes = input_codes(predictions, references, label_names)
+    if codes is None:
+        return predictions, references
+    table = np.array(codes.vocabulary, dtype=object)
+    bounds = np.concatenate(([0], np.cumsum(codes.lengths))).tolist()
+    out = []
+    for flat in (codes.predictions, codes.references):
+        tags = table[flat].tolist()
+        out.append([tags[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
+    return tuple(out)
+
+
+def arrow_column(col, kind, lengths):
+    """A validated column as an Arrow list array: ``list<string>`` for tags (and for a column
+    with no item), ``list<int64>`` for class ids; how ``evaluate``'s cache stores it."""
+    offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))), type=pa.int64())
+    if kind == CLASS_ID:
+        values = pa.array(_id_values(col, lengths), type=pa.int64())
+    elif isinstance(col, ARROW) and kind == TAG:
+        values = pc.list_flatten(col).cast(pa.string()).combine_chunks()
+    elif kind == TAG:
+        values = _tag_array(col)
+    else:
+        values = pa.array([], type=pa.string())
+    return pa.LargeListArray.from_arrays(offsets, values).cast(pa.list_(values.type))
+
+
+def as_list(values):
+    """A column of one value per sentence (e.g. subgroups) as a Python list: an Arrow array
+    as read from evaluate's cache is converted, anything else is returned as it is."""
+    arrow = _arrow(values)
+    return arrow.to_pylist() if arrow is not None else values
