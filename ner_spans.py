@@ -1,0 +1,365 @@
+"""Entities given as spans or as strings: validated, then laid out for the core.
+
+Two input forms that never pass through tags:
+
+* **spans**: per example a list of ``{"label": str, "start": int, "end": int}`` (end
+  exclusive; offsets in tokens or in characters, the same unit on both sides). Entities may
+  nest and overlap. :func:`encode_spans` checks both sides and returns a :class:`SpanCorpus`
+  whose ``gold`` and ``pred`` are :class:`SpanArrays` in the layout the matching uses.
+* **strings** (eval4ner, LLM and GLiNER-style output): per example ``(label, surface string)``
+  pairs and the example's text. :func:`place_strings` puts each string on the text and
+  returns character spans for the first form, with the strings it could not place for sure.
+
+Layout. Example ``i`` occupies its own range of flat positions, starting at the sum over
+earlier examples of (largest end on either side + 1), so no entity of one example touches
+another's; ``sentence`` and ``offset`` give the example and the start within it. Each side is
+sorted by (start, end, type); ``types`` are the label names, sorted.
+
+>>> corpus = encode_spans(
+...     [[{"label": "PER", "start": 0, "end": 2}], [{"label": "LOC", "start": 3, "end": 4}]],
+...     [[{"label": "PER", "start": 0, "end": 2}, {"label": "ORG", "start": 1, "end": 2}], []])
+>>> corpus.types
+('LOC', 'ORG', 'PER')
+>>> corpus.gold.start.tolist(), corpus.gold.end.tolist(), corpus.gold.type.tolist()
+([0, 1], [2, 2], [2, 1])
+>>> corpus.pred.start.tolist(), corpus.pred.sentence.tolist(), corpus.pred.offset.tolist()
+([0, 6], [0, 1], [0, 3])
+>>> encode_spans([[{"label": "PER", "start": 2, "end": 2}]], [[]])
+Traceback (most recent call last):
+...
+ValueError: predictions[0][0] {'label': 'PER', 'start': 2, 'end': 2}: start must be < end
+"""
+
+import unicodedata
+from numbers import Integral
+from typing import NamedTuple
+
+import numpy as np
+
+ENTITY_KEYS = ("label", "start", "end")
+
+
+class SpanArrays(NamedTuple):
+    """The entities of one side: flat positions ``start``, ``end`` (exclusive), ``type``
+    (index into the type names), ``sentence`` (example) and ``offset`` (start in it)."""
+
+    start: np.ndarray
+    end: np.ndarray
+    type: np.ndarray
+    sentence: np.ndarray
+    offset: np.ndarray
+
+    def __len__(self):
+        return len(self.start)
+
+
+class SpanCorpus(NamedTuple):
+    """Both sides of a span corpus, and the fields of a corpus without tokens.
+
+    ``references``, ``predictions`` (one ``O`` code per example), ``lengths`` (zero tokens),
+    ``prefix`` and ``type`` (the code ``O`` only) let the type selection and label map that
+    work on tag corpora run unchanged here; they count no token.
+    """
+
+    gold: SpanArrays
+    pred: SpanArrays
+    types: tuple
+    references: np.ndarray
+    predictions: np.ndarray
+    lengths: np.ndarray
+    prefix: np.ndarray
+    type: np.ndarray
+
+
+# ---------------------------------------------------------------------------- validation
+
+
+def _entity_error(name, i, j, entity, problem):
+    return ValueError(f"{name}[{i}][{j}] {entity!r}: {problem}")
+
+
+def _check_entity_shape(name, i, j, entity):
+    """Raise the error of an entity that is not a dict of exactly label, start, end."""
+    if not isinstance(entity, dict):
+        raise _entity_error(name, i, j, entity, f"an entity must be a dict with keys {list(ENTITY_KEYS)}")
+    unknown = sorted(map(str, set(entity) - set(ENTITY_KEYS)))
+    if unknown:
+        raise _entity_error(name, i, j, entity, f"unknown key {unknown[0]!r}; an entity has keys {list(ENTITY_KEYS)}")
+    missing = [k for k in ENTITY_KEYS if k not in entity]
+    if missing:
+        raise _entity_error(name, i, j, entity, f"missing key {missing[0]!r}")
+
+
+def _flatten(examples, name):
+    """Labels, starts, ends of every entity, and the number of entities per example."""
+    if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, "__len__"):
+        raise ValueError(f"{name} must be a list of examples, each a list of entities; got {type(examples).__name__}")
+    labels, starts, ends, counts = [], [], [], []
+    for i, example in enumerate(examples):
+        if isinstance(example, (str, bytes, dict)) or not isinstance(example, (list, tuple)):
+            raise ValueError(f"{name}[{i}] must be a list of entities (dicts with keys {list(ENTITY_KEYS)}); "
+                             f"got {type(example).__name__}")
+        counts.append(len(example))
+        for j, entity in enumerate(example):
+            if type(entity) is not dict or len(entity) != 3:
+                _check_entity_shape(name, i, j, entity)
+            try:
+                labels.append(entity["label"])
+                starts.append(entity["start"])
+                ends.append(entity["end"])
+            except KeyError:
+                _check_entity_shape(name, i, j, entity)
+    return labels, starts, ends, np.array(counts, dtype=np.int64)
+
+
+def _locate(counts, flat):
+    """(example, entity) of the ``flat``-th entity of a side."""
+    bounds = np.cumsum(counts)
+    i = int(np.searchsorted(bounds, flat, side="right"))
+    return i, int(flat - (bounds[i] - counts[i]))
+
+
+def _is_offset(value):
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _first_bad(values, good):
+    """Index of the first value whose type fails ``good``, or None (types checked once each)."""
+    ok = {}
+    for k, value in enumerate(values):
+        kind = type(value)
+        if kind not in ok:
+            ok[kind] = good(value)
+        if not ok[kind]:
+            return k
+    return None
+
+
+def _problem(labels, starts, ends, reserved, text_lengths, example):
+    """The first invalid entity of a side as (flat index, problem), or None."""
+    checks = []
+    bad = _first_bad(labels, lambda v: isinstance(v, str))
+    if bad is not None:
+        checks.append((bad, "the label must be a non-empty str"))
+    for values, key in ((starts, "start"), (ends, "end")):
+        bad = _first_bad(values, _is_offset)
+        if bad is not None:
+            checks.append((bad, f"{key} must be an int"))
+    if checks:
+        return min(checks)
+    start, end = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+    label_set = set(labels)
+    named = {"": "the label must be a non-empty str"}
+    named.update({r: f"the label {r!r} collides with a result key" for r in label_set & set(reserved)})
+    rules = [(start < 0, "offsets must be >= 0"), (start >= end, "start must be < end")]
+    if text_lengths is not None:
+        rules.append((end > text_lengths[example], "end is past the end of the text"))
+    if label_set & set(named):
+        rules.append((np.array([lab in named for lab in labels], dtype=bool), None))
+    found = [(int(np.argmax(mask)), msg) for mask, msg in rules if mask.any()]
+    if not found:
+        return None
+    k, msg = min(found)
+    return k, msg if msg is not None else named[labels[k]]
+
+
+def check_entities(examples, name, reserved=(), texts=None):
+    """Validate one side; returns (labels, starts, ends, example of each entity, counts).
+
+    Raises ``ValueError`` naming ``name[example][entity]`` of the first bad entity: not a dict
+    of exactly ``label``, ``start``, ``end``; a label that is not a non-empty str or that is in
+    ``reserved``; an offset that is not an int (bool is not) or is negative; ``start >= end``;
+    with ``texts``, an ``end`` past its example's text.
+
+    >>> check_entities([[{"label": "X", "start": 0, "end": True}]], "references")
+    Traceback (most recent call last):
+    ...
+    ValueError: references[0][0] {'label': 'X', 'start': 0, 'end': True}: end must be an int
+    """
+    labels, starts, ends, counts = _flatten(examples, name)
+    example = np.repeat(np.arange(len(counts)), counts)
+    text_lengths = None
+    if texts is not None:
+        text_lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    problem = _problem(labels, starts, ends, reserved, text_lengths, example)
+    if problem is not None:
+        k, msg = problem
+        i, j = _locate(counts, k)
+        raise _entity_error(name, i, j, examples[i][j], msg)
+    return labels, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64), example, counts
+
+
+def check_texts(texts, n_examples):
+    """Validate ``texts``: None, or one str per example."""
+    if texts is None:
+        return None
+    if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
+        raise ValueError(f"texts must be a list of str, one per example; got {type(texts).__name__}")
+    if len(texts) != n_examples:
+        raise ValueError(f"texts has {len(texts)} items but there are {n_examples} examples")
+    bad = _first_bad(texts, lambda v: isinstance(v, str))
+    if bad is not None:
+        raise ValueError(f"texts[{bad}] must be a str; got {type(texts[bad]).__name__}")
+    return list(texts)
+
+
+# ---------------------------------------------------------------------------- layout
+
+
+def _arrays(labels, start, end, example, base, type_index):
+    """One side's SpanArrays, sorted by (start, end, type)."""
+    codes = np.fromiter(map(type_index.__getitem__, labels), dtype=np.int64, count=len(labels))
+    flat_start, flat_end = base[example] + start, base[example] + end
+    order = np.lexsort((codes, flat_end, flat_start))
+    return SpanArrays(flat_start[order], flat_end[order], codes[order], example[order], start[order])
+
+
+def encode_spans(predictions, references, reserved=(), texts=None):
+    """Validate both sides and lay them out: a :class:`SpanCorpus`.
+
+    ``reserved``: labels that may not be used (result keys). ``texts``: None, or one str per
+    example, whose length bounds the (character) ends.
+    """
+    if hasattr(predictions, "__len__") and hasattr(references, "__len__") and len(predictions) != len(references):
+        raise ValueError(f"predictions has {len(predictions)} examples but references has {len(references)}")
+    texts = check_texts(texts, len(references)) if texts is not None else None
+    pred = check_entities(predictions, "predictions", reserved, texts)
+    gold = check_entities(references, "references", reserved, texts)
+    n = len(gold[4])
+    width = np.zeros(n, dtype=np.int64)
+    np.maximum.at(width, gold[3], gold[2])
+    np.maximum.at(width, pred[3], pred[2])
+    base = np.cumsum(width + 1) - (width + 1)
+    types = tuple(sorted(set(gold[0]) | set(pred[0])))
+    type_index = {name: k for k, name in enumerate(types)}
+    no_tokens = np.zeros(n, dtype=np.int8)
+    return SpanCorpus(_arrays(*gold[:4], base, type_index), _arrays(*pred[:4], base, type_index), types,
+                      no_tokens, no_tokens, np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int8),
+                      np.full(1, -1, dtype=np.int32))
+
+
+def spans_from_arrays(spans, types, n_examples):
+    """Per example, its entities as ``{"label", "start", "end"}`` dicts (the inverse of the
+    layout; tag corpora decoded to SpanArrays come out as span input).
+
+    >>> corpus = encode_spans([[{"label": "A", "start": 1, "end": 3}]], [[]])
+    >>> spans_from_arrays(corpus.pred, corpus.types, 1)
+    [[{'label': 'A', 'start': 1, 'end': 3}]]
+    """
+    out = [[] for _ in range(n_examples)]
+    for s, o, length, t in zip(spans.sentence.tolist(), spans.offset.tolist(),
+                               (spans.end - spans.start).tolist(), spans.type.tolist()):
+        out[s].append({"label": types[t], "start": o, "end": o + length})
+    return out
+
+
+# ---------------------------------------------------------------------------- strings
+
+
+def _is_word_char(char):
+    """A letter, digit or underscore of a script written with spaces between words.
+
+    Wide (East Asian) characters are words of their own, so a string may start or end next
+    to one: Chinese or Japanese text has no spaces to mark word boundaries.
+    """
+    return (char.isalnum() or char == "_") and unicodedata.east_asian_width(char) not in ("W", "F")
+
+
+def _at_boundary(text, k):
+    """No word runs across position ``k`` (between ``text[k-1]`` and ``text[k]``)."""
+    return k == 0 or k == len(text) or not (_is_word_char(text[k - 1]) and _is_word_char(text[k]))
+
+
+def occurrences(text, string):
+    """Start offsets of ``string`` in ``text`` at word boundaries, left to right.
+
+    >>> occurrences("Peter Peters met Peter", "Peter")
+    [0, 17]
+    >>> occurrences("播放一首告白气球", "告白气球")
+    [4]
+    """
+    found, k = [], text.find(string)
+    while k >= 0:
+        if _at_boundary(text, k) and _at_boundary(text, k + len(string)):
+            found.append(k)
+        k = text.find(string, k + 1)
+    return found
+
+
+class Placement(NamedTuple):
+    """Strings placed on their texts: per example the spans (character offsets, in the
+    order of the pairs placed), the pairs found more than once (``ambiguous``, placed on the
+    first unused occurrence) and the pairs not placed (``not_found``)."""
+
+    spans: list
+    ambiguous: list
+    not_found: list
+
+
+def _check_pair(pair, where):
+    if isinstance(pair, (str, bytes, dict)) or not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        raise ValueError(f"{where} must be a (label, string) pair; got {pair!r}")
+    label, string = pair
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"{where} {pair!r}: the label must be a non-empty str")
+    if not isinstance(string, str) or not string:
+        raise ValueError(f"{where} {pair!r}: the string must be a non-empty str")
+    return label, string
+
+
+def place_example(text, pairs, name="entities", i=0):
+    """Place one example's ``(label, string)`` pairs on ``text``: (spans, ambiguous, not found).
+
+    Left to right through the pairs, each string goes on its first occurrence at word
+    boundaries not yet taken by an earlier pair with the same string. A string with more
+    than one such occurrence is ambiguous; one with none left is not found.
+
+    >>> spans, ambiguous, missing = place_example(
+    ...     "York, then New York", [("LOC", "York"), ("LOC", "New York"), ("PER", "Bob")])
+    >>> spans
+    [{'label': 'LOC', 'start': 0, 'end': 4}, {'label': 'LOC', 'start': 11, 'end': 19}]
+    >>> ambiguous, missing
+    ([('LOC', 'York')], [('PER', 'Bob')])
+    """
+    if isinstance(pairs, (str, bytes, dict)) or not isinstance(pairs, (list, tuple)):
+        raise ValueError(f"{name}[{i}] must be a list of (label, string) pairs; got {type(pairs).__name__}")
+    spans, ambiguous, not_found, used, cache = [], [], [], set(), {}
+    for j, pair in enumerate(pairs):
+        label, string = _check_pair(pair, f"{name}[{i}][{j}]")
+        if string not in cache:
+            cache[string] = occurrences(text, string)
+        found = cache[string]
+        if len(found) > 1:
+            ambiguous.append((label, string))
+        free = [k for k in found if (k, string) not in used]
+        if not free:
+            not_found.append((label, string))
+            continue
+        used.add((free[0], string))
+        spans.append({"label": label, "start": free[0], "end": free[0] + len(string)})
+    return spans, ambiguous, not_found
+
+
+def place_strings(texts, entities, name="entities"):
+    """Place every example's ``(label, string)`` pairs on its text: a :class:`Placement`.
+
+    >>> placed = place_strings(["John Jones and Peter Peters came to York"],
+    ...                        [[("PER", "Peter Peters"), ("LOC", "York"), ("PER", "Jim")]])
+    >>> placed.spans[0]
+    [{'label': 'PER', 'start': 15, 'end': 27}, {'label': 'LOC', 'start': 36, 'end': 40}]
+    >>> placed.not_found
+    [[('PER', 'Jim')]]
+    """
+    if isinstance(entities, (str, bytes, dict)) or not isinstance(entities, (list, tuple)):
+        raise ValueError(f"{name} must be a list of examples, each a list of (label, string) pairs")
+    texts = check_texts(texts, len(entities))
+    placed = [place_example(text, pairs, name, i) for i, (text, pairs) in enumerate(zip(texts, entities))]
+    return Placement(*(list(side) for side in zip(*placed))) if placed else Placement([], [], [])
+
+
+def placement_report(placement):
+    """Totals of a :class:`Placement`: ``strings``, ``placed``, ``ambiguous``, ``not_found``."""
+    placed = sum(map(len, placement.spans))
+    not_found = sum(map(len, placement.not_found))
+    return {"strings": placed + not_found, "placed": placed,
+            "ambiguous": sum(map(len, placement.ambiguous)), "not_found": not_found}
