@@ -135,31 +135,33 @@ def _first_bad(values, good):
     return None
 
 
+def _type_problem(labels, starts, ends):
+    """The first entity whose label is not a str or an offset not an int, as (index, problem)."""
+    checks = [(_first_bad(labels, lambda v: isinstance(v, str)), "the label must be a non-empty str"),
+              (_first_bad(starts, _is_offset), "start must be an int"),
+              (_first_bad(ends, _is_offset), "end must be an int")]
+    checks = [(k, msg) for k, msg in checks if k is not None]
+    return min(checks) if checks else None
+
+
 def _problem(labels, starts, ends, reserved, text_lengths, example):
     """The first invalid entity of a side as (flat index, problem), or None."""
-    checks = []
-    bad = _first_bad(labels, lambda v: isinstance(v, str))
-    if bad is not None:
-        checks.append((bad, "the label must be a non-empty str"))
-    for values, key in ((starts, "start"), (ends, "end")):
-        bad = _first_bad(values, _is_offset)
-        if bad is not None:
-            checks.append((bad, f"{key} must be an int"))
-    if checks:
-        return min(checks)
-    start, end = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
-    label_set = set(labels)
+    first = _type_problem(labels, starts, ends)
+    n = len(labels) if first is None else first[0]  # the entities before it have the right types
+    start, end = np.array(starts[:n], dtype=np.int64), np.array(ends[:n], dtype=np.int64)
     named = {"": "the label must be a non-empty str"}
-    named.update({r: f"the label {r!r} collides with a result key" for r in label_set & set(reserved)})
+    named.update({r: f"the label {r!r} collides with a result key" for r in set(labels[:n]) & set(reserved)})
     rules = [(start < 0, "offsets must be >= 0"), (start >= end, "start must be < end")]
     if text_lengths is not None:
-        rules.append((end > text_lengths[example], "end is past the end of the text"))
-    if label_set & set(named):
-        rules.append((np.array([lab in named for lab in labels], dtype=bool), None))
+        rules.append((end > text_lengths[example[:n]], "end is past the end of the text"))
+    if set(labels[:n]) & set(named):
+        rules.append((np.array([lab in named for lab in labels[:n]], dtype=bool), None))
     found = [(int(np.argmax(mask)), msg) for mask, msg in rules if mask.any()]
+    if first is not None:
+        found.append(first)
     if not found:
         return None
-    k, msg = min(found)
+    k, msg = min(found, key=lambda f: f[0])
     return k, msg if msg is not None else named[labels[k]]
 
 
