@@ -16,6 +16,7 @@ from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
+from .ner_spans import check_entities, check_texts, encode_spans, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
 
@@ -69,7 +70,14 @@ Args:
         in the "overlap" family; None (default) means 0.5. Only with "overlap" in scores.
     errors (bool): add "errors", the listing of every pair per mode. Default False.
 
-    With the "subgroups" config (``evaluate.load(path, "subgroups")``) only:
+    With the "spans" config (``evaluate.load(path, "spans")``; "spans_subgroups" adds the
+    subgroups options below): predictions and references are, per example, lists of entities
+    {"label": str, "start": int, "end": int} (end exclusive; token or character offsets, the
+    same unit on both sides; entities may nest and overlap). scheme, mode, suffix and
+    label_names do not apply; the scoring options above do, and:
+    texts (list of str or None): each example's text; character ends past it are an error.
+
+    With the "subgroups" or "spans_subgroups" config only:
     subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
         the items of the stratified recall.
     subgroup_weights (dict or None): None (default: the sample's own shares, so the estimate is
@@ -87,7 +95,8 @@ Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
         "precision", "recall", "f1" (float) and "number" (int, gold entities of the type).
     overall_precision, overall_recall, overall_f1 (float): micro averages over entities.
-    overall_accuracy (float): token-level accuracy of the tags.
+    overall_accuracy (float): token-level accuracy of the tags (not in the span configs:
+        without tokens it is not defined).
     macro_precision, macro_recall, macro_f1 (float): unweighted means of the per-type scores.
     weighted_precision, weighted_recall, weighted_f1 (float): per-type scores weighted by
         "number".
@@ -153,13 +162,21 @@ SCORING_OPTIONS = {"zero_division": 0, "scores": DEFAULT_SCORES, "types": None, 
                    "overlap_threshold": None, "errors": False}
 STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "confidence_level": 0.95,
                       "recall_mode": "strict", "n_bootstrap": 10_000, "seed": 0}
+SPAN_OPTIONS = {"texts": None}
+ALL_OPTIONS = {**TAG_OPTIONS, **SCORING_OPTIONS, **STRATIFIED_OPTIONS, **SPAN_OPTIONS}
 #: the options of each config
 CONFIG_OPTIONS = {
     "default": {**TAG_OPTIONS, **SCORING_OPTIONS},
     "subgroups": {**TAG_OPTIONS, **SCORING_OPTIONS, **STRATIFIED_OPTIONS},
+    "spans": {**SCORING_OPTIONS, **SPAN_OPTIONS},
+    "spans_subgroups": {**SCORING_OPTIONS, **SPAN_OPTIONS, **STRATIFIED_OPTIONS},
 }
+#: configs whose input is entity spans, and those with a subgroups column
+SPAN_CONFIGS = ("spans", "spans_subgroups")
+SUBGROUP_CONFIGS = ("subgroups", "spans_subgroups")
 #: where an option (or input) that a config lacks is found
-OPTION_CONFIGS = {name: "subgroups" for name in (*STRATIFIED_OPTIONS, "subgroups")}
+OPTION_CONFIGS = {**{name: "default" for name in TAG_OPTIONS}, **{name: "spans" for name in SPAN_OPTIONS},
+                  **{name: "subgroups" for name in (*STRATIFIED_OPTIONS, "subgroups")}}
 
 
 class Options(NamedTuple):
@@ -172,6 +189,7 @@ class Options(NamedTuple):
     zero_division: float
     scoring: object
     stratified: object
+    texts: object
 
 
 def check_options(config_name, options):
@@ -189,7 +207,7 @@ def check_options(config_name, options):
             raise ValueError(f"{name} needs the {OPTION_CONFIGS[name]!r} config: "
                              f"evaluate.load(path, {OPTION_CONFIGS[name]!r})")
         raise ValueError(f"unknown compute option {name!r}; options: {sorted(defaults)}")
-    o = {**defaults, **options}
+    o = {**ALL_OPTIONS, **options}
     _check_mode(o["mode"], o["scheme"])
     if not isinstance(o["suffix"], bool):
         raise ValueError(f"suffix must be True or False; got {o['suffix']!r}")
@@ -201,7 +219,8 @@ def check_options(config_name, options):
     if "subgroup_weights" in defaults:
         stratified = {name: o[name] for name in STRATIFIED_OPTIONS}
         _check_stratified(stratified)
-    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, scoring, stratified)
+    texts = check_texts(o["texts"])
+    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, scoring, stratified, texts)
 
 
 def _is_default(value, default):
@@ -314,7 +333,10 @@ class NerRecallMetric(evaluate.Metric):
             {side: datasets.Sequence(datasets.Value(dtype, id="label"), id="sequence") for side in ("predictions", "references")}
             for dtype in ("string", "int64")
         ]
-        if self.config_name == "subgroups":  # one subgroup (stratum) name per sentence
+        if self.config_name in SPAN_CONFIGS:  # a list of entities per example
+            entity = {"label": datasets.Value("string"), "start": datasets.Value("int64"), "end": datasets.Value("int64")}
+            formats = [{side: datasets.List(entity) for side in ("predictions", "references")}]
+        if self.config_name in SUBGROUP_CONFIGS:  # one subgroup (stratum) name per sentence
             for f in formats:
                 f["subgroups"] = datasets.Value("string")
         return evaluate.MetricInfo(
@@ -342,17 +364,23 @@ class NerRecallMetric(evaluate.Metric):
                  confidence_level=0.95,
                  recall_mode="strict",
                  n_bootstrap=10_000,
-                 seed=0):
+                 seed=0,
+                 texts=None):
         given = locals()
-        options = check_options(self.config_name, {name: given[name] for name, default in CONFIG_OPTIONS["subgroups"].items()
+        options = check_options(self.config_name, {name: given[name] for name, default in ALL_OPTIONS.items()
                                                    if not _is_default(given[name], default)})
-        if self.config_name == "subgroups":
+        if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
-        predictions, references = as_tags(predictions, references, options.label_names)
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
+        if self.config_name in SPAN_CONFIGS:
+            corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
+            results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
+            results.pop("overall_accuracy", None)  # no tokens: token accuracy is not defined
+            return results
+        predictions, references = as_tags(predictions, references, options.label_names)
         corpus = encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
         gold = decode(corpus.references, corpus, options.scheme)
         pred = decode(corpus.predictions, corpus, options.scheme)
@@ -363,8 +391,8 @@ class NerRecallMetric(evaluate.Metric):
         # evaluate checks only a column's first item; a later int or None would be cast
         for name, column in (("predictions", predictions), ("references", references)):
             if column is not None:
-                check_tag_types(column, name)
-        if self.config_name == "subgroups":
+                self._check_input(column, name)
+        if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups(kwargs.get("subgroups"), "subgroups")
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
@@ -372,10 +400,33 @@ class NerRecallMetric(evaluate.Metric):
         """Add one sentence; its tags are type-checked first."""
         for name, value in (("prediction", prediction), ("reference", reference)):
             if value is not None:
-                check_tag_types([value], name, single=True)
-        if self.config_name == "subgroups":
+                self._check_input([value], name, single=True)
+        if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
         return super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def _check_input(self, column, name, single=False):
+        """Check a column's tags, or entities in the span configs, before evaluate casts them."""
+        if self.config_name in SPAN_CONFIGS:
+            check_entities(column, name, RESERVED_KEYS, single=single)
+        else:
+            check_tag_types(column, name, single=single)
+
+    def find_entities(self, texts, entities):
+        """Place ``(label, string)`` pairs (eval4ner's, or an LLM's output) on their texts.
+
+        ``texts``: one str per example; ``entities``: per example a list of ``(label, string)``.
+        Left to right, each string goes on its first occurrence at word boundaries not taken by
+        an earlier pair with the same string. Returns ``{"entities"``: per example the
+        ``{"label", "start", "end"}`` character spans, ready for the "spans" config;
+        ``"ambiguous"``: per example the pairs whose string occurs more than once;
+        ``"not_found"``: per example the pairs not placed (hallucinated, paraphrased, or
+        listed more often than they occur); ``"total"``: ``{"strings", "placed",
+        "ambiguous", "not_found"}`` counts``}``. See ``ner_spans.place_strings``.
+        """
+        placement = place_strings(texts, entities)
+        return {"entities": placement.spans, "ambiguous": placement.ambiguous,
+                "not_found": placement.not_found, "total": placement_report(placement)}
 
     def load_benchmark(self, description_csv):
         """A recall benchmark (its ``data_description.csv``) as a ``datasets.Dataset``.

@@ -165,13 +165,14 @@ def _problem(labels, starts, ends, reserved, text_lengths, example):
     return k, msg if msg is not None else named[labels[k]]
 
 
-def check_entities(examples, name, reserved=(), texts=None):
+def check_entities(examples, name, reserved=(), texts=None, single=False):
     """Validate one side; returns (labels, starts, ends, example of each entity, counts).
 
     Raises ``ValueError`` naming ``name[example][entity]`` of the first bad entity: not a dict
     of exactly ``label``, ``start``, ``end``; a label that is not a non-empty str or that is in
     ``reserved``; an offset that is not an int (bool is not) or is negative; ``start >= end``;
-    with ``texts``, an ``end`` past its example's text.
+    with ``texts``, an ``end`` past its example's text. ``single``: ``examples`` holds the
+    one example of ``add``, named ``name[entity]``.
 
     >>> check_entities([[{"label": "X", "start": 0, "end": True}]], "references")
     Traceback (most recent call last):
@@ -187,17 +188,18 @@ def check_entities(examples, name, reserved=(), texts=None):
     if problem is not None:
         k, msg = problem
         i, j = _locate(counts, k)
-        raise _entity_error(name, i, j, examples[i][j], msg)
+        where = f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
+        raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
     return labels, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64), example, counts
 
 
-def check_texts(texts, n_examples):
-    """Validate ``texts``: None, or one str per example."""
+def check_texts(texts, n_examples=None):
+    """Validate ``texts``: None, or one str per example (``n_examples`` of them, if given)."""
     if texts is None:
         return None
     if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
         raise ValueError(f"texts must be a list of str, one per example; got {type(texts).__name__}")
-    if len(texts) != n_examples:
+    if n_examples is not None and len(texts) != n_examples:
         raise ValueError(f"texts has {len(texts)} items but there are {n_examples} examples")
     bad = _first_bad(texts, lambda v: isinstance(v, str))
     if bad is not None:
@@ -224,7 +226,7 @@ def encode_spans(predictions, references, reserved=(), texts=None):
     """
     if hasattr(predictions, "__len__") and hasattr(references, "__len__") and len(predictions) != len(references):
         raise ValueError(f"predictions has {len(predictions)} examples but references has {len(references)}")
-    texts = check_texts(texts, len(references)) if texts is not None else None
+    texts = check_texts(texts, len(references))
     pred = check_entities(predictions, "predictions", reserved, texts)
     gold = check_entities(references, "references", reserved, texts)
     n = len(gold[4])

@@ -21,7 +21,7 @@ def ent(label, start, end):
 
 def core_scores(corpus, gold, pred, types=None, label_map=None, zero_division=0):
     """What the metric computes from one side's spans, through the core functions."""
-    options = S.check_options(scores=S.SCORES, types=types, label_map=label_map)
+    options = S.check_scoring_options(scores=S.SCORES, types=types, label_map=label_map)
     view = S.restrict(corpus, gold, pred, options)
     matching = M.match(view.gold, view.pred)
     counts = M.count(view.gold, view.pred, matching, view.types, view.tokens_correct, 1)
@@ -90,9 +90,9 @@ def test_numpy_integers_are_offsets():
 
 def test_corpus_counts_no_tokens():
     corpus = encode_spans([[ent("A", 0, 2)]], [[ent("A", 0, 2)]])
-    options = S.check_options(label_map={"A": "B"})
+    options = S.check_scoring_options(label_map={"A": "B"})
     assert S.restrict(corpus, corpus.gold, corpus.pred, options).tokens_correct == 0
-    assert S.restrict(corpus, corpus.gold, corpus.pred, S.check_options()).tokens_correct == 0
+    assert S.restrict(corpus, corpus.gold, corpus.pred, S.check_scoring_options()).tokens_correct == 0
 
 
 # ---------------------------------------------------------------------------- bad input
