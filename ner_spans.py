@@ -31,7 +31,9 @@ ValueError: predictions[0][0] {'label': 'PER', 'start': 2, 'end': 2}: start must
 """
 
 import unicodedata
+from itertools import chain
 from numbers import Integral
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -91,25 +93,27 @@ def _check_entity_shape(name, i, j, entity):
 
 
 def _flatten(examples, name):
-    """Labels, starts, ends of every entity, and the number of entities per example."""
+    """Labels, starts, ends of every entity, and the number of entities per example.
+
+    The loops run in C (``map``, ``chain``); the slow path only locates a problem found.
+    """
     if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, "__len__"):
         raise ValueError(f"{name} must be a list of examples, each a list of entities; got {type(examples).__name__}")
-    labels, starts, ends, counts = [], [], [], []
-    for i, example in enumerate(examples):
-        if isinstance(example, (str, bytes, dict)) or not isinstance(example, (list, tuple)):
-            raise ValueError(f"{name}[{i}] must be a list of entities (dicts with keys {list(ENTITY_KEYS)}); "
-                             f"got {type(example).__name__}")
-        counts.append(len(example))
-        for j, entity in enumerate(example):
-            if type(entity) is not dict or len(entity) != 3:
-                _check_entity_shape(name, i, j, entity)
-            try:
-                labels.append(entity["label"])
-                starts.append(entity["start"])
-                ends.append(entity["end"])
-            except KeyError:
-                _check_entity_shape(name, i, j, entity)
-    return labels, starts, ends, np.array(counts, dtype=np.int64)
+    if not set(map(type, examples)) <= {list, tuple}:
+        i = next(i for i, e in enumerate(examples) if type(e) not in (list, tuple))
+        raise ValueError(f"{name}[{i}] must be a list of entities (dicts with keys {list(ENTITY_KEYS)}); "
+                         f"got {type(examples[i]).__name__}")
+    counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
+    flat = list(chain.from_iterable(examples))
+    try:
+        if set(map(type, flat)) <= {dict} and set(map(len, flat)) <= {3}:
+            return (list(map(itemgetter("label"), flat)), list(map(itemgetter("start"), flat)),
+                    list(map(itemgetter("end"), flat)), counts)
+    except KeyError:
+        pass
+    for k, entity in enumerate(flat):  # find the entity that is not a dict of exactly label, start, end
+        _check_entity_shape(name, *_locate(counts, k), entity)
+    return _flatten([[dict(e) for e in example] for example in examples], name)  # dict subclasses
 
 
 def _locate(counts, flat):
@@ -119,25 +123,21 @@ def _locate(counts, flat):
     return i, int(flat - (bounds[i] - counts[i]))
 
 
-def _is_offset(value):
-    return isinstance(value, Integral) and not isinstance(value, bool)
+def _is_offset(kind):
+    return issubclass(kind, Integral) and not issubclass(kind, bool)
 
 
 def _first_bad(values, good):
-    """Index of the first value whose type fails ``good``, or None (types checked once each)."""
-    ok = {}
-    for k, value in enumerate(values):
-        kind = type(value)
-        if kind not in ok:
-            ok[kind] = good(value)
-        if not ok[kind]:
-            return k
-    return None
+    """Index of the first value whose type fails ``good``, or None (each type checked once)."""
+    bad = {kind for kind in set(map(type, values)) if not good(kind)}
+    if not bad:
+        return None
+    return next(k for k, value in enumerate(values) if type(value) in bad)
 
 
 def _type_problem(labels, starts, ends):
     """The first entity whose label is not a str or an offset not an int, as (index, problem)."""
-    checks = [(_first_bad(labels, lambda v: isinstance(v, str)), "the label must be a non-empty str"),
+    checks = [(_first_bad(labels, lambda kind: issubclass(kind, str)), "the label must be a non-empty str"),
               (_first_bad(starts, _is_offset), "start must be an int"),
               (_first_bad(ends, _is_offset), "end must be an int")]
     checks = [(k, msg) for k, msg in checks if k is not None]
@@ -201,7 +201,7 @@ def check_texts(texts, n_examples=None):
         raise ValueError(f"texts must be a list of str, one per example; got {type(texts).__name__}")
     if n_examples is not None and len(texts) != n_examples:
         raise ValueError(f"texts has {len(texts)} items but there are {n_examples} examples")
-    bad = _first_bad(texts, lambda v: isinstance(v, str))
+    bad = _first_bad(texts, lambda kind: issubclass(kind, str))
     if bad is not None:
         raise ValueError(f"texts[{bad}] must be a str; got {type(texts[bad]).__name__}")
     return list(texts)
