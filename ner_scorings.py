@@ -194,17 +194,10 @@ def _items(spans, k):
     return positions * k + np.repeat(spans.type.astype(np.int64), lengths)
 
 
-def _flat(spans):
-    """Whether no two spans of a side (sorted by start) overlap."""
-    return bool(np.all(spans.start[1:] >= spans.end[:-1]))
-
-
 def token_counts(gold, pred, k):
     """Per type (``k`` of them), the (token, type) items found, in the gold, and predicted."""
     k = max(k, 1)
     gold_items, pred_items = _items(gold, k), _items(pred, k)
-    if not (_flat(gold) and _flat(pred)):  # nested spans of one type share items: count each once
-        gold_items, pred_items = np.unique(gold_items), np.unique(pred_items)
     hits = np.intersect1d(gold_items, pred_items, assume_unique=True) % k
     return (np.bincount(hits, minlength=k), np.bincount(gold_items % k, minlength=k),
             np.bincount(pred_items % k, minlength=k))
@@ -243,18 +236,10 @@ class HaremAlignment(NamedTuple):
 
 def harem_alignment(gold, pred, matching):
     """Every (gold, predicted) pair sharing a token (the overlapping pairs of ``matching``),
-    with its HAREM credit and outcome. A span with an identical counterpart on the other side
-    is aligned with that one only (flat input has no other pair for it; nested input may)."""
+    with its HAREM credit and outcome."""
     g, p = matching.overlap_gold, matching.overlap_pred
-    exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p])
-    if len(exact) and exact.any():  # nested input: a span with an identical counterpart aligns with it only
-        twin_gold = np.zeros(len(gold), dtype=bool)
-        twin_gold[g[exact]] = True
-        twin_pred = np.zeros(len(pred), dtype=bool)
-        twin_pred[p[exact]] = True
-        keep = exact | ~(twin_gold[g] | twin_pred[p])
-        g, p, exact = g[keep], p[keep], exact[keep]
     gs, ge, ps, pe = gold.start[g], gold.end[g], pred.start[p], pred.end[p]
+    exact = (gs == ps) & (ge == pe)
     common = np.minimum(ge, pe) - np.maximum(gs, ps)
     distinct = np.maximum(ge, pe) - np.minimum(gs, ps)  # overlapping spans: their union is one run
     credit = np.where(exact, 1.0, 0.5 * common / np.maximum(distinct, 1))
