@@ -15,7 +15,7 @@ import numpy as np
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
-from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
+from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
 
@@ -243,7 +243,7 @@ def _check_subgroups(column, name, single=False):
 
 def score_entities(corpus, gold, pred, options, subgroups=None):
     """Every score family that ``options`` asks for, from the decoded entities of both sides."""
-    view = restrict(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
+    view = select_and_relabel(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
     _check_types(view.types)
     matching = match(view.gold, view.pred)
     counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, int(corpus.lengths.sum()))
