@@ -1,13 +1,13 @@
 """One matching pass of gold and predicted spans, counts as state, every score derived.
 
-Matching. Gold spans never overlap each other, nor do predicted ones, so a span with an
-exact counterpart overlaps nothing else: exact matches are unambiguous. Every other
-overlapping (gold, predicted) pair is a candidate; where each span of a pair overlaps only
-the other, the pair is matched as it is. Where one span overlaps several (a prediction across
-two gold entities, two predictions inside one), the spans form a small chain, and we take the
-one-to-one matching that has the most pairs, then the most pairs of the same type, then the
-most shared tokens, then the leftmost pairs. It depends on positions only, never on the
-order in which spans or sentences are listed.
+Matching. Every overlapping (gold, predicted) pair is a candidate, and the matching is
+one-to-one. Pairs of the same type and offsets are always matched. Where each span of a pair
+overlaps only the other, the pair is matched as it is. Where one span overlaps several (a
+prediction across two gold entities, two predictions inside one, nested entities), we take
+the one-to-one matching that has the most pairs, then the most pairs of the same type, then
+the most shared tokens, then the leftmost pairs: on flat spans by a heaviest-chain pass in
+time linear after sorting, elsewhere by a maximum-weight assignment (``docs/matching.md``).
+It depends on positions only, never on the order in which spans or sentences are listed.
 
 Scenarios (SemEval-2013, as in Batista's write-up) of a matched pair, and the outcome table:
 
