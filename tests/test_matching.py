@@ -242,7 +242,7 @@ def _families(preds, refs):
     """Every score family and the error listing, from the core functions (no evaluate)."""
     corpus = D.encode(preds, refs)
     gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
-    options = S.check_options(scores=list(S.SCORES), errors=True)
+    options = S.check_scoring_options(scores=list(S.SCORES), errors=True)
     selection = S.select_and_relabel(corpus, gold, pred, options)
     gold, pred, types = selection.gold, selection.pred, selection.types
     matching = M.match(gold, pred)
