@@ -184,55 +184,68 @@ def _heaviest_chains(first, length, bound, weight):
     """The heaviest sequence of compatible pairs in each chain (pairs ``[first, first + length)``,
     pair k compatible with the pairs ``[first, bound[k])``, none when ``bound[k] < 0``).
 
-    ``best[k]`` is the heaviest total of a sequence ending at k; a running prefix maximum
-    (``top``, ``arg``: its first, leftmost, position) gives each pair its best predecessor in
-    one step. Chains advance side by side, one pair per step; the last few long ones finish
-    in plain Python. Ties keep the leftmost pairs. Returns a boolean mask of the chosen pairs.
+    The heaviest total of a sequence ending at pair k is its weight plus the running prefix
+    maximum (``top``; ``arg``: where it is first reached, the leftmost) of those totals before
+    ``bound[k]``, and that position is k's predecessor (``back``). Chains advance side by side,
+    one pair per step; the last few long ones finish in plain Python. Ties keep the leftmost
+    pairs. Returns a boolean mask of the chosen pairs.
     """
-    best, top = np.zeros_like(weight), np.zeros_like(weight)
+    top = np.zeros_like(weight)
     arg, back = np.zeros(len(weight), dtype=np.int64), np.full(len(weight), -1, dtype=np.int64)
     chains = np.argsort(-length, kind="stable")
     active = len(chains) - np.searchsorted(np.sort(length), np.arange(int(length.max(initial=0))), side="right")
     for t, n_active in enumerate(active.tolist()):
         if n_active < _FEW_CHAINS and len(active) - t > 64:
             for c in chains[:n_active].tolist():
-                _finish_chain(int(first[c]), int(first[c] + length[c]), t, bound, weight, best, top, arg, back)
+                _finish_chain(int(first[c]), int(first[c] + length[c]), t, bound, weight, top, arg, back)
             break
         k = first[chains[:n_active]] + t
         b = bound[k]
         has, prev = b >= 0, np.maximum(b - 1, 0)
-        best[k] = weight[k] + np.where(has, top[prev], 0)
+        total = weight[k] + np.where(has, top[prev], 0)
         back[k] = np.where(has, arg[prev], -1)
         if t == 0:
-            top[k], arg[k] = best[k], k
+            top[k], arg[k] = total, k
         else:
-            keep = top[k - 1] >= best[k]
-            top[k] = np.where(keep, top[k - 1], best[k])
+            keep = top[k - 1] >= total
+            top[k] = np.where(keep, top[k - 1], total)
             arg[k] = np.where(keep, arg[k - 1], k)
     chosen = np.zeros(len(weight), dtype=bool)
-    k = arg[first + length - 1]
-    while len(k):
+    k = arg[first + length - 1]  # each chain's heaviest sequence ends at its first heaviest total
+    while len(k) >= _FEW_CHAINS:
         chosen[k] = True
         k = back[k]
         k = k[k >= 0]
+    chosen[_trace(k.tolist(), back)] = True
     return chosen
 
 
-def _finish_chain(start, stop, t, bound, weight, best, top, arg, back):
+def _trace(ends, back):
+    """The pairs of the sequences ending at ``ends``, following ``back``, in plain Python."""
+    found, back = [], back.tolist() if ends else []
+    for k in ends:
+        while k >= 0:
+            found.append(k)
+            k = back[k]
+    return np.array(found, dtype=np.int64)
+
+
+def _finish_chain(start, stop, t, bound, weight, top, arg, back):
     """:func:`_heaviest_chains` for one chain from its pair ``start + t`` on, in plain Python."""
-    b_, w_ = bound[start:stop].tolist(), weight[start:stop].tolist()
-    best_, top_, arg_, back_ = (a[start:stop].tolist() for a in (best, top, arg, back))
+    bound_, weight_ = (bound[start:stop] - start).tolist(), weight[start:stop].tolist()
+    top_, arg_, back_ = (a[start:stop].tolist() for a in (top, arg, back))
+    best, where = (top_[t - 1], arg_[t - 1]) if t else (None, -1)
     for k in range(t, stop - start):
-        b = b_[k] - start
+        b = bound_[k]
         if b > 0:
-            best_[k], back_[k] = w_[k] + top_[b - 1], arg_[b - 1]
+            total = weight_[k] + top_[b - 1]
+            back_[k] = arg_[b - 1]
         else:
-            best_[k], back_[k] = w_[k], -1
-        if k and top_[k - 1] >= best_[k]:
-            top_[k], arg_[k] = top_[k - 1], arg_[k - 1]
-        else:
-            top_[k], arg_[k] = best_[k], start + k
-    best[start:stop], top[start:stop], arg[start:stop], back[start:stop] = best_, top_, arg_, back_
+            total = weight_[k]
+        if where < 0 or total > best:
+            best, where = total, start + k
+        top_[k], arg_[k] = best, where
+    top[start:stop], arg[start:stop], back[start:stop] = top_, arg_, back_
 
 
 def _flat_resolution(g, p, gold, pred):
