@@ -1,13 +1,13 @@
 """One matching pass of gold and predicted spans, counts as state, every score derived.
 
-Matching. Gold spans never overlap each other, nor do predicted ones, so a span with an
-exact counterpart overlaps nothing else: exact matches are unambiguous. Every other
-overlapping (gold, predicted) pair is a candidate; where each span of a pair overlaps only
-the other, the pair is matched as it is. Where one span overlaps several (a prediction across
-two gold entities, two predictions inside one), the spans form a small chain, and we take the
-one-to-one matching that has the most pairs, then the most pairs of the same type, then the
-most shared tokens, then the leftmost pairs. It depends on positions only, never on the
-order in which spans or sentences are listed.
+Matching. Every overlapping (gold, predicted) pair is a candidate, and the matching is
+one-to-one. Pairs of the same type and offsets are always matched. Where each span of a pair
+overlaps only the other, the pair is matched as it is. Where one span overlaps several (a
+prediction across two gold entities, two predictions inside one, nested entities), we take
+the one-to-one matching that has the most pairs, then the most pairs of the same type, then
+the most shared tokens, then the leftmost pairs: on flat spans by a heaviest-chain pass in
+time linear after sorting, elsewhere by a maximum-weight assignment (``docs/matching.md``).
+It depends on positions only, never on the order in which spans or sentences are listed.
 
 Scenarios (SemEval-2013, as in Batista's write-up) of a matched pair, and the outcome table:
 
@@ -56,9 +56,9 @@ ZERO_DIVISION = (0, 1)
 
 
 class Matching(NamedTuple):
-    """Matched pairs (indices into the gold and predicted SpanArrays) and their scenario, and
-    every overlapping pair, matched or not (sorted by gold then prediction), for the scorings
-    that align spans many-to-many."""
+    """Matched pairs (indices into the gold and predicted SpanArrays, sorted by gold then
+    prediction) and their scenario, and every overlapping pair, matched or not (sorted the same
+    way), for the scorings that align spans many-to-many."""
 
     gold: np.ndarray
     pred: np.ndarray
@@ -67,85 +67,346 @@ class Matching(NamedTuple):
     overlap_pred: np.ndarray
 
 
-def _candidates(gold, pred):
-    """All overlapping (gold index, predicted index) pairs, sorted by gold then prediction."""
-    lo = np.searchsorted(pred.end, gold.start, side="right")
-    hi = np.searchsorted(pred.start, gold.end, side="left")
-    degree = np.maximum(hi - lo, 0)
-    g = np.repeat(np.arange(len(gold)), degree)
+#: chains still unsolved when fewer than this many remain are finished one by one in Python
+_FEW_CHAINS = 8
+#: largest weight a float64 assignment holds exactly
+_EXACT_FLOAT = 2**53
+
+
+def check_duplicates(spans, side_name, types=None):
+    """Raise ``ValueError`` if two spans of one sentence have the same type and offsets.
+
+    Entities are numbered within their sentence in the order ``spans`` lists them; ``types``
+    (names of the type codes) only makes the message readable.
+
+    >>> from ner_decoding import SpanArrays
+    >>> a = lambda *v: np.array(v)
+    >>> check_duplicates(SpanArrays(a(0, 1, 0), a(3, 2, 3), a(0, 0, 0), a(0, 0, 0), a(0, 1, 0)), "references", ["PER"])
+    Traceback (most recent call last):
+    ...
+    ValueError: references[0] entities 0 and 2 are the same entity ('PER', 0, 3); each entity may appear once
+    """
+    n = len(spans.start)
+    if n < 2:
+        return
+    order = np.lexsort((np.arange(n), spans.type, spans.end, spans.start, spans.sentence))
+    key = np.stack([spans.sentence, spans.start, spans.end, spans.type])[:, order]
+    same = np.flatnonzero((key[:, 1:] == key[:, :-1]).all(axis=0))
+    if len(same):
+        first, second = order[same[0]], order[same[0] + 1]
+        sentence = int(spans.sentence[first])
+        rank = np.cumsum(spans.sentence == sentence) - 1  # index of each span within its sentence
+        t = int(spans.type[first])
+        label = types[t] if types is not None else t
+        start = int(spans.offset[first])
+        end = start + int(spans.end[first] - spans.start[first])
+        raise ValueError(f"{side_name}[{sentence}] entities {int(rank[first])} and {int(rank[second])} are the same "
+                         f"entity ({label!r}, {start}, {end}); each entity may appear once")
+
+
+def _is_flat(spans):
+    """True when the spans are sorted by position and no two of them overlap."""
+    return bool(np.all(spans.start[1:] >= spans.end[:-1]))
+
+
+def _expand(owner_lo, owner_hi):
+    """For ranges ``[lo, hi)``, one (owner, position) row per position of each range."""
+    degree = np.maximum(owner_hi - owner_lo, 0)
+    owner = np.repeat(np.arange(len(degree)), degree)
     first = np.repeat(np.cumsum(degree) - degree, degree)
-    p = np.repeat(lo, degree) + np.arange(len(g)) - first
-    return g, p
+    return owner, np.repeat(owner_lo, degree) + np.arange(len(owner)) - first
 
 
-def _resolve_chains(g, p, gold, pred, ambiguous):
-    """Keep, among the ambiguous candidate pairs, the best matching of each chain."""
-    idx = np.flatnonzero(ambiguous)
-    gi, pi = g[idx], p[idx]
-    new_chain = np.ones(len(idx), dtype=bool)
-    new_chain[1:] = (gi[1:] != gi[:-1]) & (pi[1:] != pi[:-1])
-    overlap = np.minimum(gold.end[gi], pred.end[pi]) - np.maximum(gold.start[gi], pred.start[pi])
-    same = (gold.type[gi] == pred.type[pi]).astype(np.int64)
-    first = np.flatnonzero(new_chain)
-    length = np.diff(np.append(first, len(idx)))
-    keep = [_best_matchings(first[length == n], n, gi, pi, same, overlap) for n in np.unique(length).tolist()]
-    return idx[np.concatenate(keep)]
+def _candidates(gold, pred):
+    """All overlapping (gold index, predicted index) pairs, sorted by gold then prediction.
 
-
-def _best_matchings(first, n, gi, pi, same, overlap):
-    """Pairs kept by the best one-to-one matching of each chain of ``n`` candidate pairs.
-
-    The chains start at ``first`` and are solved side by side, one row each. Their pairs are
-    sorted by position; two pairs are compatible when both their gold and their predicted
-    spans differ, and then they are ordered the same way on both sides, so the best matching
-    is a heaviest increasing subsequence. A pair weighs (1, same type, shared tokens), summed
-    and compared as tuples, encoded as one integer; ties keep the leftmost pairs.
+    Two spans overlap when the later-starting one starts inside the other: the pairs where the
+    prediction starts inside the gold span, plus those where the gold span starts strictly
+    inside the prediction. Flat sides need no sorting: each gold span overlaps one run of them.
     """
-    cols = first[:, None] + np.arange(n)
-    scale = int(overlap[cols].sum(axis=1).max()) + 1  # above any sum of shared tokens
-    dtype = np.int64 if scale * (n + 1) ** 2 < 2**62 else object  # exact either way
-    weight = (scale * (n + 1) + same[cols] * scale + overlap[cols]).astype(dtype)
-    back = _heaviest_increasing(gi[cols], pi[cols], weight)
-    rows = np.arange(len(first))
-    k = weight.argmax(axis=1)  # ``weight`` now holds each chain's best total ending at a pair
-    chosen = np.zeros(cols.shape, dtype=bool)
-    while len(rows):
-        chosen[rows, k] = True
-        k = back[rows, k]
-        rows, k = rows[k >= 0], k[k >= 0]
-    return cols[chosen]
+    if _is_flat(gold) and _is_flat(pred):
+        lo = np.searchsorted(pred.end, gold.start, side="right")
+        return _expand(lo, np.searchsorted(pred.start, gold.end, side="left"))
+    by_pred = np.argsort(pred.start, kind="stable")
+    starts = pred.start[by_pred]
+    g1, at = _expand(np.searchsorted(starts, gold.start, "left"), np.searchsorted(starts, gold.end, "left"))
+    by_gold = np.argsort(gold.start, kind="stable")
+    starts = gold.start[by_gold]
+    p2, at2 = _expand(np.searchsorted(starts, pred.start, "right"), np.searchsorted(starts, pred.end, "left"))
+    g, p = np.concatenate([g1, by_gold[at2]]), np.concatenate([by_pred[at], p2])
+    order = np.lexsort((p, g))
+    return g[order], p[order]
 
 
-def _heaviest_increasing(g, p, weight):
-    """In place, ``weight[:, k]`` becomes the heaviest total of compatible pairs ending at pair k.
+def _pair_weights(g, p, gold, pred):
+    """Per candidate pair: same type (0/1) and shared tokens."""
+    same = (gold.type[g] == pred.type[p]).astype(np.int64)
+    shared = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
+    return same, shared.astype(np.int64)
 
-    Returns the back pointers: the previous pair of that best sequence, -1 for none (the
-    first of equal totals, i.e. the leftmost).
+
+def _runs(values):
+    """Per item, the index of the first item of its run of equal values."""
+    new = np.ones(len(values), dtype=bool)
+    new[1:] = values[1:] != values[:-1]
+    starts = np.flatnonzero(new)
+    return np.repeat(starts, np.diff(np.append(starts, len(values))))
+
+
+def _resolve_chains(gi, pi, same, shared, first):
+    """Among candidate pairs cut into chains (``first``: each chain's first pair), the pairs of
+    each chain's best one-to-one matching, as a boolean mask.
+
+    In a chain of flat spans the pairs sorted by gold then prediction have non-decreasing
+    indices on both sides, so two pairs are compatible when both their spans differ, and the
+    pairs compatible with pair k and before it form a prefix of its chain: the pairs before
+    the first one sharing its gold span or its prediction. The best matching is then the
+    heaviest chain of compatible pairs.
     """
-    back = np.full(g.shape, -1)
-    for k in range(1, g.shape[1]):
-        compatible = (g[:, :k] < g[:, k:k + 1]) & (p[:, :k] < p[:, k:k + 1])
-        total = np.where(compatible, weight[:, :k], -1)
-        j = total.argmax(axis=1)
-        base = total[np.arange(len(j)), j]
-        back[:, k] = np.where(base >= 0, j, -1)
-        weight[:, k] += np.maximum(base, 0)
-    return back
+    length = np.diff(np.append(first, len(gi)))
+    chain_start = np.repeat(first, length)
+    bound = np.minimum(_runs(gi), _runs(pi))  # pairs [chain_start, bound) are compatible with pair k
+    weight = _chain_weights(same, shared, first, length)
+    return _heaviest_chains(first, length, np.where(bound > chain_start, bound, -1), weight)
 
 
-def match(gold, pred):
-    """The one-to-one :class:`Matching` of two SpanArrays of the same corpus layout."""
-    overlap_gold, overlap_pred = g, p = _candidates(gold, pred)
+def _chain_weights(same, shared, first, length):
+    """Each pair weighs (1, same type, shared tokens), compared as tuples over a matching:
+    encoded as one integer, ``pair * unit + same * scale + shared`` (exact, int64 or Python int)."""
+    scale = int(np.add.reduceat(shared, first).max()) + 1  # above the shared tokens of any matching
+    unit = scale * (int(length.max()) + 1)  # above same-type count * scale + shared tokens
+    top = (unit + scale) * (int(length.max()) + 1)
+    dtype = np.int64 if top < 2**62 else object
+    return (np.full(len(same), unit, dtype=dtype) + same.astype(dtype) * scale + shared.astype(dtype))
+
+
+def _heaviest_chains(first, length, bound, weight):
+    """The heaviest sequence of compatible pairs in each chain (pairs ``[first, first + length)``,
+    pair k compatible with the pairs ``[first, bound[k])``, none when ``bound[k] < 0``).
+
+    The heaviest total of a sequence ending at pair k is its weight plus the running prefix
+    maximum (``top``; ``arg``: where it is first reached, the leftmost) of those totals before
+    ``bound[k]``, and that position is k's predecessor (``back``). Chains advance side by side,
+    one pair per step; the last few long ones finish in plain Python. Ties keep the leftmost
+    pairs. Returns a boolean mask of the chosen pairs.
+    """
+    top = np.zeros_like(weight)
+    arg, back = np.zeros(len(weight), dtype=np.int64), np.full(len(weight), -1, dtype=np.int64)
+    chains = np.argsort(-length, kind="stable")
+    active = len(chains) - np.searchsorted(np.sort(length), np.arange(int(length.max(initial=0))), side="right")
+    for t, n_active in enumerate(active.tolist()):
+        if n_active < _FEW_CHAINS and len(active) - t > 64:
+            for c in chains[:n_active].tolist():
+                _finish_chain(int(first[c]), int(first[c] + length[c]), t, bound, weight, top, arg, back)
+            break
+        k = first[chains[:n_active]] + t
+        b = bound[k]
+        has, prev = b >= 0, np.maximum(b - 1, 0)
+        total = weight[k] + np.where(has, top[prev], 0)
+        back[k] = np.where(has, arg[prev], -1)
+        if t == 0:
+            top[k], arg[k] = total, k
+        else:
+            keep = top[k - 1] >= total
+            top[k] = np.where(keep, top[k - 1], total)
+            arg[k] = np.where(keep, arg[k - 1], k)
+    chosen = np.zeros(len(weight), dtype=bool)
+    k = arg[first + length - 1]  # each chain's heaviest sequence ends at its first heaviest total
+    while len(k) >= _FEW_CHAINS:
+        chosen[k] = True
+        k = back[k]
+        k = k[k >= 0]
+    chosen[_trace(k.tolist(), back)] = True
+    return chosen
+
+
+def _trace(ends, back):
+    """The pairs of the sequences ending at ``ends``, following ``back``, in plain Python."""
+    found, back = [], back.tolist() if ends else []
+    for k in ends:
+        while k >= 0:
+            found.append(k)
+            k = back[k]
+    return np.array(found, dtype=np.int64)
+
+
+def _finish_chain(start, stop, t, bound, weight, top, arg, back):
+    """:func:`_heaviest_chains` for one chain from its pair ``start + t`` on, in plain Python."""
+    bound_, weight_ = (bound[start:stop] - start).tolist(), weight[start:stop].tolist()
+    top_, arg_, back_ = (a[start:stop].tolist() for a in (top, arg, back))
+    best, where = (top_[t - 1], arg_[t - 1]) if t else (None, -1)
+    for k in range(t, stop - start):
+        b = bound_[k]
+        if b > 0:
+            total = weight_[k] + top_[b - 1]
+            back_[k] = arg_[b - 1]
+        else:
+            total = weight_[k]
+        if where < 0 or total > best:
+            best, where = total, start + k
+        top_[k], arg_[k] = best, where
+    top[start:stop], arg[start:stop], back[start:stop] = top_, arg_, back_
+
+
+def _flat_resolution(g, p, gold, pred):
+    """Flat sides: isolated pairs as they are, each chain by :func:`_resolve_chains`."""
     gold_degree = np.bincount(g, minlength=len(gold))
     pred_degree = np.bincount(p, minlength=len(pred))
     keep = (gold_degree[g] == 1) & (pred_degree[p] == 1)  # pairs of spans that overlap nothing else
     if not keep.all():
-        keep[_resolve_chains(g, p, gold, pred, ~keep)] = True
-        g, p = g[keep], p[keep]
+        idx = np.flatnonzero(~keep)
+        gi, pi = g[idx], p[idx]
+        new_chain = np.ones(len(idx), dtype=bool)
+        new_chain[1:] = (gi[1:] != gi[:-1]) & (pi[1:] != pi[:-1])
+        same, shared = _pair_weights(gi, pi, gold, pred)
+        keep[idx[_resolve_chains(gi, pi, same, shared, np.flatnonzero(new_chain))]] = True
+    return keep
+
+
+def match(gold, pred):
+    """The one-to-one :class:`Matching` of two SpanArrays of the same corpus layout.
+
+    Spans of a side may nest and overlap (see :func:`_nested_resolution`); the spans of a
+    side need not be sorted then, but no span may appear twice (:func:`check_duplicates`).
+    """
+    overlap_gold, overlap_pred = g, p = _candidates(gold, pred)
+    if _is_flat(gold) and _is_flat(pred):
+        keep = _flat_resolution(g, p, gold, pred)
+    else:
+        keep = _nested_resolution(g, p, gold, pred)
+    g, p = g[keep], p[keep]
     exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p])
     other_type = gold.type[g] != pred.type[p]
     scenario = np.where(exact, 0, 2) + other_type
     return Matching(g, p, scenario.astype(np.int8), overlap_gold, overlap_pred)
+
+
+def _nested_resolution(g, p, gold, pred):
+    """Spans of a side nest or overlap: the best one-to-one matching of the candidate pairs.
+
+    1. Pairs of the same type and offsets are matched first: each span has at most one such
+       counterpart, so they never compete, and the seqeval keys stay exact matching.
+    2. The other pairs of the spans left form connected components; a component whose spans do
+       not overlap within a side is a chain, solved as on flat input (:func:`_resolve_chains`);
+       a component with one span on a side takes its heaviest pair; any other goes to a
+       maximum-weight assignment (:func:`_assign`).
+    Weights compare (pairs, same-type pairs, shared tokens) as tuples; ties go to the pairs
+    that come first by position (start, end, type of the gold span, then of the prediction).
+    """
+    exact = ((gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p]) & (gold.type[g] == pred.type[p]))
+    exact &= (np.bincount(g[exact], minlength=len(gold))[g] == 1) & (np.bincount(p[exact], minlength=len(pred))[p] == 1)
+    gold_free = np.ones(len(gold), dtype=bool)
+    gold_free[g[exact]] = False
+    pred_free = np.ones(len(pred), dtype=bool)
+    pred_free[p[exact]] = False
+    keep = exact.copy()
+    rest = np.flatnonzero(gold_free[g] & pred_free[p])
+    if len(rest):
+        keep[rest[_resolve_components(g[rest], p[rest], gold, pred)]] = True
+    return keep
+
+
+def _position_rank(spans):
+    """Each span's rank by (start, end, type): the position order of the tie rule."""
+    rank = np.empty(len(spans.start), dtype=np.int64)
+    rank[np.lexsort((spans.type, spans.end, spans.start))] = np.arange(len(rank))
+    return rank
+
+
+def _resolve_components(g, p, gold, pred):
+    """Boolean mask of the pairs kept among candidate pairs ``g, p`` (see :func:`_nested_resolution`)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_gold = len(gold.start)
+    graph = coo_matrix((np.ones(len(g)), (g, n_gold + p)), shape=(n_gold + len(pred.start),) * 2)
+    component = connected_components(graph, directed=False)[1][g]
+    rank_g, rank_p = _position_rank(gold)[g], _position_rank(pred)[p]
+    order = np.lexsort((rank_p, rank_g, component))
+    g, p, component, rank_g, rank_p = g[order], p[order], component[order], rank_g[order], rank_p[order]
+    first = _firsts(component)
+    row, n_rows, flat_gold = _side(component, rank_g, g, gold)
+    col, n_cols, flat_pred = _side(component, rank_p, p, pred)
+    flat = flat_gold & flat_pred
+    same, shared = _pair_weights(g, p, gold, pred)
+    keep = np.zeros(len(g), dtype=bool)
+    size = np.diff(np.append(first, len(g)))
+    chain = np.repeat(flat, size)
+    if chain.any():
+        idx = np.flatnonzero(chain)
+        keep[idx] = _resolve_chains(rank_g[idx], rank_p[idx], same[idx], shared[idx], _firsts(component[idx]))
+    star = ~flat & ((n_rows == 1) | (n_cols == 1))
+    if star.any():
+        idx = np.flatnonzero(np.repeat(star, size))
+        keep[idx[_heaviest_pairs(same[idx], shared[idx], _firsts(component[idx]))]] = True
+    for c in np.flatnonzero(~flat & ~star).tolist():
+        rows = slice(first[c], first[c] + size[c])
+        keep[rows] = _assign(row[rows], col[rows], (n_rows[c], n_cols[c]), same[rows], shared[rows])
+    inverse = np.empty(len(order), dtype=bool)
+    inverse[order] = keep
+    return inverse
+
+
+def _firsts(component):
+    """Indices where a run of equal component labels starts."""
+    return np.flatnonzero(np.append(True, component[1:] != component[:-1]))
+
+
+def _side(component, rank, idx, spans):
+    """One side of the pairs sorted by component: per pair, the rank of its span among its
+    component's spans of that side; per component, how many spans of that side it has, and
+    whether they are flat (no two overlap)."""
+    order = np.lexsort((rank, component))
+    c, r, i = component[order], rank[order], idx[order]
+    new_component = np.append(True, c[1:] != c[:-1])
+    new_span = new_component | np.append(False, r[1:] != r[:-1])
+    number = np.cumsum(new_span) - 1
+    component_id = np.cumsum(new_component) - 1
+    first_number = number[new_component]
+    local = np.empty(len(order), dtype=np.int64)
+    local[order] = number - first_number[component_id]
+    count = np.diff(np.append(first_number, number[-1] + 1))
+    nodes, owner = i[new_span], component_id[new_span]  # by position within each component
+    clash = (owner[1:] == owner[:-1]) & (spans.end[nodes[:-1]] > spans.start[nodes[1:]])
+    flat = np.ones(len(count), dtype=bool)
+    flat[owner[1:][clash]] = False
+    return local, count, flat
+
+
+def _heaviest_pairs(same, shared, first):
+    """Index of the heaviest pair of each group (from ``first``), the first of equals."""
+    key = same * (int(shared.max()) + 1) + shared
+    group = np.repeat(np.arange(len(first)), np.diff(np.append(first, len(key))))
+    order = np.lexsort((np.arange(len(key)), -key, group))
+    return order[_firsts(group[order])]
+
+
+def _assign(row, col, shape, same, shared):
+    """Mask of the pairs of one component (spans numbered ``row``, ``col`` within it) kept by a
+    maximum-weight assignment.
+
+    A pair weighs ``(unit + same * scale + shared) * ties + tie``: ``scale`` above the shared
+    tokens of any matching, ``unit`` above any same-type count times ``scale`` plus shared
+    tokens (so the most pairs win), ``tie`` larger for the pairs first by position. If those
+    weights would not fit a float exactly, the ``tie`` term is dropped (then ties go to the
+    solver's first optimum on the position-sorted spans, still deterministic).
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    m, e = min(shape), len(row)
+    shared_list = shared.tolist()
+    scale = sum(sorted(shared_list, reverse=True)[:m]) + 1
+    unit = scale * (m + 1)
+    weight = [unit + s * scale + t for s, t in zip(same.tolist(), shared_list)]
+    ties = m * e + 1
+    if (unit + scale) * (m + 1) * ties < _EXACT_FLOAT:
+        weight = [w * ties + (e - k) for k, w in enumerate(weight)]
+    matrix = np.zeros(shape)
+    matrix[row, col] = weight
+    r, c = linear_sum_assignment(matrix, maximize=True)
+    chosen = np.zeros(shape, dtype=bool)
+    chosen[r, c] = True
+    return chosen[row, col]
 
 
 class Counts(NamedTuple):

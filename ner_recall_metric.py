@@ -14,9 +14,9 @@ import numpy as np
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
-from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
-from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
-from .ner_spans import check_entities, check_texts, encode_spans, place_strings, placement_report
+from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_duplicates, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
+from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
+from .ner_spans import check_entities, check_texts, encode_spans, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
 
@@ -262,7 +262,7 @@ def _check_subgroups(column, name, single=False):
 
 def score_entities(corpus, gold, pred, options, subgroups=None):
     """Every score family that ``options`` asks for, from the decoded entities of both sides."""
-    view = restrict(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
+    view = select_and_relabel(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
     _check_types(view.types)
     matching = match(view.gold, view.pred)
     counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, int(corpus.lengths.sum()))
@@ -377,6 +377,9 @@ class NerRecallMetric(evaluate.Metric):
             raise ValueError("no sentences: predictions and references are empty")
         if self.config_name in SPAN_CONFIGS:
             corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
+            for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
+                                       ("references", corpus.gold, corpus.gold_order)):
+                check_duplicates(in_input_order(spans, order), name, corpus.types)
             results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
             results.pop("overall_accuracy", None)  # no tokens: token accuracy is not defined
             return results

@@ -4,17 +4,19 @@ label maps and error listings.
 Pure numpy over the whole corpus. It imports nothing from this project (``evaluate`` copies each
 module next to the metric script on its own), so it takes duck-typed arguments: span arrays
 with the fields ``start, end, type, sentence, offset`` (positions in the flat layout, one
-sentinel after each sentence, sorted, spans of one side never overlapping) and a corpus with
+sentinel after each sentence; spans of a side may nest and overlap) and a corpus with
 ``references, predictions, prefix, type, types, lengths``.
 
-One place relabels and selects (:func:`restrict`): the predicted types go through
+One place relabels and selects (:func:`select_and_relabel`): the predicted types go through
 ``label_map``, then the spans of types outside ``types`` are dropped on both sides. Every
 score family, the core matching and the token accuracy then see the same spans.
 
 Families, each reduced to sufficient counts here; the scores derive from those counts in
 ``ner_matching.prf_table`` (token, overlap) and from the credit (HAREM):
 
-* ``token``: each (token, type) pair inside an entity is an item (EDS-NLP's ``ner_token``).
+* ``token``: each (token, type) pair inside an entity is an item (EDS-NLP's ``ner_token``);
+  each side's items form a set, so a token inside two nested entities of one type counts once
+  for that type, and once per type when their types differ.
 * ``overlap``: a predicted span is correct when a gold span of the same type has a Dice
   coefficient ``2 |g & p| / (|g| + |p|)`` of at least the threshold, and a gold span is found
   when such a prediction exists (EDS-NLP's ``ner_overlap``; not one-to-one: two predictions
@@ -27,7 +29,8 @@ Families, each reduced to sufficient counts here; the scores derive from those c
   ``0.5 * common tokens / distinct tokens`` (tokens in both / tokens in either) and is
   partial "by excess" when the prediction has more tokens than the gold entity, "by
   shortage" otherwise (fewer tokens, or as many but shifted). Precision is the credit over
-  the predicted entities, recall the credit over the gold ones.
+  the predicted entities, recall the credit over the gold ones. The credit is summed exactly
+  (as a fraction, rounded once to a float), so it does not depend on the order of sentences.
 
 EDS-NLP's example, "La patiente a une fièvre aiguë .":
 
@@ -49,6 +52,7 @@ EDS-NLP's example, "La patiente a une fièvre aiguë .":
 [1.0, 0.1667]
 """
 
+from fractions import Fraction
 from numbers import Real
 from typing import NamedTuple
 
@@ -71,7 +75,7 @@ class ScoringOptions(NamedTuple):
     errors: bool
 
 
-class View(NamedTuple):
+class Selection(NamedTuple):
     """Both sides after relabelling and selection, in one type space ``types``."""
 
     gold: object
@@ -153,8 +157,8 @@ def _type_space(corpus_types, gold, pred, keep, label_map):
     return tuple(sorted(names))
 
 
-def restrict(corpus, gold, pred, options):
-    """Relabel predictions with ``label_map``, keep the ``types`` selected: a :class:`View`.
+def select_and_relabel(corpus, gold, pred, options):
+    """Relabel predictions with ``label_map``, keep the ``types`` selected: a :class:`Selection`.
 
     Without either option the spans and type names are returned as they are. The token
     accuracy sees the same relabelling: a tag of an unselected type counts as ``O``.
@@ -162,14 +166,14 @@ def restrict(corpus, gold, pred, options):
     label_map, keep = options.label_map or {}, options.types
     if not label_map and keep is None:
         correct = int(np.count_nonzero(corpus.references == corpus.predictions)) - len(corpus.lengths)
-        return View(gold, pred, tuple(corpus.types), correct)
+        return Selection(gold, pred, tuple(corpus.types), correct)
     types = _type_space(corpus.types, gold, pred, keep, label_map)
     index = {name: i for i, name in enumerate(types)}
     gold_index = np.array([index.get(t, -1) for t in corpus.types] + [-1], dtype=np.int64)
     pred_index = np.array([index.get(label_map.get(t, t), -1) for t in corpus.types] + [-1], dtype=np.int64)
     new_gold = _keep(gold, gold_index[gold.type] >= 0, gold_index[gold.type])
     new_pred = _keep(pred, pred_index[pred.type] >= 0, pred_index[pred.type])
-    return View(new_gold, new_pred, types, _tokens_correct(corpus, gold_index, pred_index, len(types)))
+    return Selection(new_gold, new_pred, types, _tokens_correct(corpus, gold_index, pred_index, len(types)))
 
 
 def _tokens_correct(corpus, gold_index, pred_index, n_types):
@@ -187,11 +191,14 @@ def _tokens_correct(corpus, gold_index, pred_index, n_types):
 
 
 def _items(spans, k):
-    """The (flat position, type) items of every token inside an entity, coded ``pos * k + type``."""
+    """The distinct (flat position, type) items of every token inside an entity, coded
+    ``pos * k + type``."""
     lengths = (spans.end - spans.start).astype(np.int64)
     first = np.cumsum(lengths) - lengths
     positions = np.repeat(spans.start.astype(np.int64) - first, lengths) + np.arange(int(lengths.sum()))
-    return positions * k + np.repeat(spans.type.astype(np.int64), lengths)
+    items = positions * k + np.repeat(spans.type.astype(np.int64), lengths)
+    flat = bool(np.all(spans.start[1:] >= spans.end[:-1]))  # sorted, none overlapping: items distinct
+    return items if flat else np.unique(items)
 
 
 def token_counts(gold, pred, k):
@@ -248,13 +255,43 @@ def harem_alignment(gold, pred, matching):
 
 
 def harem_counts(gold, pred, alignment):
-    """HAREM identification counts: outcomes, ``possible``, ``actual`` and the ``credit``."""
+    """HAREM identification counts: outcomes, ``possible``, ``actual`` and the ``credit``.
+
+    The credit is the exact sum of the pairs' credits (:func:`exact_credit`) as a float.
+    """
     counts = np.bincount(alignment.outcome, minlength=3)
     table = {name: int(n) for name, n in zip(HAREM_OUTCOMES, counts)}
     table.update(missed=int(len(gold) - len(np.unique(alignment.gold))),
                  spurious=int(len(pred) - len(np.unique(alignment.pred))),
-                 possible=len(gold), actual=len(pred), credit=float(alignment.credit.sum()))
+                 possible=len(gold), actual=len(pred), credit=float(exact_credit(gold, pred, alignment)))
     return table
+
+
+def exact_credit(gold, pred, alignment):
+    """The HAREM credit of ``alignment`` as a ``Fraction``: 1 per correct pair plus
+    ``common / (2 * distinct)`` per partial one, summed per distinct denominator, so the sum is
+    the same in any order.
+
+    >>> from ner_decoding import SpanArrays
+    >>> from ner_matching import match
+    >>> a = lambda *v: np.array(v)
+    >>> gold = SpanArrays(a(0, 4), a(3, 7), a(0, 0), a(0, 0), a(0, 4))  # (0, 3) and (4, 7)
+    >>> pred = SpanArrays(a(0, 4), a(2, 7), a(0, 0), a(0, 0), a(0, 4))  # (0, 2) and (4, 7)
+    >>> exact_credit(gold, pred, harem_alignment(gold, pred, match(gold, pred)))  # 2/3 * 1/2 + 1
+    Fraction(4, 3)
+    """
+    g, p = alignment.gold, alignment.pred
+    partial = alignment.outcome != 0
+    g, p = g[partial], p[partial]
+    common = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
+    distinct = np.maximum(gold.end[g], pred.end[p]) - np.minimum(gold.start[g], pred.start[p])
+    order = np.argsort(distinct, kind="stable")
+    common, distinct = common[order].astype(np.int64), distinct[order]
+    starts = np.flatnonzero(np.append(True, distinct[1:] != distinct[:-1])) if len(distinct) else np.arange(0)
+    sums = np.add.reduceat(common, starts) if len(starts) else common
+    partial_credit = sum((Fraction(int(c), 2 * int(d)) for c, d in zip(sums.tolist(), distinct[starts].tolist())),
+                         Fraction(0))
+    return int(np.count_nonzero(~partial)) + partial_credit
 
 
 # ---------------------------------------------------------------------------- error listing

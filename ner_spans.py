@@ -60,7 +60,8 @@ class SpanCorpus(NamedTuple):
 
     ``references``, ``predictions`` (one ``O`` code per example), ``lengths`` (zero tokens),
     ``prefix`` and ``type`` (the code ``O`` only) let the type selection and label map that
-    work on tag corpora run unchanged here; they count no token.
+    work on tag corpora run unchanged here; they count no token. ``gold_order`` and
+    ``pred_order``: the input index (over the whole side) of each sorted span.
     """
 
     gold: SpanArrays
@@ -71,6 +72,8 @@ class SpanCorpus(NamedTuple):
     lengths: np.ndarray
     prefix: np.ndarray
     type: np.ndarray
+    gold_order: np.ndarray
+    pred_order: np.ndarray
 
 
 # ---------------------------------------------------------------------------- validation
@@ -211,11 +214,11 @@ def check_texts(texts, n_examples=None):
 
 
 def _arrays(labels, start, end, example, base, type_index):
-    """One side's SpanArrays, sorted by (start, end, type)."""
+    """One side's SpanArrays sorted by (start, end, type), and the input index of each span."""
     codes = np.fromiter(map(type_index.__getitem__, labels), dtype=np.int64, count=len(labels))
     flat_start, flat_end = base[example] + start, base[example] + end
     order = np.lexsort((codes, flat_end, flat_start))
-    return SpanArrays(flat_start[order], flat_end[order], codes[order], example[order], start[order])
+    return SpanArrays(flat_start[order], flat_end[order], codes[order], example[order], start[order]), order
 
 
 def encode_spans(predictions, references, reserved=(), texts=None):
@@ -237,9 +240,22 @@ def encode_spans(predictions, references, reserved=(), texts=None):
     types = tuple(sorted(set(gold[0]) | set(pred[0])))
     type_index = {name: k for k, name in enumerate(types)}
     no_tokens = np.zeros(n, dtype=np.int8)
-    return SpanCorpus(_arrays(*gold[:4], base, type_index), _arrays(*pred[:4], base, type_index), types,
-                      no_tokens, no_tokens, np.zeros(n, dtype=np.int64), np.zeros(1, dtype=np.int8),
-                      np.full(1, -1, dtype=np.int32))
+    (gold_spans, gold_order), (pred_spans, pred_order) = (_arrays(*side[:4], base, type_index) for side in (gold, pred))
+    return SpanCorpus(gold_spans, pred_spans, types, no_tokens, no_tokens, np.zeros(n, dtype=np.int64),
+                      np.zeros(1, dtype=np.int8), np.full(1, -1, dtype=np.int32), gold_order, pred_order)
+
+
+def in_input_order(spans, order):
+    """The sorted ``spans`` put back in the order of the input (``order``: input index of
+    each), so that a span's rank within its example is its index there.
+
+    >>> corpus = encode_spans([[{"label": "A", "start": 5, "end": 6}, {"label": "A", "start": 0, "end": 1}]], [[]])
+    >>> corpus.pred.start.tolist(), in_input_order(corpus.pred, corpus.pred_order).start.tolist()
+    ([0, 5], [5, 0])
+    """
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    return SpanArrays(*(values[back] for values in spans))
 
 
 def spans_from_arrays(spans, types, n_examples):

@@ -1,14 +1,15 @@
 """ner_recall_metric inside ``transformers.Trainer``: the README's example, runnable.
 
-From the repository root, after ``pip install torch==2.13.0`` (first, alone: the CPU build)
+From any folder, after ``pip install torch==2.13.0`` (first, alone: the CPU build)
 and ``pip install -r requirements.txt -r requirements-trainer.txt``:
 
-    python examples/trainer_example.py
+    python path/to/examples/trainer_example.py
 
 A tiny BERT is built from a ``BertConfig`` (nothing is downloaded), evaluated, trained for a
 few seconds on six sentences and evaluated again on the same six (a smoke test, not a
 benchmark). Trainer logs every metric with the ``eval_`` prefix; this prints a few of them.
 """
+import os
 import tempfile
 
 import evaluate
@@ -60,7 +61,7 @@ config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, 
                     intermediate_size=64, num_labels=len(label_names), id2label=dict(enumerate(label_names)))
 model = BertForTokenClassification(config)
 
-metric = evaluate.load("ner_recall_metric.py")
+metric = evaluate.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ner_recall_metric.py"))
 args = TrainingArguments(output_dir=tempfile.mkdtemp(), num_train_epochs=30, learning_rate=1e-2,
                          per_device_train_batch_size=6, report_to="none", use_cpu=True,
                          logging_strategy="no", save_strategy="no")

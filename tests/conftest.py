@@ -32,6 +32,16 @@ def require(module_name, why=""):
 import pytest  # noqa: E402
 
 METRIC_PATH = os.path.join(ROOT, "ner_recall_metric.py")
+#: the shared folder beside the project (read only): the published recall benchmarks
+SHARED_BENCHMARKS = os.path.join(ROOT, "..", "shared", "benchmarks")
+
+
+def benchmark_csv(name):
+    """The ``data_description.csv`` of a shared benchmark; skips (never fails) when ``../shared`` is absent."""
+    path = os.path.join(SHARED_BENCHMARKS, name, "data_description.csv")
+    if not os.path.isfile(path):
+        pytest.skip(f"../shared/benchmarks/{name} is not beside the project ({SHARED_BENCHMARKS})")
+    return path
 
 
 @pytest.fixture(scope="session")

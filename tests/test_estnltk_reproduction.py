@@ -10,10 +10,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, require
+from conftest import ROOT, SHARED_BENCHMARKS as SHARED, benchmark_csv, require
 from seqeval.metrics.sequence_labeling import get_entities
 
-SHARED = os.path.join(ROOT, "..", "shared", "benchmarks")
 EXAMPLES = os.path.join(ROOT, "examples")
 SCRIPT = os.path.join(EXAMPLES, "reproduce_estnltk_leaderboard.py")
 
@@ -31,8 +30,7 @@ STRATA = {  # (rows, correct); amundsen_01's from its files' `correct` column, a
 @pytest.fixture(scope="module")
 def prerequisites():
     require("estnltk", "pip install -r requirements-estnltk.txt")
-    if not os.path.isdir(SHARED):
-        pytest.skip(f"shared benchmarks not found at {SHARED}")
+    benchmark_csv("amundsen_01"), benchmark_csv("amundsen_02")
 
 
 @pytest.fixture(scope="module")

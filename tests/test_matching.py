@@ -1,12 +1,15 @@
 """The SemEval-2013 scenarios and the one-to-one matching policy, as tables."""
 
+import json
 import random
 
+import numpy as np
 import pytest
 from nervaluate import Evaluator
 
 import ner_decoding as D
 import ner_matching as M
+import ner_scorings as S
 
 NERVALUATE_MODE = {"strict": "strict", "exact": "exact", "partial": "partial", "type": "ent_type"}
 OUTCOME_KEYS = ("correct", "incorrect", "partial", "missed", "spurious")
@@ -110,3 +113,159 @@ def _tags(spans, n):
         tags[start] = f"B-{label}"
         tags[start + 1:end] = [f"I-{label}"] * (end - start - 1)
     return tags
+
+
+# ---------------------------------------------------------------------------- the chain pass against the
+# quadratic implementation it replaced (kept here as the reference)
+
+
+def _reference_match(gold, pred):
+    """The former matching: each chain solved by a quadratic heaviest increasing subsequence."""
+    g, p = M._candidates(gold, pred)
+    gold_degree, pred_degree = np.bincount(g, minlength=len(gold)), np.bincount(p, minlength=len(pred))
+    keep = (gold_degree[g] == 1) & (pred_degree[p] == 1)
+    if not keep.all():
+        idx = np.flatnonzero(~keep)
+        gi, pi = g[idx], p[idx]
+        new_chain = np.ones(len(idx), dtype=bool)
+        new_chain[1:] = (gi[1:] != gi[:-1]) & (pi[1:] != pi[:-1])
+        overlap = np.minimum(gold.end[gi], pred.end[pi]) - np.maximum(gold.start[gi], pred.start[pi])
+        same = (gold.type[gi] == pred.type[pi]).astype(np.int64)
+        first = np.flatnonzero(new_chain)
+        length = np.diff(np.append(first, len(idx)))
+        for n in np.unique(length).tolist():
+            keep[idx[_reference_chains(first[length == n], n, gi, pi, same, overlap)]] = True
+    return g[keep], p[keep]
+
+
+def _reference_chains(first, n, gi, pi, same, overlap):
+    cols = first[:, None] + np.arange(n)
+    scale = int(overlap[cols].sum(axis=1).max()) + 1
+    weight = (scale * (n + 1) + same[cols] * scale + overlap[cols]).astype(object)
+    g, p = gi[cols], pi[cols]
+    back = np.full(g.shape, -1)
+    for k in range(1, n):
+        compatible = (g[:, :k] < g[:, k:k + 1]) & (p[:, :k] < p[:, k:k + 1])
+        total = np.where(compatible, weight[:, :k], -1)
+        j = np.array([row.tolist().index(max(row.tolist())) for row in total])
+        base = total[np.arange(len(j)), j]
+        back[:, k] = np.where(base >= 0, j, -1)
+        weight[:, k] += np.maximum(base, 0)
+    rows = np.arange(len(first))
+    k = np.array([row.tolist().index(max(row.tolist())) for row in weight])
+    chosen = np.zeros(cols.shape, dtype=bool)
+    while len(rows):
+        chosen[rows, k] = True
+        k = back[rows, k]
+        rows, k = rows[k >= 0], k[k >= 0]
+    return cols[chosen]
+
+
+def random_flat_side(rng, lengths, n_types, density):
+    """SpanArrays of random non-overlapping spans (1-4 tokens), sentences laid out flat."""
+    start, end, type_, sentence, offset = [], [], [], [], []
+    base = 0
+    for s, n in enumerate(lengths):
+        i = 0
+        while i < n:
+            if rng.random() < density:
+                e = min(n, i + rng.randint(1, 4))
+                start.append(base + i), end.append(base + e), type_.append(rng.randrange(n_types))
+                sentence.append(s), offset.append(i)
+                i = e + (rng.random() < 0.3)  # adjacent entities or a gap
+            else:
+                i += 1
+        base += n + 1
+    return D.SpanArrays(*(np.array(a, dtype=np.int64) for a in (start, end, type_, sentence, offset)))
+
+
+def _random_flat_corpus(rng, max_sentences=4, max_length=12):
+    lengths = [rng.randint(0, max_length) for _ in range(rng.randint(1, max_sentences))]
+    n_types, density = rng.randint(1, 3), rng.choice([0.3, 0.6, 0.9])
+    return random_flat_side(rng, lengths, n_types, density), random_flat_side(rng, lengths, n_types, density)
+
+
+def test_chain_pass_equals_the_quadratic_reference_on_random_flat_corpora():
+    """Both the flat path and the general (nested-input) path give the former matching."""
+    rng = random.Random(13)
+    for _ in range(3000):
+        gold, pred = _random_flat_corpus(rng)
+        expected = [a.tolist() for a in _reference_match(gold, pred)]
+        matching = M.match(gold, pred)
+        assert [matching.gold.tolist(), matching.pred.tolist()] == expected, (gold, pred)
+        g, p = M._candidates(gold, pred)
+        keep = M._nested_resolution(g, p, gold, pred)
+        assert [g[keep].tolist(), p[keep].tolist()] == expected, (gold, pred)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_long_chains_equal_the_quadratic_reference(seed):
+    """Chains of hundreds of pairs, some finished one by one after the others."""
+    rng = random.Random(seed)
+    lengths = [rng.randint(0, 20) for _ in range(20)] + [rng.randint(300, 900) for _ in range(2)]
+    rng.shuffle(lengths)
+    gold, pred = random_flat_side(rng, lengths, 2, 0.95), random_flat_side(rng, lengths, 2, 0.95)
+    matching = M.match(gold, pred)
+    assert [matching.gold.tolist(), matching.pred.tolist()] == [a.tolist() for a in _reference_match(gold, pred)]
+
+
+def test_a_long_chain_of_shifted_entities_matches_every_entity():
+    n = 5000
+    gold = D.SpanArrays(np.arange(n) * 2, np.arange(n) * 2 + 2, np.zeros(n, int), np.zeros(n, int), np.arange(n) * 2)
+    pred = D.SpanArrays(np.arange(n) * 2 + 1, np.arange(n) * 2 + 3, np.zeros(n, int), np.zeros(n, int),
+                        np.arange(n) * 2 + 1)
+    matching = M.match(gold, pred)
+    assert matching.gold.tolist() == matching.pred.tolist() == list(range(n))  # each with the one to its right
+
+
+# ---------------------------------------------------------------------------- order of sentences
+
+
+TAG_CHOICES = ["O", "O", "B-A", "I-A", "B-B", "I-B", "B-C", "I-C"]
+
+
+def _permuted_equal(a, b, permutation):
+    """``a`` and ``b`` equal, ``b``'s error listing mapped back to ``a``'s sentence numbers."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            _permuted_equal(a[key], b[key], permutation)
+    elif isinstance(a, list) and a and isinstance(a[0], dict):
+        key = lambda e: json.dumps(e, sort_keys=True)  # noqa: E731
+        mapped = [dict(e, sentence=permutation[e["sentence"]]) for e in b]
+        assert sorted(a, key=key) == sorted(mapped, key=key)
+    else:
+        assert type(a) is type(b) and a == b, (a, b)
+
+
+def _families(preds, refs):
+    """Every score family and the error listing, from the core functions (no evaluate)."""
+    corpus = D.encode(preds, refs)
+    gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
+    options = S.check_scoring_options(scores=list(S.SCORES), errors=True)
+    selection = S.select_and_relabel(corpus, gold, pred, options)
+    gold, pred, types = selection.gold, selection.pred, selection.types
+    matching = M.match(gold, pred)
+    counts = M.count(gold, pred, matching, types, selection.tokens_correct, int(corpus.lengths.sum()))
+    hits = S.overlap_hits(gold, pred, matching)
+    alignment = S.harem_alignment(gold, pred, matching)
+    return {"seqeval": M.seqeval_scores(counts), "muc": M.muc_scores(counts),
+            "token": list(map(np.ndarray.tolist, S.token_counts(gold, pred, len(types)))),
+            "overlap": list(map(np.ndarray.tolist, S.overlap_counts(gold, pred, hits, len(types)))),
+            "harem": S.harem_counts(gold, pred, alignment),
+            "errors": S.error_listing(selection, matching, M.OUTCOME_TABLE, hits, alignment)}
+
+
+def test_every_family_is_identical_under_any_order_of_sentences():
+    """``==``, not approximately: the HAREM credit is summed exactly, counts are integers."""
+    rng = random.Random(5)
+    for _ in range(300):
+        n = rng.randint(2, 25)
+        lengths = [rng.randint(1, 14) for _ in range(n)]
+        refs = [[rng.choice(TAG_CHOICES) for _ in range(k)] for k in lengths]
+        preds = [[rng.choice(TAG_CHOICES) for _ in range(k)] for k in lengths]
+        order = list(range(n))
+        rng.shuffle(order)
+        a = _families(preds, refs)
+        b = _families([preds[i] for i in order], [refs[i] for i in order])
+        _permuted_equal(a, b, order)

@@ -1,8 +1,11 @@
-"""The README tells the truth: its examples run, its tables come from the scripts, its commands are CI's."""
+"""The README and the docs pages tell the truth: their examples run from anywhere, their tables come
+from the scripts, the commands are CI's."""
 
 import doctest
+import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -11,12 +14,34 @@ import pytest
 from conftest import ROOT
 
 README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+PAGES = sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+DOCS = {path: open(path, encoding="utf-8").read() for path in [os.path.join(ROOT, "README.md"), *PAGES]}
+#: what a Hub Space of the metric holds
+SPACE_FILES = [*glob.glob(os.path.join(ROOT, "ner_*.py")), *(os.path.join(ROOT, name) for name in
+                                                             ("app.py", "README.md", "requirements.txt"))]
 
 
 def block(name):
-    match = re.search(rf"<!-- {name} -->\n(.*?)\n<!-- /{name} -->", README, re.S)
-    assert match, f"README has no block {name}"
-    return match.group(1).strip()
+    """The text between ``<!-- name -->`` and ``<!-- /name -->``, in the README or a docs page."""
+    found = [m.group(1).strip() for text in DOCS.values()
+             for m in re.finditer(rf"<!-- {name} -->\n(.*?)\n<!-- /{name} -->", text, re.S)]
+    assert len(found) == 1, f"block {name} found {len(found)} times in the README and docs/"
+    return found[0]
+
+
+def run_doctests(text, name):
+    parser = doctest.DocTestParser()
+    examples = "\n".join(re.findall(r"```python\n(.*?)```", text, re.S))
+    test = parser.get_doctest(examples, {}, name, name, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    return len(test.examples), runner.failures
+
+
+def test_the_card_is_short_and_links_pages_that_exist():
+    assert len(README.splitlines()) <= 250
+    links = re.findall(r"\]\((docs/[^)#]+)", README)
+    assert links and all(os.path.exists(os.path.join(ROOT, link)) for link in links), links
 
 
 def test_yaml_header_is_a_metric_card():
@@ -35,28 +60,61 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
     assert test_command in ci.splitlines()
 
 
-def test_the_first_command_scores_the_published_benchmark():
+def test_the_first_command_scores_the_published_benchmark(tmp_path):
     """The example the first command runs prints the published amundsen_01 estimate."""
     script = re.search(r"python (examples/\S+\.py)", re.findall(r"```bash\n(.*?)\n```", README, re.S)[0]).group(1)
     if not os.path.exists(os.path.join(ROOT, "..", "shared", "benchmarks", "amundsen_01")):
         pytest.skip("../shared/benchmarks is not beside the project")
-    out = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=ROOT, check=True,
-                         env={**os.environ, "HF_HUB_OFFLINE": "1"}).stdout
+    out = subprocess.run([sys.executable, os.path.join(ROOT, script)], capture_output=True, text=True,
+                         cwd=tmp_path, check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}).stdout
     recall = float(re.search(r"stratum-weighted recall: (\S+)", out).group(1))
     low, high = map(float, re.search(r"CI \(weighted_wald\): \((\S+), (\S+)\)", out).group(1, 2))
     assert recall == pytest.approx(0.5892016803782091, abs=1e-12)
     assert (low, high) == (pytest.approx(0.5442531601445354, abs=1e-6), pytest.approx(0.6341502006118828, abs=1e-6))
 
 
-def test_python_examples_run(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    parser = doctest.DocTestParser()
-    examples = "\n".join(re.findall(r"```python\n(.*?)```", README, re.S))
-    test = parser.get_doctest(examples, {}, "README", "README.md", 0)
-    assert test.examples
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    assert runner.failures == 0
+@pytest.fixture
+def space(tmp_path):
+    """A copy of the metric's folder laid out as a Hub Space, named like its script."""
+    folder = tmp_path / "ner_recall_metric"
+    folder.mkdir()
+    for path in SPACE_FILES:
+        shutil.copy(path, folder)
+    return folder
+
+
+def test_readme_examples_run_in_a_copy_of_the_folder(space, monkeypatch):
+    monkeypatch.chdir(space)
+    attempted, failures = run_doctests(README, "README.md")
+    assert attempted and failures == 0
+
+
+def test_the_load_lines_of_the_card_hold_from_another_folder(space, tmp_path, monkeypatch):
+    import evaluate
+
+    monkeypatch.chdir(tmp_path)
+    references = [["B-PER", "I-PER", "O"]]
+    for target in (str(space), str(space / "ner_recall_metric.py"), os.path.join(ROOT, "ner_recall_metric.py")):
+        assert evaluate.load(target).compute(predictions=references, references=references)["overall_f1"] == 1.0
+    for line in ('evaluate.load("/path/to/ner_recall_metric")', 'evaluate.load("/path/to/folder/ner_recall_metric.py")'):
+        assert line in README
+
+
+@pytest.mark.parametrize("page", PAGES, ids=os.path.basename)
+def test_docs_examples_run(page, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the pages' examples use the folder's paths, as their intros say
+    attempted, failures = run_doctests(DOCS[page], page)
+    assert failures == 0
+
+
+@pytest.mark.parametrize("script", ["examples/quickstart.py", "examples/matching_cases.py", "examples/compare_scorings.py"])
+def test_example_scripts_run_from_another_folder(script, tmp_path):
+    if script == "examples/quickstart.py" and not os.path.exists(os.path.join(ROOT, "..", "shared", "benchmarks")):
+        pytest.skip("../shared/benchmarks is not beside the project")
+    run = subprocess.run([sys.executable, os.path.join(ROOT, script)], capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip()
 
 
 def table_lines(text):
@@ -65,9 +123,9 @@ def table_lines(text):
 
 @pytest.mark.parametrize("name, script", [("matching-cases", "examples/matching_cases.py"),
                                           ("compare-scorings", "examples/compare_scorings.py")])
-def test_tables_come_from_their_scripts(name, script):
+def test_tables_come_from_their_scripts(name, script, tmp_path):
     out = subprocess.run([sys.executable, os.path.join(ROOT, script)], capture_output=True, text=True,
-                         cwd=ROOT, check=True).stdout
+                         cwd=tmp_path, check=True).stdout
     assert table_lines(out) == table_lines(block(name))
 
 

@@ -169,7 +169,7 @@ def test_the_module_stands_alone():
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert all(isinstance(n, ast.Import) or n.level == 0 for n in ast.walk(tree) if isinstance(n, ast.ImportFrom))
-    assert imported <= {"numpy", "numbers", "typing"}
+    assert imported <= {"fractions", "numpy", "numbers", "typing"}
 
 
 # ---------------------------------------------------------------------------- selection, label maps

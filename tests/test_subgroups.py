@@ -1,15 +1,12 @@
 """The "subgroups" config: stratum-weighted recall through evaluate.load, as Hub users get it."""
 
 import csv
-import os
 import re
 
 import pytest
 
-from conftest import METRIC_PATH, ROOT
+from conftest import METRIC_PATH, benchmark_csv
 
-SHARED = os.path.join(ROOT, "..", "shared", "benchmarks")
-AMUNDSEN_01 = os.path.join(SHARED, "amundsen_01", "data_description.csv")
 # published leaderboard row of the EstNLTK default tagger on amundsen_01
 PUBLISHED = (0.5892016803782091, 0.5442531601445354, 0.6341502006118828)
 FOUND = {"levinumad": (266, 350), "mitmetahenduslikud": (1, 13), "ulejaanud": (77, 172)}
@@ -23,7 +20,7 @@ def metric():
 
 
 def published_sizes():
-    with open(AMUNDSEN_01, encoding="utf-8") as f:
+    with open(benchmark_csv("amundsen_01"), encoding="utf-8") as f:
         return {row["population"]: {k: int(row[k]) for k in ("occurences", "labelled", "positive")}
                 for row in csv.DictReader(f)}
 

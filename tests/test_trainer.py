@@ -216,12 +216,12 @@ def test_trainer_evaluate_logs_the_metric(metric, tmp_path, form):
     assert "eval_loss" in logged
 
 
-def test_the_readme_trainer_example_runs():
-    """examples/trainer_example.py, run as the README tells a new user to."""
+def test_the_readme_trainer_example_runs(tmp_path):
+    """examples/trainer_example.py, run as the docs tell a new user to, from another folder."""
     require("torch", "the Trainer suite")
     require("transformers", "the Trainer suite")
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    run = subprocess.run([sys.executable, "examples/trainer_example.py"], cwd=ROOT, env=env,
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "trainer_example.py")], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     scores = dict(re.findall(r"^  (eval_\w+) +\S+ -> +(\S+)$", run.stdout, re.M))
@@ -229,10 +229,10 @@ def test_the_readme_trainer_example_runs():
     assert re.search(r"^1\d\d numbers logged", run.stdout, re.M), run.stdout
 
 
-def test_the_readme_trainer_block_is_the_example_script():
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+def test_the_docs_trainer_block_is_the_example_script():
+    with open(os.path.join(ROOT, "docs", "training.md"), encoding="utf-8") as f:
         readme = f.read()
     found = re.search(r"<!-- trainer-example -->\n```python\n(.*?)```\n<!-- /trainer-example -->", readme, re.S)
-    assert found, "README has no trainer-example block"
+    assert found, "docs/training.md has no trainer-example block"
     with open(os.path.join(ROOT, "examples", "trainer_example.py"), encoding="utf-8") as f:
         assert found.group(1) == f.read()
