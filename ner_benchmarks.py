@@ -44,6 +44,7 @@ ValueError: ...lakes.csv: row 0 (line 2): span text 'Pühajärve' != text[8:18] 
 import ast
 import bisect
 import csv
+import numbers
 import os
 import re
 import warnings
@@ -51,8 +52,9 @@ from typing import NamedTuple
 
 import datasets
 
-DESCRIPTION_COLUMNS = ("population", "occurences", "labelled", "positive", "file")
+#: the sizes of a population, as ``subgroup_weights`` takes them (``ner_stratified.SIZE_KEYS``)
 SIZE_KEYS = ("occurences", "labelled", "positive")
+DESCRIPTION_COLUMNS = ("population", *SIZE_KEYS, "file")
 FILE_COLUMNS = ("text", "span")
 SPAN_KEYS = ("start", "end", "text", "labels")
 CORRECT_VALUES = {"yes": True, "no": False}
@@ -242,7 +244,8 @@ def _parse_correct(value, where):
 
 
 def _is_int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
+    """A whole number: int or a numpy integer (offsets from arrays), never a bool."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)  # numpy bools are not Integral
 
 
 def _example(text, start, end, span_text, label, subgroup, row, correct):
@@ -340,7 +343,7 @@ def check_spans(spans, length, what="span"):
                              f"0 <= start < end <= {length}")
         if not (isinstance(label, str) and label):
             raise ValueError(f"{what} {tuple(span)!r}: label must be a non-empty str")
-        checked.append((start, end, label))
+        checked.append((int(start), int(end), label))
     checked.sort()
     for before, after in zip(checked, checked[1:]):
         if after[0] < before[1]:

@@ -254,6 +254,8 @@ def _check_subgroups(column, name, single=False):
     """Raise unless every example has a subgroup name (a non-empty str)."""
     if column is None:
         raise ValueError("the 'subgroups' config needs a subgroups column: one subgroup name per sentence")
+    if isinstance(column, (str, bytes)) and not single:
+        raise ValueError(f"{name} is {column!r}, one string; give one subgroup name per sentence (a list)")
     for i, value in enumerate(column):
         if not isinstance(value, str) or not value:
             where = name if single else f"{name}[{i}]"

@@ -341,3 +341,19 @@ def test_exact_on_tokens_iff_exact_in_characters(tmp_path):
 def test_doctests():
     result = doctest.testmod(ner_benchmarks)
     assert result.attempted >= 10 and result.failed == 0
+
+
+def test_numpy_integer_offsets_align_like_ints():
+    import numpy as np
+
+    example = {"text": "Ujusime Pühajärves .", "token_starts": [0, 8, 19], "token_ends": [7, 18, 20],
+               "span_start": 8, "span_end": 18, "span_label": "LOC"}
+    assert align(example, [(np.int64(8), np.int32(18), "LOC")]) == align(example, [(8, 18, "LOC")])
+    with pytest.raises(ValueError, match="offsets must be ints"):
+        align(example, [(np.float64(8), 18, "LOC")])
+
+
+def test_size_keys_are_the_weights_keys_of_the_stratified_recall():
+    import ner_stratified
+
+    assert ner_benchmarks.SIZE_KEYS == ner_stratified.SIZE_KEYS

@@ -62,3 +62,13 @@ def test_stratified_options_checked_before_any_tag_is_read():
     # the tags are invalid too: the option error comes first
     with pytest.raises(ValueError, match=re.escape("confidence_level must be in (0, 1)")):
         stratified.compute(predictions=[["X-PER"]], references=[["O"]], subgroups=["a"], confidence_level=2)
+
+
+def test_a_string_is_not_a_subgroups_column():
+    import evaluate
+
+    stratified = evaluate.load(METRIC_PATH, "subgroups")
+    with pytest.raises(ValueError, match=re.escape("subgroups is 'ab', one string; give one subgroup name per sentence")):
+        stratified.add_batch(predictions=[["O"], ["O"]], references=[["O"], ["O"]], subgroups="ab")
+    with pytest.raises(ValueError, match=re.escape("subgroups is 'ab', one string")):
+        stratified.compute(predictions=[["O"], ["O"]], references=[["O"], ["O"]], subgroups="ab")
