@@ -488,3 +488,25 @@ def test_exact_duplicates_name_both(spans_metric):
         spans_metric.compute(predictions=[[], []], references=[[], [ent("A", 0, 2), ent("B", 1, 2), ent("A", 0, 2)]])
     with pytest.raises(ValueError, match=re.escape("predictions[0] entities 1 and 2 are the same entity ('B', 1, 2)")):
         spans_metric.compute(predictions=[[ent("B", 5, 6), ent("B", 1, 2), ent("B", 1, 2)]], references=[[]])
+
+
+# ---------------------------------------------------------------------------- docs/spans.md
+
+
+def test_docs_speed_tables_equal_the_bench_output():
+    """bench/speed_spans.py takes minutes: docs/spans.md is compared with the file it writes."""
+    import os
+
+    from conftest import ROOT
+
+    def read(*path):
+        with open(os.path.join(ROOT, *path), encoding="utf-8") as f:
+            return f.read()
+
+    block = re.search(r"<!-- speed-spans -->\n(.*?)\n<!-- /speed-spans -->", read("docs", "spans.md"), re.S).group(1)
+    bench = read("bench", "speed_spans.md")
+    table = [line for line in bench.splitlines() if line.startswith("|")]
+    targets = [line for line in bench.splitlines() if line.startswith("- ")]
+    assert table and targets
+    assert [line for line in block.splitlines() if line.startswith("|")] == table
+    assert [line for line in block.splitlines() if line.startswith("- ")] == targets
