@@ -278,6 +278,19 @@ def score_entities(corpus, gold, pred, options, subgroups=None):
     return results
 
 
+def score_spans(predictions, references, options, subgroups=None):
+    """Every score family from entity spans (the span configs); without tokens, no token accuracy."""
+    corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
+    if len(corpus.lengths) == 0:
+        raise ValueError("no examples: predictions and references are empty")
+    for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
+                               ("references", corpus.gold, corpus.gold_order)):
+        check_duplicates(in_input_order(spans, order), name, corpus.types)
+    results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
+    results.pop("overall_accuracy", None)
+    return results
+
+
 def _more_scores(view, matching, options, zero_division):
     """The families beyond seqeval and MUC that ``options`` asks for, and the error listing."""
     gold, pred, types = view.gold, view.pred, view.types
@@ -375,17 +388,11 @@ class NerRecallMetric(evaluate.Metric):
             _check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
+        if self.config_name in SPAN_CONFIGS:
+            return score_spans(predictions, references, options, subgroups)
+        predictions, references = as_tags(predictions, references, options.label_names)
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
-        if self.config_name in SPAN_CONFIGS:
-            corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
-            for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
-                                       ("references", corpus.gold, corpus.gold_order)):
-                check_duplicates(in_input_order(spans, order), name, corpus.types)
-            results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
-            results.pop("overall_accuracy", None)  # no tokens: token accuracy is not defined
-            return results
-        predictions, references = as_tags(predictions, references, options.label_names)
         corpus = encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
         gold = decode(corpus.references, corpus, options.scheme)
         pred = decode(corpus.predictions, corpus, options.scheme)

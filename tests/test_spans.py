@@ -370,6 +370,11 @@ def test_bad_entities_named_by_add_batch_and_add(spans_metric):
         metric.compute(predictions=[[]], references=[[ent("muc", 0, 1)]])
 
 
+def test_no_examples(spans_metric):
+    with pytest.raises(ValueError, match="no examples"):
+        spans_metric._compute(predictions=[], references=[])
+
+
 def test_texts_bound_character_offsets(spans_metric):
     ok = spans_metric.compute(predictions=[[ent("A", 0, 3)]], references=[[ent("A", 0, 3)]], texts=["abc"])
     assert ok["overall_f1"] == 1.0
