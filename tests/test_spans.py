@@ -515,3 +515,56 @@ def test_docs_speed_tables_equal_the_bench_output():
     assert table and targets
     assert [line for line in block.splitlines() if line.startswith("|")] == table
     assert [line for line in block.splitlines() if line.startswith("- ")] == targets
+
+
+# ---------------------------------------------------------------------------- EDS-NLP's documented metrics
+
+#: EDS-NLP's tests/test_metrics.py documents, as token offsets of its tokenizer:
+#: "Le patient a [le covid](covid) 19." twice, and
+#: "[Corona](covid): positif. Le [cvid](covid) est une [maladie très très grave](disease)." against
+#: "[Corona:](covid) positif. Le cvid est une [maladie](disease) très très grave."
+EDS_GOLD = [[ent("covid", 3, 5)], [ent("covid", 0, 1), ent("covid", 5, 6), ent("disease", 8, 12)]]
+EDS_PRED = [[ent("covid", 3, 5)], [ent("covid", 0, 2), ent("disease", 8, 9)]]
+#: its docs/metrics/ner.md example "La patiente a une fièvre aiguë ." (micro P, R, F1 to 2 decimals)
+EDS_DOC_GOLD = [[ent("PER", 1, 2), ent("DIS", 3, 5)]]
+EDS_DOC_PRED = [[ent("PER", 0, 1), ent("PER", 1, 2), ent("DIS", 4, 6)]]
+
+
+@pytest.mark.parametrize("family, threshold, micro", [  # EDS-NLP's expected "micro" entries
+    ("exact", None, {"p": 1 / 3, "r": 0.25, "f": 0.2857142857142857, "tp": 1, "positives": 3, "support": 4}),
+    ("token", None, {"p": 0.8, "r": 0.5, "f": 0.6153846153846154, "tp": 4, "positives": 5, "support": 8}),
+    ("overlap", 0.00001, {"p": 1, "r": 0.75, "f": 0.8571428571428572, "tp": 3, "positives": 3, "support": 4}),
+    ("overlap", 0.5, {"p": 2 / 3, "r": 0.5, "f": 0.5714285714285714, "tp": 2, "positives": 3, "support": 4}),
+    ("overlap", 1.0, {"p": 1 / 3, "r": 0.25, "f": 0.2857142857142857, "tp": 1, "positives": 3, "support": 4}),
+])
+def test_eds_nlp_scorer_tests(spans_metric, family, threshold, micro):
+    scores = {"exact": ["seqeval", "muc"], "token": ["token"], "overlap": ["overlap"]}[family]
+    options = {} if threshold is None else {"overlap_threshold": threshold}
+    results = spans_metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=scores, **options)
+    if family == "exact":
+        strict = results["muc"]["strict"]
+        row = {"p": results["overall_precision"], "r": results["overall_recall"], "f": results["overall_f1"],
+               "tp": strict["correct"], "positives": strict["actual"], "support": strict["possible"]}
+    else:
+        table = results[family]
+        row = {"p": table["precision"], "r": table["recall"], "f": table["f1"],
+               "tp": table["correct"] if family == "token" else table["matched_pred"],
+               "positives": table["predicted"], "support": table["number"]}
+    assert row == pytest.approx(micro, abs=1e-12)
+
+
+def test_eds_nlp_overlap_recall_counts_gold_spans_found(spans_metric):
+    """EDS-NLP's recall of the overlap metric counts gold spans found: 3 of 4 at any overlap."""
+    results = spans_metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=["overlap"],
+                                   overlap_threshold=0.00001)
+    assert results["overlap"]["matched_gold"] == 3 and results["overlap"]["recall"] == 0.75
+
+
+@pytest.mark.parametrize("family, expected", [
+    ("exact", (0.33, 0.5, 0.40)), ("token", (0.50, 0.67, 0.57)), ("overlap", (0.67, 1.0, 0.80)),
+])
+def test_eds_nlp_docs_summary_table(spans_metric, family, expected):
+    scores = {"exact": ["seqeval"], "token": ["token"], "overlap": ["overlap"]}[family]
+    results = spans_metric.compute(predictions=EDS_DOC_PRED, references=EDS_DOC_GOLD, scores=scores)
+    row = results[family] if family != "exact" else {k: results[f"overall_{k}"] for k in ("precision", "recall", "f1")}
+    assert tuple(round(row[k], 2) for k in ("precision", "recall", "f1")) == expected
