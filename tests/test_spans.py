@@ -568,3 +568,29 @@ def test_eds_nlp_docs_summary_table(spans_metric, family, expected):
     results = spans_metric.compute(predictions=EDS_DOC_PRED, references=EDS_DOC_GOLD, scores=scores)
     row = results[family] if family != "exact" else {k: results[f"overall_{k}"] for k in ("precision", "recall", "f1")}
     assert tuple(round(row[k], 2) for k in ("precision", "recall", "f1")) == expected
+
+
+def one_to_one_example(gold, pred):
+    """Whether each entity overlaps at most one entity of the other side."""
+    def hits(a, side):
+        return sum(b["start"] < a["end"] and a["start"] < b["end"] for b in side)
+    return all(hits(g, pred) <= 1 for g in gold) and all(hits(p, gold) <= 1 for p in pred)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_nervaluate_parity_on_nested_examples_that_pair_up(spans_metric, seed):
+    """Nested and overlapping entities on each side, in examples where each entity overlaps at
+    most one of the other side (nervaluate's matching is then unambiguous)."""
+    from nervaluate import Evaluator
+
+    gold, pred = nested_corpus(random.Random(seed), 4000, types="ABC", width=30)
+    keep = [(g, p) for g, p in zip(gold, pred) if one_to_one_example(g, p)]
+    nested = sum(any(a is not b and a["start"] < b["end"] and b["start"] < a["end"] for a in g for b in g)
+                 for g, _ in keep)
+    assert len(keep) > 150 and nested > 50
+    gold, pred = [g for g, _ in keep], [p for _, p in keep]
+    inclusive = [[[{**e, "end": e["end"] - 1} for e in example] for example in side] for side in (gold, pred)]
+    theirs = Evaluator(inclusive[0], inclusive[1], tags=list("ABC"), loader="dict").evaluate()["overall"]
+    ours = spans_metric._compute(predictions=pred, references=gold)["muc"]
+    for mode, their_mode in NERVALUATE_MODE.items():
+        assert {k: ours[mode][k] for k in MUC_KEYS} == {k: getattr(theirs[their_mode], k) for k in MUC_KEYS}, mode
