@@ -173,3 +173,31 @@ def test_eval4ner_scenario_table(spans_metric):
         ours = tuple(muc[mode][k] for k in ("correct", "incorrect", "partial", "missed", "spurious",
                                             "precision", "recall", "f1"))
         assert ours == pytest.approx(expected, abs=1e-12), mode
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_placement_properties(seed):
+    """On random texts: every placed span holds its string at word boundaries, no two pairs of
+    one string share an occurrence, and every pair is placed or reported not found."""
+    import random
+
+    rng = random.Random(seed)
+    words = ["Ann", "Bob", "New York", "York", "of", "Bank of America", "America", "Ann-Marie", "告白", "x"]
+    for _ in range(300):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 12)))
+        pairs = [(rng.choice("AB"), rng.choice(words)) for _ in range(rng.randint(0, 6))]
+        spans, ambiguous, missing = place_example(text, pairs)
+        assert len(spans) + len(missing) == len(pairs)
+        placed = [p for p in pairs if p not in missing] if not missing else None
+        seen = set()
+        for s in spans:
+            string = text[s["start"]:s["end"]]
+            assert s["start"] in occurrences(text, string)
+            assert (s["start"], string) not in seen
+            seen.add((s["start"], string))
+        for label, string in missing:
+            taken = sum(text[s["start"]:s["end"]] == string for s in spans)
+            assert taken == len(occurrences(text, string))
+        for label, string in ambiguous:
+            assert len(occurrences(text, string)) > 1
+        assert placed is None or [(s["label"], text[s["start"]:s["end"]]) for s in spans] == placed
