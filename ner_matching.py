@@ -117,14 +117,15 @@ def _expand(owner_lo, owner_hi):
     return owner, np.repeat(owner_lo, degree) + np.arange(len(owner)) - first
 
 
-def _candidates(gold, pred):
-    """All overlapping (gold index, predicted index) pairs, sorted by gold then prediction.
+def _candidates(gold, pred, flat=None):
+    """All overlapping (gold index, predicted index) pairs, sorted by gold then prediction;
+    ``flat``: whether both sides are flat, if already known.
 
     Two spans overlap when the later-starting one starts inside the other: the pairs where the
     prediction starts inside the gold span, plus those where the gold span starts strictly
     inside the prediction. Flat sides need no sorting: each gold span overlaps one run of them.
     """
-    if _is_flat(gold) and _is_flat(pred):
+    if flat or (flat is None and _is_flat(gold) and _is_flat(pred)):
         lo = np.searchsorted(pred.end, gold.start, side="right")
         return _expand(lo, np.searchsorted(pred.start, gold.end, side="left"))
     by_pred = np.argsort(pred.start, kind="stable")
@@ -269,8 +270,9 @@ def match(gold, pred):
     Spans of a side may nest and overlap (see :func:`_nested_resolution`); the spans of a
     side need not be sorted then, but no span may appear twice (:func:`check_duplicates`).
     """
-    overlap_gold, overlap_pred = g, p = _candidates(gold, pred)
-    if _is_flat(gold) and _is_flat(pred):
+    flat = _is_flat(gold) and _is_flat(pred)
+    overlap_gold, overlap_pred = g, p = _candidates(gold, pred, flat)
+    if flat:
         keep = _flat_resolution(g, p, gold, pred)
     else:
         keep = _nested_resolution(g, p, gold, pred)
@@ -341,7 +343,7 @@ def _resolve_components(g, p, gold, pred):
         keep[idx[_heaviest_pairs(same[idx], shared[idx], _firsts(component[idx]))]] = True
     for c in np.flatnonzero(~flat & ~star).tolist():
         rows = slice(first[c], first[c] + size[c])
-        keep[rows] = _assign(row[rows], col[rows], (n_rows[c], n_cols[c]), same[rows], shared[rows])
+        keep[rows] = _assign(row[rows], col[rows], (int(n_rows[c]), int(n_cols[c])), same[rows], shared[rows])
     inverse = np.empty(len(order), dtype=bool)
     inverse[order] = keep
     return inverse

@@ -10,7 +10,7 @@ Each case builds its spans directly as SpanArrays (no tags, no evaluate) and tim
 * ``chain n``: one sentence of ``n`` adjacent gold entities of two tokens and ``n`` predicted
   ones shifted by one token, so every entity overlaps two of the other side;
 * ``star n``: one prediction over ``n`` adjacent one-token gold entities (flat), then over ``n``
-  nested gold entities;
+  gold entities nested in one another (the prediction one token wider than the widest);
 * ``nested levels n``: ``n`` gold entities nested in one another, and ``n`` predicted ones
   shifted by one token: every pair overlaps (one ``n`` x ``n`` assignment);
 * ``nested corpus``: ``--sentences`` sentences of random entities that nest and overlap on
@@ -71,7 +71,7 @@ def chain(n):
 
 def star(n, nested):
     gold = [(0, i, 2 * n - i) for i in range(n)] if nested else [(0, i, i + 1) for i in range(n)]
-    return one_sentence(gold, [(0, 0, 2 * n if nested else n)])
+    return one_sentence(gold, [(0, 0, 2 * n + 1 if nested else n)])
 
 
 def nested_levels(n):
@@ -161,8 +161,8 @@ def main():
         runs = args.runs if len(gold) < 1_000_000 else 1
         matched = len(M.match(gold, pred).gold)
         alone = best_time(lambda: M.match(gold, pred), runs)
-        total = f"{best_time(lambda: scorings(gold, pred), runs):.3f}" if with_scorings else ""
-        rows.append(f"| {name} | {len(gold):,} | {len(pred):,} | {matched:,} | {alone:.3f} | {total} |")
+        total = f"{best_time(lambda: scorings(gold, pred), runs):.4f}" if with_scorings else ""
+        rows.append(f"| {name} | {len(gold):,} | {len(pred):,} | {matched:,} | {alone:.4f} | {total} |")
         print(rows[-1], flush=True)
     table = "\n".join(rows)
     if args.out:

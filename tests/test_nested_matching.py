@@ -1,7 +1,9 @@
 """Matching and scorings when the spans of a side nest and overlap."""
 
 import itertools
+import os
 import random
+import re
 
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ import pytest
 import ner_decoding as D
 import ner_matching as M
 import ner_scorings as S
+from conftest import ROOT
 
 TYPES = ("LOC", "ORG", "PER")
 
@@ -195,16 +198,25 @@ def test_error_listing_on_nested_spans():
     assert listing["strict"]["spurious"] == [{"sentence": 0, "gold": None, "pred": ["LOC", 3, 4]}]
 
 
-def test_harem_credit_is_identical_under_any_order_of_sentences():
+def _scorings(g, p):
+    matching = M.match(g, p)
+    hits = S.overlap_hits(g, p, matching)
+    return {"token": [a.tolist() for a in S.token_counts(g, p, len(TYPES))],
+            "overlap": [a.tolist() for a in S.overlap_counts(g, p, hits, len(TYPES))],
+            "harem": S.harem_counts(g, p, S.harem_alignment(g, p, matching)),
+            "muc": np.bincount(matching.scenario, minlength=len(M.SCENARIOS)).tolist()}
+
+
+def test_scorings_are_identical_under_any_order_of_sentences():
+    """``==`` with nested entities too: integer counts, the HAREM credit summed exactly."""
     rng = random.Random(8)
     for _ in range(100):
         gold, pred, lengths = random_nested(rng, 30, max_length=12, max_spans=5)
         order = list(range(len(lengths)))
         rng.shuffle(order)
-        results = []
-        for o in (range(len(lengths)), order):
-            g, p = side([gold[i] for i in o], [lengths[i] for i in o]), side([pred[i] for i in o], [lengths[i] for i in o])
-            results.append(S.harem_counts(g, p, S.harem_alignment(g, p, M.match(g, p))))
+        results = [_scorings(side([gold[i] for i in o], [lengths[i] for i in o]),
+                             side([pred[i] for i in o], [lengths[i] for i in o]))
+                   for o in (range(len(lengths)), order)]
         assert results[0] == results[1]
 
 
@@ -226,3 +238,12 @@ def test_nested_levels_shifted_by_one_token_all_match():
     matching = M.match(gold, pred)
     assert len(matching.gold) == n and len(matching.overlap_gold) == n * n
     assert matching.gold.tolist() == matching.pred.tolist() == list(range(n))  # level with level
+
+
+def test_the_cost_table_in_the_docs_is_the_bench_output():
+    """``docs/matching.md`` shows the table ``bench/matching.py`` wrote to ``bench/matching.md``."""
+    with open(os.path.join(ROOT, "docs", "matching.md"), encoding="utf-8") as f:
+        shown = re.search(r"<!-- matching-bench -->\n(.*?)\n<!-- /matching-bench -->", f.read(), re.S).group(1)
+    with open(os.path.join(ROOT, "bench", "matching.md"), encoding="utf-8") as f:
+        written = [line for line in f.read().splitlines() if line.startswith("|")]
+    assert written and shown.splitlines() == written
