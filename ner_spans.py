@@ -147,14 +147,22 @@ def _type_problem(labels, starts, ends):
     return min(checks) if checks else None
 
 
+def _int64(values):
+    """Integers as int64; one beyond int64's range becomes -1 (an offset error either way)."""
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        return np.array([v if -2**63 <= v < 2**63 else -1 for v in values], dtype=np.int64)
+
+
 def _problem(labels, starts, ends, reserved, text_lengths, example):
     """The first invalid entity of a side as (flat index, problem), or None."""
     first = _type_problem(labels, starts, ends)
     n = len(labels) if first is None else first[0]  # the entities before it have the right types
-    start, end = np.array(starts[:n], dtype=np.int64), np.array(ends[:n], dtype=np.int64)
+    start, end = _int64(starts[:n]), _int64(ends[:n])
     named = {"": "the label must be a non-empty str"}
     named.update({r: f"the label {r!r} collides with a result key" for r in set(labels[:n]) & set(reserved)})
-    rules = [(start < 0, "offsets must be >= 0"), (start >= end, "start must be < end")]
+    rules = [((start < 0) | (end < 0), "offsets must be >= 0 and < 2**63"), (start >= end, "start must be < end")]
     if text_lengths is not None:
         rules.append((end > text_lengths[example[:n]], "end is past the end of the text"))
     if set(labels[:n]) & set(named):
@@ -193,7 +201,7 @@ def check_entities(examples, name, reserved=(), texts=None, single=False):
         i, j = _locate(counts, k)
         where = f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
         raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
-    return labels, np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64), example, counts
+    return labels, _int64(starts), _int64(ends), example, counts
 
 
 def check_texts(texts, n_examples=None):
@@ -229,7 +237,7 @@ def encode_spans(predictions, references, reserved=(), texts=None):
     """
     if hasattr(predictions, "__len__") and hasattr(references, "__len__") and len(predictions) != len(references):
         raise ValueError(f"predictions has {len(predictions)} examples but references has {len(references)}")
-    texts = check_texts(texts, len(references))
+    texts = check_texts(texts, len(references) if hasattr(references, "__len__") else None)
     pred = check_entities(predictions, "predictions", reserved, texts)
     gold = check_entities(references, "references", reserved, texts)
     n = len(gold[4])

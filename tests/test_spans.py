@@ -102,6 +102,7 @@ BAD = [
     ("start == end", [[ent("A", 2, 2)]], r"predictions\[0\]\[0\] \{'label': 'A', 'start': 2, 'end': 2\}: start must be < end"),
     ("start > end", [[], [ent("A", 0, 1), ent("A", 3, 2)]], r"predictions\[1\]\[1\] .*start must be < end"),
     ("negative", [[ent("A", -1, 2)]], r"predictions\[0\]\[0\] .*offsets must be >= 0"),
+    ("huge offset", [[ent("A", 0, 2**64)]], r"predictions\[0\]\[0\] .*offsets must be >= 0 and < 2\*\*63"),
     ("float offset", [[ent("A", 0.0, 2)]], r"predictions\[0\]\[0\] .*start must be an int"),
     ("bool offset", [[ent("A", 0, True)]], r"predictions\[0\]\[0\] .*end must be an int"),
     ("str offset", [[ent("A", "0", 2)]], r"predictions\[0\]\[0\] .*start must be an int"),
@@ -165,6 +166,7 @@ def test_bad_texts(texts, message):
     ([[]], [[], []], "predictions has 1 examples but references has 2"),
     ("abc", "abc", "predictions must be a list of examples"),
     (None, [[]], "predictions must be a list of examples"),
+    ([[]], None, "references must be a list of examples"),
 ])
 def test_bad_corpora(predictions, references, message):
     with pytest.raises(ValueError, match=message):
