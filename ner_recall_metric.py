@@ -16,7 +16,7 @@ from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_duplicates, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
-from .ner_spans import check_entities, check_texts, encode_spans, in_input_order, place_strings, placement_report
+from .ner_spans import as_entity_lists, check_entities, check_texts, encode_spans, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
 
@@ -401,28 +401,29 @@ class NerRecallMetric(evaluate.Metric):
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of sentences; tags are type-checked first, so errors name their place."""
         # evaluate checks only a column's first item; a later int or None would be cast
-        for name, column in (("predictions", predictions), ("references", references)):
-            if column is not None:
-                self._check_input(column, name)
+        predictions, references = (None if column is None else self._check_input(column, name)
+                                   for name, column in (("predictions", predictions), ("references", references)))
         if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups(kwargs.get("subgroups"), "subgroups")
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one sentence; its tags are type-checked first."""
-        for name, value in (("prediction", prediction), ("reference", reference)):
-            if value is not None:
-                self._check_input([value], name, single=True)
+        prediction, reference = (None if value is None else self._check_input([value], name, single=True)[0]
+                                 for name, value in (("prediction", prediction), ("reference", reference)))
         if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
     def _check_input(self, column, name, single=False):
-        """Check a column's tags, or entities in the span configs, before evaluate casts them."""
+        """Check a column's tags, or entities in the span configs, before evaluate casts them;
+        returns the column, with entities given as dicts of lists made lists of dicts."""
         if self.config_name in SPAN_CONFIGS:
+            column = as_entity_lists(column, name)
             check_entities(column, name, RESERVED_KEYS, single=single)
         else:
             check_tag_types(column, name, single=single)
+        return column
 
     def find_entities(self, texts, entities):
         """Place ``(label, string)`` pairs (eval4ner's, or an LLM's output) on their texts.

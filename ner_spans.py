@@ -95,6 +95,31 @@ def _check_entity_shape(name, i, j, entity):
         raise _entity_error(name, i, j, entity, f"missing key {missing[0]!r}")
 
 
+def as_entity_lists(examples, name):
+    """Every example as a list of entity dicts. An example given as a dict of lists
+    (``{"label": [...], "start": [...], "end": [...]}``, as a ``datasets.Sequence`` of dicts
+    returns it) becomes a list of dicts; anything else is left for :func:`check_entities`.
+
+    >>> as_entity_lists([{"label": ["A", "B"], "start": [0, 2], "end": [1, 4]}, []], "references")
+    [[{'label': 'A', 'start': 0, 'end': 1}, {'label': 'B', 'start': 2, 'end': 4}], []]
+    """
+    if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, "__len__"):
+        return examples
+    if dict not in set(map(type, examples)):
+        return examples
+    return [_from_dict_of_lists(e, f"{name}[{i}]") if isinstance(e, dict) else e for i, e in enumerate(examples)]
+
+
+def _from_dict_of_lists(example, where):
+    if set(example) != set(ENTITY_KEYS) or not all(isinstance(v, (list, tuple)) for v in example.values()):
+        raise ValueError(f"{where} must be a list of entities, or a dict of lists with keys {list(ENTITY_KEYS)}; "
+                         f"got {example!r}")
+    sizes = [len(example[k]) for k in ENTITY_KEYS]
+    if len(set(sizes)) > 1:
+        raise ValueError(f"{where}: label, start and end have {sizes} items; they must have as many")
+    return [dict(zip(ENTITY_KEYS, values)) for values in zip(*(example[k] for k in ENTITY_KEYS))]
+
+
 def _flatten(examples, name):
     """Labels, starts, ends of every entity, and the number of entities per example.
 
@@ -190,6 +215,7 @@ def check_entities(examples, name, reserved=(), texts=None, single=False):
     ...
     ValueError: references[0][0] {'label': 'X', 'start': 0, 'end': True}: end must be an int
     """
+    examples = as_entity_lists(examples, name)
     labels, starts, ends, counts = _flatten(examples, name)
     example = np.repeat(np.arange(len(counts)), counts)
     text_lengths = None

@@ -596,3 +596,35 @@ def test_nervaluate_parity_on_nested_examples_that_pair_up(spans_metric, seed):
     ours = spans_metric._compute(predictions=pred, references=gold)["muc"]
     for mode, their_mode in NERVALUATE_MODE.items():
         assert {k: ours[mode][k] for k in MUC_KEYS} == {k: getattr(theirs[their_mode], k) for k in MUC_KEYS}, mode
+
+
+# ---------------------------------------------------------------------------- datasets columns
+
+
+def test_a_datasets_sequence_of_dicts_column_scores(spans_metric):
+    """A ``datasets.Sequence`` of entity dicts comes back as a dict of lists per example."""
+    import datasets
+
+    entity = {"label": datasets.Value("string"), "start": datasets.Value("int64"), "end": datasets.Value("int64")}
+    features = datasets.Features({"gold": datasets.Sequence(entity), "pred": datasets.Sequence(entity)})
+    ds = datasets.Dataset.from_dict({
+        "gold": [{"label": ["PER", "LOC"], "start": [0, 4], "end": [2, 5]}, {"label": [], "start": [], "end": []}],
+        "pred": [{"label": ["PER"], "start": [0], "end": [2]}, {"label": ["ORG"], "start": [1], "end": [2]}],
+    }, features=features)
+    assert isinstance(ds["gold"][0], dict)
+    results = spans_metric.compute(predictions=ds["pred"], references=ds["gold"])
+    assert (results["overall_precision"], results["overall_recall"]) == (0.5, 0.5)
+    metric = evaluate.load(METRIC_PATH, "spans")
+    for row in ds:
+        metric.add(prediction=row["pred"], reference=row["gold"])
+    assert metric.compute()["overall_f1"] == results["overall_f1"]
+
+
+@pytest.mark.parametrize("example, message", [
+    ({"label": ["A"], "start": [0, 1], "end": [1]}, r"references\[0\]: label, start and end have \[1, 2, 1\] items"),
+    ({"label": ["A"], "start": [0]}, r"references\[0\] must be a list of entities, or a dict of lists"),
+    ({"label": "A", "start": 0, "end": 1}, r"references\[0\] must be a list of entities"),
+])
+def test_bad_dicts_of_lists(example, message):
+    with pytest.raises(ValueError, match=message):
+        encode_spans([[]], [example])
