@@ -19,8 +19,9 @@ from datasets.utils.py_utils import temp_seed
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode, decoding_reports, encode, tags_to_spans
 from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind, check_label_names, input_codes
-from .ner_matching import MODES, OUTCOMES, OUTCOME_TABLE, check_beta, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
+from .ner_matching import MODES, OUTCOMES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
+from .ner_spans import as_entity_lists, check_entities, check_texts, encode_spans, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import make_compute_metrics
 
@@ -80,7 +81,14 @@ Args:
     errors (bool): add "errors", the listing of every pair per mode, and the first places
         decoding repaired or dropped (decoding's "first"). Default False.
 
-    With the "subgroups" config (``evaluate.load(path, "subgroups")``) only:
+    With the "spans" config (``evaluate.load(path, "spans")``; "spans_subgroups" adds the
+    subgroups options below): predictions and references are, per example, lists of entities
+    {"label": str, "start": int, "end": int} (end exclusive; token or character offsets, the
+    same unit on both sides; entities may nest and overlap). scheme, mode, suffix and
+    label_names do not apply; the scoring options above do, and:
+    texts (list of str or None): each example's text; character ends past it are an error.
+
+    With the "subgroups" or "spans_subgroups" config only:
     subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
         the items of the stratified recall.
     subgroup_weights (dict or None): None (default: the sample's own shares, so the estimate is
@@ -98,7 +106,8 @@ Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
         "precision", "recall", "f1" (float) and "number" (int, gold entities of the type).
     overall_precision, overall_recall, overall_f1 (float): micro averages over entities.
-    overall_accuracy (float): token-level accuracy of the tags.
+    overall_accuracy (float): token-level accuracy of the tags (not in the span configs:
+        without tokens it is not defined).
     macro_precision, macro_recall, macro_f1 (float): unweighted means of the per-type scores.
     weighted_precision, weighted_recall, weighted_f1 (float): per-type scores weighted by
         "number".
@@ -172,13 +181,21 @@ SCORING_OPTIONS = {"zero_division": 0, "beta": 1.0, "scores": DEFAULT_SCORES, "t
                    "overlap_threshold": None, "errors": False}
 STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "confidence_level": 0.95,
                       "recall_mode": "strict", "n_bootstrap": 10_000, "seed": 0}
+SPAN_OPTIONS = {"texts": None}
+ALL_OPTIONS = {**TAG_OPTIONS, **SCORING_OPTIONS, **STRATIFIED_OPTIONS, **SPAN_OPTIONS}
 #: the options of each config
 CONFIG_OPTIONS = {
     "default": {**TAG_OPTIONS, **SCORING_OPTIONS},
     "subgroups": {**TAG_OPTIONS, **SCORING_OPTIONS, **STRATIFIED_OPTIONS},
+    "spans": {**SCORING_OPTIONS, **SPAN_OPTIONS},
+    "spans_subgroups": {**SCORING_OPTIONS, **SPAN_OPTIONS, **STRATIFIED_OPTIONS},
 }
+#: configs whose input is entity spans, and those with a subgroups column
+SPAN_CONFIGS = ("spans", "spans_subgroups")
+SUBGROUP_CONFIGS = ("subgroups", "spans_subgroups")
 #: where an option (or input) that a config lacks is found
-OPTION_CONFIGS = {name: "subgroups" for name in (*STRATIFIED_OPTIONS, "subgroups")}
+OPTION_CONFIGS = {**{name: "default" for name in TAG_OPTIONS}, **{name: "spans" for name in SPAN_OPTIONS},
+                  **{name: "subgroups" for name in (*STRATIFIED_OPTIONS, "subgroups")}}
 
 
 class Options(NamedTuple):
@@ -192,6 +209,7 @@ class Options(NamedTuple):
     beta: float
     scoring: object
     stratified: object
+    texts: object
 
 
 def check_options(config_name, options):
@@ -209,7 +227,7 @@ def check_options(config_name, options):
             raise ValueError(f"{name} needs the {OPTION_CONFIGS[name]!r} config: "
                              f"evaluate.load(path, {OPTION_CONFIGS[name]!r})")
         raise ValueError(f"unknown compute option {name!r}; options: {sorted(defaults)}")
-    o = {**defaults, **options}
+    o = {**ALL_OPTIONS, **options}
     _check_mode(o["mode"], o["scheme"])
     check_suffix(o["suffix"])
     label_names = None if o["label_names"] is None else check_label_names(o["label_names"])
@@ -221,7 +239,8 @@ def check_options(config_name, options):
     if "subgroup_weights" in defaults:
         stratified = {name: o[name] for name in STRATIFIED_OPTIONS}
         _check_stratified(stratified)
-    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified)
+    texts = check_texts(o["texts"])
+    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified, texts)
 
 
 def _is_default(value, default):
@@ -278,6 +297,19 @@ def score_entities(corpus, gold, pred, options, subgroups=None):
     results.update(_more_scores(view, matching, options.scoring, zero, beta))
     if options.stratified is not None:
         results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, options.stratified)
+    return results
+
+
+def score_spans(predictions, references, options, subgroups=None):
+    """Every score family from entity spans (the span configs); without tokens, no token accuracy."""
+    corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
+    if len(corpus.lengths) == 0:
+        raise ValueError("no examples: predictions and references are empty")
+    for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
+                               ("references", corpus.gold, corpus.gold_order)):
+        check_duplicates(in_input_order(spans, order), name, corpus.types)
+    results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
+    results.pop("overall_accuracy", None)
     return results
 
 
@@ -357,7 +389,10 @@ class NerRecallMetric(evaluate.Metric):
             {side: datasets.Sequence(datasets.Value(dtype, id="label"), id="sequence") for side in ("predictions", "references")}
             for dtype in ("string", "int64")
         ]
-        if self.config_name == "subgroups":  # one subgroup (stratum) name per sentence
+        if self.config_name in SPAN_CONFIGS:  # a list of entities per example
+            entity = {"label": datasets.Value("string"), "start": datasets.Value("int64"), "end": datasets.Value("int64")}
+            formats = [{side: datasets.List(entity) for side in ("predictions", "references")}]
+        if self.config_name in SUBGROUP_CONFIGS:  # one subgroup (stratum) name per sentence
             for f in formats:
                 f["subgroups"] = datasets.Value("string")
         info = evaluate.MetricInfo(
@@ -370,7 +405,8 @@ class NerRecallMetric(evaluate.Metric):
         )
         # the cache is read back as Arrow columns, not as Python lists (MetricInfo rejects a
         # format for Sequence features when it is built, so it is set afterwards)
-        info.format = "arrow"
+        if self.config_name not in SPAN_CONFIGS:  # entities are read back as evaluate's lists of dicts
+            info.format = "arrow"
         return info
 
     def _compute(self, predictions, references, subgroups=None,
@@ -390,15 +426,18 @@ class NerRecallMetric(evaluate.Metric):
                  confidence_level=0.95,
                  recall_mode="strict",
                  n_bootstrap=10_000,
-                 seed=0):
+                 seed=0,
+                 texts=None):
         given = locals()
-        options = check_options(self.config_name, {name: given[name] for name, default in CONFIG_OPTIONS["subgroups"].items()
+        options = check_options(self.config_name, {name: given[name] for name, default in ALL_OPTIONS.items()
                                                    if not _is_default(given[name], default)})
         subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
-        if self.config_name == "subgroups":
+        if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
+        if self.config_name in SPAN_CONFIGS:
+            return score_spans(predictions, references, options, subgroups)
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
         codes = input_codes(predictions, references, options.label_names)  # arrays, tensors, Arrow, class ids
@@ -454,6 +493,14 @@ class NerRecallMetric(evaluate.Metric):
 
     def _compute_directly(self, inputs, options, label_names):
         """``_compute`` on validated inputs: evaluate's cache is neither written nor read."""
+        if self.config_name in SPAN_CONFIGS:
+            sides = {name: as_entity_lists(inputs[name], name) for name in ("predictions", "references")}
+            for name, column in sides.items():
+                check_entities(column, name, RESERVED_KEYS)
+            subgroups = inputs.get("subgroups")
+            if subgroups is not None and not isinstance(subgroups, (str, bytes)) and len(subgroups) != len(sides["references"]):
+                raise ValueError(f"subgroups has {len(subgroups)} names but there are {len(sides['references'])} examples")
+            return self._compute(**dict(inputs, **sides), **options)
         batch = check_batch(inputs["predictions"], inputs["references"])
         if self.config_name == "subgroups":
             _check_subgroups(inputs.get("subgroups"), "subgroups")
@@ -473,8 +520,10 @@ class NerRecallMetric(evaluate.Metric):
         unknown = sorted(set(kwargs) - set(self._feature_names()))
         if unknown:
             raise ValueError(f"unknown input {unknown[0]!r}; inputs: {self._feature_names()}")
+        if self.config_name in SPAN_CONFIGS:
+            return self._add_entities(predictions, references, kwargs)
         batch = check_batch(predictions, references)
-        if self.config_name == "subgroups":
+        if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups(kwargs.get("subgroups"), "subgroups")
             if len(kwargs["subgroups"]) != len(batch.lengths):
                 raise ValueError(f"subgroups has {len(kwargs['subgroups'])} names but the batch has"
@@ -488,8 +537,10 @@ class NerRecallMetric(evaluate.Metric):
         unknown = sorted(set(kwargs) - set(self._feature_names()))
         if unknown:
             raise ValueError(f"unknown input {unknown[0]!r}; inputs: {self._feature_names()}")
+        if self.config_name in SPAN_CONFIGS:
+            return self._add_entities([prediction], [reference], {k: [v] for k, v in kwargs.items()}, single=True)
         batch = check_batch(prediction, reference, single=True)
-        if self.config_name == "subgroups":
+        if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
         self._store(batch, {k: [v] for k, v in kwargs.items()})
 
@@ -592,6 +643,34 @@ class NerRecallMetric(evaluate.Metric):
             for process_id in range(self.num_process):
                 if os.path.exists(self._join_log(process_id)):
                     os.remove(self._join_log(process_id))
+
+    def _add_entities(self, predictions, references, extra, single=False):
+        """The span configs' ``add_batch`` / ``add``: entities checked (dicts of lists made lists of
+        dicts), then stored by evaluate, a list of entity dicts per example."""
+        sides = {}
+        for name, column in (("predictions", predictions), ("references", references)):
+            where = name[:-1] if single else name
+            sides[name] = as_entity_lists(column, where)
+            check_entities(sides[name], where, RESERVED_KEYS, single=single)
+        if self.config_name in SUBGROUP_CONFIGS:
+            _check_subgroups(extra.get("subgroups"), "subgroups", single=single)
+        return super().add_batch(**sides, **extra)
+
+    def find_entities(self, texts, entities):
+        """Place ``(label, string)`` pairs (eval4ner's, or an LLM's output) on their texts.
+
+        ``texts``: one str per example; ``entities``: per example a list of ``(label, string)``.
+        Left to right, each string goes on its first occurrence at word boundaries not taken by
+        an earlier pair with the same string. Returns ``{"entities"``: per example the
+        ``{"label", "start", "end"}`` character spans, ready for the "spans" config;
+        ``"ambiguous"``: per example the pairs whose string occurs more than once;
+        ``"not_found"``: per example the pairs not placed (hallucinated, paraphrased, or
+        listed more often than they occur); ``"total"``: ``{"strings", "placed",
+        "ambiguous", "not_found"}`` counts``}``. See ``ner_spans.place_strings``.
+        """
+        placement = place_strings(texts, entities)
+        return {"entities": placement.spans, "ambiguous": placement.ambiguous,
+                "not_found": placement.not_found, "total": placement_report(placement)}
 
     def load_benchmark(self, description_csv):
         """A recall benchmark (its ``data_description.csv``) as a ``datasets.Dataset``.

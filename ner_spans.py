@@ -1,0 +1,419 @@
+"""Entities given as spans or as strings: validated, then laid out for the core.
+
+Two input forms that never pass through tags:
+
+* **spans**: per example a list of ``{"label": str, "start": int, "end": int}`` (end
+  exclusive; offsets in tokens or in characters, the same unit on both sides). Entities may
+  nest and overlap. :func:`encode_spans` checks both sides and returns a :class:`SpanCorpus`
+  whose ``gold`` and ``pred`` are :class:`SpanArrays` in the layout the matching uses.
+* **strings** (eval4ner, LLM and GLiNER-style output): per example ``(label, surface string)``
+  pairs and the example's text. :func:`place_strings` puts each string on the text and
+  returns character spans for the first form, with the strings it could not place for sure.
+
+Layout. Example ``i`` occupies its own range of flat positions, starting at the sum over
+earlier examples of (largest end on either side + 1), so no entity of one example touches
+another's; ``sentence`` and ``offset`` give the example and the start within it. Each side is
+sorted by (start, end, type); ``types`` are the label names, sorted.
+
+>>> corpus = encode_spans(
+...     [[{"label": "PER", "start": 0, "end": 2}], [{"label": "LOC", "start": 3, "end": 4}]],
+...     [[{"label": "PER", "start": 0, "end": 2}, {"label": "ORG", "start": 1, "end": 2}], []])
+>>> corpus.types
+('LOC', 'ORG', 'PER')
+>>> corpus.gold.start.tolist(), corpus.gold.end.tolist(), corpus.gold.type.tolist()
+([0, 1], [2, 2], [2, 1])
+>>> corpus.pred.start.tolist(), corpus.pred.sentence.tolist(), corpus.pred.offset.tolist()
+([0, 6], [0, 1], [0, 3])
+>>> encode_spans([[{"label": "PER", "start": 2, "end": 2}]], [[]])
+Traceback (most recent call last):
+...
+ValueError: predictions[0][0] {'label': 'PER', 'start': 2, 'end': 2}: start must be < end
+"""
+
+import unicodedata
+from itertools import chain
+from numbers import Integral
+from operator import itemgetter
+from typing import NamedTuple
+
+import numpy as np
+
+ENTITY_KEYS = ("label", "start", "end")
+
+
+class SpanArrays(NamedTuple):
+    """The entities of one side: flat positions ``start``, ``end`` (exclusive), ``type``
+    (index into the type names), ``sentence`` (example) and ``offset`` (start in it)."""
+
+    start: np.ndarray
+    end: np.ndarray
+    type: np.ndarray
+    sentence: np.ndarray
+    offset: np.ndarray
+
+    def __len__(self):
+        return len(self.start)
+
+
+class SpanCorpus(NamedTuple):
+    """Both sides of a span corpus, and the fields of a corpus without tokens.
+
+    ``references``, ``predictions`` (one ``O`` code per example), ``lengths`` (zero tokens),
+    ``prefix`` and ``type`` (the code ``O`` only) let the type selection and label map that
+    work on tag corpora run unchanged here; they count no token. ``gold_order`` and
+    ``pred_order``: the input index (over the whole side) of each sorted span.
+    """
+
+    gold: SpanArrays
+    pred: SpanArrays
+    types: tuple
+    references: np.ndarray
+    predictions: np.ndarray
+    lengths: np.ndarray
+    prefix: np.ndarray
+    type: np.ndarray
+    gold_order: np.ndarray
+    pred_order: np.ndarray
+
+
+# ---------------------------------------------------------------------------- validation
+
+
+def _entity_error(name, i, j, entity, problem):
+    return ValueError(f"{name}[{i}][{j}] {entity!r}: {problem}")
+
+
+def _check_entity_shape(name, i, j, entity):
+    """Raise the error of an entity that is not a dict of exactly label, start, end."""
+    if not isinstance(entity, dict):
+        raise _entity_error(name, i, j, entity, f"an entity must be a dict with keys {list(ENTITY_KEYS)}")
+    unknown = sorted(map(str, set(entity) - set(ENTITY_KEYS)))
+    if unknown:
+        raise _entity_error(name, i, j, entity, f"unknown key {unknown[0]!r}; an entity has keys {list(ENTITY_KEYS)}")
+    missing = [k for k in ENTITY_KEYS if k not in entity]
+    if missing:
+        raise _entity_error(name, i, j, entity, f"missing key {missing[0]!r}")
+
+
+def as_entity_lists(examples, name):
+    """Every example as a list of entity dicts. An example given as a dict of lists
+    (``{"label": [...], "start": [...], "end": [...]}``, as a ``datasets.Sequence`` of dicts
+    returns it) becomes a list of dicts; anything else is left for :func:`check_entities`.
+
+    >>> as_entity_lists([{"label": ["A", "B"], "start": [0, 2], "end": [1, 4]}, []], "references")
+    [[{'label': 'A', 'start': 0, 'end': 1}, {'label': 'B', 'start': 2, 'end': 4}], []]
+    """
+    if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, "__len__"):
+        return examples
+    if dict not in set(map(type, examples)):
+        return examples
+    return [_from_dict_of_lists(e, f"{name}[{i}]") if isinstance(e, dict) else e for i, e in enumerate(examples)]
+
+
+def _from_dict_of_lists(example, where):
+    if set(example) != set(ENTITY_KEYS) or not all(isinstance(v, (list, tuple)) for v in example.values()):
+        raise ValueError(f"{where} must be a list of entities, or a dict of lists with keys {list(ENTITY_KEYS)}; "
+                         f"got {example!r}")
+    sizes = [len(example[k]) for k in ENTITY_KEYS]
+    if len(set(sizes)) > 1:
+        raise ValueError(f"{where}: label, start and end have {sizes} items; they must have as many")
+    return [dict(zip(ENTITY_KEYS, values)) for values in zip(*(example[k] for k in ENTITY_KEYS))]
+
+
+def _flatten(examples, name):
+    """Labels, starts, ends of every entity, and the number of entities per example.
+
+    The loops run in C (``map``, ``chain``); the slow path only locates a problem found.
+    """
+    if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, "__len__"):
+        raise ValueError(f"{name} must be a list of examples, each a list of entities; got {type(examples).__name__}")
+    if not set(map(type, examples)) <= {list, tuple}:
+        i = next(i for i, e in enumerate(examples) if type(e) not in (list, tuple))
+        raise ValueError(f"{name}[{i}] must be a list of entities (dicts with keys {list(ENTITY_KEYS)}); "
+                         f"got {type(examples[i]).__name__}")
+    counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
+    flat = list(chain.from_iterable(examples))
+    try:
+        if set(map(type, flat)) <= {dict} and set(map(len, flat)) <= {3}:
+            return (list(map(itemgetter("label"), flat)), list(map(itemgetter("start"), flat)),
+                    list(map(itemgetter("end"), flat)), counts)
+    except KeyError:
+        pass
+    for k, entity in enumerate(flat):  # find the entity that is not a dict of exactly label, start, end
+        _check_entity_shape(name, *_locate(counts, k), entity)
+    return _flatten([[dict(e) for e in example] for example in examples], name)  # dict subclasses
+
+
+def _locate(counts, flat):
+    """(example, entity) of the ``flat``-th entity of a side."""
+    bounds = np.cumsum(counts)
+    i = int(np.searchsorted(bounds, flat, side="right"))
+    return i, int(flat - (bounds[i] - counts[i]))
+
+
+def _is_offset(kind):
+    return issubclass(kind, Integral) and not issubclass(kind, bool)
+
+
+def _first_bad(values, good):
+    """Index of the first value whose type fails ``good``, or None (each type checked once)."""
+    bad = {kind for kind in set(map(type, values)) if not good(kind)}
+    if not bad:
+        return None
+    return next(k for k, value in enumerate(values) if type(value) in bad)
+
+
+def _type_problem(labels, starts, ends):
+    """The first entity whose label is not a str or an offset not an int, as (index, problem)."""
+    checks = [(_first_bad(labels, lambda kind: issubclass(kind, str)), "the label must be a non-empty str"),
+              (_first_bad(starts, _is_offset), "start must be an int"),
+              (_first_bad(ends, _is_offset), "end must be an int")]
+    checks = [(k, msg) for k, msg in checks if k is not None]
+    return min(checks) if checks else None
+
+
+def _int64(values):
+    """Integers as int64; one beyond int64's range becomes -1 (an offset error either way)."""
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        return np.array([v if -2**63 <= v < 2**63 else -1 for v in values], dtype=np.int64)
+
+
+def _problem(labels, starts, ends, reserved, text_lengths, example):
+    """The first invalid entity of a side as (flat index, problem), or None."""
+    first = _type_problem(labels, starts, ends)
+    n = len(labels) if first is None else first[0]  # the entities before it have the right types
+    start, end = _int64(starts[:n]), _int64(ends[:n])
+    named = {"": "the label must be a non-empty str"}
+    named.update({r: f"the label {r!r} collides with a result key" for r in set(labels[:n]) & set(reserved)})
+    rules = [((start < 0) | (end < 0), "offsets must be >= 0 and < 2**63"), (start >= end, "start must be < end")]
+    if text_lengths is not None:
+        rules.append((end > text_lengths[example[:n]], "end is past the end of the text"))
+    if set(labels[:n]) & set(named):
+        rules.append((np.array([lab in named for lab in labels[:n]], dtype=bool), None))
+    found = [(int(np.argmax(mask)), msg) for mask, msg in rules if mask.any()]
+    if first is not None:
+        found.append(first)
+    if not found:
+        return None
+    k, msg = min(found, key=lambda f: f[0])
+    return k, msg if msg is not None else named[labels[k]]
+
+
+def check_entities(examples, name, reserved=(), texts=None, single=False):
+    """Validate one side; returns (labels, starts, ends, example of each entity, counts).
+
+    Raises ``ValueError`` naming ``name[example][entity]`` of the first bad entity: not a dict
+    of exactly ``label``, ``start``, ``end``; a label that is not a non-empty str or that is in
+    ``reserved``; an offset that is not an int (bool is not) or is negative; ``start >= end``;
+    with ``texts``, an ``end`` past its example's text. ``single``: ``examples`` holds the
+    one example of ``add``, named ``name[entity]``.
+
+    >>> check_entities([[{"label": "X", "start": 0, "end": True}]], "references")
+    Traceback (most recent call last):
+    ...
+    ValueError: references[0][0] {'label': 'X', 'start': 0, 'end': True}: end must be an int
+    """
+    examples = as_entity_lists(examples, name)
+    labels, starts, ends, counts = _flatten(examples, name)
+    example = np.repeat(np.arange(len(counts)), counts)
+    text_lengths = None
+    if texts is not None:
+        text_lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    problem = _problem(labels, starts, ends, reserved, text_lengths, example)
+    if problem is not None:
+        k, msg = problem
+        i, j = _locate(counts, k)
+        where = f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
+        raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
+    return labels, _int64(starts), _int64(ends), example, counts
+
+
+def check_texts(texts, n_examples=None):
+    """Validate ``texts``: None, or one str per example (``n_examples`` of them, if given)."""
+    if texts is None:
+        return None
+    if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
+        raise ValueError(f"texts must be a list of str, one per example; got {type(texts).__name__}")
+    if n_examples is not None and len(texts) != n_examples:
+        raise ValueError(f"texts has {len(texts)} items but there are {n_examples} examples")
+    bad = _first_bad(texts, lambda kind: issubclass(kind, str))
+    if bad is not None:
+        raise ValueError(f"texts[{bad}] must be a str; got {type(texts[bad]).__name__}")
+    return list(texts)
+
+
+# ---------------------------------------------------------------------------- layout
+
+
+def _arrays(labels, start, end, example, base, type_index):
+    """One side's SpanArrays sorted by (start, end, type), and the input index of each span."""
+    codes = np.fromiter(map(type_index.__getitem__, labels), dtype=np.int64, count=len(labels))
+    flat_start, flat_end = base[example] + start, base[example] + end
+    order = np.lexsort((codes, flat_end, flat_start))
+    return SpanArrays(flat_start[order], flat_end[order], codes[order], example[order], start[order]), order
+
+
+def encode_spans(predictions, references, reserved=(), texts=None):
+    """Validate both sides and lay them out: a :class:`SpanCorpus`.
+
+    ``reserved``: labels that may not be used (result keys). ``texts``: None, or one str per
+    example, whose length bounds the (character) ends.
+    """
+    if hasattr(predictions, "__len__") and hasattr(references, "__len__") and len(predictions) != len(references):
+        raise ValueError(f"predictions has {len(predictions)} examples but references has {len(references)}")
+    texts = check_texts(texts, len(references) if hasattr(references, "__len__") else None)
+    pred = check_entities(predictions, "predictions", reserved, texts)
+    gold = check_entities(references, "references", reserved, texts)
+    n = len(gold[4])
+    width = np.zeros(n, dtype=np.int64)
+    np.maximum.at(width, gold[3], gold[2])
+    np.maximum.at(width, pred[3], pred[2])
+    base = np.cumsum(width + 1) - (width + 1)
+    types = tuple(sorted(set(gold[0]) | set(pred[0])))
+    type_index = {name: k for k, name in enumerate(types)}
+    no_tokens = np.zeros(n, dtype=np.int8)
+    (gold_spans, gold_order), (pred_spans, pred_order) = (_arrays(*side[:4], base, type_index) for side in (gold, pred))
+    return SpanCorpus(gold_spans, pred_spans, types, no_tokens, no_tokens, np.zeros(n, dtype=np.int64),
+                      np.zeros(1, dtype=np.int8), np.full(1, -1, dtype=np.int32), gold_order, pred_order)
+
+
+def in_input_order(spans, order):
+    """The sorted ``spans`` put back in the order of the input (``order``: input index of
+    each), so that a span's rank within its example is its index there.
+
+    >>> corpus = encode_spans([[{"label": "A", "start": 5, "end": 6}, {"label": "A", "start": 0, "end": 1}]], [[]])
+    >>> corpus.pred.start.tolist(), in_input_order(corpus.pred, corpus.pred_order).start.tolist()
+    ([0, 5], [5, 0])
+    """
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    return SpanArrays(*(values[back] for values in spans))
+
+
+def spans_from_arrays(spans, types, n_examples):
+    """Per example, its entities as ``{"label", "start", "end"}`` dicts (the inverse of the
+    layout; tag corpora decoded to SpanArrays come out as span input).
+
+    >>> corpus = encode_spans([[{"label": "A", "start": 1, "end": 3}]], [[]])
+    >>> spans_from_arrays(corpus.pred, corpus.types, 1)
+    [[{'label': 'A', 'start': 1, 'end': 3}]]
+    """
+    out = [[] for _ in range(n_examples)]
+    for s, o, length, t in zip(spans.sentence.tolist(), spans.offset.tolist(),
+                               (spans.end - spans.start).tolist(), spans.type.tolist()):
+        out[s].append({"label": types[t], "start": o, "end": o + length})
+    return out
+
+
+# ---------------------------------------------------------------------------- strings
+
+
+def _is_word_char(char):
+    """A letter, digit or underscore of a script written with spaces between words.
+
+    Wide (East Asian) characters are words of their own, so a string may start or end next
+    to one: Chinese or Japanese text has no spaces to mark word boundaries.
+    """
+    return (char.isalnum() or char == "_") and unicodedata.east_asian_width(char) not in ("W", "F")
+
+
+def _at_boundary(text, k):
+    """No word runs across position ``k`` (between ``text[k-1]`` and ``text[k]``)."""
+    return k == 0 or k == len(text) or not (_is_word_char(text[k - 1]) and _is_word_char(text[k]))
+
+
+def occurrences(text, string):
+    """Start offsets of ``string`` in ``text`` at word boundaries, left to right.
+
+    >>> occurrences("Peter Peters met Peter", "Peter")
+    [0, 17]
+    >>> occurrences("播放一首告白气球", "告白气球")
+    [4]
+    """
+    found, k = [], text.find(string)
+    while k >= 0:
+        if _at_boundary(text, k) and _at_boundary(text, k + len(string)):
+            found.append(k)
+        k = text.find(string, k + 1)
+    return found
+
+
+class Placement(NamedTuple):
+    """Strings placed on their texts: per example the spans (character offsets, in the
+    order of the pairs placed), the pairs found more than once (``ambiguous``, placed on the
+    first unused occurrence) and the pairs not placed (``not_found``)."""
+
+    spans: list
+    ambiguous: list
+    not_found: list
+
+
+def _check_pair(pair, where):
+    if isinstance(pair, (str, bytes, dict)) or not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        raise ValueError(f"{where} must be a (label, string) pair; got {pair!r}")
+    label, string = pair
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"{where} {pair!r}: the label must be a non-empty str")
+    if not isinstance(string, str) or not string:
+        raise ValueError(f"{where} {pair!r}: the string must be a non-empty str")
+    return label, string
+
+
+def place_example(text, pairs, name="entities", i=0):
+    """Place one example's ``(label, string)`` pairs on ``text``: (spans, ambiguous, not found).
+
+    Left to right through the pairs, each string goes on its first occurrence at word
+    boundaries not yet taken by an earlier pair with the same string. A string with more
+    than one such occurrence is ambiguous; one with none left is not found.
+
+    >>> spans, ambiguous, missing = place_example(
+    ...     "York, then New York", [("LOC", "York"), ("LOC", "New York"), ("PER", "Bob")])
+    >>> spans
+    [{'label': 'LOC', 'start': 0, 'end': 4}, {'label': 'LOC', 'start': 11, 'end': 19}]
+    >>> ambiguous, missing
+    ([('LOC', 'York')], [('PER', 'Bob')])
+    """
+    if isinstance(pairs, (str, bytes, dict)) or not isinstance(pairs, (list, tuple)):
+        raise ValueError(f"{name}[{i}] must be a list of (label, string) pairs; got {type(pairs).__name__}")
+    spans, ambiguous, not_found, used, cache = [], [], [], set(), {}
+    for j, pair in enumerate(pairs):
+        label, string = _check_pair(pair, f"{name}[{i}][{j}]")
+        if string not in cache:
+            cache[string] = occurrences(text, string)
+        found = cache[string]
+        if len(found) > 1:
+            ambiguous.append((label, string))
+        free = [k for k in found if (k, string) not in used]
+        if not free:
+            not_found.append((label, string))
+            continue
+        used.add((free[0], string))
+        spans.append({"label": label, "start": free[0], "end": free[0] + len(string)})
+    return spans, ambiguous, not_found
+
+
+def place_strings(texts, entities, name="entities"):
+    """Place every example's ``(label, string)`` pairs on its text: a :class:`Placement`.
+
+    >>> placed = place_strings(["John Jones and Peter Peters came to York"],
+    ...                        [[("PER", "Peter Peters"), ("LOC", "York"), ("PER", "Jim")]])
+    >>> placed.spans[0]
+    [{'label': 'PER', 'start': 15, 'end': 27}, {'label': 'LOC', 'start': 36, 'end': 40}]
+    >>> placed.not_found
+    [[('PER', 'Jim')]]
+    """
+    if isinstance(entities, (str, bytes, dict)) or not isinstance(entities, (list, tuple)):
+        raise ValueError(f"{name} must be a list of examples, each a list of (label, string) pairs")
+    texts = check_texts(texts, len(entities))
+    placed = [place_example(text, pairs, name, i) for i, (text, pairs) in enumerate(zip(texts, entities))]
+    return Placement(*(list(side) for side in zip(*placed))) if placed else Placement([], [], [])
+
+
+def placement_report(placement):
+    """Totals of a :class:`Placement`: ``strings``, ``placed``, ``ambiguous``, ``not_found``."""
+    placed = sum(map(len, placement.spans))
+    not_found = sum(map(len, placement.not_found))
+    return {"strings": placed + not_found, "placed": placed,
+            "ambiguous": sum(map(len, placement.ambiguous)), "not_found": not_found}
