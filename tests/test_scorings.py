@@ -128,7 +128,7 @@ def test_harem_many_to_one(metric):
      r"overlap_threshold only applies with 'overlap' in scores; got scores=\['seqeval', 'muc'\]"),
     ({"scores": "token"}, r"scores must be a list of names; got 'token'"),
     ({"scores": ["seqeval", "tokens"]},
-     r"scores must be a subset of \['seqeval', 'muc', 'token', 'overlap', 'harem'\]; got 'tokens'"),
+     r"scores must be a subset of \['seqeval', 'muc', 'token', 'overlap', 'harem', 'confusion'\]; got 'tokens'"),
     ({"scores": []}, r"scores must name at least one; got \[\]"),
     ({"types": "PER"}, r"types must be a list of names; got 'PER'"),
     ({"types": []}, r"types must name at least one"),
