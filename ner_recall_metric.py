@@ -234,7 +234,7 @@ def check_options(config_name, options):
     zero = check_zero_division(o["zero_division"])
     beta = check_beta(o["beta"])
     scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
-    _check_types(scoring.types or ())
+    _check_types(scoring.types or (), beta)
     stratified = None
     if "subgroup_weights" in defaults:
         stratified = {name: o[name] for name in STRATIFIED_OPTIONS}
@@ -258,10 +258,11 @@ def _check_mode(mode, scheme):
         raise ValueError(f"scheme={scheme!r} only applies with mode='strict' (lenient decoding has no scheme)")
 
 
-def _check_types(types):
-    clash = sorted(set(types) & RESERVED_KEYS)
+def _check_types(types, beta=1.0):
+    reserved = RESERVED_KEYS | {f"{a}_{fbeta_key(beta)}" for a in ("overall", "macro", "weighted")}
+    clash = sorted(set(types) & reserved)
     if clash:
-        raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(RESERVED_KEYS)}")
+        raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(reserved)}")
 
 
 def _check_stratified(options):
@@ -285,7 +286,7 @@ def _check_subgroups(column, name, single=False):
 def score_entities(corpus, gold, pred, options, subgroups=None):
     """Every score family that ``options`` asks for, from the decoded entities of both sides."""
     view = select_and_relabel(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
-    _check_types(view.types)
+    _check_types(view.types, options.beta)
     matching = match(view.gold, view.pred)
     counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, int(corpus.lengths.sum()))
     zero, beta, scores = options.zero_division, options.beta, options.scoring.scores

@@ -112,8 +112,8 @@ def run_one(name, memory_gb):
     start = time.perf_counter()
     try:
         check = call()
-    except MemoryError as error:
-        check = f"out of memory: {str(error)[:80]}"
+    except MemoryError:
+        check = f"out of memory (limit {memory_gb:g} GB)"
     seconds = time.perf_counter() - start
     peak = status_kb("VmHWM")
     print(json.dumps({"seconds": seconds, "peak_mb": peak / 1024, "added_mb": (peak - before) / 1024,

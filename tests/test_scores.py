@@ -404,3 +404,10 @@ def test_docs_stress_table_is_bench_stress_md():
     with open(os.path.join(ROOT, "bench", "stress.md"), encoding="utf-8") as f:
         written = rows(f.read())
     assert len(written) > 2 and rows(page) == written
+
+
+def test_f_beta_keys_are_reserved_result_keys(metric):
+    tags = [["B-overall_f2"]]
+    assert metric.compute(predictions=tags, references=tags)["overall_f2"]["number"] == 1
+    with pytest.raises(ValueError, match="entity type 'overall_f2' collides with a result key"):
+        metric.compute(predictions=tags, references=tags, beta=2)
