@@ -1,9 +1,9 @@
 """The matching and the span-aligning scorings of this tree against those of an earlier commit.
 
 Takes ``ner_matching.py`` and ``ner_scorings.py`` as they were at ``--before`` (``git show``), and
-times, interleaved (each version first in turn) and best of ``--runs``, on the same SpanArrays of ``--sentences`` sentences
-(``bench/matching.py``'s flat corpora): ``match`` alone, and ``match`` plus the token, overlap and
-HAREM counts. Prints a markdown table (the numbers vary by a tenth from run to run on a
+times, interleaved (each version first in turn) and best of ``--runs``, on the same SpanArrays of
+``--sentences`` sentences (``bench/matching.py``'s flat corpora): ``match`` alone, and ``match``
+plus the token, overlap and HAREM counts. Prints a markdown table (the numbers vary by a tenth from run to run on a
 shared machine).
 
     python bench/matching_before_after.py [--before 911df4c] [--sentences 100000] [--runs 5]
@@ -49,7 +49,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        versions = {"before": (earlier(args.before, "ner_matching", folder), earlier(args.before, "ner_scorings", folder)),
+        versions = {"before": tuple(earlier(args.before, name, folder) for name in ("ner_matching", "ner_scorings")),
                     "now": (ner_matching, ner_scorings)}
         print(f"<!-- python bench/matching_before_after.py {' '.join(sys.argv[1:])} -->")
         print(f"| corpus ({args.sentences:,} sentences) | step | before {args.before} (s) | now (s) |")
