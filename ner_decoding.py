@@ -1,4 +1,4 @@
-"""Tag sequences to entity spans, for every BIO-family scheme, vectorised over a whole corpus.
+"""Tag sequences to entity spans, for IO and every BIO-family scheme, vectorised over a whole corpus.
 
 One span convention everywhere: ``Span(label, start, end)`` with ``end`` exclusive, offsets
 within the sentence.
@@ -13,6 +13,14 @@ Two decoders, both table-driven:
 * ``scheme`` in IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (strict): the start / inside / end
   patterns of seqeval's ``seqeval.scheme`` classes, as tables. An entity is the first start
   token of a run of "inside" tokens plus that run, kept only if the run ends properly.
+  ``scheme="IO"``: tags are a bare type (``PER``) or ``I-PER``; a maximal run of one type is
+  one entity.
+
+Tags without a type (``B``, ``I``, ``E``, ``S``, ``L``, ``U``) are chunk tags of one type named
+``_``, as seqeval names it; a corpus that mixes them with typed tags is an error. Odd tag
+strings (empty, whitespace or control characters, ``B--PER``, ``B-O``, lower-case prefixes)
+raise ``ValueError`` naming the place. ``decoding_report`` says what decoding did to one side:
+the entities lenient mode repaired, the chunks strict mode dropped.
 
 The corpus is laid out flat with one ``O`` sentinel after each sentence, so a token's
 predecessor and successor are plain array shifts and no entity crosses a sentence.
@@ -25,22 +33,30 @@ predecessor and successor are plain array shifts and no entity crosses a sentenc
 []
 >>> tags_to_spans(["U-LOC", "B-PER", "L-PER"], scheme="BILOU")
 [Span(label='LOC', start=0, end=1), Span(label='PER', start=1, end=3)]
+>>> tags_to_spans(["B", "I", "O", "B"])                # untyped chunk tags
+[Span(label='_', start=0, end=2), Span(label='_', start=3, end=4)]
+>>> tags_to_spans(["PER", "PER", "I-LOC", "O"], scheme="IO")
+[Span(label='PER', start=0, end=2), Span(label='LOC', start=2, end=3)]
 """
 
+import unicodedata
 from collections import defaultdict, deque
 from itertools import chain, count
 from typing import NamedTuple
 
 import numpy as np
 
-SCHEMES = ("BILOU", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2")
+SCHEMES = ("BILOU", "IO", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2")
 PREFIXES = "OBIESLU"  # a prefix's code is its index; O is 0
 _O, _B, _I, _E, _S, _L, _U = range(len(PREFIXES))
 _ANY = tuple(range(len(PREFIXES)))
+#: the type of untyped chunk tags (``B``, ``I``, ...), as seqeval names it
+UNTYPED = "_"
 
 #: prefixes each decoder accepts (None: lenient)
 ALLOWED_PREFIXES = {
     None: "OBIES",
+    "IO": "OI",
     "IOB1": "OBI",
     "IOB2": "OBI",
     "IOE1": "OIE",
@@ -58,22 +74,37 @@ class Span(NamedTuple):
     end: int
 
 
-class SpanArrays(NamedTuple):
-    """All entities of one side of a corpus, sorted by position.
-
-    ``start`` and ``end`` are positions in the flat layout (sentences back to back, one
-    sentinel after each); ``sentence`` and ``offset`` locate the start within its sentence;
-    ``type`` indexes the corpus's type names.
-    """
-
+class _SpanFields(NamedTuple):
     start: np.ndarray
     end: np.ndarray
     type: np.ndarray
     sentence: np.ndarray
     offset: np.ndarray
 
+
+class SpanArrays(_SpanFields):
+    """All entities of one side of a corpus, sorted by position; ``len`` counts them.
+
+    ``start`` and ``end`` are positions in the flat layout (sentences back to back, one
+    sentinel after each); ``sentence`` and ``offset`` locate the start within its sentence;
+    ``type`` indexes the corpus's type names.
+
+    >>> spans = SpanArrays(*(np.array([0, 3]),) * 5)
+    >>> len(spans), len(spans._replace(type=np.array([1, 1])))
+    (2, 2)
+    """
+
+    __slots__ = ()
+
     def __len__(self):
         return len(self.start)
+
+    @classmethod
+    def _make(cls, iterable):  # namedtuple's own ``_make`` checks ``len``, which counts spans here
+        arrays = tuple.__new__(cls, iterable)
+        if tuple.__len__(arrays) != len(cls._fields):
+            raise TypeError(f"SpanArrays takes {len(cls._fields)} arrays, got {tuple.__len__(arrays)}")
+        return arrays
 
 
 class EncodedCorpus(NamedTuple):
@@ -107,6 +138,11 @@ _SAME, _DIFF, _EITHER = (1,), (0,), (0, 1)
 
 # (start, inside, end) patterns of each strict scheme, as in seqeval.scheme
 _STRICT_PATTERNS = {
+    "IO": (
+        [(_O, _I, _EITHER), (_I, _I, _DIFF)],
+        [(_I, _I, _SAME)],
+        [(_I, _O, _EITHER), (_I, _I, _DIFF)],
+    ),
     "IOB1": (
         [(_O, _I, _EITHER), (_I, _I, _DIFF), (_B, _I, _EITHER), (_I, _B, _SAME), (_B, _B, _SAME)],
         [(_B, _I, _SAME), (_I, _I, _SAME)],
@@ -156,40 +192,122 @@ def check_scheme(scheme):
     return scheme
 
 
+def check_suffix(suffix):
+    """Validate a ``suffix`` option: True or False, not a truthy stand-in such as ``"no"``."""
+    if not isinstance(suffix, (bool, np.bool_)):
+        raise ValueError(f"suffix must be True or False; got {suffix!r}")
+    return bool(suffix)
+
+
+# ---------------------------------------------------------------------------- tag strings
+
+
 def _expected(scheme):
     return ", ".join("O" if p == "O" else f"{p}-*" for p in ALLOWED_PREFIXES[scheme])
 
 
-def _parse_tag(tag, suffix, allowed):
-    """(prefix code, type name) of a valid tag, else the reason it is not (a str)."""
+def _invisible_end(text):
+    """Whether ``text`` starts or ends with whitespace or an invisible format character."""
+    return any(c.isspace() or unicodedata.category(c) == "Cf" for c in {text[0], text[-1]})
+
+
+def _odd_characters(tag):
+    """Why the characters of a tag (a str other than ``O``) cannot be a tag's, or None."""
+    if not tag:
+        return "is empty"
+    if _invisible_end(tag):
+        return "has whitespace or an invisible character at its start or end"
+    control = next((c for c in tag if unicodedata.category(c) == "Cc"), None)
+    return None if control is None else f"contains the control character {control!r}"
+
+
+def _type_problem(label):
+    """Why ``label`` (a non-empty entity type) cannot be one, or None."""
+    if label.startswith("-") or label.endswith("-"):
+        return (f"has the entity type {label!r}, which begins or ends with '-' (seqeval reads it "
+                f"as {label!r} in its default mode and as {label.strip('-') or UNTYPED!r} in strict mode)")
+    if label == "O":
+        return "has the entity type 'O', the name of the outside tag"
+    if _invisible_end(label):
+        return "has whitespace or an invisible character around its entity type"
+    return None
+
+
+def _split(tag, suffix):
+    """(prefix, delimiter, type) of a tag read as PREFIX-TYPE, or TYPE-PREFIX with ``suffix``;
+    a one-character tag is a prefix without a type."""
+    if len(tag) == 1:
+        return tag, "-", ""
+    return (tag[-1], tag[-2], tag[:-2]) if suffix else (tag[0], tag[1], tag[2:])
+
+
+def _is_prefix(prefix, delimiter):
+    return delimiter == "-" and (prefix in PREFIXES or prefix in PREFIXES.lower())
+
+
+def _bare(tag, suffix, scheme):
+    """A tag with no prefix: a type of its own with ``scheme="IO"``, else invalid (None)."""
+    return (_type_problem(tag) or (_I, tag)) if scheme == "IO" else None
+
+
+def _hint(tag, suffix, scheme):
+    """What an invalid tag may have meant."""
+    if _is_prefix(*_split(tag, suffix)[:2]):
+        prefix = tag[-1 if suffix else 0]
+        return "; for BILOU tags use mode='strict', scheme='BILOU'" if scheme is None and prefix in "LU" else ""
+    if _is_prefix(*_split(tag, not suffix)[:2]):
+        return f"; as {'PREFIX-TYPE' if suffix else 'TYPE-PREFIX'} it needs suffix={not suffix}"
+    if isinstance(_bare(tag, suffix, "IO"), tuple):
+        return "; tags that are a bare type, such as 'PER', need mode='strict', scheme='IO'"
+    return ""
+
+
+def _parse_tag(tag, suffix, scheme):
+    """(prefix code, type name) of a valid tag (type None for ``O``, "" for a tag with no type),
+    else the reason it is not (a str), or None for a prefix the scheme does not take."""
     if not isinstance(tag, str):
         return "is not a string"
     if tag == "O":
         return _O, None
-    prefix, sep, label = (tag[-1], tag[-2:-1], tag[:-2]) if suffix else (tag[0], tag[1:2], tag[2:])
-    if sep != "-" or prefix not in allowed or prefix == "O":
+    odd = _odd_characters(tag)
+    if odd:
+        return odd
+    prefix, delimiter, label = _split(tag, suffix)
+    if not _is_prefix(prefix, delimiter):
+        return _bare(tag, suffix, scheme)
+    if prefix.islower():
+        return f"has the lower-case prefix {prefix!r} (prefixes are upper case: {prefix.upper()!r})"
+    if prefix == "O" or prefix not in ALLOWED_PREFIXES[scheme]:
         return None
-    return (PREFIXES.index(prefix), label) if label else "has an empty entity type"
+    if len(tag) > 1 and not label:
+        return "has an empty entity type"
+    return (label and _type_problem(label)) or (PREFIXES.index(prefix), label)
 
 
 def _tag_error(tag, where, suffix, scheme):
-    reason = _parse_tag(tag, suffix, ALLOWED_PREFIXES[scheme])
+    reason = _parse_tag(tag, suffix, scheme)
     if isinstance(reason, str):
         return f"tag {tag!r} at {where} {reason}"
     shape = "TYPE-PREFIX" if suffix else "PREFIX-TYPE"
-    name = "None (lenient)" if scheme is None else scheme
-    lenient_bilou = scheme is None and isinstance(tag, str) and tag[-1 if suffix else 0] in "LU"
-    hint = "; for BILOU tags use mode='strict', scheme='BILOU'" if lenient_bilou else ""
-    return f"invalid tag {tag!r} at {where} (scheme {name} expects {_expected(scheme)} as {shape}{hint})"
+    name, bare = ("None (lenient)", "") if scheme is None else (scheme, ", or a bare type" if scheme == "IO" else "")
+    return (f"invalid tag {tag!r} at {where} (scheme {name} expects {_expected(scheme)} as {shape}{bare})"
+            f"{_hint(tag, suffix, scheme)}")
+
+
+def _mixed_error(untyped, typed, sides):
+    return (f"tag {untyped!r} at {_locate(untyped, sides)} has no entity type but tag {typed!r} at "
+            f"{_locate(typed, sides)} has one: tag every entity with a type, or none "
+            f"(tags with no type are read as one type, {UNTYPED!r})")
 
 
 def _locate(tag, sides):
-    """The first ``name[i][j]`` where ``tag`` occurs."""
+    """The first place where ``tag`` occurs: ``name[i][j]``, or ``name.format(i=i, j=j)`` for a
+    name with fields (``"tags[{j}]"``)."""
     for name, sequences in sides:
         for i, sequence in enumerate(sequences):
             for j, value in enumerate(sequence):
                 if value is tag or (type(value) is type(tag) and value == tag):
-                    return f"{name}[{i}][{j}]"
+                    return name.format(i=i, j=j) if "{" in name else f"{name}[{i}][{j}]"
     return "the input"
 
 
@@ -290,14 +408,22 @@ def _first_non_string(sides):
 
 
 def _vocabulary(numbered, sides, suffix, scheme):
-    """Per code of ``numbered`` (tag -> code, ``O`` is 0), its prefix code and type name."""
-    allowed = ALLOWED_PREFIXES[scheme]
+    """Per code of ``numbered`` (tag -> code, ``O`` is 0), its prefix code and type name.
+
+    Tags with no type (``B``, ``I``) get the type ``UNTYPED``; a corpus that also has typed
+    tags is an error.
+    """
     prefixes, labels = [_O] * len(numbered), [None] * len(numbered)
-    for tag in sorted((t for t in numbered if t != "O"), key=repr):  # the first bad tag in a fixed order
-        parsed = _parse_tag(tag, suffix, allowed)
-        if not isinstance(parsed, tuple):
+    parsed = {tag: _parse_tag(tag, suffix, scheme) for tag in numbered if tag != "O"}
+    for tag in sorted(parsed, key=repr):  # the first bad tag in a fixed order
+        if not isinstance(parsed[tag], tuple):
             raise ValueError(_tag_error(tag, _locate(tag, sides), suffix, scheme))
-        prefixes[numbered[tag]], labels[numbered[tag]] = parsed
+    untyped = sorted(tag for tag, (_, label) in parsed.items() if label == "")
+    if untyped and len(untyped) < len(parsed):
+        typed = min(tag for tag, (_, label) in parsed.items() if label)
+        raise ValueError(_mixed_error(untyped[0], typed, sides))
+    for tag, (prefix, label) in parsed.items():
+        prefixes[numbered[tag]], labels[numbered[tag]] = prefix, label or UNTYPED
     return prefixes, labels
 
 
@@ -443,11 +569,93 @@ def spans_by_sentence(spans, types, n_sentences):
 
 
 def tags_to_spans(tags, *, scheme=None, suffix=False):
-    """The entities of one tag sequence, as a list of :class:`Span`.
+    """The entities of one tag sequence, as a list of :class:`Span`; errors name ``tags[j]``.
 
     >>> tags_to_spans(["PER-B", "PER-I", "O"], suffix=True)
     [Span(label='PER', start=0, end=2)]
+    >>> tags_to_spans(["B-PER", "B-PER "])
+    Traceback (most recent call last):
+    ...
+    ValueError: tag 'B-PER ' at tags[1] has whitespace or an invisible character at its start or end
     """
     check_scheme(scheme)
+    suffix = check_suffix(suffix)
+    if isinstance(tags, (str, bytes)) or not hasattr(tags, "__len__"):
+        raise ValueError(f"tags must be a list of tags (str); got {type(tags).__name__}")
+    tags = list(tags)
+    sides = (("tags[{j}]", [tags]),)
+    bad = next((tag for tag in tags if not isinstance(tag, str)), None)
+    if bad is not None or any(not isinstance(tag, str) for tag in tags):
+        raise ValueError(_tag_error(bad, _locate(bad, sides), suffix, scheme))
+    _vocabulary({tag: code for code, tag in enumerate(dict.fromkeys(["O", *tags]))}, sides, suffix, scheme)
     corpus = encode([tags], [tags], suffix=suffix, scheme=scheme)
     return spans_by_sentence(decode(corpus.references, corpus, scheme), corpus.types, 1)[0]
+
+
+# ---------------------------------------------------------------------------- what decoding did
+
+#: why lenient decoding repaired an entity or strict decoding dropped a chunk, from the tag
+#: before its first token: ``O`` or the sentence start (an ``I-`` with no ``B-``), another type,
+#: the same type but an entity already ended (``E-PER I-PER``); strict only: the chunk starts
+#: properly but never ends as the scheme requires (``B-PER I-PER O`` in IOBES)
+REASONS = ("no_begin", "type_change", "after_end", "not_closed")
+#: places listed per side
+REPORT_PLACES = 5
+
+
+def decoding_report(codes, corpus, spans, scheme=None, limit=REPORT_PLACES):
+    """What decoding did to one side of ``corpus`` (its ``codes``, decoded into ``spans``).
+
+    Lenient (``scheme=None``): the entities it repaired, those that begin on a tag that begins
+    no entity in IOB2 or IOBES (``I-``, ``E-``). Strict: the chunks it dropped, maximal runs of
+    one type of non-``O`` tokens in no entity. Returns ``{"entities", "repaired", "dropped"}``
+    (int), ``"reasons"`` ({reason: count} over ``REASONS``) and ``"first"``, the first ``limit``
+    places: ``{"sentence", "start", "end", "reason"}``, offsets in the sentence, end exclusive.
+
+    >>> corpus = encode([["O", "I-PER", "B-LOC", "I-ORG"]], [["O", "B-PER", "B-LOC", "I-LOC"]])
+    >>> report = decoding_report(corpus.predictions, corpus, decode(corpus.predictions, corpus))
+    >>> report["repaired"], report["reasons"]["type_change"], report["first"][0]
+    (2, 1, {'sentence': 0, 'start': 1, 'end': 2, 'reason': 'no_begin'})
+    """
+    starts, ends = (_repaired if scheme is None else _dropped)(codes, corpus, spans)
+    reasons = _reasons(codes, corpus, starts, scheme)
+    tally = np.bincount(reasons, minlength=len(REASONS)).tolist()
+    head = starts[:limit]
+    sentence = np.searchsorted(corpus.sentence_starts, head, side="right") - 1
+    offset = head - corpus.sentence_starts[sentence]
+    first = [{"sentence": i, "start": a, "end": a + n, "reason": REASONS[r]} for i, a, n, r in
+             zip(sentence.tolist(), offset.tolist(), (ends[:limit] - head).tolist(), reasons[:limit].tolist())]
+    return {"entities": len(spans), "repaired": len(starts) if scheme is None else 0,
+            "dropped": 0 if scheme is None else len(starts), "reasons": dict(zip(REASONS, tally)), "first": first}
+
+
+def _repaired(codes, corpus, spans):
+    """(starts, ends) of the lenient entities that begin on ``I-`` or ``E-``."""
+    begins = corpus.prefix[codes[spans.start]]
+    repaired = (begins == _I) | (begins == _E)
+    return spans.start[repaired], spans.end[repaired]
+
+
+def _dropped(codes, corpus, spans):
+    """(starts, ends) of the maximal runs of one type of non-``O`` tokens in no entity."""
+    outside = corpus.prefix == _O
+    if np.bincount(codes, minlength=len(outside))[~outside].sum() == (spans.end - spans.start).sum():
+        return spans.start[:0], spans.end[:0]  # every non-O token is in an entity
+    edges = np.zeros(len(codes) + 1, dtype=np.int8)
+    edges[spans.start] += 1
+    edges[spans.end] -= 1
+    free = np.flatnonzero(~outside[codes] & (np.cumsum(edges[:-1], dtype=np.int8) == 0))
+    kind = corpus.type[codes[free]]
+    first = np.ones(len(free), dtype=bool)
+    first[1:] = (free[1:] != free[:-1] + 1) | (kind[1:] != kind[:-1])
+    head = np.flatnonzero(first)
+    return free[head], free[np.append(head[1:], len(free)) - 1] + 1
+
+
+def _reasons(codes, corpus, starts, scheme):
+    """Per position of ``starts``, its index in ``REASONS``, from the tag before it."""
+    current, previous = codes[starts], codes[starts - 1]  # position -1 is the last sentinel, O
+    prefix, prev_prefix = corpus.prefix[current].astype(np.intp), corpus.prefix[previous].astype(np.intp)
+    same = corpus.type[current] == corpus.type[previous]
+    starts_entity = _STRICT[scheme][0][prev_prefix, prefix, same.astype(np.intp)] if scheme else False
+    return np.select([starts_entity, prev_prefix == _O, ~same], [3, 0, 1], 2).astype(np.intp)

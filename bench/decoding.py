@@ -1,0 +1,94 @@
+"""Cost of decoding and of the decoding report on bench/speed.py's seeded synthetic corpus.
+
+Steps, each the best of ``--runs`` runs in this process (the corpus built once, as lists):
+
+* ``encode``: both sides' tags to codes (``ner_decoding.encode``);
+* ``decode`` / ``decode strict``: both sides' entities, lenient and ``scheme="IOB2"``;
+* ``report`` / ``report strict``: ``decoding_report`` of both sides, given their entities;
+* ``core`` / ``core strict``: the metric's ``_compute`` (default options), which includes the report.
+
+    HF_HUB_OFFLINE=1 python bench/decoding.py [--sentences 100000] [--runs 5] [--out bench/decoding.md]
+"""
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+import ner_decoding as D  # noqa: E402
+from speed import as_lists, synthetic_corpus  # noqa: E402
+
+
+def best(step, runs):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def steps(predictions, references):
+    corpus = D.encode(predictions, references)
+    strict = D.encode(predictions, references, scheme="IOB2")
+    sides = {scheme: [(codes, D.decode(codes, c, scheme)) for codes in (c.predictions, c.references)]
+             for scheme, c in ((None, corpus), ("IOB2", strict))}
+    report = getattr(D, "decoding_report", None)
+    out = {
+        "encode": lambda: D.encode(predictions, references),
+        "decode": lambda: [D.decode(codes, corpus) for codes in (corpus.predictions, corpus.references)],
+        "decode strict": lambda: [D.decode(codes, strict, "IOB2") for codes in (strict.predictions, strict.references)],
+    }
+    if report is not None:
+        out["report"] = lambda: [report(codes, corpus, spans) for codes, spans in sides[None]]
+        out["report strict"] = lambda: [report(codes, strict, spans, "IOB2") for codes, spans in sides["IOB2"]]
+    metric = _metric()
+    if metric is not None:
+        out["core"] = lambda: metric._compute(predictions=predictions, references=references)
+        out["core strict"] = lambda: metric._compute(predictions=predictions, references=references,
+                                                     mode="strict", scheme="IOB2")
+    return out
+
+
+def _metric():
+    import os
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import evaluate
+    return evaluate.load(str(ROOT / "ner_recall_metric.py"), experiment_id=f"decoding-{os.getpid()}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sentences", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "decoding.md"))
+    args = parser.parse_args(argv)
+    lengths, gold, pred = synthetic_corpus(args.sentences, args.seed)
+    references, predictions = as_lists(lengths, gold), as_lists(lengths, pred)
+    rows = [(name, best(step, args.runs)) for name, step in steps(predictions, references).items()]
+    lines = [
+        "# Decoding cost",
+        "",
+        f"`python bench/decoding.py --sentences {args.sentences} --runs {args.runs}`: bench/speed.py's seeded "
+        f"corpus, {args.sentences:,} sentences, {int(lengths.sum()):,} tokens per side (Python "
+        f"{platform.python_version()}, numpy {np.__version__}); seconds are the best of {args.runs} runs.",
+        "",
+        "| step | seconds |",
+        "|---|---:|",
+        *(f"| {name} | {seconds:.4f} |" for name, seconds in rows),
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.out != "-":
+        Path(args.out).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
