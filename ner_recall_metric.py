@@ -13,7 +13,7 @@ import evaluate
 import numpy as np
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
-from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
+from .ner_decoding import SCHEMES, check_scheme, check_suffix, check_tag_types, decode, decoding_report, encode, tags_to_spans
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
@@ -36,8 +36,8 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-Entity-level evaluation of named entity recognition from tag sequences (IOB1, IOB2, IOE1, IOE2,
-IOBES, BILOU). One matching of gold and predicted entities gives the seqeval-compatible scores
+Entity-level evaluation of named entity recognition from tag sequences (IO, IOB1, IOB2, IOE1,
+IOE2, IOBES, BILOU, typed or untyped). One matching of gold and predicted entities gives the seqeval-compatible scores
 (per type, micro, macro and support-weighted averages, token accuracy) and the four MUC /
 SemEval-2013 modes (strict, exact, partial, type) with per-type tables whose counts add up.
 """
@@ -50,7 +50,9 @@ Args:
     scheme (str or None): None (default) decodes leniently, as seqeval's default mode and
         conlleval (accepts O, B-, I-, E-, S- tags and repairs ill-formed sequences). With
         mode="strict": one of "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU", decoded like
-        seqeval's strict mode (entities that break the scheme are dropped).
+        seqeval's strict mode (entities that break the scheme are dropped), or "IO" (tags
+        "I-PER" or a bare type "PER"; a run of one type is one entity). Tags with no type
+        ("B", "I") are one type, "_", as in seqeval; a corpus may not mix them with typed tags.
     mode (str or None): None (default) or "strict"; "strict" requires a scheme.
     suffix (bool): tags carry their prefix last ("PER-B"). Default False.
     zero_division (int): 0 (default) or 1, the value of a score whose denominator is 0.
@@ -110,6 +112,11 @@ Returns:
         "overlap" / "harem" when scored), per outcome, a list of {"sentence": int,
         "gold": [TYPE, start, end] or None, "pred": [TYPE, start, end] or None}, offsets in
         the sentence, end exclusive.
+    decoding (dict): what decoding did, for "predictions" and "references": "entities" (int,
+        decoded), "repaired" (int, lenient mode: entities begun on an I- or E- tag),
+        "dropped" (int, strict mode: chunks of non-O tags the scheme rejects), "reasons"
+        {"no_begin", "type_change", "after_end", "not_closed": int} and "first", the first
+        five places: [{"sentence", "start", "end" (exclusive), "reason"}].
     stratified_recall (dict, "subgroups" config): "recall", "ci_low", "ci_high",
         "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
         entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",
@@ -141,7 +148,7 @@ Examples:
 
 #: top-level result keys an entity type may not take
 RESERVED_KEYS = frozenset(
-    ["muc", "stratified_recall", "token", "overlap", "harem", "errors"]
+    ["muc", "stratified_recall", "token", "overlap", "harem", "errors", "decoding"]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
 )
@@ -191,8 +198,7 @@ def check_options(config_name, options):
         raise ValueError(f"unknown compute option {name!r}; options: {sorted(defaults)}")
     o = {**defaults, **options}
     _check_mode(o["mode"], o["scheme"])
-    if not isinstance(o["suffix"], bool):
-        raise ValueError(f"suffix must be True or False; got {o['suffix']!r}")
+    check_suffix(o["suffix"])
     label_names = None if o["label_names"] is None else check_label_names(o["label_names"])
     zero = check_zero_division(o["zero_division"])
     scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
@@ -358,7 +364,10 @@ class NerRecallMetric(evaluate.Metric):
         corpus = encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
         gold = decode(corpus.references, corpus, options.scheme)
         pred = decode(corpus.predictions, corpus, options.scheme)
-        return score_entities(corpus, gold, pred, options, subgroups)
+        results = score_entities(corpus, gold, pred, options, subgroups)
+        results["decoding"] = {side: decoding_report(codes, corpus, spans, options.scheme) for side, codes, spans
+                               in (("predictions", corpus.predictions, pred), ("references", corpus.references, gold))}
+        return results
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of sentences; tags are type-checked first, so errors name their place."""
