@@ -300,6 +300,17 @@ def _mixed_error(untyped, typed, sides):
             f"(tags with no type are read as one type, {UNTYPED!r})")
 
 
+def _first_place(tags, sides):
+    """(tag, place) of the first occurrence of any of ``tags`` (a set)."""
+    for name, sequences in sides:
+        for i, sequence in enumerate(sequences):
+            for j, value in enumerate(sequence):
+                if value in tags:
+                    return value, name.format(i=i, j=j) if "{" in name else f"{name}[{i}][{j}]"
+    tag = min(tags, key=repr)
+    return tag, _locate(tag, sides)
+
+
 def _locate(tag, sides):
     """The first place where ``tag`` occurs: ``name[i][j]``, or ``name.format(i=i, j=j)`` for a
     name with fields (``"tags[{j}]"``)."""
@@ -415,9 +426,10 @@ def _vocabulary(numbered, sides, suffix, scheme):
     """
     prefixes, labels = [_O] * len(numbered), [None] * len(numbered)
     parsed = {tag: _parse_tag(tag, suffix, scheme) for tag in numbered if tag != "O"}
-    for tag in sorted(parsed, key=repr):  # the first bad tag in a fixed order
-        if not isinstance(parsed[tag], tuple):
-            raise ValueError(_tag_error(tag, _locate(tag, sides), suffix, scheme))
+    bad = {tag for tag, result in parsed.items() if not isinstance(result, tuple)}
+    if bad:
+        tag, where = _first_place(bad, sides)
+        raise ValueError(_tag_error(tag, where, suffix, scheme))
     untyped = sorted(tag for tag, (_, label) in parsed.items() if label == "")
     if untyped and len(untyped) < len(parsed):
         typed = min(tag for tag, (_, label) in parsed.items() if label)
@@ -639,12 +651,13 @@ def _repaired(codes, corpus, spans):
 def _dropped(codes, corpus, spans):
     """(starts, ends) of the maximal runs of one type of non-``O`` tokens in no entity."""
     outside = corpus.prefix == _O
-    if np.bincount(codes, minlength=len(outside))[~outside].sum() == (spans.end - spans.start).sum():
+    tagged = codes != 0 if outside[0] and not outside[1:].any() else ~outside[codes]  # O is code 0
+    if np.count_nonzero(tagged) == (spans.end - spans.start).sum():
         return spans.start[:0], spans.end[:0]  # every non-O token is in an entity
     edges = np.zeros(len(codes) + 1, dtype=np.int8)
     edges[spans.start] += 1
     edges[spans.end] -= 1
-    free = np.flatnonzero(~outside[codes] & (np.cumsum(edges[:-1], dtype=np.int8) == 0))
+    free = np.flatnonzero(tagged & (np.cumsum(edges[:-1], dtype=np.int8) == 0))
     kind = corpus.type[codes[free]]
     first = np.ones(len(free), dtype=bool)
     first[1:] = (free[1:] != free[:-1] + 1) | (kind[1:] != kind[:-1])

@@ -1,15 +1,24 @@
-"""Where we differ from seqeval or nervaluate, on purpose: each case of the README's list.
+"""Where we differ from seqeval, seqscore or nervaluate, on purpose: each row of the table in
+docs/decoding.md ("Where we differ") is one test here, named in the table's last column.
 
 Each test states what we do and what the peer does, so a change on either side shows here.
 """
 
 import math
+import os
+import re
+import sys
 import warnings
 
 import pytest
 from nervaluate import Evaluator
 from seqeval.metrics import accuracy_score, classification_report
 from seqeval.metrics.sequence_labeling import get_entities
+from seqeval.scheme import IOB2, Tokens
+
+import ner_decoding as D
+
+DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "decoding.md")
 
 
 def seqeval_report(references, predictions, **options):
@@ -36,19 +45,142 @@ def test_scheme_without_strict_mode_is_an_error_not_ignored(metric):
         metric.compute(predictions=predictions, references=references, scheme="IOB2")
 
 
-@pytest.mark.parametrize("tags", [["U-PER", "B-PER"], ["PER", "O"], ["B", "I"], ["B-", "O"]])
-def test_lenient_mode_rejects_what_it_cannot_read(metric, tags):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        get_entities(tags)  # seqeval decodes these (into '_' types or garbage), with a warning at most
-    with pytest.raises(ValueError, match=r"at predictions\[0\]\[0\]"):
-        metric.compute(predictions=[tags], references=[["O"] * len(tags)])
+def seqeval_both(tags):
+    """seqeval's entities of one sequence in its default mode and in strict IOB2 mode, (type, start, end
+    exclusive), or the name of the exception it raises."""
+    out = []
+    for decode in (lambda: [(t, a, b + 1) for t, a, b in get_entities(tags)],
+                   lambda: [(e.tag, e.start, e.end) for e in Tokens(tags, IOB2).entities]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out.append(decode())
+            except Exception as error:  # noqa: BLE001 - the peer's error is the point
+                out.append(type(error).__name__)
+    return out
 
 
-def test_bilou_is_read_in_strict_mode(metric):
-    results = metric.compute(predictions=[["U-PER", "B-LOC", "L-LOC"]], references=[["U-PER", "B-LOC", "L-LOC"]],
-                             mode="strict", scheme="BILOU")
-    assert results["overall_f1"] == 1.0 and results["LOC"]["number"] == 1
+def test_bilou_tags_in_lenient_mode_are_an_error(metric):
+    tags = ["U-PER", "B-PER", "L-PER"]
+    assert seqeval_both(tags)[0] == [("PER", 1, 3)]  # seqeval: U-PER lost
+    with pytest.raises(ValueError, match=r"at predictions\[0\]\[0\].*use mode='strict', scheme='BILOU'"):
+        metric.compute(predictions=[tags], references=[["O"] * 3])
+    results = metric.compute(predictions=[tags], references=[tags], mode="strict", scheme="BILOU")
+    assert results["overall_f1"] == 1.0 and results["PER"]["number"] == 2
+
+
+def test_bare_types_need_scheme_io(metric):
+    tags = ["PER", "PER", "O"]
+    assert seqeval_both(tags)[0] == [("ER", 0, 2)]  # seqeval: prefix 'P', type 'ER', with a warning
+    with pytest.raises(ValueError, match=r"invalid tag 'PER' at predictions\[0\]\[0\].*scheme='IO'"):
+        metric.compute(predictions=[tags], references=[tags])
+    results = metric.compute(predictions=[tags], references=[tags], mode="strict", scheme="IO")
+    assert results["PER"]["number"] == 1
+
+
+def test_io_reads_bare_types_as_well_as_i_tags():
+    from seqscore.encoding import EncodingError, get_encoding
+
+    io = get_encoding("IO")
+    with pytest.raises(EncodingError):  # seqscore's IO takes I-PER only
+        io.decode_labels(["PER", "O"])
+    assert D.tags_to_spans(["PER", "I-PER", "O"], scheme="IO") == [D.Span("PER", 0, 2)]
+
+
+def test_untyped_and_typed_tags_do_not_mix(metric):
+    tags = ["B", "I", "B-PER"]
+    assert seqeval_both(tags) == [[("_", 0, 2), ("PER", 2, 3)]] * 2  # seqeval: untyped tags are a type '_'
+    with pytest.raises(ValueError, match=r"tag 'B' at predictions\[0\]\[0\] has no entity type but tag 'B-PER'"):
+        metric.compute(predictions=[tags], references=[tags])
+
+
+def test_an_empty_type_is_an_error(metric):
+    assert seqeval_both(["B-", "I-"]) == [[("_", 0, 2)]] * 2  # seqeval: the type '_'
+    with pytest.raises(ValueError, match=r"tag 'B-' at predictions\[0\]\[0\] has an empty entity type"):
+        metric.compute(predictions=[["B-", "I-"]], references=[["O", "O"]])
+
+
+def assert_tag_error(metric, tag, seqeval, reason):
+    assert seqeval_both([tag]) == seqeval
+    with pytest.raises(ValueError, match=rf"tag {re.escape(repr(tag))} at predictions\[0\]\[0\] {re.escape(reason)}"):
+        metric.compute(predictions=[[tag]], references=[["O"]])
+
+
+@pytest.mark.parametrize("tag, seqeval, reason", [
+    ("", ["IndexError", "IndexError"], "is empty"),
+    ("B-PER ", [[("PER ", 0, 1)]] * 2, "has whitespace or an invisible character at its start or end"),
+    ("B-PER\r", [[("PER\r", 0, 1)]] * 2, "has whitespace or an invisible character at its start or end"),
+    ("B-PER\x00", [[("PER\x00", 0, 1)]] * 2, "contains the control character"),
+])
+def test_empty_tags_and_invisible_characters_are_errors(metric, tag, seqeval, reason):
+    assert_tag_error(metric, tag, seqeval, reason)
+
+
+def test_a_type_that_begins_or_ends_with_a_hyphen_is_an_error(metric):
+    # seqeval's two modes disagree on the type
+    assert_tag_error(metric, "B--PER", [[("-PER", 0, 1)], [("PER", 0, 1)]],
+                     "has the entity type '-PER', which begins or ends with '-'")
+
+
+def test_o_is_not_an_entity_type(metric):
+    assert_tag_error(metric, "B-O", [[("O", 0, 1)]] * 2, "has the entity type 'O', the name of the outside tag")
+
+
+def test_prefixes_are_upper_case(metric):
+    assert_tag_error(metric, "b-PER", [[("PER", 0, 1)], "KeyError"], "has the lower-case prefix 'b'")
+
+
+@pytest.mark.parametrize("tag, seqeval", [
+    ("BPER", [[("PER", 0, 1)]] * 2),  # read as B-PER
+    ("O-PER", [[], []]),  # read as O
+    ("-", [[], "KeyError"]),
+])
+def test_tags_without_a_prefix_and_hyphen_are_errors(metric, tag, seqeval):
+    assert seqeval_both([tag]) == seqeval
+    with pytest.raises(ValueError, match=rf"invalid tag {re.escape(repr(tag))} at predictions\[0\]\[0\]"):
+        metric.compute(predictions=[[tag]], references=[["O"]])
+
+
+def test_suffix_must_be_a_bool(metric):
+    tags = ["PER-B", "PER-I"]
+    assert get_entities(tags, suffix="no") == [("PER", 0, 1)]  # seqeval: any truthy value
+    with pytest.raises(ValueError, match="suffix must be True or False; got 'no'"):
+        metric.compute(predictions=[tags], references=[tags], suffix="no")
+
+
+def test_ill_formed_iobes_is_decoded_strictly_and_counted():
+    from seqscore.encoding import get_encoding
+    from seqscore.validation import validate_labels
+
+    tags = ["B-PER", "I-PER", "O", "S-LOC"]
+    bioes = get_encoding("BIOES")
+    assert not validate_labels(tags, bioes).is_valid()
+    with pytest.raises(NotImplementedError):  # seqscore: no repair for BIOES
+        bioes.repair_labels(tags, "discard")
+    corpus = D.encode([tags], [tags], scheme="IOBES")
+    spans = D.decode(corpus.references, corpus, "IOBES")
+    report = D.decoding_report(corpus.references, corpus, spans, "IOBES")
+    assert len(spans) == 1 and report["dropped"] == 1 and report["reasons"]["not_closed"] == 1
+
+
+def test_the_decoding_block_shows_what_lenient_mode_repaired(metric):
+    references = [["B-PER", "I-PER", "O"]]
+    predictions = [["O", "I-PER", "O"]]
+    lenient = metric.compute(predictions=predictions, references=references)
+    strict = metric.compute(predictions=predictions, references=references, mode="strict", scheme="IOB2")
+    # seqeval reports the two numbers and nothing else; here the block says why they differ
+    assert seqeval_report(references, predictions)["micro avg"]["f1-score"] == lenient["overall_f1"] == 0.0
+    assert lenient["decoding"]["predictions"]["repaired"] == 1 and strict["decoding"]["predictions"]["dropped"] == 1
+
+
+def test_zero_division_warn_and_sample_weight_are_not_offered(metric):
+    references = [["B-PER", "O"]]
+    seqeval_report(references, references, sample_weight=[1])  # seqeval takes both
+    classification_report(references, references, zero_division="warn")
+    with pytest.raises(ValueError, match="zero_division must be one of"):
+        metric.compute(predictions=references, references=references, zero_division="warn")
+    with pytest.raises(TypeError, match="sample_weight"):
+        metric.compute(predictions=references, references=references, sample_weight=[1])
 
 
 def test_averages_without_any_entity_follow_zero_division(metric):
@@ -98,3 +230,13 @@ def test_per_type_tables_add_up_across_types(metric):
     per_type = metric.compute(predictions=pred, references=gold)["muc"]["strict"]["per_type"]
     assert (per_type["PER"]["incorrect"], per_type["PER"]["possible"], per_type["PER"]["actual"]) == (1, 1, 0)
     assert (per_type["LOC"]["spurious"], per_type["LOC"]["possible"], per_type["LOC"]["actual"]) == (0, 0, 1)
+
+
+def test_every_row_of_the_table_is_pinned_here():
+    text = open(DOCS, encoding="utf-8").read()
+    table = text.split("## Where we differ", 1)[1].split("\n\n|", 1)[1].split("\n\n", 1)[0]
+    named = re.findall(r"`(test_\w+)`", table)
+    module = sys.modules[__name__]
+    tests = {name for name in dir(module) if name.startswith("test_") and name != "test_every_row_of_the_table_is_pinned_here"}
+    assert sorted(set(named)) == sorted(tests)
+    assert len(named) == len(set(named)) == len(table.strip().splitlines()) - 1  # one test per row
