@@ -10,6 +10,7 @@ Steps, each the best of ``--runs`` runs in this process (the corpus built once, 
     HF_HUB_OFFLINE=1 python bench/decoding.py [--sentences 100000] [--runs 5] [--out bench/decoding.md]
 """
 import argparse
+import os
 import platform
 import sys
 import time
@@ -56,7 +57,6 @@ def steps(predictions, references):
 
 
 def _metric():
-    import os
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import evaluate
     return evaluate.load(str(ROOT / "ner_recall_metric.py"), experiment_id=f"decoding-{os.getpid()}")
@@ -77,7 +77,8 @@ def main(argv=None):
         "",
         f"`python bench/decoding.py --sentences {args.sentences} --runs {args.runs}`: bench/speed.py's seeded "
         f"corpus, {args.sentences:,} sentences, {int(lengths.sum()):,} tokens per side (Python "
-        f"{platform.python_version()}, numpy {np.__version__}); seconds are the best of {args.runs} runs.",
+        f"{platform.python_version()}, numpy {np.__version__}, load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores); seconds are the best of {args.runs} runs.",
         "",
         "| step | seconds |",
         "|---|---:|",

@@ -1,7 +1,9 @@
 """Tags to spans: one table per scheme, then agreement with seqeval's own decoders."""
 
+import os
 import random
 import re
+import sys
 import warnings
 
 import pytest
@@ -365,3 +367,31 @@ def test_report_counts_what_a_plain_loop_finds(scheme):
     assert report["repaired"] + report["dropped"] == sum(report["reasons"].values()) == len(expected)
     assert report["entities"] == len(found)
     assert len(D.decoding_report(corpus.references, corpus, found, scheme)["first"]) == min(5, len(expected))
+
+
+# ---------------------------------------------------------------------------- docs/decoding.md
+
+DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "decoding.md")
+
+
+def doc_block(name):
+    text = open(DOCS, encoding="utf-8").read()
+    found = re.findall(rf"<!-- {name} -->\n(.*?)\n<!-- /{name} -->", text, re.S)
+    assert len(found) == 1, name
+    return [line for line in found[0].splitlines() if line.startswith("|")]
+
+
+def test_the_cases_table_comes_from_its_script(capsys):
+    sys.path.insert(0, os.path.join(os.path.dirname(DOCS), "..", "examples"))
+    try:
+        import decoding_cases
+    finally:
+        sys.path.pop(0)
+    decoding_cases.main()
+    assert capsys.readouterr().out.strip().splitlines() == doc_block("decoding-cases")
+
+
+def test_the_speed_table_is_the_bench_file():
+    bench = os.path.join(os.path.dirname(DOCS), "..", "bench", "decoding.md")
+    lines = open(bench, encoding="utf-8").read().splitlines()
+    assert [line for line in lines if line.startswith("|")] == doc_block("decoding-speed")
