@@ -38,7 +38,7 @@ COUNT_KEYS = (*OUTCOMES, "possible", "actual")
 SCORE_KEYS = ("precision", "recall", "f1")
 #: decoding choices of the Compare tab -> (scheme, mode) options of compute
 DECODINGS = {"lenient (seqeval default)": (None, None)}
-DECODINGS.update({f"{s} strict": (s, "strict") for s in ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")})
+DECODINGS.update({f"{s} strict": (s, "strict") for s in ("IO", "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")})
 CI_METHODS = ("wilson", "korn_graubard", "bootstrap", "stratified_wald", "weighted_wald")
 PALETTE = ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b7b2", "#9c755f", "#edc948")
 

@@ -615,14 +615,22 @@ REASONS = ("no_begin", "type_change", "after_end", "not_closed")
 REPORT_PLACES = 5
 
 
-def decoding_report(codes, corpus, spans, scheme=None, limit=REPORT_PLACES):
+def decoding_reports(corpus, predicted, gold, scheme=None, places=0):
+    """``{"predictions": report, "references": report}``: :func:`decoding_report` of both sides,
+    given their entities; with ``places`` > 0 each lists its first ``places`` places."""
+    return {"predictions": decoding_report(corpus.predictions, corpus, predicted, scheme, places),
+            "references": decoding_report(corpus.references, corpus, gold, scheme, places)}
+
+
+def decoding_report(codes, corpus, spans, scheme=None, places=REPORT_PLACES):
     """What decoding did to one side of ``corpus`` (its ``codes``, decoded into ``spans``).
 
     Lenient (``scheme=None``): the entities it repaired, those that begin on a tag that begins
     no entity in IOB2 or IOBES (``I-``, ``E-``). Strict: the chunks it dropped, maximal runs of
     one type of non-``O`` tokens in no entity. Returns ``{"entities", "repaired", "dropped"}``
-    (int), ``"reasons"`` ({reason: count} over ``REASONS``) and ``"first"``, the first ``limit``
-    places: ``{"sentence", "start", "end", "reason"}``, offsets in the sentence, end exclusive.
+    (int) and ``"reasons"`` ({reason: count} over ``REASONS``); with ``places`` > 0, also
+    ``"first"``, the first ``places`` places in corpus order: ``{"sentence", "start", "end",
+    "reason"}``, offsets in the sentence, end exclusive.
 
     >>> corpus = encode([["O", "I-PER", "B-LOC", "I-ORG"]], [["O", "B-PER", "B-LOC", "I-LOC"]])
     >>> report = decoding_report(corpus.predictions, corpus, decode(corpus.predictions, corpus))
@@ -632,13 +640,16 @@ def decoding_report(codes, corpus, spans, scheme=None, limit=REPORT_PLACES):
     starts, ends = (_repaired if scheme is None else _dropped)(codes, corpus, spans)
     reasons = _reasons(codes, corpus, starts, scheme)
     tally = np.bincount(reasons, minlength=len(REASONS)).tolist()
-    head = starts[:limit]
-    sentence = np.searchsorted(corpus.sentence_starts, head, side="right") - 1
-    offset = head - corpus.sentence_starts[sentence]
-    first = [{"sentence": i, "start": a, "end": a + n, "reason": REASONS[r]} for i, a, n, r in
-             zip(sentence.tolist(), offset.tolist(), (ends[:limit] - head).tolist(), reasons[:limit].tolist())]
-    return {"entities": len(spans), "repaired": len(starts) if scheme is None else 0,
-            "dropped": 0 if scheme is None else len(starts), "reasons": dict(zip(REASONS, tally)), "first": first}
+    report = {"entities": len(spans), "repaired": len(starts) if scheme is None else 0,
+              "dropped": 0 if scheme is None else len(starts), "reasons": dict(zip(REASONS, tally))}
+    if places > 0:
+        head = starts[:places]
+        sentence = np.searchsorted(corpus.sentence_starts, head, side="right") - 1
+        offset = head - corpus.sentence_starts[sentence]
+        report["first"] = [{"sentence": i, "start": a, "end": a + n, "reason": REASONS[r]} for i, a, n, r in
+                           zip(sentence.tolist(), offset.tolist(), (ends[:places] - head).tolist(),
+                               reasons[:places].tolist())]
+    return report
 
 
 def _repaired(codes, corpus, spans):

@@ -13,7 +13,7 @@ import evaluate
 import numpy as np
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
-from .ner_decoding import SCHEMES, check_scheme, check_suffix, check_tag_types, decode, decoding_report, encode, tags_to_spans
+from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, check_tag_types, decode, decoding_reports, encode, tags_to_spans
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
@@ -69,7 +69,8 @@ Args:
         types, to predictions only. Keys absent from the predictions are ignored.
     overlap_threshold (float or None): the Dice coefficient in (0, 1] a same-type pair needs
         in the "overlap" family; None (default) means 0.5. Only with "overlap" in scores.
-    errors (bool): add "errors", the listing of every pair per mode. Default False.
+    errors (bool): add "errors", the listing of every pair per mode, and the first places
+        decoding repaired or dropped (decoding's "first"). Default False.
 
     With the "subgroups" config (``evaluate.load(path, "subgroups")``) only:
     subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
@@ -114,9 +115,9 @@ Returns:
         the sentence, end exclusive.
     decoding (dict): what decoding did, for "predictions" and "references": "entities" (int,
         decoded), "repaired" (int, lenient mode: entities begun on an I- or E- tag),
-        "dropped" (int, strict mode: chunks of non-O tags the scheme rejects), "reasons"
-        {"no_begin", "type_change", "after_end", "not_closed": int} and "first", the first
-        five places: [{"sentence", "start", "end" (exclusive), "reason"}].
+        "dropped" (int, strict mode: chunks of non-O tags the scheme rejects) and "reasons"
+        {"no_begin", "type_change", "after_end", "not_closed": int}; with errors=True also
+        "first", the first five places: [{"sentence", "start", "end" (exclusive), "reason"}].
     stratified_recall (dict, "subgroups" config): "recall", "ci_low", "ci_high",
         "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
         entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",
@@ -365,8 +366,8 @@ class NerRecallMetric(evaluate.Metric):
         gold = decode(corpus.references, corpus, options.scheme)
         pred = decode(corpus.predictions, corpus, options.scheme)
         results = score_entities(corpus, gold, pred, options, subgroups)
-        results["decoding"] = {side: decoding_report(codes, corpus, spans, options.scheme) for side, codes, spans
-                               in (("predictions", corpus.predictions, pred), ("references", corpus.references, gold))}
+        results["decoding"] = decoding_reports(corpus, pred, gold, options.scheme,
+                                               places=REPORT_PLACES if options.scoring.errors else 0)
         return results
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):

@@ -4,7 +4,7 @@ Steps, each the best of ``--runs`` runs in this process (the corpus built once, 
 
 * ``encode``: both sides' tags to codes (``ner_decoding.encode``);
 * ``decode`` / ``decode strict``: both sides' entities, lenient and ``scheme="IOB2"``;
-* ``report`` / ``report strict``: ``decoding_report`` of both sides, given their entities;
+* ``report`` / ``report strict``: ``decoding_reports`` of both sides, given their entities;
 * ``core`` / ``core strict``: the metric's ``_compute`` (default options), which includes the report.
 
     HF_HUB_OFFLINE=1 python bench/decoding.py [--sentences 100000] [--runs 5] [--out bench/decoding.md]
@@ -39,15 +39,15 @@ def steps(predictions, references):
     strict = D.encode(predictions, references, scheme="IOB2")
     sides = {scheme: [(codes, D.decode(codes, c, scheme)) for codes in (c.predictions, c.references)]
              for scheme, c in ((None, corpus), ("IOB2", strict))}
-    report = getattr(D, "decoding_report", None)
+    report = getattr(D, "decoding_reports", None)
     out = {
         "encode": lambda: D.encode(predictions, references),
         "decode": lambda: [D.decode(codes, corpus) for codes in (corpus.predictions, corpus.references)],
         "decode strict": lambda: [D.decode(codes, strict, "IOB2") for codes in (strict.predictions, strict.references)],
     }
     if report is not None:
-        out["report"] = lambda: [report(codes, corpus, spans) for codes, spans in sides[None]]
-        out["report strict"] = lambda: [report(codes, strict, spans, "IOB2") for codes, spans in sides["IOB2"]]
+        out["report"] = lambda: report(corpus, sides[None][0][1], sides[None][1][1])
+        out["report strict"] = lambda: report(strict, sides["IOB2"][0][1], sides["IOB2"][1][1], "IOB2")
     metric = _metric()
     if metric is not None:
         out["core"] = lambda: metric._compute(predictions=predictions, references=references)

@@ -360,13 +360,14 @@ def test_report_counts_what_a_plain_loop_finds(scheme):
     sequences = [random_tags(rng, prefixes, rng.randint(0, 10)) for _ in range(600)]
     corpus = D.encode(sequences, sequences, scheme=scheme)
     found = D.decode(corpus.references, corpus, scheme)
-    report = D.decoding_report(corpus.references, corpus, found, scheme, limit=10**6)
+    report = D.decoding_report(corpus.references, corpus, found, scheme, places=10**6)
     expected = [(i, a, b) for i, (tags, sentence) in enumerate(zip(sequences, D.spans_by_sentence(found, corpus.types, len(sequences))))
                 for a, b in plain_report(tags, sentence, scheme)]
     assert [(p["sentence"], p["start"], p["end"]) for p in report["first"]] == expected
     assert report["repaired"] + report["dropped"] == sum(report["reasons"].values()) == len(expected)
     assert report["entities"] == len(found)
     assert len(D.decoding_report(corpus.references, corpus, found, scheme)["first"]) == min(5, len(expected))
+    assert "first" not in D.decoding_reports(corpus, found, found, scheme)["predictions"]
 
 
 # ---------------------------------------------------------------------------- docs/decoding.md

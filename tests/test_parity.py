@@ -44,7 +44,7 @@ def assert_seqeval_parity(metric, references, predictions, *, core=False, **opti
                 assert ours[key][k] == pytest.approx(value[k], abs=1e-9), (key, k)
         elif not math.isnan(value):  # seqeval's macro average of no type is nan
             assert ours[key] == pytest.approx(value, abs=1e-9), key
-    types = {k for k, v in ours.items() if isinstance(v, dict) and k != "muc"}
+    types = {k for k, v in ours.items() if isinstance(v, dict) and k not in ("muc", "decoding")}
     assert types == {k for k, v in theirs.items() if isinstance(v, dict)}
 
 
@@ -113,7 +113,7 @@ def test_seqeval_parity_on_random_corpora(metric, seed, zero_division):
     assert_seqeval_parity(metric, references, predictions, zero_division=zero_division)
 
 
-@pytest.mark.parametrize("scheme", sorted(D.SCHEMES))
+@pytest.mark.parametrize("scheme", sorted(set(D.SCHEMES) - {"IO"}))  # seqeval has no IO
 def test_seqeval_strict_parity_on_random_corpora(metric, scheme):
     references, predictions = random_corpus(scheme, 2000, prefixes="OO" + D.ALLOWED_PREFIXES[scheme])
     assert_seqeval_parity(metric, references, predictions, mode="strict", scheme=scheme)
