@@ -11,6 +11,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Tokens
 
 import ner_decoding as D
+from conftest import require
 
 SEQEVAL_SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -400,7 +401,7 @@ def test_the_speed_table_is_the_bench_file():
 
 # ---------------------------------------------------------------------------- fuzz
 
-hypothesis = pytest.importorskip("hypothesis")
+require("hypothesis", "the fuzz tests")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 #: characters that make tags odd: prefixes in both cases, hyphens, whitespace, control and format characters
