@@ -661,9 +661,9 @@ def tags_to_spans(tags, *, scheme=None, suffix=False):
         raise ValueError(f"tags must be a list of tags (str); got {type(tags).__name__}")
     tags = list(tags)
     sides = (("tags[{j}]", [tags]),)
-    bad = next((tag for tag in tags if not isinstance(tag, str)), None)
-    if bad is not None or any(not isinstance(tag, str) for tag in tags):
-        raise ValueError(_tag_error(bad, _locate(bad, sides), suffix, scheme))
+    bad = [j for j, tag in enumerate(tags) if not isinstance(tag, str)]
+    if bad:
+        raise ValueError(_tag_error(tags[bad[0]], f"tags[{bad[0]}]", suffix, scheme))
     _vocabulary({tag: code for code, tag in enumerate(dict.fromkeys(["O", *tags]))}, sides, suffix, scheme)
     corpus = encode([tags], [tags], suffix=suffix, scheme=scheme)
     return spans_by_sentence(decode(corpus.references, corpus, scheme), corpus.types, 1)[0]

@@ -11,6 +11,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Tokens
 
 import ner_decoding as D
+from conftest import require
 
 SEQEVAL_SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -396,3 +397,47 @@ def test_the_speed_table_is_the_bench_file():
     bench = os.path.join(os.path.dirname(DOCS), "..", "bench", "decoding.md")
     lines = open(bench, encoding="utf-8").read().splitlines()
     assert [line for line in lines if line.startswith("|")] == doc_block("decoding-speed")
+
+
+# ---------------------------------------------------------------------------- fuzz
+
+require("hypothesis", "the fuzz tests")
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+#: characters that make tags odd: prefixes in both cases, hyphens, whitespace, control and format characters
+ODD = "OBIESLUobiesluPER-_ \t\r\n\x00\x1f\u00a0\u200b\ufeff組"
+tag_strings = st.one_of(st.text(alphabet=ODD, max_size=6), st.sampled_from(["O", "B-PER", "I-PER", "PER", "B", "I"]))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.lists(tag_strings, max_size=6), st.sampled_from([None, *D.SCHEMES]), st.booleans())
+def test_any_tag_string_decodes_or_names_its_place(tags, scheme, suffix):
+    try:
+        found = D.tags_to_spans(tags, scheme=scheme, suffix=suffix)
+    except ValueError as error:
+        place = re.search(r"at tags\[(\d+)\]", str(error))
+        assert place and int(place.group(1)) < len(tags), str(error)
+        return
+    for span in found:  # a type as given, never with whitespace or control characters at its ends
+        assert span.label and span.label == span.label.strip() and span.label not in ("O", "")
+        assert 0 <= span.start < span.end <= len(tags)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(st.lists(tag_strings, max_size=4), min_size=1, max_size=3), st.sampled_from([None, "IOB2", "IO"]))
+def test_any_corpus_encodes_or_names_its_place(sequences, scheme):
+    try:
+        D.encode(sequences, [["O"] * len(s) for s in sequences], scheme=scheme)
+    except ValueError as error:
+        place = re.search(r"(predictions|references)\[(\d+)\]\[(\d+)\]", str(error))
+        assert place, str(error)
+        i, j = int(place.group(2)), int(place.group(3))
+        assert place.group(1) == "predictions" and j < len(sequences[i])
+
+
+def test_the_metric_decode_names_its_own_argument(metric):
+    with pytest.raises(ValueError, match=r"invalid tag 'X' at tags\[1\]"):
+        metric.decode(["B-PER", "X"])
+    with pytest.raises(ValueError, match="suffix must be True or False; got 'no'"):
+        metric.decode(["PER-B"], suffix="no")
+    assert metric.decode(["PER", "I-PER"], scheme="IO") == [D.Span("PER", 0, 2)]

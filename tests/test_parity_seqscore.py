@@ -16,8 +16,9 @@ import random
 import pytest
 
 import ner_decoding as D
+from conftest import require
 
-seqscore_encoding = pytest.importorskip("seqscore.encoding")
+seqscore_encoding = require("seqscore.encoding", "decoding parity with seqscore")
 from seqscore.validation import validate_labels  # noqa: E402
 
 #: seqscore's name of each of our schemes, and the prefixes of its tags

@@ -522,7 +522,7 @@ def test_unknown_prefix():  # TestIOB2Token.test_invalid_prefix
 def test_iobes_tags_in_iob2():  # TestTokens
     tags = ["B-PER", "E-PER", "S-PER"]
     with pytest.raises(ValueError):
-        Tokens(tags, IOB2).entities
+        _ = Tokens(tags, IOB2).entities
     with pytest.raises(ValueError, match=r"invalid tag 'E-PER' at tags\[1\]"):
         D.tags_to_spans(tags, scheme="IOB2")
 
