@@ -380,10 +380,21 @@ def _flat_items(col):
 # ---------------------------------------------------------------------------- codes
 
 
-def _id_values(col, lengths):
-    """Every class id of a validated column, flat, as int64."""
+def _id_values(col, lengths, n_names=None):
+    """Every class id of a validated column, flat, as int64; an Arrow column whose ids all lie
+    in ``[-100, n_names)`` as int16 (or int32), filled piece by piece, to keep memory small."""
     if isinstance(col, ARROW):
-        return pc.list_flatten(col).to_numpy().astype(np.int64, copy=False)
+        values = pc.list_flatten(col)
+        bounds = pc.min_max(values).as_py() if len(values) else {"min": 0, "max": 0}
+        small = n_names is not None and bounds["min"] >= IGNORE_INDEX and bounds["max"] < n_names
+        if not small:
+            return values.to_numpy().astype(np.int64, copy=False)
+        out = np.empty(len(values), dtype=np.int16 if n_names <= 2**15 else np.int32)
+        start = 0
+        for piece in _pieces(values):
+            out[start:start + len(piece)] = piece.to_numpy(zero_copy_only=False)
+            start += len(piece)
+        return out
     if isinstance(col, np.ndarray):
         if col.dtype == np.uint64 and col.size and col.max() > _INT64.max:
             raise OverflowError
@@ -407,22 +418,39 @@ def _tag_array(col):
     return pa.array(np.concatenate([np.asarray(s, dtype=str) for s in col]) if len(col) else [], type=pa.string())
 
 
-def _dictionary(values):
-    """(tags, int32 codes) of an Arrow string array (chunked or not), through its dictionary
-    encoding: one dictionary for every chunk, which grows chunk by chunk."""
-    encoded = pc.dictionary_encode(values)
-    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
-    if not chunks:
-        return [], np.zeros(0, dtype=np.int32)
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks])
-    return chunks[-1].dictionary.to_pylist(), codes
+#: tags encoded per step, so that no temporary array spans a whole side
+_STEP = 1 << 20
+
+
+def _pieces(values):
+    for chunk in (values.chunks if isinstance(values, pa.ChunkedArray) else [values]):
+        for start in range(0, len(chunk), _STEP):
+            yield chunk.slice(start, _STEP)
+
+
+def _dictionary_codes(values, numbered):
+    """The codes of an Arrow string array's tags, one byte each while there are at most 256
+    distinct tags; ``numbered`` (tag -> code) grows with each new tag. Each chunk is
+    dictionary-encoded on its own and its small dictionary mapped to the shared codes."""
+    codes = np.empty(len(values), dtype=np.uint8)
+    start = 0
+    for piece in _pieces(values):
+        encoded = pc.dictionary_encode(piece)
+        remap = np.array([numbered.setdefault(tag, len(numbered)) for tag in encoded.dictionary.to_pylist()],
+                         dtype=np.int64)
+        if len(numbered) > 256 and codes.dtype == np.uint8:
+            codes = codes.astype(np.int32)
+        codes[start:start + len(piece)] = remap[encoded.indices.to_numpy(zero_copy_only=False)]
+        start += len(piece)
+    return codes
 
 
 def _tag_codes(pred, ref, lengths):
-    pred_tags, pred_codes = _dictionary(_tag_array(pred))
-    ref_tags, ref_codes = _dictionary(_tag_array(ref))
-    ref_codes = ref_codes + np.int32(len(pred_tags))  # the two dictionaries side by side
-    return Codes(tuple(pred_tags + ref_tags), pred_codes, ref_codes, lengths)
+    numbered = {"O": 0}
+    pred_codes, ref_codes = (_dictionary_codes(_tag_array(col), numbered) for col in (pred, ref))
+    if pred_codes.dtype != ref_codes.dtype:
+        pred_codes, ref_codes = pred_codes.astype(np.int32), ref_codes.astype(np.int32)
+    return Codes(tuple(numbered), pred_codes, ref_codes, lengths)
 
 
 class _IdSentences:
@@ -440,7 +468,7 @@ class _IdSentences:
 
 def _id_codes(pred, ref, lengths, names):
     """Codes of class ids (their own values over ``names``); ignored positions dropped."""
-    pred_ids, ref_ids = _id_values(pred, lengths), _id_values(ref, lengths)
+    pred_ids, ref_ids = _id_values(pred, lengths, len(names)), _id_values(ref, lengths, len(names))
     keep = ref_ids != IGNORE_INDEX
     for side, ids in (("predictions", pred_ids), ("references", ref_ids)):
         bad = np.flatnonzero(keep & ((ids < 0) | (ids >= len(names))))

@@ -193,10 +193,15 @@ def test_a_series_must_be_indexed_from_zero(metrics):
         metrics["default"].compute(predictions=pd.DataFrame({"a": [1]}), references=[["O"]])
 
 
-def test_input_codes_merge_the_two_dictionaries():
-    codes = I.input_codes(pa.array([["B-A", "O"]]), pa.array([["O", "I-A"]]))
-    assert codes.vocabulary == ("B-A", "O", "O", "I-A")
-    assert codes.predictions.tolist() == [0, 1] and codes.references.tolist() == [2, 3]
+def test_input_codes_share_one_vocabulary_across_chunks_and_sides():
+    chunked = pa.chunked_array([pa.array([["B-A", "O"]]), pa.array([["I-A"], ["B-A"]])])
+    codes = I.input_codes(chunked, pa.array([["O", "I-A"], ["O"], ["B-B"]]))
+    assert codes.vocabulary == ("O", "B-A", "I-A", "B-B")
+    assert codes.predictions.tolist() == [1, 0, 2, 1] and codes.references.tolist() == [0, 2, 0, 3]
+    assert codes.lengths.tolist() == [2, 1, 1]
+    many = [[f"B-T{k}" for k in range(300)]]
+    codes = I.input_codes(pa.array(many), pa.array(many))
+    assert codes.predictions.dtype == np.int32 and codes.predictions.tolist() == list(range(1, 301))
     assert I.input_codes([["B-A"]], [["O"]]) is None  # Python lists of tags: ner_decoding.encode's own path
 
 
