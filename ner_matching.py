@@ -191,27 +191,29 @@ def _heaviest_chains(first, length, bound, weight):
     one pair per step; the last few long ones finish in plain Python. Ties keep the leftmost
     pairs. Returns a boolean mask of the chosen pairs.
     """
-    top = np.zeros_like(weight)
-    arg, back = np.zeros(len(weight), dtype=np.int64), np.full(len(weight), -1, dtype=np.int64)
+    n = len(weight)
+    top = np.zeros(n + 1, dtype=weight.dtype)  # a last slot 0 with ``arg`` -1: no predecessor
+    arg, back = np.full(n + 1, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+    prev = np.where(bound >= 0, bound - 1, n)
     chains = np.argsort(-length, kind="stable")
+    starts = first[chains]  # longest chains first: the chains still running at step t lead
     active = len(chains) - np.searchsorted(np.sort(length), np.arange(int(length.max(initial=0))), side="right")
     for t, n_active in enumerate(active.tolist()):
         if n_active < _FEW_CHAINS and len(active) - t > 64:
             for c in chains[:n_active].tolist():
                 _finish_chain(int(first[c]), int(first[c] + length[c]), t, bound, weight, top, arg, back)
             break
-        k = first[chains[:n_active]] + t
-        b = bound[k]
-        has, prev = b >= 0, np.maximum(b - 1, 0)
-        total = weight[k] + np.where(has, top[prev], 0)
-        back[k] = np.where(has, arg[prev], -1)
+        k = starts[:n_active] + t
+        j = prev[k]
+        total = weight[k] + top[j]
+        back[k] = arg[j]
         if t == 0:
             top[k], arg[k] = total, k
         else:
             keep = top[k - 1] >= total
             top[k] = np.where(keep, top[k - 1], total)
             arg[k] = np.where(keep, arg[k - 1], k)
-    chosen = np.zeros(len(weight), dtype=bool)
+    chosen = np.zeros(n, dtype=bool)
     k = arg[first + length - 1]  # each chain's heaviest sequence ends at its first heaviest total
     while len(k) >= _FEW_CHAINS:
         chosen[k] = True

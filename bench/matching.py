@@ -156,7 +156,8 @@ def main():
     parser.add_argument("--flat-only", action="store_true")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    rows = ["| case | gold | predicted | matched | match (s) | match + scorings (s) |", "|---|---:|---:|---:|---:|---:|"]
+    rows = ["| case | gold | predicted | matched | match (s) | match + scorings (s) |",
+            "|---|---:|---:|---:|---:|---:|"]
     for name, (gold, pred), with_scorings in cases(args):
         runs = args.runs if len(gold) < 1_000_000 else 1
         matched = len(M.match(gold, pred).gold)

@@ -20,17 +20,20 @@ def side(sentences, lengths):
     """SpanArrays from per-sentence lists of (type name, start, end), in the order given."""
     base = np.concatenate([[0], np.cumsum(np.array(lengths) + 1)])
     rows = [(TYPES.index(t), base[s] + a, base[s] + b, s, a) for s, spans in enumerate(sentences) for t, a, b in spans]
-    type_, start, end, sentence, offset = (np.array(c, dtype=np.int64) for c in zip(*rows)) if rows else [
-        np.zeros(0, dtype=np.int64)] * 5
+    type_, start, end, sentence, offset = np.array(rows, dtype=np.int64).reshape(-1, 5).T
     return D.SpanArrays(start, end, type_, sentence, offset)
 
 
+def entity(spans, i):
+    """Span ``i`` as (type name, start, end) within its sentence."""
+    return TYPES[spans.type[i]], int(spans.offset[i]), int(spans.offset[i] + spans.end[i] - spans.start[i])
+
+
 def pairs(gold_sentences, pred_sentences, lengths):
-    """The matched pairs as ((type, start, end), (type, start, end)) per sentence, and the scenarios."""
+    """The matched pairs as (sentence, gold entity, predicted entity, scenario), sorted."""
     gold, pred = side(gold_sentences, lengths), side(pred_sentences, lengths)
     matching = M.match(gold, pred)
-    names = lambda spans, i: (TYPES[spans.type[i]], int(spans.offset[i]), int(spans.offset[i] + spans.end[i] - spans.start[i]))  # noqa: E731
-    return sorted((int(gold.sentence[g]), names(gold, g), names(pred, p), M.SCENARIOS[s])
+    return sorted((int(gold.sentence[g]), entity(gold, g), entity(pred, p), M.SCENARIOS[s])
                   for g, p, s in zip(matching.gold.tolist(), matching.pred.tolist(), matching.scenario.tolist()))
 
 
