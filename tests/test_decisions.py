@@ -179,7 +179,7 @@ def test_zero_division_warn_and_sample_weight_are_not_offered(metric):
     classification_report(references, references, zero_division="warn")
     with pytest.raises(ValueError, match="zero_division must be one of"):
         metric.compute(predictions=references, references=references, zero_division="warn")
-    with pytest.raises(TypeError, match="sample_weight"):
+    with pytest.raises(ValueError, match="unknown compute option 'sample_weight'"):
         metric.compute(predictions=references, references=references, sample_weight=[1])
 
 

@@ -144,8 +144,12 @@ def leaves(value, path=()):
         yield path, value
 
 
+#: result blocks that are no entity type
+BLOCKS = {*FAMILIES, "decoding", "errors", "confusion", "stratified_recall", "intervals"}
+
+
 def seqeval_rows(results):
-    return {k: v for k, v in results.items() if isinstance(v, dict) and k not in FAMILIES}
+    return {k: v for k, v in results.items() if isinstance(v, dict) and k not in BLOCKS}
 
 
 def prf_tables(results):

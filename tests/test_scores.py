@@ -382,6 +382,7 @@ def test_beta_checked_with_every_option_before_any_tag_is_read(metric, wrapper, 
 def test_confusion_family_through_compute(metric):
     references, predictions = SWAP
     results = metric.compute(predictions=predictions, references=references, scores=["confusion"])
+    assert results.pop("decoding")["references"]["entities"] == 2  # what the decoder did comes with every family
     assert results == {"confusion": {"same_span": {"PER": {"LOC": 1}}, "overlap": {"ORG": {"ORG": 1}},
                                      "missed": {}, "spurious": {}}}
 
