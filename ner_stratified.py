@@ -544,7 +544,8 @@ def _bootstrap(s, confidence_level, n_bootstrap, rng, per_stratum):
         return np.concatenate([totals, recalls.reshape(m * strata, -1)]) if per_stratum else totals
 
     alpha = 1 - confidence_level
-    bounds, sd = _select(draw, len(starts), n_bootstrap, (alpha / 2, 1 - alpha / 2))
+    rows = m * (1 + strata) if per_stratum else m
+    bounds, sd = _select(draw, len(starts), rows, n_bootstrap, (alpha / 2, 1 - alpha / 2))
     low, high = bounds[:m, 0], bounds[:m, 1]
     alone = (bounds[m:, 0].reshape(m, strata), bounds[m:, 1].reshape(m, strata)) if per_stratum else None
     return low, high, sd[:m], alone
@@ -576,31 +577,40 @@ def _resample(s, b, rng):
 SELECT_CELLS = 4_000_000
 
 
-def _select(draw, n_chunks, total, probs):
+def _select(draw, n_chunks, rows, total, probs):
     """Quantiles at ``probs`` (linear interpolation between order statistics, numpy's default)
     and standard deviations of ``total`` values per row, given in ``n_chunks`` chunks by
-    ``draw(k)`` (rows x values, each in [0, 1]). Exact, in memory bounded by the chunk size:
-    one pass for the moments, then passes that narrow each wanted rank to a range of values."""
+    ``draw(k)`` (``rows`` x values, each in [0, 1]). Exact, in memory bounded by the chunk size
+    whatever ``total``: passes over the chunks narrow each wanted rank to a range of values."""
     cache = [draw(0)] if n_chunks == 1 else None
 
     def chunks():
         return iter(cache) if cache else map(draw, range(n_chunks))
 
-    count, mean, m2, lowest, highest = 0, 0.0, 0.0, np.inf, -np.inf
-    for values in chunks():   # Chan et al.'s pairwise update of the mean and squared deviations
-        b, chunk_mean = values.shape[1], values.mean(1)
-        delta = chunk_mean - mean
-        m2 = m2 + ((values - chunk_mean[:, None]) ** 2).sum(1) + delta**2 * count * b / (count + b)
-        mean, count = mean + delta * b / (count + b), count + b
-        lowest, highest = np.minimum(lowest, values.min(1)), np.maximum(highest, values.max(1))
-    sd = np.sqrt(m2 / (total - 1)) if total > 1 else np.zeros_like(mean)
     h = (total - 1) * np.asarray(probs)
     below = np.floor(h).astype(np.int64)
     above = np.minimum(below + 1, total - 1)
     ranks = np.unique(np.concatenate([below, above]))
-    order = _order_statistics(chunks, ranks, _bits(lowest), _bits(highest) + 1, total)
+    moments = _Moments()
+    order = _order_statistics(chunks, ranks, rows, total, moments.add)
     x0, x1 = order[:, np.searchsorted(ranks, below)], order[:, np.searchsorted(ranks, above)]
-    return np.clip(x0 + (h - below) * (x1 - x0), x0, x1), sd
+    return np.clip(x0 + (h - below) * (x1 - x0), x0, x1), moments.sd(total)
+
+
+class _Moments:
+    """Mean and sum of squared deviations per row, merged chunk by chunk (Chan et al.)."""
+
+    def __init__(self):
+        self.count, self.mean, self.m2 = 0, 0.0, 0.0
+
+    def add(self, values):
+        b, chunk_mean = values.shape[1], values.mean(1)
+        delta = chunk_mean - self.mean
+        self.m2 = self.m2 + ((values - chunk_mean[:, None]) ** 2).sum(1) + delta**2 * self.count * b / (self.count + b)
+        self.mean, self.count = self.mean + delta * b / (self.count + b), self.count + b
+
+    def sd(self, total):
+        return np.sqrt(self.m2 / (total - 1)) if total > 1 else np.zeros_like(self.mean)
 
 
 def _bits(values):
@@ -608,32 +618,38 @@ def _bits(values):
     return (np.asarray(values, dtype=float) + 0.0).view(np.int64)
 
 
-def _order_statistics(chunks, ranks, first, last, total):
+def _order_statistics(chunks, ranks, rows, total, first_pass):
     """The values of the given ranks (0-based) in each row, as floats (rows x ranks). Each rank is
-    kept in a range [lo, hi) of bit patterns, cut into bins and narrowed to the bin holding it,
-    until the range holds few values (then collected and sorted) or a single float."""
-    rows, k = len(first), len(ranks)
-    lo, hi = np.repeat(first[:, None], k, 1), np.repeat(last[:, None], k, 1)
+    kept in a range [lo, hi) of bit patterns; a pass cuts it into bins and narrows it to the
+    smallest and largest value of the bin holding the rank, until the range holds few values
+    (then collected and sorted) or a single float. ``first_pass`` sees every chunk once."""
+    k = len(ranks)
+    lo, hi = np.zeros((rows, k), np.int64), np.full((rows, k), _bits(1.0) + 1, np.int64)
     inside = np.full((rows, k), total, np.int64)
     target = np.repeat(np.asarray(ranks, np.int64)[None], rows, 0)   # rank within [lo, hi)
     bins = int(np.clip(SELECT_CELLS // (rows * k), 2, 4096))
-    while True:
-        narrowing = (hi - lo > 1) & (inside > bins)
-        if not narrowing.any():
-            break
+    few = max(bins, SELECT_CELLS // (rows * k))
+    while first_pass or ((hi - lo > 1) & (inside > few)).any():
+        narrowing = (hi - lo > 1) & (inside > few)
         width = -(-(hi - lo) // bins)
-        counts = np.zeros((rows, k, bins), np.int64)
+        counts = np.zeros((rows * k * bins), np.int64)
+        smallest, largest = np.full(counts.shape, _bits(1.0) + 1), np.full(counts.shape, -1)
         for values in chunks():
+            if first_pass:
+                first_pass(values)
             for j, (r, v) in enumerate(_in_ranges(_bits(values), lo, hi, narrowing)):
-                counts[:, j] += np.bincount(r * bins + (v - lo[r, j]) // width[r, j],
-                                            minlength=rows * bins).reshape(rows, bins)
+                at = (r * k + j) * bins + (v - lo[r, j]) // width[r, j]
+                counts += np.bincount(at, minlength=counts.size)
+                np.minimum.at(smallest, at, v)
+                np.maximum.at(largest, at, v)
+        first_pass = None
+        counts, smallest, largest = (a.reshape(rows, k, bins) for a in (counts, smallest, largest))
         cumulative = counts.cumsum(-1)
-        chosen = np.minimum((cumulative <= target[..., None]).sum(-1), bins - 1)
-        before = np.take_along_axis(cumulative - counts, chosen[..., None], -1)[..., 0]
-        inside = np.where(narrowing, np.take_along_axis(counts, chosen[..., None], -1)[..., 0], inside)
-        target = np.where(narrowing, target - before, target)
-        hi = np.where(narrowing, np.minimum(lo + (chosen + 1) * width, hi), hi)
-        lo = np.where(narrowing, lo + chosen * width, lo)
+        chosen = np.minimum((cumulative <= target[..., None]).sum(-1), bins - 1)[..., None]
+        target = np.where(narrowing, target - np.take_along_axis(cumulative - counts, chosen, -1)[..., 0], target)
+        inside = np.where(narrowing, np.take_along_axis(counts, chosen, -1)[..., 0], inside)
+        lo = np.where(narrowing, np.take_along_axis(smallest, chosen, -1)[..., 0], lo)
+        hi = np.where(narrowing, np.take_along_axis(largest, chosen, -1)[..., 0] + 1, hi)
     return _collect(chunks, lo, hi, target)
 
 

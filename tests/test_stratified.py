@@ -3,6 +3,7 @@ import csv
 import doctest
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -456,3 +457,242 @@ def test_labelled_above_occurences_warns_and_names_the_subgroup():
                         "positive * occurences / labelled is used as given, without a finite-population "
                         "correction"]
     assert res["n"] == 1685
+
+
+# ----------------------------------------------------------------------------- options checked before data
+
+@pytest.mark.parametrize("weights, message", [
+    ({"a": None, "b": 1}, "subgroup_weights['a'] must be a positive finite number; got None"),
+    ({"a": None, "b": None}, "subgroup_weights['a'] must be a positive finite number; got None"),
+    ({"a": 1, "b": -2.5}, "subgroup_weights['b'] must be a positive finite number; got -2.5"),
+    ({"a": float("nan")}, "subgroup_weights['a'] must be a positive finite number; got nan"),
+    ({"a": float("-inf")}, "subgroup_weights['a'] must be a positive finite number; got -inf"),
+    ({"a": -10**400}, "subgroup_weights['a'] must be a positive finite number; got -1000"),
+    ({"a": np.array([1.0])}, "subgroup_weights['a'] must be a positive finite number; got array([1.])"),
+    ({"a": 1 + 2j}, "subgroup_weights['a'] must be a positive finite number; got (1+2j)"),
+    ({"a": {"occurences": 10, "labelled": 5, "positive": None}},
+     "subgroup_weights['a']: positive must be a positive int; got None"),
+    ({"a": {"occurences": 2**63, "labelled": 5, "positive": 3}},
+     "subgroup_weights['a']: occurences must be below 2**63; got 9223372036854775808"),
+    ({"a": {"occurences": 10, "labelled": 5.0, "positive": 3}},
+     "subgroup_weights['a']: labelled must be a positive int; got 5.0"),
+    ({"a": {"occurences": 10, "labelled": 2, "positive": 3}}, "subgroup_weights['a']: labelled (2) < positive (3)"),
+    ({"a": {"occurences": 10, "labelled": 5}}, "subgroup_weights['a'] must have exactly the keys"),
+    ({"a": 1, "b": {"occurences": 10, "labelled": 5, "positive": 3}}, "subgroup_weights mixes numbers"),
+    ({("a",): 1}, "subgroup names must be str; got ('a',) in subgroup_weights"),
+    ("ab", "subgroup_weights must be None or a mapping; got str"),
+])
+def test_check_stratified_options_names_the_weight(weights, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_stratified.check_stratified_options(weights, "wilson", 0.95, 10_000, 0)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"ci_method": ["wilson"]}, "ci_method must be one of"),
+    ({"confidence_level": np.array([0.95])}, "confidence_level must be in (0, 1); got array([0.95])"),
+    ({"confidence_level": 0.95 + 0j}, "confidence_level must be in (0, 1)"),
+    ({"n_bootstrap": 1e8}, "n_bootstrap must be a positive int; got 100000000.0"),
+    ({"n_bootstrap": 2**63}, "n_bootstrap must be a positive int; got 9223372036854775808"),
+    ({"seed": 1.5}, "seed must be a non-negative int or None; got 1.5"),
+])
+def test_check_stratified_options_names_the_option(options, message):
+    given = dict(subgroup_weights=None, ci_method="wilson", confidence_level=0.95, n_bootstrap=10_000, seed=0)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_stratified.check_stratified_options(**{**given, **options})
+
+
+@pytest.mark.parametrize("weights", [None, {"a": 1, "b": 2.5}, {"a": 10**400, "b": np.float32(3)},
+                                     {"a": {"occurences": 10, "labelled": 5, "positive": 3}}])
+def test_check_stratified_options_accepts_valid_weights(weights):
+    assert ner_stratified.check_stratified_options(weights, "bootstrap", 0.9, 1, None) is None
+
+
+# ----------------------------------------------------------------------------- magnitudes, range and order
+
+@pytest.mark.parametrize("weights", [{"a": 1e308, "b": 1e308}, {"a": 10**400, "b": 10**400},
+                                     {"a": 5e-324, "b": 5e-324}, {"a": 1, "b": 1.0}])
+def test_equal_weights_of_any_magnitude(weights):
+    res = stratified_recall({"a": (4, 4, 0), "b": (4, 2, 0)}, weights)
+    assert res["recall"] == 0.75
+    assert [row["weight"] for row in res["strata"].values()] == [0.5, 0.5]
+
+
+def test_weights_far_apart_are_exact_shares():
+    res = stratified_recall({"a": (4, 4, 0), "b": (4, 2, 0)}, {"a": 10**400, "b": 3 * 10**400})
+    assert res["recall"] == 0.625 and res["strata"]["a"]["weight"] == 0.25
+    tiny = stratified_recall({"a": (4, 4, 0), "b": (4, 2, 0)}, {"a": 1, "b": 10**400})
+    assert tiny["recall"] == 0.5 and tiny["strata"]["a"]["weight"] == 0.0   # 1e-400 is below float range
+
+
+@pytest.mark.parametrize("method", CI_METHODS)
+def test_interval_always_ordered_in_unit_interval(method):
+    """Random weightings, including recalls at 0 and 1 and weights that round badly."""
+    rng = np.random.default_rng(7)
+    for _ in range(60 if method == "bootstrap" else 600):
+        k = int(rng.integers(1, 6))
+        n = rng.integers(1, 30, k)
+        full = rng.binomial(n, rng.choice([0.0, 0.3, 0.97, 1.0], k))
+        half = rng.binomial(n - full, 0.2 * rng.integers(0, 2))
+        strata = {f"s{i}": (int(a), int(b), int(c)) for i, (a, b, c) in enumerate(zip(n, full, half))}
+        weights = {name: float(w) for name, w in zip(strata, rng.choice([1e-300, 0.1, 1 / 3, 7, 1e300], k))}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = stratified_recall(strata, weights, ci_method=method, confidence_level=float(rng.uniform(0.5, 0.999)),
+                                    n_bootstrap=200)
+        assert 0 <= res["ci_low"] <= res["recall"] <= res["ci_high"] <= 1, (strata, weights)
+        for row in res["strata"].values():
+            assert 0 <= row["ci_low"] <= row["recall"] <= row["ci_high"] <= 1
+
+
+@pytest.mark.parametrize("method", CI_METHODS)
+def test_order_of_strata_changes_nothing(method):
+    strata = {"x": (13, 5, 2), "a": (40, 31, 0), "m": (7, 7, 0), "b": (90, 12, 30)}
+    weights = {"x": 0.1, "a": 1 / 3, "m": 2.0, "b": 0.7}
+    first = stratified_recall(strata, weights, ci_method=method, n_bootstrap=500)
+    for order in ([3, 1, 0, 2], [2, 0, 3, 1]):
+        names = [list(strata)[i] for i in order]
+        again = stratified_recall({k: strata[k] for k in names}, {k: weights[k] for k in reversed(names)},
+                                  ci_method=method, n_bootstrap=500)
+        assert again == first
+
+
+def test_strata_counts_independent_of_sentence_order():
+    rng = np.random.default_rng(3)
+    subgroups = [f"g{i}" for i in rng.integers(0, 5, 200)]
+    sentence = rng.integers(0, 200, 1000)
+    outcome = rng.integers(0, 4, 1000)
+    counts = ner_stratified.strata_counts(subgroups, sentence, outcome)
+    perm = rng.permutation(200)   # sentence i moves to position where[i]
+    where = np.argsort(perm)
+    shuffled = ner_stratified.strata_counts([subgroups[i] for i in perm], where[sentence], outcome)
+    assert shuffled == counts
+    entities = rng.permutation(1000)
+    assert ner_stratified.strata_counts(subgroups, sentence[entities], outcome[entities]) == counts
+    assert sum(n for n, _, _ in counts.values()) == 1000
+    assert sum(full for _, full, _ in counts.values()) == int((outcome == 0).sum())
+
+
+@pytest.mark.parametrize("subgroups, sentence, outcome, expected", [
+    (["a"], [], [], {"a": (0, 0, 0)}),
+    (["b", "a"], [0, 1, 1], [3, 2, 0], {"a": (2, 1, 1), "b": (1, 0, 0)}),
+    (["a", "a"], np.array([0, 1]), np.array([1, 1], dtype=np.int8), {"a": (2, 0, 0)}),
+])
+def test_strata_counts_table(subgroups, sentence, outcome, expected):
+    assert ner_stratified.strata_counts(subgroups, sentence, outcome) == expected
+
+
+@pytest.mark.parametrize("sentence, outcome, message", [
+    ([0, 2], [0, 0], "entity_sentence[1] is 2; expected an int in [0, 2)"),
+    ([0, -1], [0, 0], "entity_sentence[1] is -1"),
+    ([0, 1], [0, 4], "entity_outcome[1] is 4; expected an int in [0, 4)"),
+    ([0, 1], [0], "entity_sentence has 2 entries but entity_outcome has 1"),
+    ([0.0], [0], "entity_sentence must be a 1-d sequence of ints; got list"),
+])
+def test_strata_counts_errors(sentence, outcome, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_stratified.strata_counts(["a", "b"], sentence, outcome)
+
+
+def test_strata_counts_feed_stratified_recall():
+    strata = ner_stratified.strata_counts(["a", "b", "a"], [0, 0, 1, 2, 2], [0, 2, 3, 0, 1])
+    res = stratified_recall(strata)
+    assert res["recall"] == (1 + 0.5 + 1) / 5 and res["strata"]["b"]["n"] == 1
+
+
+# ----------------------------------------------------------------------------- levels and methods
+
+@pytest.mark.parametrize("method", ["wilson", "korn_graubard", "weighted_wald", "stratified_wald"])
+@pytest.mark.parametrize("strata, weights", CASES)
+def test_standard_error_does_not_depend_on_the_level(strata, weights, method):
+    errors = {stratified_recall(strata, weights, ci_method=method, confidence_level=level)["standard_error"]
+              for level in (0.5, 0.8, 0.9, 0.95, 0.99)}
+    assert len(errors) == 1
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.99])
+def test_weighted_wald_uses_the_exact_quantile_away_from_95(level):
+    low, high, se = hand_weighted_wald()
+    z = stats.norm.ppf(0.5 + level / 2)
+    res = stratified_recall(STRATA, WEIGHTS, ci_method="weighted_wald", confidence_level=level)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((RECALL - z * se, min(RECALL + z * se, 1)), abs=1e-14)
+
+
+def test_weighted_wald_at_95_uses_1_96():
+    low, high, _ = hand_weighted_wald()
+    res = stratified_recall(STRATA, WEIGHTS, ci_method="weighted_wald")
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((low, high), abs=1e-15)
+
+
+def test_stratified_wald_with_estimated_sizes_by_hand():
+    weights = {"a": {"occurences": 1000, "labelled": 100, "positive": 10},
+               "b": {"occurences": 600, "labelled": 100, "positive": 5}}
+    wa, wb, ga, gb = 100 / 130, 30 / 130, 0.9, 1 - 100 / 600
+    recall = wa * 0.8 + wb * 0.6
+    variance = (wa**2 / 10 * ga * (0.16 * 10 / 9 + 0.9 * (0.8 - recall) ** 2)
+                + wb**2 / 5 * gb * (0.14 * 5 / 4 + 0.95 * (0.6 - recall) ** 2))
+    res = stratified_recall(STRATA, weights, ci_method="stratified_wald")
+    assert res["standard_error"] == pytest.approx(math.sqrt(variance), abs=1e-15)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx(
+        (recall - Z * math.sqrt(variance), recall + Z * math.sqrt(variance)), abs=1e-12)
+
+
+@pytest.mark.parametrize("n, found, level", [(200, 197, 0.95), (100, 2, 0.95), (50, 48, 0.9), (30, 1, 0.99)])
+def test_default_takes_jeffreys_near_the_boundary(n, found, level):
+    res = stratified_recall({"only": (n, found, 0)}, confidence_level=level)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx(default_bounds(found / n, n, level), abs=1e-12)
+    low, high = wilson_bounds(found / n, n, stats.norm.ppf(0.5 + level / 2))
+    assert res["ci_high"] - res["ci_low"] > high - low   # wider than Wilson alone
+
+
+def exact_coverage(n, recall, level):
+    found = np.arange(n + 1)
+    prob = stats.binom.pmf(found, n, recall)
+    _, low, high, _ = ner_stratified.stratified_recall_arrays(
+        np.full((n + 1, 1), n), found[:, None], 0, 1, confidence_level=level)
+    return float(prob[(low <= recall) & (recall <= high)].sum())
+
+
+@pytest.mark.parametrize("n, recall, level, floor", [
+    (200, 0.995, 0.95, 0.925), (200, 0.005, 0.95, 0.925), (100, 0.99, 0.95, 0.925), (200, 0.995, 0.9, 0.875)])
+def test_default_covers_near_the_boundary_exactly(n, recall, level, floor):
+    assert exact_coverage(n, recall, level) >= floor
+
+
+# ----------------------------------------------------------------------------- bootstrap
+
+def test_bootstrap_warns_about_strata_at_recall_0_or_1():
+    with pytest.warns(UserWarning, match=re.escape("bootstrap: 2 stratum(s) (first 'a') have recall 0 or 1")):
+        stratified_recall({"a": (10, 10, 0), "b": (10, 4, 0), "c": (5, 0, 0)}, ci_method="bootstrap",
+                          n_bootstrap=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stratified_recall({"b": (10, 4, 0)}, ci_method="bootstrap", n_bootstrap=100)
+        stratified_recall({"a": (10, 10, 0)}, ci_method="wilson")
+
+
+@pytest.mark.parametrize("cells", [4, 40, 400])
+def test_order_statistics_exact_in_chunks(monkeypatch, cells):
+    """The chunked selection equals numpy's quantiles, ties and all, whatever the budget."""
+    monkeypatch.setattr(ner_stratified, "SELECT_CELLS", cells)
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.random((3, 700)), np.round(rng.random((2, 700)), 1), np.zeros((1, 700))])
+    values[0, :5] = 1.0
+    chunks = [values[:, i:i + 64] for i in range(0, 700, 64)]
+    probs = (0.025, 0.975, 0.5)
+    quantiles, sd = ner_stratified._select(chunks.__getitem__, len(chunks), 6, 700, probs)
+    assert quantiles == pytest.approx(np.quantile(values, probs, axis=1).T, abs=1e-15)
+    assert sd == pytest.approx(values.std(axis=1, ddof=1), rel=1e-12)
+
+
+def test_bootstrap_in_many_chunks(monkeypatch):
+    """A small chunk budget (memory independent of n_bootstrap) gives the same kind of interval."""
+    strata, weights = {"a": (400, 360, 0), "b": (300, 60, 10)}, {"a": 2, "b": 3}
+    whole = stratified_recall(strata, weights, ci_method="bootstrap", n_bootstrap=4000)
+    monkeypatch.setattr(ner_stratified, "BOOTSTRAP_CELLS", 50)
+    monkeypatch.setattr(ner_stratified, "SELECT_CELLS", 64)
+    chunked = stratified_recall(strata, weights, ci_method="bootstrap", n_bootstrap=4000)
+    assert chunked != whole   # other random numbers
+    for key in ("ci_low", "ci_high", "standard_error"):
+        assert chunked[key] == pytest.approx(whole[key], rel=0.05)
+    for name in strata:
+        assert chunked["strata"][name]["ci_low"] == pytest.approx(whole["strata"][name]["ci_low"], rel=0.05)
