@@ -531,28 +531,59 @@ _INTERVALS = {"korn_graubard": _korn_graubard, "stratified_wald": _stratified_wa
 
 def _bootstrap(s, confidence_level, n_bootstrap, rng, per_stratum):
     """Percentile interval and standard deviation of the rescaled stratified bootstrap, and with
-    ``per_stratum`` each stratum's own percentile interval. Resamples come in chunks of at most
-    BOOTSTRAP_CELLS stratum draws, each chunk from its own generator seeded from ``rng``, so
-    every pass over them sees the same numbers."""
+    ``per_stratum`` each stratum's own percentile interval (exact: the limit of many resamples).
+    Resamples come in chunks of at most BOOTSTRAP_CELLS stratum draws, each chunk from its own
+    generator seeded from ``rng``, so every pass over them sees the same numbers."""
     m, strata = s.n.shape
     size = max(1, BOOTSTRAP_CELLS // (m * strata))
     starts = range(0, n_bootstrap, size)
     base = int(rng.integers(2**63))
 
     def draw(k):
-        totals, recalls = _resample(s, min(size, n_bootstrap - starts[k]), np.random.default_rng([base, k]))
-        return np.concatenate([totals, recalls.reshape(m * strata, -1)]) if per_stratum else totals
+        return _resample(s, min(size, n_bootstrap - starts[k]), np.random.default_rng([base, k]))
 
     alpha = 1 - confidence_level
-    rows = m * (1 + strata) if per_stratum else m
-    bounds, sd = _select(draw, len(starts), rows, n_bootstrap, (alpha / 2, 1 - alpha / 2))
-    low, high = bounds[:m, 0], bounds[:m, 1]
-    alone = (bounds[m:, 0].reshape(m, strata), bounds[m:, 1].reshape(m, strata)) if per_stratum else None
-    return low, high, sd[:m], alone
+    bounds, sd = _select(draw, len(starts), m, n_bootstrap, (alpha / 2, 1 - alpha / 2))
+    alone = _stratum_percentiles(s, (alpha / 2, 1 - alpha / 2)) if per_stratum else None
+    return bounds[:, 0], bounds[:, 1], sd, alone
+
+
+def _stratum_percentiles(s, probs):
+    """Each stratum's bootstrap percentiles at ``probs``, exactly: the quantiles of its credit sum
+    T over n_p - 1 draws (binomial; with half credits 2T = G + F, G ~ Binomial(n_p - 1,
+    share of credit > 0), F | G ~ Binomial(G, share of full among those)), rescaled like
+    ``_resample``."""
+    draws, shrink, recall = np.maximum(s.n - 1, 0), np.sqrt(s.fpc), s.recall
+    p_full, p_half = _ratio(s.full, s.n), _ratio(s.half, s.n)
+    sums = np.stack([stats.binom.ppf(p, draws, p_full) for p in probs], -1)
+    for i in zip(*np.nonzero((p_half > 0) & (draws > 0))):
+        sums[i] = _half_credit_quantiles(int(draws[i]), p_full[i], p_half[i], probs)
+    redrawn = np.where(draws[..., None] > 0, _ratio(sums, draws[..., None]), recall[..., None])
+    bounds = recall[..., None] + shrink[..., None] * (redrawn - recall[..., None])
+    return bounds[..., 0], bounds[..., 1]
+
+
+def _half_credit_quantiles(draws, p_full, p_half, probs):
+    """Quantiles of T = (G + F) / 2 above, from its distribution (tails below 1e-16 dropped)."""
+    p_credit = p_full + p_half
+    g = _support(draws, p_credit)
+    f = _support(int(g[-1]), p_full / p_credit)
+    f = f[None, :]
+    weight = stats.binom.pmf(g, draws, p_credit)[:, None] * stats.binom.pmf(f, g[:, None], p_full / p_credit)
+    total = g[:, None] + f
+    pmf = np.bincount((total - total.min()).ravel(), weight.ravel())
+    cdf = np.cumsum(pmf) / pmf.sum()
+    return (total.min() + np.searchsorted(cdf, np.asarray(probs) * (1 - 1e-12))) / 2
+
+
+def _support(n, p):
+    """The values of Binomial(n, p) outside tails of probability 1e-16."""
+    low, high = stats.binom.ppf([1e-16, 1 - 1e-16], n, p)
+    return np.arange(int(low), int(high) + 1)
 
 
 def _resample(s, b, rng):
-    """b resamples: estimates (m, b) and stratum recalls (m, P, b). Each stratum's credits are
+    """b resampled estimates, shape (m, b). Each stratum's credits are
     n_p - 1 draws at its observed shares, shrunk towards r_p by sqrt(g_p); with estimated
     sizes positive_p is redrawn from labelled_p - 1 candidates the same way."""
     shape = s.n.shape + (b,)
@@ -569,8 +600,7 @@ def _resample(s, b, rng):
         redrawn = np.where(candidates > 0, _ratio(rng.binomial(candidates, q), candidates), q)
         sizes = s.sizes[..., None] * _ratio(q + shrink * (redrawn - q), q)
         weights = _ratio(sizes, sizes.sum(-2, keepdims=True))
-    recalls = np.clip(recalls, 0, 1)
-    return np.clip((weights * recalls).sum(-2), 0, 1), recalls
+    return np.clip((weights * np.clip(recalls, 0, 1)).sum(-2), 0, 1)
 
 
 #: counters held at once by the exact selection of order statistics
@@ -582,6 +612,9 @@ def _select(draw, n_chunks, rows, total, probs):
     and standard deviations of ``total`` values per row, given in ``n_chunks`` chunks by
     ``draw(k)`` (``rows`` x values, each in [0, 1]). Exact, in memory bounded by the chunk size
     whatever ``total``: passes over the chunks narrow each wanted rank to a range of values."""
+    if rows * total <= SELECT_CELLS:   # few enough to hold: one pass
+        values = np.concatenate([draw(k) for k in range(n_chunks)], axis=1)
+        draw, n_chunks = (lambda k: values), 1
     cache = [draw(0)] if n_chunks == 1 else None
 
     def chunks():
