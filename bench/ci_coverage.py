@@ -305,6 +305,49 @@ def table(results, args, seconds):
     return "\n".join(lines) + "\n"
 
 
+DOCS = ROOT / "docs" / "stratified-recall.md"
+
+
+def misses(results):
+    """Markdown list: the rows where the default misses its goal, by level."""
+    lines = []
+    for level in LEVELS:
+        for sc, averaged, (row, how) in results:
+            verdict = goal(sc, row[level], level, averaged)
+            if verdict != "met":
+                lines.append(f"- {round(100 * level)}%, {sc['name']} ({'averaged' if averaged else 'fixed'}, {how}): "
+                             f"wilson {row[level]['wilson'][0]:.4f}, korn_graubard "
+                             f"{row[level]['korn_graubard'][0]:.4f}: {verdict}")
+    return lines or ["- none"]
+
+
+def update_docs(blocks, path=DOCS):
+    """Replace the docs page's ``<!-- name -->`` ... ``<!-- /name -->`` blocks with these lines."""
+    text = path.read_text()
+    for name, lines in blocks.items():
+        start = text.index(f"<!-- {name} -->\n") + len(f"<!-- {name} -->\n")
+        text = text[:start] + "".join(line + "\n" for line in lines) + text[text.index(f"<!-- /{name} -->"):]
+    path.write_text(text)
+
+
+def table_blocks(text):
+    """The markdown tables of a text, one blank line between two."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            lines.append(line)
+        elif lines and lines[-1] != "":
+            lines.append("")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def coverage_blocks(results):
+    """The docs page's coverage tables (one block per level) and its list of misses."""
+    names = {0.95: "ci-coverage", 0.90: "ci-coverage-90"}
+    blocks = {names[level]: level_table(results, level)[2:] for level in LEVELS}
+    return dict(blocks, **{"ci-misses": misses(results)})
+
+
 def scenario_table(results):
     """Markdown rows: each scenario's sample sizes, relative weights and true credit rates."""
     def numbers(values, digits=3):
@@ -408,6 +451,8 @@ def main(argv=None):
     if args.design_checks:
         report = design_report(args, rng)
         (args.output or ROOT / "bench" / "ci_design.md").write_text(report)
+        if args.output is None:
+            update_docs({"ci-design": table_blocks(report)})
         print(report)
         return
     begin = time.perf_counter()
@@ -421,6 +466,8 @@ def main(argv=None):
     report = table(results, args, time.perf_counter() - begin)
     if not args.only:
         (args.output or ROOT / "bench" / "ci_coverage.md").write_text(report)
+        if args.output is None:
+            update_docs(coverage_blocks(results))
     print(report)
 
 

@@ -696,3 +696,45 @@ def test_bootstrap_in_many_chunks(monkeypatch):
         assert chunked[key] == pytest.approx(whole[key], rel=0.05)
     for name in strata:
         assert chunked["strata"][name]["ci_low"] == pytest.approx(whole["strata"][name]["ci_low"], rel=0.05)
+
+
+# ----------------------------------------------------------------------------- docs page
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def docs_block(name):
+    text = (ROOT / "docs" / "stratified-recall.md").read_text()
+    start = text.index(f"<!-- {name} -->\n") + len(f"<!-- {name} -->\n")
+    return text[start:text.index(f"<!-- /{name} -->")]
+
+
+def bench_tables():
+    """The tables of bench/ci_coverage.md, each as its list of lines."""
+    tables, current = [], []
+    for line in (ROOT / "bench" / "ci_coverage.md").read_text().splitlines() + [""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables, current = tables + [current], []
+    return tables
+
+
+@pytest.mark.parametrize("name, table", [("ci-coverage", 0), ("ci-coverage-90", 1)])
+def test_docs_coverage_tables_are_the_bench_output(name, table):
+    rows = [line for line in docs_block(name).splitlines() if line.startswith("|")]
+    assert rows == bench_tables()[table] and len(rows) > 30
+
+
+def test_docs_misses_are_the_rows_off_goal():
+    off_goal = [(level, line.split(" | ")[0][2:]) for level, table in zip((95, 90), bench_tables()[:2])
+                for line in table[2:] if not line.endswith("| met |")]
+    listed = [line for line in docs_block("ci-misses").splitlines() if line.startswith("- ")]
+    assert len(listed) == max(len(off_goal), 1)
+    for (level, name), entry in zip(off_goal, listed):
+        assert entry.startswith(f"- {level}%, {name} (")
+
+
+def test_docs_example_of_a_stratum_at_recall_1():
+    res = stratified_recall({"a": (30, 30, 0)})
+    assert (round(res["ci_low"], 2), res["ci_high"]) == (0.89, 1.0)   # "30 of 30 found: about [0.89, 1]"
