@@ -74,7 +74,7 @@ so that the standard error does not depend on ``confidence_level``):
    the Jeffreys bound Beta(x + 1/2, n_eff - x + 1/2) is taken where it is
    wider: Wilson's own bound there is too tight (Brown, Cai & DasGupta 2001
    modify it the same way), e.g. 92.0% coverage at 95% for 200 entities at
-   recall 0.995 (99.3% with the Jeffreys bound).
+   recall 0.995 (98.1% with the Jeffreys bound; ``bench/ci_design.md``).
 
 ``bench/ci_coverage.py`` measures every method's coverage at 90% and 95%, by
 exact enumeration where the outcome space allows, and ``docs/stratified-recall.md``

@@ -142,7 +142,7 @@ def is_exact(sc):
 
 # ----------------------------------------------------------------------------- exact enumeration
 
-def exact_coverage(sc, rng):
+def exact_coverage(sc, rng, methods=METHODS[:-1]):
     """{level: {method: (coverage, standard error, mean width)}} by enumerating every outcome of
     the full counts (bootstrap excluded); averaged rows: for each drawn recall vector."""
     n = sc["n"].astype(int)
@@ -156,7 +156,7 @@ def exact_coverage(sc, rng):
     out = {}
     for level in LEVELS:
         out[level] = {}
-        for method in METHODS[:-1]:
+        for method in methods:
             _, low, high, _ = ner_stratified.stratified_recall_arrays(
                 sc["n"], full, 0, sc["weights"], ci_method=method, confidence_level=level)
             covered = (((low[:, None] <= truth) & (truth <= high[:, None])) * prob).sum(0)
@@ -407,9 +407,32 @@ def capped_coverage(sc, replicates, rng):
     return [(c / replicates, w / replicates) for c, w in zip(covered, width)]
 
 
+def boundary_rule(rng):
+    """Exact coverage of the default on every exact row, at both levels, with its Jeffreys bound
+    near 0 and 1 and without it (BOUNDARY_COUNT = 0: plain Wilson at n_eff)."""
+    rows = []
+    for sc in fixed_scenarios() + averaged_scenarios():
+        if is_exact(sc):
+            cells = []
+            for count in (ner_stratified.BOUNDARY_COUNT, 0.0):
+                saved, ner_stratified.BOUNDARY_COUNT = ner_stratified.BOUNDARY_COUNT, count
+                try:
+                    result = exact_coverage(sc, np.random.default_rng(0), methods=("wilson",))
+                finally:
+                    ner_stratified.BOUNDARY_COUNT = saved
+                cells.append(result)
+            rows.append((sc, cells))
+    lines = ["| scenario | 95% | 95%, plain Wilson | 90% | 90%, plain Wilson |", "|---|---|---|---|---|"]
+    for sc, (rule, plain) in rows:
+        values = [f"{c[level]['wilson'][0]:.4f} / {c[level]['wilson'][2]:.4f}" for level in LEVELS for c in (rule, plain)]
+        lines.append(f"| {sc['name']} | " + " | ".join(values) + " |")
+    return lines
+
+
 def design_report(args, rng):
-    """Markdown report of the two design checks."""
+    """Markdown report of the design checks."""
     begin = time.perf_counter()
+    boundary_lines = boundary_rule(rng)
     estimated = [sc for sc in fixed_scenarios() if sc["estimated"] is not None]
     variance_rows = [(sc, *variance_check(sc, args.replicates, rng)) for sc in estimated]
     cap_rows = [(sc, capped_coverage(sc, args.replicates, rng)) for sc in fixed_scenarios()]
@@ -433,6 +456,9 @@ def design_report(args, rng):
               "| scenario | wilson | wilson, n_eff capped at n |", "|---|---|---|"]
     for sc, ((c0, w0), (c1, w1)) in cap_rows:
         lines.append(f"| {sc['name']} | {c0:.4f} / {w0:.4f} | {c1:.4f} / {w1:.4f} |")
+    lines += ["", "Exact coverage / mean width of the default on the exact rows of the coverage panel, with its Jeffreys "
+              f"bound where at most {ner_stratified.BOUNDARY_COUNT} effective entities lie beyond a bound, and as "
+              "plain Wilson at n_eff:", "", *boundary_lines]
     return "\n".join(lines) + "\n"
 
 
