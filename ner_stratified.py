@@ -206,11 +206,14 @@ def _warn_constant_strata(names, n, full, half):
 
 
 def _result(names, n, full, half, sizes, arrays, ci_method, confidence_level):
-    """The returned dict, in plain Python numbers."""
-    recall, low, high, se = (float(a[0]) for a in arrays[:4])
-    alone_low, alone_high = arrays[4][0], arrays[5][0]
+    """The returned dict, in plain Python numbers. The estimate is the correctly rounded sum of
+    the strata's terms (``math.fsum``), so no order of the strata changes it in the last digit."""
     correct = full + 0.5 * half
-    weights = sizes / sizes.sum()
+    weights = sizes   # the exact shares, each rounded once
+    recall = min(max(math.fsum(weights * (correct / n)), 0.0), 1.0)
+    low, high, se = (float(a[0]) for a in arrays[1:4])
+    low, high = min(low, recall), max(high, recall)
+    alone_low, alone_high = arrays[4][0], arrays[5][0]
     strata = {name: {"n": int(n[i]), "correct": float(correct[i]),
                      "recall": float(correct[i] / n[i]), "weight": float(weights[i]),
                      "ci_low": float(alone_low[i]), "ci_high": float(alone_high[i])}
@@ -326,12 +329,12 @@ def _stratum_counts(name, counts):
 
 
 def _parse_weights(weights, names, n):
-    """Population sizes (the largest 1), q_p = positive_p / labelled_p (1 if sizes are known),
+    """Population shares (exact, rounded once), q_p = positive_p / labelled_p (1 if sizes are known),
     labelled_p and occurences_p (None if sizes are known), aligned with ``names``; zero where a
     stratum has n = 0. ``weights`` has passed ``_check_weights``."""
     ones = np.ones(len(names))
     if weights is None:
-        return n / n.max(), ones, None, None
+        return n / n.sum(), ones, None, None
     _match_names(weights, names, n)
     values = [weights.get(name) for name in names]   # None: a stratum with n = 0, not weighted
     if not any(isinstance(v, Mapping) for v in values):
@@ -349,9 +352,9 @@ def _fraction(value):
 
 
 def _shares(sizes):
-    """Exact fractions (None: 0) as floats relative to the largest, which is 1."""
-    top = max(s for s in sizes if s is not None)
-    return np.array([0.0 if s is None else float(s / top) for s in sizes])
+    """Exact fractions (None: 0) as shares of their sum, each correctly rounded to a float."""
+    total = sum(s for s in sizes if s is not None)
+    return np.array([0.0 if s is None else float(s / total) for s in sizes])
 
 
 def _match_names(weights, names, n):
