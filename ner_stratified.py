@@ -171,6 +171,9 @@ def strata_counts(subgroups, entity_sentence, entity_outcome):
     >>> strata_counts(["web", "news", "web"], [0, 0, 1, 2], [0, 2, 3, 1])
     {'news': (1, 0, 0), 'web': (3, 1, 1)}
     """
+    for i, name in enumerate(subgroups):
+        if not isinstance(name, str):
+            raise ValueError(f"subgroups[{i}] is {name!r}; every sentence needs a subgroup name (a str)")
     names = sorted(set(subgroups))
     index = {name: i for i, name in enumerate(names)}
     group = np.fromiter(map(index.__getitem__, subgroups), dtype=np.intp, count=len(subgroups))

@@ -593,6 +593,12 @@ def test_strata_counts_errors(sentence, outcome, message):
         ner_stratified.strata_counts(["a", "b"], sentence, outcome)
 
 
+@pytest.mark.parametrize("subgroups", [["a", 1], ["a", None], ["a", ["b"]]])
+def test_strata_counts_names_a_subgroup_that_is_no_str(subgroups):
+    with pytest.raises(ValueError, match=re.escape(f"subgroups[1] is {subgroups[1]!r}")):
+        ner_stratified.strata_counts(subgroups, [0], [0])
+
+
 def test_strata_counts_feed_stratified_recall():
     strata = ner_stratified.strata_counts(["a", "b", "a"], [0, 0, 1, 2, 2], [0, 2, 3, 0, 1])
     res = stratified_recall(strata)
@@ -738,3 +744,39 @@ def test_docs_misses_are_the_rows_off_goal():
 def test_docs_example_of_a_stratum_at_recall_1():
     res = stratified_recall({"a": (30, 30, 0)})
     assert (round(res["ci_low"], 2), res["ci_high"]) == (0.89, 1.0)   # "30 of 30 found: about [0.89, 1]"
+
+
+def test_bootstrap_stratum_interval_with_half_credits_is_its_resampling_percentile():
+    """The exact per-stratum percentiles equal those of many simulated resamples."""
+    n, full, half = 40, 22, 9
+    res = stratified_recall({"a": (n, full, half), "b": (30, 12, 0)}, ci_method="bootstrap", n_bootstrap=10)
+    rng = np.random.default_rng(0)
+    credits = rng.multinomial(n - 1, [full / n, half / n, 1 - (full + half) / n], size=400_000)
+    resampled = (credits[:, 0] + 0.5 * credits[:, 1]) / (n - 1)
+    low, high = np.quantile(resampled, [0.025, 0.975])
+    assert (res["strata"]["a"]["ci_low"], res["strata"]["a"]["ci_high"]) == pytest.approx((low, high), abs=1e-9)
+    b_low, b_high = stats.binom.ppf([0.025, 0.975], 29, 0.4) / 29
+    assert (res["strata"]["b"]["ci_low"], res["strata"]["b"]["ci_high"]) == pytest.approx((b_low, b_high), abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def subgroups_metric():
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    return evaluate.load(METRIC_PATH, "subgroups")
+
+
+@pytest.mark.parametrize("weights, message", [
+    ({"a": None, "b": 1}, "subgroup_weights['a'] must be a positive finite number; got None"),
+    ({"a": 10**400, "b": -1}, "subgroup_weights['b'] must be a positive finite number; got -1"),
+])
+def test_compute_checks_weights_before_tags_and_stays_usable(subgroups_metric, weights, message):
+    with pytest.raises(ValueError, match=re.escape(message)):   # the tags are invalid too
+        subgroups_metric.compute(predictions=[["X-PER"], ["O"]], references=[["B-PER"], ["O"]],
+                                 subgroups=["a", "b"], subgroup_weights=weights)
+    res = subgroups_metric.compute(predictions=[["B-PER"], ["O"]], references=[["B-PER"], ["B-LOC"]],
+                                   subgroups=["a", "b"], subgroup_weights={"a": 1e308, "b": 1e308})
+    assert res["stratified_recall"]["recall"] == 0.5
+    assert res["stratified_recall"]["strata"] == stratified_recall({"a": (1, 1, 0), "b": (1, 0, 0)})["strata"]
