@@ -49,8 +49,10 @@ Interval methods (``ci_method``); z is the normal quantile of the level:
   candidates. A stratum of recall 0 or 1 cannot vary under resampling (warned
   about). Resamples are drawn in chunks and the percentiles found by exact
   selection over repeated passes, so memory does not grow with
-  ``n_bootstrap``. Its standard error is the standard deviation of the
-  resampled estimates. Seeded by ``seed``.
+  ``n_bootstrap`` (``BOOTSTRAP_CELLS``, ``SELECT_CELLS``). Each stratum's own
+  interval is the exact percentile interval of its resampling distribution
+  (the limit of many resamples). Its standard error is the standard deviation
+  of the resampled estimates. Seeded by ``seed``.
 
 Both Wald intervals are clipped to [0, 1].
 
