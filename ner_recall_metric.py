@@ -19,11 +19,11 @@ from datasets.utils.py_utils import temp_seed
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode, decoding_reports, encode, tags_to_spans
 from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind, check_label_names, input_codes
-from .ner_matching import MODES, OUTCOMES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
+from .ner_matching import MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
 from .ner_spans import as_entity_lists, check_entities, check_texts, encode_spans, in_input_order, place_strings, placement_report
-from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
-from .ner_trainer import make_compute_metrics
+from .ner_stratified import CI_METHODS, check_stratified_options, strata_counts, stratified_recall
+from .ner_trainer import check_label_names, make_compute_metrics
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -92,11 +92,12 @@ Args:
     subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
         the items of the stratified recall.
     subgroup_weights (dict or None): None (default: the sample's own shares, so the estimate is
-        plain recall), {subgroup: relative size}, or {subgroup: {"occurences": int,
+        plain recall), {subgroup: relative size} (positive numbers, any magnitude), or {subgroup: {"occurences": int,
         "labelled": int, "positive": int}} (sizes estimated as positive * occurences /
         labelled; the interval then includes their uncertainty).
-    ci_method (str): "wilson" (default), "weighted_wald" (the published EstNLTK formula),
-        "stratified_wald", "korn_graubard", "bootstrap".
+    ci_method (str): "wilson" (default; Jeffreys' bound near 0 and 1), "weighted_wald" (the
+        published EstNLTK formula), "stratified_wald", "korn_graubard", "bootstrap"
+        (docs/stratified-recall.md says which to use).
     confidence_level (float): in (0, 1); default 0.95.
     recall_mode (str): the MUC mode that credits a gold entity; "strict" (default), "exact",
         "partial", "type" (partial matches earn 0.5 in "partial" and "type").
@@ -268,7 +269,8 @@ def _check_types(types, beta=1.0):
 def _check_stratified(options):
     if options["recall_mode"] not in MODES:
         raise ValueError(f"recall_mode must be one of {sorted(MODES)}; got {options['recall_mode']!r}")
-    check_interval_options(options["ci_method"], options["confidence_level"], options["n_bootstrap"], options["seed"])
+    check_stratified_options(options["subgroup_weights"], options["ci_method"], options["confidence_level"],
+                             options["n_bootstrap"], options["seed"])
 
 
 def _check_subgroups(column, name, single=False):
@@ -341,16 +343,8 @@ def _more_scores(view, matching, options, zero_division, beta):
 
 def _stratified_recall(gold, matching, subgroups, options):
     """Stratum-weighted recall of the gold entities, each in its sentence's subgroup."""
-    names = sorted(set(subgroups))  # not np.unique: it sorts the objects of every sentence, 20x slower
-    index = {name: i for i, name in enumerate(names)}
-    sentence_group = np.fromiter(map(index.__getitem__, subgroups), dtype=np.intp, count=len(subgroups))
-    outcome = gold_outcomes(matching, len(gold), options["recall_mode"])
-    group = sentence_group[gold.sentence]
-    k = len(names)
-    n = np.bincount(group, minlength=k)
-    full = np.bincount(group[outcome == OUTCOMES.index("correct")], minlength=k)
-    half = np.bincount(group[outcome == OUTCOMES.index("partial")], minlength=k)
-    strata = {name: (int(a), int(b), int(c)) for name, a, b, c in zip(names, n, full, half)}
+    outcome = gold_outcomes(matching, len(gold), options["recall_mode"])   # 0 correct, 1 incorrect, 2 partial, 3 missed
+    strata = strata_counts(subgroups, gold.sentence, outcome)
     result = stratified_recall(strata, options["subgroup_weights"], ci_method=options["ci_method"],
                                confidence_level=options["confidence_level"],
                                n_bootstrap=options["n_bootstrap"], seed=options["seed"])

@@ -3,6 +3,7 @@ import csv
 import doctest
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -32,11 +33,24 @@ def size_weights(rows):
             for row in rows}
 
 
-def wilson_bounds(p, n):
-    """Textbook Wilson score interval for proportion p at n trials, 95%."""
-    centre = (p + Z**2 / (2 * n)) / (1 + Z**2 / n)
-    half = Z / (1 + Z**2 / n) * math.sqrt(p * (1 - p) / n + Z**2 / (4 * n**2))
+def wilson_bounds(p, n, z=Z):
+    """Textbook Wilson score interval for proportion p at n trials."""
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z / (1 + z**2 / n) * math.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
     return centre - half, centre + half
+
+
+def default_bounds(p, n, level=0.95):
+    """The default interval by hand: Wilson, with the Jeffreys bound on a side with at most 3.5
+    effective items (p n hits, (1 - p) n misses) beyond it where that is wider."""
+    z = stats.norm.ppf(0.5 + level / 2)
+    low, high = wilson_bounds(p, n, z)
+    jeffreys = stats.beta(p * n + 0.5, (1 - p) * n + 0.5)
+    if 0 < p * n <= 3.5:
+        low = min(low, jeffreys.ppf((1 - level) / 2))
+    if 0 < (1 - p) * n <= 3.5:
+        high = max(high, jeffreys.ppf((1 + level) / 2))
+    return max(low, 0.0) if p > 0 else 0.0, min(high, 1.0) if p < 1 else 1.0
 
 
 # ----------------------------------------------------------------------------- published numbers
@@ -76,7 +90,8 @@ def hand_weighted_wald():
 
 
 def hand_stratified_wald():
-    se = math.sqrt(W_A**2 * R_A * (1 - R_A) / 10 + W_B**2 * R_B * (1 - R_B) / 5)
+    # item variances with divisor n - 1: a 0.8 * 0.2 * 10 / 9; b ((2 + 2 / 4) / 5 - 0.36) * 5 / 4
+    se = math.sqrt(W_A**2 * 0.16 / 9 + W_B**2 * 0.14 / 4)
     return RECALL - Z * se, RECALL + Z * se, se
 
 
@@ -94,7 +109,7 @@ def hand_n_eff():
 
 def hand_wilson():
     n_eff, variance = hand_n_eff()
-    return (*wilson_bounds(RECALL, n_eff), math.sqrt(variance))
+    return (*default_bounds(RECALL, n_eff), math.sqrt(variance))
 
 
 def hand_korn_graubard():
@@ -132,13 +147,13 @@ def test_wilson_with_estimated_sizes_by_hand():
     variance = (wa**2 / 10 * ga * (ra * (1 - ra) + (1 - qa) * (ra - smoothed) ** 2)
                 + wb**2 / 5 * gb * (vb + (1 - qb) * (rb - smoothed) ** 2))
     recall = wa * 0.8 + wb * 0.6
-    low, high = wilson_bounds(recall, smoothed * (1 - smoothed) / variance)
+    low, high = default_bounds(recall, smoothed * (1 - smoothed) / variance)
     res = stratified_recall(STRATA, weights)
     assert (res["recall"], res["ci_low"], res["ci_high"], res["standard_error"]) == pytest.approx(
         (recall, low, high, math.sqrt(variance)), abs=1e-12)
     # stratum a alone (no half credits): the Wilson interval at n_a / g_a
     assert (res["strata"]["a"]["ci_low"], res["strata"]["a"]["ci_high"]) == pytest.approx(
-        wilson_bounds(0.8, 10 / ga), abs=1e-12)
+        default_bounds(0.8, 10 / ga), abs=1e-12)
 
 
 @pytest.mark.parametrize("method", ["wilson", "korn_graubard"])
@@ -154,7 +169,7 @@ def test_finite_population_correction_of_one_stratum(occurences, labelled, corre
         assert (res["ci_low"], res["ci_high"], res["standard_error"]) == (0.8, 0.8, 0.0)
     else:
         n_eff = 10 / correction
-        expected = (wilson_bounds(0.8, n_eff) if method == "wilson" else
+        expected = (default_bounds(0.8, n_eff) if method == "wilson" else
                     (stats.beta.ppf(0.025, 8 / correction, n_eff - 8 / correction + 1),
                      stats.beta.ppf(0.975, 8 / correction + 1, n_eff - 8 / correction)))
         assert (res["ci_low"], res["ci_high"]) == pytest.approx(expected, abs=1e-12)
@@ -166,7 +181,7 @@ def test_labelled_above_occurences_gets_no_correction():
     inconsistent = {"occurences": 50, "labelled": 100, "positive": 10}
     with pytest.warns(UserWarning, match="without a finite-population correction"):
         res = stratified_recall({"only": (10, 8, 0)}, {"only": inconsistent})
-    assert (res["ci_low"], res["ci_high"]) == pytest.approx(wilson_bounds(0.8, 10), abs=1e-12)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx(default_bounds(0.8, 10), abs=1e-12)
 
 
 def test_census_of_every_stratum_is_the_point_estimate():
@@ -177,12 +192,13 @@ def test_census_of_every_stratum_is_the_point_estimate():
 
 
 def test_bootstrap_standard_error_matches_the_sampling_variance():
-    # Item variances: a 0.8 * 0.2; b E[c^2] - r^2 = (2 + 2 / 4) / 5 - 0.36 = 0.14.
-    se = math.sqrt(W_A**2 * 0.16 / 10 + W_B**2 * 0.14 / 5)
+    # Unbiased item variances (divisor n - 1): a 0.8 * 0.2 * 10 / 9; b ((2 + 2 / 4) / 5 - 0.36) * 5 / 4.
+    se = math.sqrt(W_A**2 * 0.16 / 9 + W_B**2 * 0.14 / 4)
     res = stratified_recall(STRATA, WEIGHTS, ci_method="bootstrap", n_bootstrap=20_000)
     assert res["standard_error"] == pytest.approx(se, rel=0.03)
-    assert res["ci_low"] == pytest.approx(RECALL - Z * se, abs=0.02)
-    assert res["ci_high"] == pytest.approx(RECALL + Z * se, abs=0.02)
+    # percentiles of 4 draws in stratum b: a coarse lattice, so only near the normal interval
+    assert res["ci_low"] == pytest.approx(RECALL - Z * se, abs=0.04)
+    assert res["ci_high"] == pytest.approx(RECALL + Z * se, abs=0.04)
 
 
 def test_bootstrap_resamples_estimated_sizes_too():
@@ -191,8 +207,9 @@ def test_bootstrap_resamples_estimated_sizes_too():
                "b": {"occurences": 4000, "labelled": 1000, "positive": 300}}
     wa, wb, ra, rb = 800 / 2000, 1200 / 2000, 0.9, 0.2
     recall = wa * ra + wb * rb
-    sampling = wa**2 * ra * (1 - ra) / 400 + wb**2 * rb * (1 - rb) / 300
-    sizes = wa**2 / 400 * 0.6 * (ra - recall) ** 2 + wb**2 / 300 * 0.7 * (rb - recall) ** 2
+    ga, gb = 1 - 1000 / 2000, 1 - 1000 / 4000   # finite-population corrections
+    sampling = ga * wa**2 * ra * (1 - ra) / 399 + gb * wb**2 * rb * (1 - rb) / 299
+    sizes = ga * wa**2 / 400 * 0.6 * (ra - recall) ** 2 + gb * wb**2 / 300 * 0.7 * (rb - recall) ** 2
     res = stratified_recall(strata, weights, ci_method="bootstrap", n_bootstrap=20_000)
     assert res["standard_error"] == pytest.approx(math.sqrt(sampling + sizes), rel=0.03)
     assert sizes > 0.4 * sampling   # the size term is not negligible here
@@ -201,7 +218,7 @@ def test_bootstrap_resamples_estimated_sizes_too():
 @pytest.mark.parametrize("n, correct", [(10, 8), (1, 0), (1, 1), (30, 0), (30, 30), (7, 3)])
 def test_wilson_of_one_stratum_is_the_textbook_wilson(n, correct):
     res = stratified_recall({"only": (n, correct, 0)})
-    low, high = wilson_bounds(correct / n, n)
+    low, high = default_bounds(correct / n, n)
     assert (res["ci_low"], res["ci_high"]) == pytest.approx((max(low, 0), min(high, 1)), abs=1e-12)
     assert (res["strata"]["only"]["ci_low"], res["strata"]["only"]["ci_high"]) == pytest.approx(
         (res["ci_low"], res["ci_high"]), abs=1e-15)
@@ -217,7 +234,7 @@ def test_per_stratum_intervals_are_the_strata_alone():
     strata = {"a": (10, 8, 0), "b": (40, 10, 0)}
     res = stratified_recall(strata, {"a": 5, "b": 1})
     for name, (n, correct, _) in strata.items():
-        low, high = wilson_bounds(correct / n, n)
+        low, high = default_bounds(correct / n, n)
         assert (res["strata"][name]["ci_low"], res["strata"][name]["ci_high"]) == pytest.approx(
             (low, high), abs=1e-12)
 
@@ -440,3 +457,326 @@ def test_labelled_above_occurences_warns_and_names_the_subgroup():
                         "positive * occurences / labelled is used as given, without a finite-population "
                         "correction"]
     assert res["n"] == 1685
+
+
+# ----------------------------------------------------------------------------- options checked before data
+
+@pytest.mark.parametrize("weights, message", [
+    ({"a": None, "b": 1}, "subgroup_weights['a'] must be a positive finite number; got None"),
+    ({"a": None, "b": None}, "subgroup_weights['a'] must be a positive finite number; got None"),
+    ({"a": 1, "b": -2.5}, "subgroup_weights['b'] must be a positive finite number; got -2.5"),
+    ({"a": float("nan")}, "subgroup_weights['a'] must be a positive finite number; got nan"),
+    ({"a": float("-inf")}, "subgroup_weights['a'] must be a positive finite number; got -inf"),
+    ({"a": -10**400}, "subgroup_weights['a'] must be a positive finite number; got -1000"),
+    ({"a": np.array([1.0])}, "subgroup_weights['a'] must be a positive finite number; got array([1.])"),
+    ({"a": 1 + 2j}, "subgroup_weights['a'] must be a positive finite number; got (1+2j)"),
+    ({"a": {"occurences": 10, "labelled": 5, "positive": None}},
+     "subgroup_weights['a']: positive must be a positive int; got None"),
+    ({"a": {"occurences": 2**63, "labelled": 5, "positive": 3}},
+     "subgroup_weights['a']: occurences must be below 2**63; got 9223372036854775808"),
+    ({"a": {"occurences": 10, "labelled": 5.0, "positive": 3}},
+     "subgroup_weights['a']: labelled must be a positive int; got 5.0"),
+    ({"a": {"occurences": 10, "labelled": 2, "positive": 3}}, "subgroup_weights['a']: labelled (2) < positive (3)"),
+    ({"a": {"occurences": 10, "labelled": 5}}, "subgroup_weights['a'] must have exactly the keys"),
+    ({"a": 1, "b": {"occurences": 10, "labelled": 5, "positive": 3}}, "subgroup_weights mixes numbers"),
+    ({("a",): 1}, "subgroup names must be str; got ('a',) in subgroup_weights"),
+    ("ab", "subgroup_weights must be None or a mapping; got str"),
+])
+def test_check_stratified_options_names_the_weight(weights, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_stratified.check_stratified_options(weights, "wilson", 0.95, 10_000, 0)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"ci_method": ["wilson"]}, "ci_method must be one of"),
+    ({"confidence_level": np.array([0.95])}, "confidence_level must be in (0, 1); got array([0.95])"),
+    ({"confidence_level": 0.95 + 0j}, "confidence_level must be in (0, 1)"),
+    ({"n_bootstrap": 1e8}, "n_bootstrap must be a positive int; got 100000000.0"),
+    ({"n_bootstrap": 2**63}, "n_bootstrap must be a positive int; got 9223372036854775808"),
+    ({"seed": 1.5}, "seed must be a non-negative int or None; got 1.5"),
+])
+def test_check_stratified_options_names_the_option(options, message):
+    given = dict(subgroup_weights=None, ci_method="wilson", confidence_level=0.95, n_bootstrap=10_000, seed=0)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_stratified.check_stratified_options(**{**given, **options})
+
+
+@pytest.mark.parametrize("weights", [None, {"a": 1, "b": 2.5}, {"a": 10**400, "b": np.float32(3)},
+                                     {"a": {"occurences": 10, "labelled": 5, "positive": 3}}])
+def test_check_stratified_options_accepts_valid_weights(weights):
+    assert ner_stratified.check_stratified_options(weights, "bootstrap", 0.9, 1, None) is None
+
+
+# ----------------------------------------------------------------------------- magnitudes, range and order
+
+@pytest.mark.parametrize("weights", [{"a": 1e308, "b": 1e308}, {"a": 10**400, "b": 10**400},
+                                     {"a": 5e-324, "b": 5e-324}, {"a": 1, "b": 1.0}])
+def test_equal_weights_of_any_magnitude(weights):
+    res = stratified_recall({"a": (4, 4, 0), "b": (4, 2, 0)}, weights)
+    assert res["recall"] == 0.75
+    assert [row["weight"] for row in res["strata"].values()] == [0.5, 0.5]
+
+
+def test_weights_far_apart_are_exact_shares():
+    res = stratified_recall({"a": (4, 4, 0), "b": (4, 2, 0)}, {"a": 10**400, "b": 3 * 10**400})
+    assert res["recall"] == 0.625 and res["strata"]["a"]["weight"] == 0.25
+    tiny = stratified_recall({"a": (4, 4, 0), "b": (4, 2, 0)}, {"a": 1, "b": 10**400})
+    assert tiny["recall"] == 0.5 and tiny["strata"]["a"]["weight"] == 0.0   # 1e-400 is below float range
+
+
+@pytest.mark.parametrize("method", CI_METHODS)
+def test_interval_always_ordered_in_unit_interval(method):
+    """Random weightings, including recalls at 0 and 1 and weights that round badly."""
+    rng = np.random.default_rng(7)
+    for _ in range(60 if method == "bootstrap" else 600):
+        k = int(rng.integers(1, 6))
+        n = rng.integers(1, 30, k)
+        full = rng.binomial(n, rng.choice([0.0, 0.3, 0.97, 1.0], k))
+        half = rng.binomial(n - full, 0.2 * rng.integers(0, 2))
+        strata = {f"s{i}": (int(a), int(b), int(c)) for i, (a, b, c) in enumerate(zip(n, full, half))}
+        weights = {name: float(w) for name, w in zip(strata, rng.choice([1e-300, 0.1, 1 / 3, 7, 1e300], k))}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = stratified_recall(strata, weights, ci_method=method, confidence_level=float(rng.uniform(0.5, 0.999)),
+                                    n_bootstrap=200)
+        assert 0 <= res["ci_low"] <= res["recall"] <= res["ci_high"] <= 1, (strata, weights)
+        for row in res["strata"].values():
+            assert 0 <= row["ci_low"] <= row["recall"] <= row["ci_high"] <= 1
+
+
+@pytest.mark.parametrize("method", CI_METHODS)
+def test_order_of_strata_changes_nothing(method):
+    strata = {"x": (13, 5, 2), "a": (40, 31, 0), "m": (7, 7, 0), "b": (90, 12, 30)}
+    weights = {"x": 0.1, "a": 1 / 3, "m": 2.0, "b": 0.7}
+    first = stratified_recall(strata, weights, ci_method=method, n_bootstrap=500)
+    for order in ([3, 1, 0, 2], [2, 0, 3, 1]):
+        names = [list(strata)[i] for i in order]
+        again = stratified_recall({k: strata[k] for k in names}, {k: weights[k] for k in reversed(names)},
+                                  ci_method=method, n_bootstrap=500)
+        assert again == first
+
+
+def test_strata_counts_independent_of_sentence_order():
+    rng = np.random.default_rng(3)
+    subgroups = [f"g{i}" for i in rng.integers(0, 5, 200)]
+    sentence = rng.integers(0, 200, 1000)
+    outcome = rng.integers(0, 4, 1000)
+    counts = ner_stratified.strata_counts(subgroups, sentence, outcome)
+    perm = rng.permutation(200)   # sentence i moves to position where[i]
+    where = np.argsort(perm)
+    shuffled = ner_stratified.strata_counts([subgroups[i] for i in perm], where[sentence], outcome)
+    assert shuffled == counts
+    entities = rng.permutation(1000)
+    assert ner_stratified.strata_counts(subgroups, sentence[entities], outcome[entities]) == counts
+    assert sum(n for n, _, _ in counts.values()) == 1000
+    assert sum(full for _, full, _ in counts.values()) == int((outcome == 0).sum())
+
+
+@pytest.mark.parametrize("subgroups, sentence, outcome, expected", [
+    (["a"], [], [], {"a": (0, 0, 0)}),
+    (["b", "a"], [0, 1, 1], [3, 2, 0], {"a": (2, 1, 1), "b": (1, 0, 0)}),
+    (["a", "a"], np.array([0, 1]), np.array([1, 1], dtype=np.int8), {"a": (2, 0, 0)}),
+])
+def test_strata_counts_table(subgroups, sentence, outcome, expected):
+    assert ner_stratified.strata_counts(subgroups, sentence, outcome) == expected
+
+
+@pytest.mark.parametrize("sentence, outcome, message", [
+    ([0, 2], [0, 0], "entity_sentence[1] is 2; expected an int in [0, 2)"),
+    ([0, -1], [0, 0], "entity_sentence[1] is -1"),
+    ([0, 1], [0, 4], "entity_outcome[1] is 4; expected an int in [0, 4)"),
+    ([0, 1], [0], "entity_sentence has 2 entries but entity_outcome has 1"),
+    ([0.0], [0], "entity_sentence must be a 1-d sequence of ints; got list"),
+])
+def test_strata_counts_errors(sentence, outcome, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_stratified.strata_counts(["a", "b"], sentence, outcome)
+
+
+@pytest.mark.parametrize("subgroups", [["a", 1], ["a", None], ["a", ["b"]]])
+def test_strata_counts_names_a_subgroup_that_is_no_str(subgroups):
+    with pytest.raises(ValueError, match=re.escape(f"subgroups[1] is {subgroups[1]!r}")):
+        ner_stratified.strata_counts(subgroups, [0], [0])
+
+
+def test_strata_counts_feed_stratified_recall():
+    strata = ner_stratified.strata_counts(["a", "b", "a"], [0, 0, 1, 2, 2], [0, 2, 3, 0, 1])
+    res = stratified_recall(strata)
+    assert res["recall"] == (1 + 0.5 + 1) / 5 and res["strata"]["b"]["n"] == 1
+
+
+# ----------------------------------------------------------------------------- levels and methods
+
+@pytest.mark.parametrize("method", ["wilson", "korn_graubard", "weighted_wald", "stratified_wald"])
+@pytest.mark.parametrize("strata, weights", CASES)
+def test_standard_error_does_not_depend_on_the_level(strata, weights, method):
+    errors = {stratified_recall(strata, weights, ci_method=method, confidence_level=level)["standard_error"]
+              for level in (0.5, 0.8, 0.9, 0.95, 0.99)}
+    assert len(errors) == 1
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.99])
+def test_weighted_wald_uses_the_exact_quantile_away_from_95(level):
+    low, high, se = hand_weighted_wald()
+    z = stats.norm.ppf(0.5 + level / 2)
+    res = stratified_recall(STRATA, WEIGHTS, ci_method="weighted_wald", confidence_level=level)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((RECALL - z * se, min(RECALL + z * se, 1)), abs=1e-14)
+
+
+def test_weighted_wald_at_95_uses_1_96():
+    low, high, _ = hand_weighted_wald()
+    res = stratified_recall(STRATA, WEIGHTS, ci_method="weighted_wald")
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((low, high), abs=1e-15)
+
+
+def test_stratified_wald_with_estimated_sizes_by_hand():
+    weights = {"a": {"occurences": 1000, "labelled": 100, "positive": 10},
+               "b": {"occurences": 600, "labelled": 100, "positive": 5}}
+    wa, wb, ga, gb = 100 / 130, 30 / 130, 0.9, 1 - 100 / 600
+    recall = wa * 0.8 + wb * 0.6
+    variance = (wa**2 / 10 * ga * (0.16 * 10 / 9 + 0.9 * (0.8 - recall) ** 2)
+                + wb**2 / 5 * gb * (0.14 * 5 / 4 + 0.95 * (0.6 - recall) ** 2))
+    res = stratified_recall(STRATA, weights, ci_method="stratified_wald")
+    assert res["standard_error"] == pytest.approx(math.sqrt(variance), abs=1e-15)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx(
+        (recall - Z * math.sqrt(variance), recall + Z * math.sqrt(variance)), abs=1e-12)
+
+
+@pytest.mark.parametrize("n, found, level", [(200, 197, 0.95), (100, 2, 0.95), (50, 48, 0.9), (30, 1, 0.99)])
+def test_default_takes_jeffreys_near_the_boundary(n, found, level):
+    res = stratified_recall({"only": (n, found, 0)}, confidence_level=level)
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx(default_bounds(found / n, n, level), abs=1e-12)
+    low, high = wilson_bounds(found / n, n, stats.norm.ppf(0.5 + level / 2))
+    assert res["ci_high"] - res["ci_low"] > high - low   # wider than Wilson alone
+
+
+def exact_coverage(n, recall, level):
+    found = np.arange(n + 1)
+    prob = stats.binom.pmf(found, n, recall)
+    _, low, high, _ = ner_stratified.stratified_recall_arrays(
+        np.full((n + 1, 1), n), found[:, None], 0, 1, confidence_level=level)
+    return float(prob[(low <= recall) & (recall <= high)].sum())
+
+
+@pytest.mark.parametrize("n, recall, level, floor", [
+    (200, 0.995, 0.95, 0.925), (200, 0.005, 0.95, 0.925), (100, 0.99, 0.95, 0.925), (200, 0.995, 0.9, 0.875)])
+def test_default_covers_near_the_boundary_exactly(n, recall, level, floor):
+    assert exact_coverage(n, recall, level) >= floor
+
+
+# ----------------------------------------------------------------------------- bootstrap
+
+def test_bootstrap_warns_about_strata_at_recall_0_or_1():
+    with pytest.warns(UserWarning, match=re.escape("bootstrap: 2 stratum(s) (first 'a') have recall 0 or 1")):
+        stratified_recall({"a": (10, 10, 0), "b": (10, 4, 0), "c": (5, 0, 0)}, ci_method="bootstrap",
+                          n_bootstrap=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stratified_recall({"b": (10, 4, 0)}, ci_method="bootstrap", n_bootstrap=100)
+        stratified_recall({"a": (10, 10, 0)}, ci_method="wilson")
+
+
+@pytest.mark.parametrize("cells", [4, 40, 400])
+def test_order_statistics_exact_in_chunks(monkeypatch, cells):
+    """The chunked selection equals numpy's quantiles, ties and all, whatever the budget."""
+    monkeypatch.setattr(ner_stratified, "SELECT_CELLS", cells)
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.random((3, 700)), np.round(rng.random((2, 700)), 1), np.zeros((1, 700))])
+    values[0, :5] = 1.0
+    chunks = [values[:, i:i + 64] for i in range(0, 700, 64)]
+    probs = (0.025, 0.975, 0.5)
+    quantiles, sd = ner_stratified._select(chunks.__getitem__, len(chunks), 6, 700, probs)
+    assert quantiles == pytest.approx(np.quantile(values, probs, axis=1).T, abs=1e-15)
+    assert sd == pytest.approx(values.std(axis=1, ddof=1), rel=1e-12)
+
+
+def test_bootstrap_in_many_chunks(monkeypatch):
+    """A small chunk budget (memory independent of n_bootstrap) gives the same kind of interval."""
+    strata, weights = {"a": (400, 360, 0), "b": (300, 60, 10)}, {"a": 2, "b": 3}
+    whole = stratified_recall(strata, weights, ci_method="bootstrap", n_bootstrap=4000)
+    monkeypatch.setattr(ner_stratified, "BOOTSTRAP_CELLS", 50)
+    monkeypatch.setattr(ner_stratified, "SELECT_CELLS", 64)
+    chunked = stratified_recall(strata, weights, ci_method="bootstrap", n_bootstrap=4000)
+    assert chunked != whole   # other random numbers
+    for key in ("ci_low", "ci_high", "standard_error"):
+        assert chunked[key] == pytest.approx(whole[key], rel=0.05)
+    for name in strata:
+        assert chunked["strata"][name]["ci_low"] == pytest.approx(whole["strata"][name]["ci_low"], rel=0.05)
+
+
+# ----------------------------------------------------------------------------- docs page
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def docs_block(name):
+    text = (ROOT / "docs" / "stratified-recall.md").read_text()
+    start = text.index(f"<!-- {name} -->\n") + len(f"<!-- {name} -->\n")
+    return text[start:text.index(f"<!-- /{name} -->")]
+
+
+def bench_tables():
+    """The tables of bench/ci_coverage.md, each as its list of lines."""
+    tables, current = [], []
+    for line in (ROOT / "bench" / "ci_coverage.md").read_text().splitlines() + [""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables, current = tables + [current], []
+    return tables
+
+
+@pytest.mark.parametrize("name, table", [("ci-coverage", 0), ("ci-coverage-90", 1)])
+def test_docs_coverage_tables_are_the_bench_output(name, table):
+    rows = [line for line in docs_block(name).splitlines() if line.startswith("|")]
+    assert rows == bench_tables()[table] and len(rows) > 30
+
+
+def test_docs_misses_are_the_rows_off_goal():
+    off_goal = [(level, line.split(" | ")[0][2:]) for level, table in zip((95, 90), bench_tables()[:2])
+                for line in table[2:] if not line.endswith("| met |")]
+    listed = [line for line in docs_block("ci-misses").splitlines() if line.startswith("- ")]
+    assert len(listed) == max(len(off_goal), 1)
+    for (level, name), entry in zip(off_goal, listed):
+        assert entry.startswith(f"- {level}%, {name} (")
+
+
+def test_docs_example_of_a_stratum_at_recall_1():
+    res = stratified_recall({"a": (30, 30, 0)})
+    assert (round(res["ci_low"], 2), res["ci_high"]) == (0.89, 1.0)   # "30 of 30 found: about [0.89, 1]"
+
+
+def test_bootstrap_stratum_interval_with_half_credits_is_its_resampling_percentile():
+    """The exact per-stratum percentiles equal those of many simulated resamples."""
+    n, full, half = 40, 22, 9
+    res = stratified_recall({"a": (n, full, half), "b": (30, 12, 0)}, ci_method="bootstrap", n_bootstrap=10)
+    rng = np.random.default_rng(0)
+    credits = rng.multinomial(n - 1, [full / n, half / n, 1 - (full + half) / n], size=400_000)
+    resampled = (credits[:, 0] + 0.5 * credits[:, 1]) / (n - 1)
+    low, high = np.quantile(resampled, [0.025, 0.975])
+    assert (res["strata"]["a"]["ci_low"], res["strata"]["a"]["ci_high"]) == pytest.approx((low, high), abs=1e-9)
+    b_low, b_high = stats.binom.ppf([0.025, 0.975], 29, 0.4) / 29
+    assert (res["strata"]["b"]["ci_low"], res["strata"]["b"]["ci_high"]) == pytest.approx((b_low, b_high), abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def subgroups_metric():
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    return evaluate.load(METRIC_PATH, "subgroups")
+
+
+@pytest.mark.parametrize("weights, message", [
+    ({"a": None, "b": 1}, "subgroup_weights['a'] must be a positive finite number; got None"),
+    ({"a": 10**400, "b": -1}, "subgroup_weights['b'] must be a positive finite number; got -1"),
+])
+def test_compute_checks_weights_before_tags_and_stays_usable(subgroups_metric, weights, message):
+    with pytest.raises(ValueError, match=re.escape(message)):   # the tags are invalid too
+        subgroups_metric.compute(predictions=[["X-PER"], ["O"]], references=[["B-PER"], ["O"]],
+                                 subgroups=["a", "b"], subgroup_weights=weights)
+    res = subgroups_metric.compute(predictions=[["B-PER"], ["O"]], references=[["B-PER"], ["B-LOC"]],
+                                   subgroups=["a", "b"], subgroup_weights={"a": 1e308, "b": 1e308})
+    assert res["stratified_recall"]["recall"] == 0.5
+    assert res["stratified_recall"]["strata"] == stratified_recall({"a": (1, 1, 0), "b": (1, 0, 0)})["strata"]
