@@ -16,7 +16,7 @@ from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_duplicates, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
-from .ner_spans import as_entity_lists, check_entities, check_texts, encode_spans, in_input_order, place_strings, placement_report
+from .ner_spans import check_entity_types, check_texts, encode_spans, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
 
@@ -419,10 +419,8 @@ class NerRecallMetric(evaluate.Metric):
         """Check a column's tags, or entities in the span configs, before evaluate casts them;
         returns the column, with entities given as dicts of lists made lists of dicts."""
         if self.config_name in SPAN_CONFIGS:
-            column = as_entity_lists(column, name)
-            check_entities(column, name, RESERVED_KEYS, single=single)
-        else:
-            check_tag_types(column, name, single=single)
+            return check_entity_types(column, name, single=single)
+        check_tag_types(column, name, single=single)
         return column
 
     def find_entities(self, texts, entities):

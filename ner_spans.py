@@ -183,15 +183,16 @@ def _int64(values):
 def _problem(labels, starts, ends, reserved, text_lengths, example):
     """The first invalid entity of a side as (flat index, problem), or None."""
     first = _type_problem(labels, starts, ends)
-    n = len(labels) if first is None else first[0]  # the entities before it have the right types
-    start, end = _int64(starts[:n]), _int64(ends[:n])
+    if first is not None:  # the entities before it have the right types
+        labels, starts, ends, example = labels[:first[0]], starts[:first[0]], ends[:first[0]], example[:first[0]]
+    start, end, label_set = _int64(starts), _int64(ends), set(labels)
     named = {"": "the label must be a non-empty str"}
-    named.update({r: f"the label {r!r} collides with a result key" for r in set(labels[:n]) & set(reserved)})
+    named.update({r: f"the label {r!r} collides with a result key" for r in label_set & set(reserved)})
     rules = [((start < 0) | (end < 0), "offsets must be >= 0 and < 2**63"), (start >= end, "start must be < end")]
     if text_lengths is not None:
-        rules.append((end > text_lengths[example[:n]], "end is past the end of the text"))
-    if set(labels[:n]) & set(named):
-        rules.append((np.array([lab in named for lab in labels[:n]], dtype=bool), None))
+        rules.append((end > text_lengths[example], "end is past the end of the text"))
+    if label_set & set(named):
+        rules.append((np.array([lab in named for lab in labels], dtype=bool), None))
     found = [(int(np.argmax(mask)), msg) for mask, msg in rules if mask.any()]
     if first is not None:
         found.append(first)
@@ -199,6 +200,25 @@ def _problem(labels, starts, ends, reserved, text_lengths, example):
         return None
     k, msg = min(found, key=lambda f: f[0])
     return k, msg if msg is not None else named[labels[k]]
+
+
+def check_entity_types(examples, name, single=False):
+    """Check only what a cast to the ``{"label": str, "start": int64, "end": int64}`` feature would
+    change or lose: the shape of each entity and the types of its values (their values are
+    checked when the corpus is scored). Returns the examples, dicts of lists made lists.
+    """
+    examples = as_entity_lists(examples, name)
+    labels, starts, ends, counts = _flatten(examples, name)
+    problem = _type_problem(labels, starts, ends)
+    if problem is not None:
+        _raise_at(examples, name, counts, single, *problem)
+    return examples
+
+
+def _raise_at(examples, name, counts, single, k, msg):
+    i, j = _locate(counts, k)
+    where = f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
+    raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
 
 
 def check_entities(examples, name, reserved=(), texts=None, single=False):
@@ -223,10 +243,7 @@ def check_entities(examples, name, reserved=(), texts=None, single=False):
         text_lengths = np.array([len(t) for t in texts], dtype=np.int64)
     problem = _problem(labels, starts, ends, reserved, text_lengths, example)
     if problem is not None:
-        k, msg = problem
-        i, j = _locate(counts, k)
-        where = f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
-        raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
+        _raise_at(examples, name, counts, single, *problem)
     return labels, _int64(starts), _int64(ends), example, counts
 
 
