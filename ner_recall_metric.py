@@ -16,7 +16,7 @@ from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import SCHEMES, check_scheme, check_tag_types, decode, encode, tags_to_spans
 from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_duplicates, check_zero_division, count, divide, f1, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
-from .ner_spans import check_entity_types, check_texts, encode_spans, in_input_order, place_strings, placement_report
+from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
 
@@ -285,7 +285,8 @@ def score_spans(predictions, references, options, subgroups=None):
         raise ValueError("no examples: predictions and references are empty")
     for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
                                ("references", corpus.gold, corpus.gold_order)):
-        check_duplicates(in_input_order(spans, order), name, corpus.types)
+        if has_duplicates(spans):  # named by their index in the input
+            check_duplicates(in_input_order(spans, order), name, corpus.types)
     results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
     results.pop("overall_accuracy", None)
     return results
