@@ -21,9 +21,9 @@ from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, co
 from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind, check_label_names, input_codes
 from .ner_matching import MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
-from .ner_spans import as_entity_lists, check_entities, check_texts, encode_spans, in_input_order, place_strings, placement_report
+from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_stratified_options, strata_counts, stratified_recall
-from .ner_trainer import make_compute_metrics
+from .ner_trainer import check_label_names, make_compute_metrics
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -310,7 +310,8 @@ def score_spans(predictions, references, options, subgroups=None):
         raise ValueError("no examples: predictions and references are empty")
     for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
                                ("references", corpus.gold, corpus.gold_order)):
-        check_duplicates(in_input_order(spans, order), name, corpus.types)
+        if has_duplicates(spans):  # named by their index in the input
+            check_duplicates(in_input_order(spans, order), name, corpus.types)
     results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
     results.pop("overall_accuracy", None)
     return results
@@ -489,9 +490,7 @@ class NerRecallMetric(evaluate.Metric):
     def _compute_directly(self, inputs, options, label_names):
         """``_compute`` on validated inputs: evaluate's cache is neither written nor read."""
         if self.config_name in SPAN_CONFIGS:
-            sides = {name: as_entity_lists(inputs[name], name) for name in ("predictions", "references")}
-            for name, column in sides.items():
-                check_entities(column, name, RESERVED_KEYS)
+            sides = {name: check_entity_types(inputs[name], name) for name in ("predictions", "references")}
             subgroups = inputs.get("subgroups")
             if subgroups is not None and not isinstance(subgroups, (str, bytes)) and len(subgroups) != len(sides["references"]):
                 raise ValueError(f"subgroups has {len(subgroups)} names but there are {len(sides['references'])} examples")
@@ -642,11 +641,9 @@ class NerRecallMetric(evaluate.Metric):
     def _add_entities(self, predictions, references, extra, single=False):
         """The span configs' ``add_batch`` / ``add``: entities checked (dicts of lists made lists of
         dicts), then stored by evaluate, a list of entity dicts per example."""
-        sides = {}
-        for name, column in (("predictions", predictions), ("references", references)):
-            where = name[:-1] if single else name
-            sides[name] = as_entity_lists(column, where)
-            check_entities(sides[name], where, RESERVED_KEYS, single=single)
+        # what the Arrow cast would change is checked now (shape, value types); offsets at compute
+        sides = {name: check_entity_types(column, name[:-1] if single else name, single=single)
+                 for name, column in (("predictions", predictions), ("references", references))}
         if self.config_name in SUBGROUP_CONFIGS:
             _check_subgroups(extra.get("subgroups"), "subgroups", single=single)
         return super().add_batch(**sides, **extra)

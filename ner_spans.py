@@ -180,25 +180,40 @@ def _int64(values):
         return np.array([v if -2**63 <= v < 2**63 else -1 for v in values], dtype=np.int64)
 
 
-def _problem(labels, starts, ends, reserved, text_lengths, example):
-    """The first invalid entity of a side as (flat index, problem), or None."""
-    first = _type_problem(labels, starts, ends)
-    n = len(labels) if first is None else first[0]  # the entities before it have the right types
-    start, end = _int64(starts[:n]), _int64(ends[:n])
+def _value_problem(labels, start, end, reserved, text_lengths, example):
+    """The first entity with a bad value, as (index, problem), or None; the types are right."""
+    label_set = set(labels)
     named = {"": "the label must be a non-empty str"}
-    named.update({r: f"the label {r!r} collides with a result key" for r in set(labels[:n]) & set(reserved)})
+    named.update({r: f"the label {r!r} collides with a result key" for r in label_set & set(reserved)})
     rules = [((start < 0) | (end < 0), "offsets must be >= 0 and < 2**63"), (start >= end, "start must be < end")]
     if text_lengths is not None:
-        rules.append((end > text_lengths[example[:n]], "end is past the end of the text"))
-    if set(labels[:n]) & set(named):
-        rules.append((np.array([lab in named for lab in labels[:n]], dtype=bool), None))
+        rules.append((end > text_lengths[example], "end is past the end of the text"))
+    if label_set & set(named):
+        rules.append((np.array([lab in named for lab in labels], dtype=bool), None))
     found = [(int(np.argmax(mask)), msg) for mask, msg in rules if mask.any()]
-    if first is not None:
-        found.append(first)
     if not found:
         return None
     k, msg = min(found, key=lambda f: f[0])
     return k, msg if msg is not None else named[labels[k]]
+
+
+def check_entity_types(examples, name, single=False):
+    """Check only what a cast to the ``{"label": str, "start": int64, "end": int64}`` feature would
+    change or lose: the shape of each entity and the types of its values (their values are
+    checked when the corpus is scored). Returns the examples, dicts of lists made lists.
+    """
+    examples = as_entity_lists(examples, name)
+    labels, starts, ends, counts = _flatten(examples, name)
+    problem = _type_problem(labels, starts, ends)
+    if problem is not None:
+        _raise_at(examples, name, counts, single, *problem)
+    return examples
+
+
+def _raise_at(examples, name, counts, single, k, msg):
+    i, j = _locate(counts, k)
+    where = f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
+    raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
 
 
 def check_entities(examples, name, reserved=(), texts=None, single=False):
@@ -218,16 +233,15 @@ def check_entities(examples, name, reserved=(), texts=None, single=False):
     examples = as_entity_lists(examples, name)
     labels, starts, ends, counts = _flatten(examples, name)
     example = np.repeat(np.arange(len(counts)), counts)
-    text_lengths = None
-    if texts is not None:
-        text_lengths = np.array([len(t) for t in texts], dtype=np.int64)
-    problem = _problem(labels, starts, ends, reserved, text_lengths, example)
+    text_lengths = None if texts is None else np.array([len(t) for t in texts], dtype=np.int64)
+    first = _type_problem(labels, starts, ends)
+    n = len(labels) if first is None else first[0]  # the entities before it have the right types
+    start, end = _int64(starts[:n] if first else starts), _int64(ends[:n] if first else ends)
+    problem = _value_problem(labels[:n] if first else labels, start, end, reserved, text_lengths, example[:n])
+    problem = problem or first
     if problem is not None:
-        k, msg = problem
-        i, j = _locate(counts, k)
-        where = f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
-        raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
-    return labels, _int64(starts), _int64(ends), example, counts
+        _raise_at(examples, name, counts, single, *problem)
+    return labels, start, end, example, counts
 
 
 def check_texts(texts, n_examples=None):
@@ -251,7 +265,11 @@ def _arrays(labels, start, end, example, base, type_index):
     """One side's SpanArrays sorted by (start, end, type), and the input index of each span."""
     codes = np.fromiter(map(type_index.__getitem__, labels), dtype=np.int64, count=len(labels))
     flat_start, flat_end = base[example] + start, base[example] + end
-    order = np.lexsort((codes, flat_end, flat_start))
+    span = int(end.max() - start.min()) + 1 if len(end) else 1
+    if len(end) and int(flat_start.max() + 1) * span * (len(type_index) + 1) < 2**62:  # one int64 key
+        order = np.argsort((flat_start * span + (end - start)) * (len(type_index) + 1) + codes, kind="stable")
+    else:
+        order = np.lexsort((codes, flat_end, flat_start))
     return SpanArrays(flat_start[order], flat_end[order], codes[order], example[order], start[order]), order
 
 
@@ -277,6 +295,16 @@ def encode_spans(predictions, references, reserved=(), texts=None):
     (gold_spans, gold_order), (pred_spans, pred_order) = (_arrays(*side[:4], base, type_index) for side in (gold, pred))
     return SpanCorpus(gold_spans, pred_spans, types, no_tokens, no_tokens, np.zeros(n, dtype=np.int64),
                       np.zeros(1, dtype=np.int8), np.full(1, -1, dtype=np.int32), gold_order, pred_order)
+
+
+def has_duplicates(spans):
+    """Whether two spans of a sorted side have the same type and offsets (they are neighbours).
+
+    >>> has_duplicates(encode_spans([[{"label": "A", "start": 0, "end": 1}] * 2], [[]]).pred)
+    True
+    """
+    same = (spans.start[1:] == spans.start[:-1]) & (spans.end[1:] == spans.end[:-1])
+    return bool(np.any(same & (spans.type[1:] == spans.type[:-1])))
 
 
 def in_input_order(spans, order):

@@ -366,8 +366,14 @@ def test_bad_entities_named_by_add_batch_and_add(spans_metric):
     metric = evaluate.load(METRIC_PATH, "spans")
     with pytest.raises(ValueError, match=r"references\[1\]\[0\] .*unknown key 'type'"):
         metric.add_batch(predictions=[[], []], references=[[], [{"type": "A", "start": 0, "end": 1}]])
-    with pytest.raises(ValueError, match=r"prediction\[1\] .*start must be < end"):
-        metric.add(prediction=[ent("A", 0, 1), ent("A", 3, 1)], reference=[])
+    with pytest.raises(ValueError, match=r"prediction\[1\] .*end must be an int"):
+        metric.add(prediction=[ent("A", 0, 1), ent("A", 3, 1.5)], reference=[])
+    with pytest.raises(ValueError, match=r"references\[1\]\[0\] .*label must be a non-empty str"):
+        metric.add_batch(predictions=[[], []], references=[[], [ent(None, 0, 1)]])
+    metric.add(prediction=[], reference=[])
+    metric.add(prediction=[ent("A", 0, 1), ent("A", 3, 1)], reference=[])  # values are checked by compute
+    with pytest.raises(ValueError, match=r"predictions\[1\]\[1\] .*start must be < end"):
+        metric.compute()
     with pytest.raises(ValueError, match=r"references\[0\]\[0\] .*'muc' collides with a result key"):
         metric.compute(predictions=[[]], references=[[ent("muc", 0, 1)]])
 
