@@ -23,7 +23,7 @@ from .ner_matching import MODES, OUTCOME_TABLE, check_beta, check_duplicates, ch
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
 from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_stratified_options, strata_counts, stratified_recall
-from .ner_trainer import check_label_names, make_compute_metrics
+from .ner_trainer import make_compute_metrics
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
