@@ -20,7 +20,7 @@ from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode, decoding_reports, encode, tags_to_spans
 from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind, check_label_names, input_codes
 from .ner_matching import MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
-from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
+from .ner_scorings import DEFAULT_SCORES, capped_credits, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
 from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_stratified_options, strata_counts, stratified_recall
 from .ner_trainer import make_compute_metrics
@@ -333,8 +333,9 @@ def _more_scores(view, matching, options, zero_division, beta):
     if "harem" in options.scores:
         alignment = harem_alignment(gold, pred, matching)
         harem = harem_counts(gold, pred, alignment)
-        precision = divide(harem["credit"], harem["actual"], zero_division)
-        recall = divide(harem["credit"], harem["possible"], zero_division)
+        found, right = capped_credits(gold, pred, alignment)  # both harem["credit"] unless entities nest
+        precision = divide(right, harem["actual"], zero_division)
+        recall = divide(found, harem["possible"], zero_division)
         results["harem"] = dict(harem, precision=precision, recall=recall)
         results["harem"][fbeta_key(beta)] = fbeta(precision, recall, beta)
     if options.errors:

@@ -253,8 +253,16 @@ def harem_alignment(gold, pred, matching):
     """Every (gold, predicted) pair sharing a token (the overlapping pairs of ``matching``),
     with its HAREM credit and outcome."""
     g, p = matching.overlap_gold, matching.overlap_pred
+    exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p])
+    # an entity with an identical counterpart is aligned with it alone (only nested entities
+    # have other overlaps then); HAREM ignores types
+    found_g = np.zeros(len(gold.start), dtype=bool)
+    found_g[g[exact]] = True
+    found_p = np.zeros(len(pred.start), dtype=bool)
+    found_p[p[exact]] = True
+    keep = exact | ~(found_g[g] | found_p[p])
+    g, p, exact = g[keep], p[keep], exact[keep]
     gs, ge, ps, pe = gold.start[g], gold.end[g], pred.start[p], pred.end[p]
-    exact = (gs == ps) & (ge == pe)
     common = np.minimum(ge, pe) - np.maximum(gs, ps)
     distinct = np.maximum(ge, pe) - np.minimum(gs, ps)  # overlapping spans: their union is one run
     credit = np.where(exact, 1.0, 0.5 * common / np.maximum(distinct, 1))
@@ -273,6 +281,35 @@ def harem_counts(gold, pred, alignment):
                  spurious=int(len(pred) - len(_used(alignment.pred, len(pred)))),
                  possible=len(gold), actual=len(pred), credit=float(exact_credit(gold, pred, alignment)))
     return table
+
+
+def capped_credits(gold, pred, alignment):
+    """(recall credit, precision credit): the alignment's credit with each gold, and each predicted,
+    entity's share capped at 1, as floats summed exactly.
+
+    On flat input no entity earns more than 1 (an exact pair overlaps nothing else, and the
+    partial pairs of an entity earn at most 0.5 together), so both equal ``credit``; nested
+    entities partially aligned with several on the other side could earn more.
+    """
+    total = exact_credit(gold, pred, alignment)
+    return tuple(float(total - _excess(idx, n, gold, pred, alignment))
+                 for idx, n in ((alignment.gold, len(gold.start)), (alignment.pred, len(pred.start))))
+
+
+def _excess(idx, n, gold, pred, alignment):
+    """What the entities numbered by ``idx`` earn beyond 1 each, exactly (a ``Fraction``)."""
+    rough = np.bincount(idx, weights=alignment.credit, minlength=n)
+    excess = Fraction(0)
+    for entity in np.flatnonzero(rough > 1 - 1e-9).tolist():
+        pairs = np.flatnonzero(idx == entity)
+        g, p = alignment.gold[pairs], alignment.pred[pairs]
+        common = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
+        distinct = np.maximum(gold.end[g], pred.end[p]) - np.minimum(gold.start[g], pred.start[p])
+        earned = sum((Fraction(1) if o == 0 else Fraction(int(c), 2 * int(d))
+                      for o, c, d in zip(alignment.outcome[pairs].tolist(), common.tolist(), distinct.tolist())),
+                     Fraction(0))
+        excess += max(earned - 1, Fraction(0))
+    return excess
 
 
 def exact_credit(gold, pred, alignment):

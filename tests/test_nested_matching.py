@@ -187,8 +187,9 @@ def test_overlap_and_harem_on_nested_spans():
     assert (found.tolist(), right.tolist(), number.tolist(), predicted.tolist()) == (
         [1, 1, 0], [2, 1, 0], [1, 1, 0], [2, 1, 0])  # LOC(3,4) in LOC(2,4): Dice 2/3
     harem = S.harem_counts(gold, pred, S.harem_alignment(gold, pred, matching))
-    # pairs: ORG(0,5)-ORG(0,4) 4/10, -LOC(2,4) 2/10, -LOC(3,4) 1/10; LOC(2,4)-ORG(0,4) 2/8, exact 1, -LOC(3,4) 1/4
-    assert harem["credit"] == 2.2 and harem["correct"] == 1
+    # LOC(2,4) has an identical prediction, so it is aligned with it alone (1); the others:
+    # ORG(0,5)-ORG(0,4) 0.5 * 4/5, ORG(0,5)-LOC(3,4) 0.5 * 1/5
+    assert harem["credit"] == 1.5 and harem["correct"] == 1
     assert (harem["missed"], harem["spurious"]) == (0, 0)
 
 
