@@ -29,9 +29,10 @@ if str(HERE) not in sys.path:  # ner_files beside this file, whatever the workin
     sys.path.insert(0, str(HERE))
 
 import ner_files  # noqa: E402
+from ner_decoding import SCHEMES  # noqa: E402
+from ner_matching import MODES  # noqa: E402
 
 METRIC_PATH = HERE / "ner_recall_metric.py"
-MODES = ("strict", "exact", "partial", "type")
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
 CONFUSION_KEYS = ("same_span", "overlap", "missed", "spurious")
 SPAN_SAMPLE = [[{"label": "A", "start": 0, "end": 1}]]
@@ -227,7 +228,7 @@ def parse_args(argv):
     parser.add_argument("gold", help="gold file (CoNLL or JSONL); alone: one file with gold and predicted columns")
     parser.add_argument("predictions", nargs="?", help="predictions file, same format and sentences")
     parser.add_argument("predictions_b", nargs="?", help="a second system's predictions: compared with the first")
-    parser.add_argument("--scheme", choices=("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU"))
+    parser.add_argument("--scheme", choices=SCHEMES)
     parser.add_argument("--mode", choices=("strict",), help="strict decoding (needs --scheme)")
     parser.add_argument("--suffix", action="store_true", help="tags carry the prefix last (PER-B)")
     parser.add_argument("--no-token-check", action="store_true", help="do not require identical tokens")
