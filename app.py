@@ -15,6 +15,7 @@ import csv  # noqa: E402
 import functools  # noqa: E402
 import html  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import NamedTuple  # noqa: E402
@@ -302,6 +303,93 @@ def compare_view(tokens_text, gold_text, pred_text, decoding, suffix):
     return ("", gr.Column(visible=True), entities_html(case, options, results), mode_cards_html(results),
             per_type_rows(results), gr.Dataframe(seqeval_rows(results), label=accuracy),
             python_snippet(case, options))
+
+
+# ---------------------------------------------------------------------------- Annotate mode
+
+INPUT_MODES = ("Type tags", "Annotate (select text)")
+
+
+def _chunk(item):
+    """(text, label or None) of a HighlightedText chunk, given as a pair or as a dict."""
+    if isinstance(item, dict):
+        return item.get("token", ""), item.get("class_or_confidence")
+    return item[0], item[1]
+
+
+def marks_to_tags(chunks):
+    """(tokens, IOB2 tags) of a marked text: the text split at whitespace, each labelled chunk an
+    entity over the tokens it touches (a token already in an entity stays in the first one).
+
+    >>> marks_to_tags([("Anna ", None), ("Tamm", "PER"), (" sang in New York", None)])
+    (['Anna', 'Tamm', 'sang', 'in', 'New', 'York'], ['O', 'B-PER', 'O', 'O', 'O', 'O'])
+    """
+    chunks = [_chunk(c) for c in chunks or []]
+    text = "".join(t for t, _ in chunks)
+    words = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", text)]
+    tags, offset = ["O"] * len(words), 0
+    for part, label in chunks:
+        start, end, offset = offset, offset + len(part), offset + len(part)
+        label = str(label).strip() if label not in (None, "") else ""
+        inside = [i for i, (a, b, _) in enumerate(words) if a < end and b > start and tags[i] == "O"]
+        if label and part.strip() and inside:
+            tags[inside[0]] = f"B-{label}"
+            for i in inside[1:]:
+                tags[i] = f"I-{label}"
+    return [w for _, _, w in words], tags
+
+
+def tags_to_marks(tokens, tags, decoding, suffix):
+    """The HighlightedText value of a tagged sentence: tokens joined by spaces, entities labelled."""
+    scheme, _ = DECODINGS[decoding]
+    spans = metric().decode(tags, scheme=scheme, suffix=bool(suffix)) if tags else []
+    chunks, i = [], 0
+    for span in spans:
+        if span.start > i:
+            chunks.append((" ".join(tokens[i:span.start]) + " ", None))
+        chunks.append((" ".join(tokens[span.start:span.end]), span.label))
+        chunks.append((" ", None))
+        i = span.end
+    chunks.append((" ".join(tokens[i:]), None))
+    return [(t, label) for t, label in chunks if t]
+
+
+def annotate_start(tokens_text, gold_text, pred_text, decoding, suffix):
+    """The Annotate boxes from the tag boxes: the sentence, and both sides' entities as marks."""
+    case = Case(split_items(tokens_text), split_items(gold_text), split_items(pred_text))
+    tokens = case.tokens or [f"w{i}" for i in range(len(case.gold))]
+    try:
+        return (" ".join(tokens), tags_to_marks(tokens, case.gold, decoding, suffix),
+                tags_to_marks(tokens, case.pred, decoding, suffix))
+    except ValueError:  # tags the metric refuses: start from the bare sentence
+        return " ".join(tokens), [(" ".join(tokens), None)], [(" ".join(tokens), None)]
+
+
+def annotate_text(text):
+    """Both sides unmarked: a new sentence to annotate."""
+    return [(text, None)], [(text, None)]
+
+
+def annotate_marks(gold_marks, pred_marks):
+    """The tag boxes (tokens, gold, predicted) from both sides' marks, in IOB2."""
+    tokens, gold = marks_to_tags(gold_marks)
+    pred_tokens, pred = marks_to_tags(pred_marks)
+    if pred_tokens != tokens:  # the text differs: score the predictions as unmarked
+        pred = ["O"] * len(tokens)
+    return " ".join(tokens), " ".join(gold), " ".join(pred), "IOB2 strict"
+
+
+def annotate_panel():
+    """The Annotate mode's components (hidden until chosen): sentence, gold marks, predicted marks."""
+    with gr.Column(visible=False) as panel:
+        gr.Markdown("Select a word or a phrase, type its entity type and press Enter; click a mark to "
+                    "change or remove it. The tag boxes below follow (IOB2) and the modes update.")
+        text = gr.Textbox(label="Sentence", elem_id="annotate-text", lines=1)
+        gold = gr.HighlightedText(label="Gold entities", interactive=True, elem_id="annotate-gold",
+                                  show_legend=False, combine_adjacent=False)
+        pred = gr.HighlightedText(label="Predicted entities", interactive=True, elem_id="annotate-pred",
+                                  show_legend=False, combine_adjacent=False)
+    return panel, text, gold, pred
 
 
 # ============================================================================ Stratified recall tab
@@ -964,6 +1052,8 @@ def compare_tab():
         decoding = gr.Dropdown(list(DECODINGS), value=next(iter(DECODINGS)), label="Decoding (scheme, mode)",
                                scale=2)
         suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
+    input_mode = gr.Radio(list(INPUT_MODES), value=INPUT_MODES[0], show_label=False, elem_id="input-mode")
+    panel, text, gold_marks, pred_marks = annotate_panel()
     tokens, gold, pred = (gr.Textbox(value=v, label=label, lines=1, max_lines=12, elem_id=elem_id)
                           for v, label, elem_id in zip(
                               example_fields(FIRST_EXAMPLE),
@@ -986,6 +1076,12 @@ def compare_tab():
     button.click(compare_view, inputs, outputs)
     for option in (decoding, suffix):
         option.input(compare_view, inputs, outputs)
+    input_mode.input(lambda choice: gr.Column(visible=choice == INPUT_MODES[1]), input_mode, panel).then(
+        annotate_start, inputs, [text, gold_marks, pred_marks])
+    text.submit(annotate_text, text, [gold_marks, pred_marks])
+    for marks in (gold_marks, pred_marks):
+        marks.change(annotate_marks, [gold_marks, pred_marks], [tokens, gold, pred, decoding]).then(
+            compare_view, inputs, outputs)
     return inputs, outputs
 
 
