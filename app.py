@@ -735,7 +735,7 @@ def score_uploads(gold, pred, pred_b=None, decoding=next(iter(DECODINGS)), suffi
     state = {"inputs": inputs, "options": options, "results": ner_report.score(inputs, **options),
              "names": [Path(p).name for p in (gold, pred or gold, pred_b) if p]}
     if pred_b:
-        inputs_b = ner_files.read_pair(gold, pred_b, suffix=bool(suffix))
+        inputs_b = ner_files.read_second_predictions(inputs, pred_b, suffix=bool(suffix))
         state["results_b"] = ner_report.score(inputs_b, **options)
         state["comparison"] = ner_report.compare(inputs, inputs_b, **options)
     return state
@@ -885,7 +885,7 @@ def results_json(state):
         if state.get(key) is not None:
             payload[key] = state[key]
     path = Path(tempfile.mkdtemp(prefix="ner_results_")) / "ner_results.json"
-    path.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    path.write_text(json.dumps(payload), encoding="utf-8")
     return str(path)
 
 
@@ -902,9 +902,23 @@ def comparison_frame(state):
     return pd.DataFrame([[n, *(round(x, 4) for x in xs)] for n, *xs in rows], columns=["score", "A", "B", "B - A"])
 
 
-def files_view(gold, pred, pred_b, decoding, suffix, resamples):
+def files_stream(gold, pred, pred_b, decoding, suffix, resamples):
+    """The Files tab's outputs as they become ready: everything but the JSON download first, then it."""
+    outputs = files_view(gold, pred, pred_b, decoding, suffix, resamples, download=False)
+    yield outputs
+    state = outputs[-1]
+    if state is not None:
+        yield tuple(results_json(state) if i == FILES_DOWNLOAD else gr.skip() for i in range(len(outputs)))
+
+
+#: the position of the JSON download among files_view's outputs
+FILES_DOWNLOAD = 10
+
+
+def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True):
     """All outputs of the Files tab: error, results visibility, headline, mode cards, per-type plot,
-    heatmap, mode / outcome / type filters, error browser, download, comparison, state."""
+    heatmap, mode / outcome / type filters, error browser, download (None unless ``download``),
+    two-systems visibility, comparison, state."""
     try:
         state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples)
     except Exception as error:  # noqa: BLE001 -- shown in the page
@@ -917,7 +931,7 @@ def files_view(gold, pred, pred_b, decoding, suffix, resamples):
     comparison = comparison_frame(state)
     return ("", gr.Column(visible=True), files_headline_html(results, state["names"], len(state["inputs"].references)),
             mode_cards_html(results), type_f1_svg(results), heatmap_html(results), "strict", NOT_CORRECT,
-            gr.Dropdown(choices=types, value=ALL_TYPES), errors_html(state), results_json(state),
+            gr.Dropdown(choices=types, value=ALL_TYPES), errors_html(state), results_json(state) if download else None,
             gr.Column(visible=comparison is not None), comparison, state)
 
 
@@ -1179,8 +1193,8 @@ def files_tab():
     inputs = [gold, pred, pred_b, decoding, suffix, resamples]
     outputs = [error, results, headline, cards, plot, heatmap, mode, outcome, type_name, browser, download,
                two_systems, comparison, state]
-    button.click(files_view, inputs, outputs)
-    example.click(example_conll_files, None, [gold, pred, pred_b]).then(files_view, inputs, outputs)
+    button.click(files_stream, inputs, outputs)
+    example.click(example_conll_files, None, [gold, pred, pred_b]).then(files_stream, inputs, outputs)
     for control in (mode, outcome, type_name):
         control.input(errors_html, [state, mode, outcome, type_name], browser)
 

@@ -83,10 +83,6 @@ class Inputs(NamedTuple):
         return f"{os.path.basename(self.paths[side])} line {line}"
 
 
-def _fields(line):
-    return line.rstrip("\n").split("\t") if "\t" in line else line.split()
-
-
 def _is_comment(fields, width):
     return fields[0].startswith(COMMENT) and len(fields) != width
 
@@ -103,9 +99,10 @@ def _records(path):
     """[(line number, fields or [] for a blank line)] of a text file; ValueError if unreadable."""
     try:
         with open(path, encoding="utf-8-sig") as f:
-            return [(n, _fields(line)) for n, line in enumerate(f, 1)]
+            lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
+    return list(enumerate([line.split("\t") if "\t" in line else line.split() for line in lines], 1))
 
 
 def read_conll(path, tag_columns=(-1,), suffix=False):
@@ -175,7 +172,11 @@ def check_tags(sentences, lines, name, suffix=False):
     Traceback (most recent call last):
     ValueError: a.conll line 1: 'PER-B' is not a tag: O, or B-, I-, E-, S-, L-, U- and a type (suffix tags like PER-B need suffix=True)
     """
-    seen = {}  # family -> (line, tag) of its first tag
+    unique = {tag for tags in sentences for tag in tags}
+    if all(tag == "O" or _prefix(tag, suffix) for tag in unique) and len(
+            {SCHEME_FAMILIES[_prefix(t, suffix)] == "BILOU" for t in unique if _prefix(t, suffix) in SCHEME_FAMILIES}) < 2:
+        return  # the common case, decided on the distinct tags alone
+    seen = {}  # family -> (line, tag, family) of its first tag
     for tags, numbers in zip(sentences, lines):
         for tag, n in zip(tags, numbers):
             if tag == "O":
@@ -198,6 +199,8 @@ def check_tags(sentences, lines, name, suffix=False):
 def _check_same_sentences(gold, pred, check_tokens=True):
     """Raise unless the two files hold the same sentences (lengths, and tokens if asked)."""
     g, p = os.path.basename(gold.path), os.path.basename(pred.path)
+    if gold.tokens == pred.tokens:  # the common case, compared at C speed
+        return
     for i, (gt, pt, gl, pl) in enumerate(zip(gold.tokens, pred.tokens, gold.lines, pred.lines)):
         if len(gt) != len(pt):
             raise ValueError(f"sentence {i + 1} has {len(gt)} tokens in {g} (line {gl[0]}) but {len(pt)} in "
@@ -220,6 +223,16 @@ def read_conll_pair(gold_path, pred_path, check_tokens=True, suffix=False):
     return Inputs(gold.columns[0], pred.columns[0], gold.tokens,
                   {"references": gold_path, "predictions": pred_path},
                   {"references": gold.lines, "predictions": pred.lines})
+
+
+def read_other_predictions(inputs, pred_path, check_tokens=True, suffix=False):
+    """``inputs`` with the predictions of another CoNLL file, checked against the same sentences
+    (the gold file is not read again)."""
+    pred = read_conll(pred_path, suffix=suffix)
+    gold = Sentences(inputs.paths["references"], inputs.tokens, (inputs.references,), inputs.lines["references"])
+    _check_same_sentences(gold, pred, check_tokens)
+    return inputs._replace(predictions=pred.columns[0], paths={**inputs.paths, "predictions": pred_path},
+                           lines={**inputs.lines, "predictions": pred.lines})
 
 
 def read_two_columns(path, suffix=False):
@@ -321,6 +334,15 @@ def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
         raise ValueError(f"{g} has {len(gold.lines)} examples but {p} has {len(pred.lines)}")
     return Inputs(gold.entities, pred.entities, gold.tokens, {"references": gold_path, "predictions": pred_path},
                   {"references": gold.lines, "predictions": pred.lines})
+
+
+def read_second_predictions(inputs, pred_path, check_tokens=True, suffix=False):
+    """``inputs`` (from :func:`read_pair`) with a second system's predictions file instead."""
+    if is_jsonl(inputs.paths["references"]):
+        return read_jsonl_pair(inputs.paths["references"], pred_path, check_tokens)
+    if inputs.paths["references"] == inputs.paths["predictions"]:
+        raise ValueError("a second predictions file needs a gold file of its own, not one with two tag columns")
+    return read_other_predictions(inputs, pred_path, check_tokens, suffix)
 
 
 def is_jsonl(path):

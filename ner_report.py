@@ -93,20 +93,29 @@ def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=T
     options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
     if ci_resamples and offers(metric, "ci_resamples"):
         options["ci_resamples"] = ci_resamples
+    confusion = has_confusion(metric.config_name)
+    if confusion:
+        options["scores"] = ["seqeval", "muc", "confusion"]
     try:
-        try:
-            results = metric.compute(**inputs.compute_inputs(), errors=errors,
-                                     scores=["seqeval", "muc", "confusion"], **options)
-        except ValueError as error:
-            if "confusion" not in str(error):
-                raise
-            results = metric.compute(**inputs.compute_inputs(), errors=True, **options)
-            results["confusion"] = confusion_from_errors(results["errors"])
-            if not errors:
-                del results["errors"]
+        results = metric.compute(**inputs.compute_inputs(), errors=errors or not confusion, **options)
     except ValueError as error:
         raise ValueError(ner_files.locate(str(error), inputs)) from None
+    if not confusion:
+        results["confusion"] = confusion_from_errors(results["errors"])
+        if not errors:
+            del results["errors"]
     return results
+
+
+@functools.cache
+def has_confusion(config_name="default"):
+    """Whether the metric has the "confusion" score family (else it is counted from the error listing)."""
+    sample = SPAN_SAMPLE if config_name == "spans" else [["B-A"]]
+    try:
+        return "confusion" in load_metric(config_name).compute(predictions=sample, references=sample,
+                                                               scores=["muc", "confusion"])
+    except ValueError:
+        return False
 
 
 def _add(table, *keys):
@@ -246,7 +255,7 @@ def run(args):
     payload = {"files": {"gold": args.gold, "predictions": names[1]}, "results": results}
     results_b = comparison = None
     if args.predictions_b:
-        inputs_b = ner_files.read_pair(args.gold, args.predictions_b, not args.no_token_check, args.suffix)
+        inputs_b = ner_files.read_second_predictions(inputs, args.predictions_b, not args.no_token_check, args.suffix)
         results_b = score(inputs_b, ci_resamples=args.ci_resamples, **options)
         comparison = compare(inputs, inputs_b, ci_resamples=args.ci_resamples, **options)
         names.append(args.predictions_b)

@@ -386,6 +386,15 @@ def test_bad_files_show_the_readers_message(tmp_path, text, message):
     assert "no gold file" in files_view(None)["error"]
 
 
+def test_the_download_comes_second():
+    first, second = app.files_stream(GOLD, PRED_A, None, LENIENT, False, 0)
+    assert first[app.FILES_DOWNLOAD] is None and FILES_OUTPUTS[app.FILES_DOWNLOAD] == "download"
+    assert first[2:6] == tuple(files_view(GOLD, PRED_A)[k] for k in ("headline", "cards", "plot", "heatmap"))
+    saved = json.loads(open(second[app.FILES_DOWNLOAD], encoding="utf-8").read())
+    assert saved["results"]["muc"]["strict"]["correct"] == 4
+    assert list(app.files_stream(None, None, None, LENIENT, False, 0))[0][0].startswith('<div class="app-error"')
+
+
 def test_example_files_score():
     shown = files_view(*app.example_conll_files())
     assert shown["error"] == "" and shown["two_systems"].visible is True
