@@ -20,7 +20,6 @@ import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import NamedTuple  # noqa: E402
 
-import evaluate  # noqa: E402
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -47,10 +46,11 @@ SCHEME_ORDER = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")  # the order s
 PALETTE = ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b7b2", "#9c755f", "#edc948")
 
 
-@functools.cache
 def metric(config_name="default"):
-    """The metric as Hub users get it; ``"subgroups"`` adds the stratified recall."""
-    return evaluate.load(str(METRIC_PATH), config_name)
+    """The metric as Hub users get it (``evaluate.load``); ``"subgroups"`` adds the stratified recall.
+    One object per config, shared with ``ner_report``: two objects in one process wait on each
+    other's cache-file lock."""
+    return ner_report.load_metric(config_name)
 
 
 def _scheme_rank(scheme):
@@ -1092,10 +1092,11 @@ def compare_tab():
         option.input(compare_view, inputs, outputs)
     input_mode.input(lambda choice: gr.Column(visible=choice == INPUT_MODES[1]), input_mode, panel).then(
         annotate_start, inputs, [text, gold_marks, pred_marks])
-    text.submit(annotate_text, text, [gold_marks, pred_marks])
-    for marks in (gold_marks, pred_marks):
-        marks.change(annotate_marks, [gold_marks, pred_marks], [tokens, gold, pred, decoding]).then(
-            compare_view, inputs, outputs)
+    marks = [gold_marks, pred_marks]
+    text.submit(annotate_text, text, marks).then(annotate_marks, marks, [tokens, gold, pred, decoding]).then(
+        compare_view, inputs, outputs)
+    for side in marks:  # a mark made, changed or removed
+        side.change(annotate_marks, marks, [tokens, gold, pred, decoding]).then(compare_view, inputs, outputs)
     return inputs, outputs
 
 

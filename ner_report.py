@@ -40,6 +40,7 @@ SPAN_SAMPLE = [[{"label": "A", "start": 0, "end": 1}]]
 
 @functools.cache
 def load_metric(config_name="default"):
+    """``evaluate.load`` of the metric beside this file, once per config."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import evaluate
 

@@ -392,8 +392,8 @@ def test_annotate_mode(page, metric):
     select_and_label(page, "annotate-pred", "Tamm", "PER")
     expect(page.locator("#predicted textarea, #predicted input").first).to_have_value("O B-PER O O O O")
     expect(page.locator("#gold textarea, #gold input").first).to_have_value("B-PER I-PER O O B-LOC O")
-    page.wait_for_selector("#entities :text('today')")
-    page.wait_for_timeout(1000)
+    expect(page.locator("#mode-cards [data-mode=strict][data-key=missed]")).to_have_text("1")
+    expect(page.locator("#mode-cards [data-mode=type][data-key=correct]")).to_have_text("1")
     results = metric.compute(predictions=[["O", "B-PER", "O", "O", "O", "O"]],
                              references=[["B-PER", "I-PER", "O", "O", "B-LOC", "O"]], scheme="IOB2", mode="strict")
     assert_cards_show(page, results)
