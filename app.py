@@ -763,7 +763,7 @@ def files_headline_html(results, names, n_sentences):
 def type_f1_svg(results):
     """Per type, one bar of F1 per MUC mode (grouped), with the value at its end."""
     types = sorted(results["muc"]["strict"]["per_type"])
-    bar, gap, left, width = 11, 10, 110, 560
+    bar, gap, left, width = 14, 12, 110, 520
     height = len(types) * (len(MODES) * bar + gap) + 40
     parts = [f'<svg viewBox="0 0 {left + width + 60} {height}" width="100%" role="img" class="type-f1" '
              'font-family="system-ui, sans-serif" font-size="12" fill="currentColor">']
@@ -780,7 +780,7 @@ def type_f1_svg(results):
             parts.append(f'<rect x="{left}" y="{y}" width="{width * f1:.1f}" height="{bar - 2}" fill="{PALETTE[k]}"'
                          f' data-type="{html.escape(name)}" data-mode="{mode}" data-f1="{f1:.4f}"><title>{mode}: '
                          f'{f1:.4f}</title></rect><text x="{left + width * f1 + 4:.1f}" y="{y + bar - 3}" '
-                         f'font-size="10" opacity=".8">{f1:.3f}</text>')
+                         f'font-size="11" opacity=".8">{f1:.3f}</text>')
     legend = "".join(f'<span><i style="background:{PALETTE[k]}"></i>{mode}</span>' for k, mode in enumerate(MODES))
     return "".join(parts) + f'</svg><div class="legend">F1 per type: {legend}</div>'
 
