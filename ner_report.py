@@ -38,13 +38,20 @@ CONFUSION_KEYS = ("same_span", "overlap", "missed", "spurious")
 SPAN_SAMPLE = [[{"label": "A", "start": 0, "end": 1}]]
 
 
-@functools.cache
 def load_metric(config_name="default"):
-    """``evaluate.load`` of the metric beside this file, once per config."""
+    """``evaluate.load`` of the metric beside this file, one object per config: two objects in one
+    process wait on each other's cache-file lock (a second each compute)."""
+    return _load(config_name)
+
+
+@functools.cache
+def _load(config_name):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import evaluate
 
-    return evaluate.load(str(METRIC_PATH), config_name)
+    # an experiment id of this process: evaluate's cache-file locks are then never held by another
+    # process scoring at the same time (each would cost a second of waiting)
+    return evaluate.load(str(METRIC_PATH), config_name, experiment_id=f"ner_report_{os.getpid()}")
 
 
 @functools.cache

@@ -88,3 +88,18 @@ def test_confusion_from_errors_matches_hand_counts():
         "missed": {"LOC": 1},
         "spurious": {"MISC": 1},
     }
+
+
+def test_docs_sample_is_the_output(capsys, monkeypatch):
+    """docs/app.md shows what the command prints on tests/data."""
+    text = open(os.path.join(ROOT, "docs", "app.md"), encoding="utf-8").read()
+    command, output = re.search(r"```\n\$ (python ner_report\.py [^\n]+)\n(.*?)```", text, re.S).groups()
+    monkeypatch.chdir(ROOT)
+    assert ner_report.main(command.split()[2:]) == 0
+    assert capsys.readouterr().out == output
+
+
+def test_one_metric_object_per_config():
+    import app
+
+    assert ner_report.load_metric() is ner_report.load_metric("default") is app.metric()
