@@ -842,8 +842,14 @@ def browse_errors(state, mode="strict", outcome=NOT_CORRECT, type_name=ALL_TYPES
     listing = state["results"]["errors"][mode]
     outcomes = [o for o in OUTCOMES if o != "correct"] if outcome == NOT_CORRECT else [outcome]
     found = [(o, e) for o in outcomes for e in listing.get(o, [])
-             if type_name == ALL_TYPES or type_name in (e["gold"] or [None])[:1] + (e["pred"] or [None])[:1]]
-    return sorted(found, key=lambda item: (item[1]["sentence"], min(s[1] for s in (item[1]["gold"], item[1]["pred"]) if s)))
+             if type_name == ALL_TYPES or type_name in {s[0] for s in (e["gold"], e["pred"]) if s}]
+    return sorted(found, key=_text_order)
+
+
+def _text_order(item):
+    """(sentence, first token) of a listed pair: the error browser's order."""
+    entry = item[1]
+    return entry["sentence"], min(s[1] for s in (entry["gold"], entry["pred"]) if s)
 
 
 def error_card_html(state, outcome, entry, colours):

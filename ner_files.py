@@ -170,12 +170,13 @@ def check_tags(sentences, lines, name, suffix=False):
     ValueError: a.conll line 5: tag 'U-ORG' is BILOU, but line 4 has 'S-LOC' (IOBES): mixed schemes
     >>> check_tags([["PER-B"]], [[1]], "a.conll")
     Traceback (most recent call last):
-    ValueError: a.conll line 1: 'PER-B' is not a tag: O, or B-, I-, E-, S-, L-, U- and a type (suffix tags like PER-B need suffix=True)
+    ValueError: a.conll line 1: 'PER-B' is not a tag: O, or B-, I-, E-, S-, L-, U- and a type (suffix tags
+    like PER-B need suffix=True)
     """
-    unique = {tag for tags in sentences for tag in tags}
-    if all(tag == "O" or _prefix(tag, suffix) for tag in unique) and len(
-            {SCHEME_FAMILIES[_prefix(t, suffix)] == "BILOU" for t in unique if _prefix(t, suffix) in SCHEME_FAMILIES}) < 2:
-        return  # the common case, decided on the distinct tags alone
+    prefixes = {tag: _prefix(tag, suffix) for tag in {t for tags in sentences for t in tags} if tag != "O"}
+    bilou = {SCHEME_FAMILIES[p] == "BILOU" for p in prefixes.values() if p in SCHEME_FAMILIES}
+    if None not in prefixes.values() and len(bilou) < 2:
+        return  # the common case, decided on the distinct tags alone; else find the first bad line
     seen = {}  # family -> (line, tag, family) of its first tag
     for tags, numbers in zip(sentences, lines):
         for tag, n in zip(tags, numbers):

@@ -436,19 +436,7 @@ def test_docs_table_is_the_benchmarks():
     def table(text):
         return [line for line in text.splitlines() if line.startswith("|")]
 
-    shown = docs.split("<!-- table: bench/app_files.md -->", 1)[1]
-    assert table(bench) and table(shown.split("\n\n## ", 1)[0]) == table(bench)
-    assert all(shot.exists() for shot in (app.HERE / "docs" / p for p in re.findall(r"\]\((screenshots/[^)]+)\)", docs)))
+    shown = re.search(r"<!-- app-files -->\n(.*?)\n<!-- /app-files -->", docs, re.S).group(1)
+    assert table(bench) and table(shown) == table(bench)
+    assert all((app.HERE / "docs" / p).exists() for p in re.findall(r"\]\((screenshots/[^)]+)\)", docs))
 
-
-def test_intervals_and_paired_comparison_are_shown_when_given():
-    """The layouts of results["intervals"] and metric.compare's table (docs/uncertainty.md)."""
-    state = dict(files_view(GOLD, PRED_A, PRED_B)["state"])
-    results = dict(state["results"], intervals={"overall_f1": [0.25, 0.75], "overall_recall": [0.3, 0.8]})
-    headline = app.files_headline_html(results, state["names"], 4)
-    assert "[0.2500, 0.7500]" in headline and "[0.3000, 0.8000]" in headline and "bootstrap intervals" in headline
-    state["comparison"] = {"table": [{"score": "overall_f1", "a": 4 / 7, "b": 12 / 13, "difference": 12 / 13 - 4 / 7,
-                                      "low": 0.1, "high": 0.6, "p_value": 0.03}]}
-    frame = app.comparison_frame(state)
-    assert list(frame.columns) == ["score", "A", "B", "B - A", "low", "high", "p"]
-    assert frame.values.tolist() == [["overall_f1", 0.5714, 0.9231, 0.3516, 0.1, 0.6, 0.03]]

@@ -99,7 +99,8 @@ def jsonl(tmp_path, name, examples):
 
 
 def test_jsonl_pair(tmp_path):
-    gold = jsonl(tmp_path, "g.jsonl", [{"tokens": ["Anna", "sang"], "entities": [{"label": "PER", "start": 0, "end": 1}]},
+    per = {"label": "PER", "start": 0, "end": 1}
+    gold = jsonl(tmp_path, "g.jsonl", [{"tokens": ["Anna", "sang"], "entities": [per]},
                                       {"tokens": ["in", "Riga"], "entities": []}])
     pred = jsonl(tmp_path, "p.jsonl", [{"tokens": ["Anna", "sang"], "entities": []},
                                       {"tokens": ["in", "Riga"], "entities": [{"label": "LOC", "start": 1, "end": 2}]}])
