@@ -154,3 +154,21 @@ def test_metric_messages_point_to_the_file_line(tmp_path, metric):
     assert "predictions[1][1]" in str(info.value)
     assert ner_files.locate(str(info.value), inputs) == f"{info.value} (p.conll line 4)"
     assert ner_files.locate("no position here", inputs) == "no position here"
+
+
+def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path):
+    import gc
+
+    path = write(tmp_path, "x.conll", "a O\n")
+    assert gc.isenabled()
+    ner_files.read_conll(path)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        ner_files.read_conll(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError):
+        ner_files.read_conll(write(tmp_path, "y.conll", "a O\nb O O\n"))
+    assert gc.isenabled()
