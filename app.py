@@ -1099,10 +1099,12 @@ def compare_tab():
     input_mode.input(lambda choice: gr.Column(visible=choice == INPUT_MODES[1]), input_mode, panel).then(
         annotate_start, inputs, [text, gold_marks, pred_marks])
     marks = [gold_marks, pred_marks]
+    one_queue = dict(concurrency_id="annotate", concurrency_limit=1)  # marks scored in the order made
     text.submit(annotate_text, text, marks).then(annotate_marks, marks, [tokens, gold, pred, decoding]).then(
-        compare_view, inputs, outputs)
+        compare_view, inputs, outputs, **one_queue)
     for side in marks:  # a mark made, changed or removed
-        side.change(annotate_marks, marks, [tokens, gold, pred, decoding]).then(compare_view, inputs, outputs)
+        side.change(annotate_marks, marks, [tokens, gold, pred, decoding], **one_queue).then(
+            compare_view, inputs, outputs, **one_queue)
     return inputs, outputs
 
 
