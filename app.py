@@ -1,4 +1,5 @@
-"""The ner_recall_metric app: compare the scoring modes on one sentence, estimate stratified recall.
+"""The ner_recall_metric app: compare the scoring modes on one sentence (typed or marked by
+selecting text), score whole files and see where the errors are, estimate stratified recall.
 
 ``python app.py`` serves it on http://127.0.0.1:7860 (``GRADIO_SERVER_PORT`` changes the port);
 it never reaches the internet. Every number shown comes from the metric object, loaded as Hub

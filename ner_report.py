@@ -245,8 +245,8 @@ def parse_args(argv):
     parser.add_argument("gold", help="gold file (CoNLL or JSONL); alone: one file with gold and predicted columns")
     parser.add_argument("predictions", nargs="?", help="predictions file, same format and sentences")
     parser.add_argument("predictions_b", nargs="?", help="a second system's predictions: compared with the first")
-    parser.add_argument("--scheme", choices=SCHEMES)
-    parser.add_argument("--mode", choices=("strict",), help="strict decoding (needs --scheme)")
+    parser.add_argument("--scheme", choices=SCHEMES, help="decode strictly in this scheme (implies --mode strict)")
+    parser.add_argument("--mode", choices=("strict",), help="strict decoding (needs --scheme); default: lenient")
     parser.add_argument("--suffix", action="store_true", help="tags carry the prefix last (PER-B)")
     parser.add_argument("--no-token-check", action="store_true", help="do not require identical tokens")
     parser.add_argument("--ci-resamples", type=int, default=0, help="bootstrap intervals, when the metric offers them")
@@ -256,7 +256,7 @@ def parse_args(argv):
 
 def run(args):
     """(text, results as a JSON-ready dict) of parsed arguments; ValueError on bad input."""
-    options = dict(scheme=args.scheme, mode=args.mode, suffix=args.suffix)
+    options = dict(scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix)
     inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check, args.suffix)
     results = score(inputs, ci_resamples=args.ci_resamples, **options)
     names = [args.gold, args.predictions or args.gold]

@@ -103,3 +103,11 @@ def test_one_metric_object_per_config():
     import app
 
     assert ner_report.load_metric() is ner_report.load_metric("default") is app.metric()
+
+
+def test_a_scheme_implies_strict_decoding(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert ner_report.main([GOLD, PRED_A, "--scheme", "IOB2"]) == 0
+    implied = capsys.readouterr().out
+    assert ner_report.main([GOLD, PRED_A, "--scheme", "IOB2", "--mode", "strict"]) == 0
+    assert capsys.readouterr().out == implied
