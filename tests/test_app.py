@@ -440,3 +440,20 @@ def test_docs_table_is_the_benchmarks():
     assert table(bench) and table(shown) == table(bench)
     assert all((app.HERE / "docs" / p).exists() for p in re.findall(r"\]\((screenshots/[^)]+)\)", docs))
 
+
+
+def test_span_inputs_are_drawn_from_their_spans():
+    """As the "spans" config returns them: span dicts per example, over tokens or characters."""
+    loc, org = {"label": "LOC", "start": 2, "end": 4}, {"label": "ORG", "start": 2, "end": 3}
+    inputs = app.ner_files.Inputs([[loc]], [[org]], [["Flights", "to", "New", "York"]],
+                                  {"references": "g.jsonl", "predictions": "p.jsonl"},
+                                  {"references": [1], "predictions": [1]})
+    state = {"inputs": inputs, "options": {}}
+    assert app.sentence_spans(state, 0) == ([("LOC", 2, 4)], [("ORG", 2, 3)], None)
+    entry = {"sentence": 0, "gold": ["LOC", 2, 4], "pred": ["ORG", 2, 3]}
+    card = app.error_card_html(state, "incorrect", entry, {"LOC": "#111", "ORG": "#222"})
+    assert "(g.jsonl line 1)" in card and card.count("ner-focus") == 2 and 'class="ner-tag"' not in card
+    text = inputs._replace(tokens=["Flights to New York"])
+    entry = {"sentence": 0, "gold": ["LOC", 11, 19], "pred": ["ORG", 11, 14]}
+    card = app.error_card_html({"inputs": text, "options": {}}, "incorrect", entry, {})
+    assert "gold LOC <i>New York</i> / predicted ORG <i>New</i>" in card
