@@ -1,4 +1,5 @@
-"""The ner_recall_metric app: compare the scoring modes on one sentence, estimate stratified recall.
+"""The ner_recall_metric app: compare the scoring modes on one sentence (typed or marked by
+selecting text), score whole files and see where the errors are, estimate stratified recall.
 
 ``python app.py`` serves it on http://127.0.0.1:7860 (``GRADIO_SERVER_PORT`` changes the port);
 it never reaches the internet. Every number shown comes from the metric object, loaded as Hub
@@ -14,39 +15,54 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import csv  # noqa: E402
 import functools  # noqa: E402
 import html  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import NamedTuple  # noqa: E402
 
-import evaluate  # noqa: E402
 import gradio as gr  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import ner_files  # noqa: E402
+import ner_report  # noqa: E402
+from ner_matching import MODES  # noqa: E402
+from ner_scorings import LISTED_OUTCOMES as OUTCOMES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 METRIC_PATH = HERE / "ner_recall_metric.py"
 #: the published EstNLTK benchmark, present beside the project (not on a Space)
 BENCHMARK_CSV = HERE.parent / "shared" / "benchmarks" / "amundsen_01" / "data_description.csv"
 
-MODES = ("strict", "exact", "partial", "type")
 MODE_WORDS = {
     "strict": "exact boundaries and the right type",
     "exact": "exact boundaries, any type",
     "partial": "overlapping boundaries earn half, any type",
     "type": "the right type, boundaries overlapping",
 }
-OUTCOMES = ("correct", "incorrect", "partial", "missed", "spurious")
 COUNT_KEYS = (*OUTCOMES, "possible", "actual")
 SCORE_KEYS = ("precision", "recall", "f1")
 #: decoding choices of the Compare tab -> (scheme, mode) options of compute
-DECODINGS = {"lenient (seqeval default)": (None, None)}
-DECODINGS.update({f"{s} strict": (s, "strict") for s in ("IO", "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")})
-CI_METHODS = ("wilson", "korn_graubard", "bootstrap", "stratified_wald", "weighted_wald")
+SCHEME_ORDER = ("IO", "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")  # the order shown; the values are the metric's
 PALETTE = ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b7b2", "#9c755f", "#edc948")
 
 
-@functools.cache
 def metric(config_name="default"):
-    """The metric as Hub users get it; ``"subgroups"`` adds the stratified recall."""
-    return evaluate.load(str(METRIC_PATH), config_name)
+    """The metric as Hub users get it (``evaluate.load``); ``"subgroups"`` adds the stratified recall.
+    One object per config, shared with ``ner_report``: two objects in one process wait on each
+    other's cache-file lock."""
+    return ner_report.load_metric(config_name)
+
+
+def _scheme_rank(scheme):
+    return SCHEME_ORDER.index(scheme) if scheme in SCHEME_ORDER else len(SCHEME_ORDER)
+
+
+#: decoding choices of the Compare and Files tabs -> (scheme, mode) options of compute
+DECODINGS = {"lenient (seqeval default)": (None, None)}
+DECODINGS.update({f"{s} strict": (s, "strict") for s in sorted(metric().SCHEMES, key=_scheme_rank)})
+#: the interval methods of the stratified recall, Wilson (the default) first
+CI_METHODS = sorted(metric("subgroups").CI_METHODS, key=lambda m: m != "wilson")
 
 
 def fmt(x, digits=4):
@@ -127,26 +143,41 @@ def type_colours(results):
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(types)}
 
 
+def sentence_grid_html(tokens, gold_spans, pred_spans, colours, tags=None, focus=(), window=None):
+    """A sentence with gold entities above and predicted entities below, aligned on the tokens.
+
+    ``tags``: (gold tags, predicted tags) shown under each token (pairs that differ shaded);
+    ``focus``: spans drawn outlined; ``window``: (first, last + 1) tokens shown, spans clipped to it.
+    """
+    first, stop = window or (0, len(tokens))
+    cells = []
+    for row, label, spans in ((1, "gold", gold_spans), (3, "predicted", pred_spans)):
+        cells.append(f'<div class="ner-side" style="grid-row:{row}">{label}</div>')
+        for s in spans:
+            start, end = max(s[1], first), min(s[2], stop)
+            if start < end:
+                outline = " ner-focus" if tuple(s) in focus else ""
+                cells.append(f'<div class="ner-span{outline}" data-side="{label}" style="grid-row:{row};'
+                             f'grid-column:{start - first + 2}/{end - first + 2};background:'
+                             f'{colours.get(s[0], "#888")}">{html.escape(s[0])}</div>')
+    for i in range(first, stop):
+        g, p = (tags[0][i], tags[1][i]) if tags else ("", "")
+        differs = " ner-differs" if g != p else ""
+        under = (f'<span class="ner-tag">{html.escape(g)}</span>', f'<span class="ner-tag">{html.escape(p)}</span>')
+        cells.append(f'<div class="ner-token{differs}" style="grid-row:2;grid-column:{i - first + 2}">'
+                     f'{under[0] if tags else ""}<b>{html.escape(tokens[i])}</b>{under[1] if tags else ""}</div>')
+    return (f'<div class="ner-scroll"><div class="ner-grid" style="grid-template-columns:6rem '
+            f'repeat({stop - first},max-content)">{"".join(cells)}</div></div>')
+
+
 def entities_html(case, options, results):
-    """The sentence with gold entities above and predicted entities below, aligned on the tokens."""
-    colours = type_colours(results)
+    """The sentence with its entities on both sides, then what each mode makes of each pair."""
     decode = functools.partial(metric().decode, scheme=options["scheme"], suffix=options["suffix"])
     tokens = case.tokens or [f"#{i}" for i in range(len(case.gold))]
-    cells = []
-    for row, label, spans in ((1, "gold", decode(case.gold)), (3, "predicted", decode(case.pred))):
-        cells.append(f'<div class="ner-side" style="grid-row:{row}">{label}</div>')
-        cells += [f'<div class="ner-span" data-side="{label}" style="grid-row:{row};grid-column:'
-                  f'{s.start + 2}/{s.end + 2};background:{colours.get(s.label, "#888")}">'
-                  f'{html.escape(s.label)}</div>' for s in spans]
-    for i, (token, g, p) in enumerate(zip(tokens, case.gold, case.pred)):
-        differs = " ner-differs" if g != p else ""
-        cells.append(f'<div class="ner-token{differs}" style="grid-row:2;grid-column:{i + 2}">'
-                     f'<span class="ner-tag">{html.escape(g)}</span><b>{html.escape(token)}</b>'
-                     f'<span class="ner-tag">{html.escape(p)}</span></div>')
+    grid = sentence_grid_html(tokens, decode(case.gold), decode(case.pred), type_colours(results),
+                              tags=(case.gold, case.pred))
     pairs = pairs_table_html([(None, case, pair, outcomes) for pair, outcomes in entity_pairs(results)])
-    return (f'<div class="ner-scroll"><div class="ner-grid" style="grid-template-columns:6rem '
-            f'repeat({len(tokens)},max-content)">{"".join(cells)}</div></div>'
-            '<p class="ner-legend">Tag pairs that differ are shaded; one colour per entity type.</p>'
+    return (f'{grid}<p class="ner-legend">Tag pairs that differ are shaded; one colour per entity type.</p>'
             f'<h4 class="pairs-title">What each mode makes of each entity</h4>{pairs}')
 
 
@@ -273,6 +304,93 @@ def compare_view(tokens_text, gold_text, pred_text, decoding, suffix):
     return ("", gr.Column(visible=True), entities_html(case, options, results), mode_cards_html(results),
             per_type_rows(results), gr.Dataframe(seqeval_rows(results), label=accuracy),
             python_snippet(case, options))
+
+
+# ---------------------------------------------------------------------------- Annotate mode
+
+INPUT_MODES = ("Type tags", "Annotate (select text)")
+
+
+def _chunk(item):
+    """(text, label or None) of a HighlightedText chunk, given as a pair or as a dict."""
+    if isinstance(item, dict):
+        return item.get("token", ""), item.get("class_or_confidence")
+    return item[0], item[1]
+
+
+def marks_to_tags(chunks):
+    """(tokens, IOB2 tags) of a marked text: the text split at whitespace, each labelled chunk an
+    entity over the tokens it touches (a token already in an entity stays in the first one).
+
+    >>> marks_to_tags([("Anna ", None), ("Tamm", "PER"), (" sang in New York", None)])
+    (['Anna', 'Tamm', 'sang', 'in', 'New', 'York'], ['O', 'B-PER', 'O', 'O', 'O', 'O'])
+    """
+    chunks = [_chunk(c) for c in chunks or []]
+    text = "".join(t for t, _ in chunks)
+    words = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", text)]
+    tags, offset = ["O"] * len(words), 0
+    for part, label in chunks:
+        start, end, offset = offset, offset + len(part), offset + len(part)
+        label = str(label).strip() if label not in (None, "") else ""
+        inside = [i for i, (a, b, _) in enumerate(words) if a < end and b > start and tags[i] == "O"]
+        if label and part.strip() and inside:
+            tags[inside[0]] = f"B-{label}"
+            for i in inside[1:]:
+                tags[i] = f"I-{label}"
+    return [w for _, _, w in words], tags
+
+
+def tags_to_marks(tokens, tags, decoding, suffix):
+    """The HighlightedText value of a tagged sentence: tokens joined by spaces, entities labelled."""
+    scheme, _ = DECODINGS[decoding]
+    spans = metric().decode(tags, scheme=scheme, suffix=bool(suffix)) if tags else []
+    chunks, i = [], 0
+    for span in spans:
+        if span.start > i:
+            chunks.append((" ".join(tokens[i:span.start]) + " ", None))
+        chunks.append((" ".join(tokens[span.start:span.end]), span.label))
+        chunks.append((" ", None))
+        i = span.end
+    chunks.append((" ".join(tokens[i:]), None))
+    return [(t, label) for t, label in chunks if t]
+
+
+def annotate_start(tokens_text, gold_text, pred_text, decoding, suffix):
+    """The Annotate boxes from the tag boxes: the sentence, and both sides' entities as marks."""
+    case = Case(split_items(tokens_text), split_items(gold_text), split_items(pred_text))
+    tokens = case.tokens or [f"w{i}" for i in range(len(case.gold))]
+    try:
+        return (" ".join(tokens), tags_to_marks(tokens, case.gold, decoding, suffix),
+                tags_to_marks(tokens, case.pred, decoding, suffix))
+    except ValueError:  # tags the metric refuses: start from the bare sentence
+        return " ".join(tokens), [(" ".join(tokens), None)], [(" ".join(tokens), None)]
+
+
+def annotate_text(text):
+    """Both sides unmarked: a new sentence to annotate."""
+    return [(text, None)], [(text, None)]
+
+
+def annotate_marks(gold_marks, pred_marks):
+    """The tag boxes (tokens, gold, predicted) from both sides' marks, in IOB2."""
+    tokens, gold = marks_to_tags(gold_marks)
+    pred_tokens, pred = marks_to_tags(pred_marks)
+    if pred_tokens != tokens:  # the text differs: score the predictions as unmarked
+        pred = ["O"] * len(tokens)
+    return " ".join(tokens), " ".join(gold), " ".join(pred), "IOB2 strict"
+
+
+def annotate_panel():
+    """The Annotate mode's components (hidden until chosen): sentence, gold marks, predicted marks."""
+    with gr.Column(visible=False) as panel:
+        gr.Markdown("Select a word or a phrase, type its entity type and press Enter; click a mark to "
+                    "change or remove it. The tag boxes below follow (IOB2) and the modes update.")
+        text = gr.Textbox(label="Sentence", elem_id="annotate-text", lines=1)
+        gold = gr.HighlightedText(label="Gold entities", interactive=True, elem_id="annotate-gold",
+                                  show_legend=False, combine_adjacent=False)
+        pred = gr.HighlightedText(label="Predicted entities", interactive=True, elem_id="annotate-pred",
+                                  show_legend=False, combine_adjacent=False)
+    return panel, text, gold, pred
 
 
 # ============================================================================ Stratified recall tab
@@ -573,6 +691,257 @@ def stratified_example_view(name, ci_method, confidence_level, recall_mode):
     return entities, sizes, *stratified_view(entities, sizes, ci_method, confidence_level, recall_mode)
 
 
+# ============================================================================ Files tab
+
+FILES_HELP = """\
+**Gold and predictions**, in one of three layouts (read by `ner_files`, the same readers as
+`python ner_report.py gold pred`):
+
+- **CoNLL**: one token per line, token first and tag last (CoNLL-2003's four columns read as they
+  are), a blank line between sentences; `-DOCSTART-` lines are dropped; lines starting with `#`
+  are comments unless they have as many fields as the token lines. Both files hold the same
+  sentences and tokens.
+- **One file with two tag columns** (conlleval's layout, token … gold predicted): upload it as
+  gold and leave the predictions empty.
+- **JSONL spans** (`.jsonl`): `{"tokens": [...], "entities": [{"label", "start", "end"}]}` per
+  line, end exclusive.
+
+A second predictions file compares two systems on the same gold.
+"""
+#: the error browser shows at most this many pairs at once
+ERROR_PAGE = 40
+#: tokens shown either side of an error in the error browser
+CONTEXT = 6
+ALL_TYPES = "all types"
+NOT_CORRECT = "all but correct"
+
+
+def _path(upload):
+    """A Gradio upload (a path, a file object or None) as a path or None."""
+    if upload is None or isinstance(upload, str):
+        return upload or None
+    return getattr(upload, "name", None) or getattr(upload, "path", None)
+
+
+def score_uploads(gold, pred, pred_b=None, decoding=next(iter(DECODINGS)), suffix=False, resamples=0):
+    """The Files tab's state: inputs read, results (with errors and confusion) of one or two systems."""
+    gold, pred, pred_b = _path(gold), _path(pred), _path(pred_b)
+    if not gold:
+        raise ValueError("no gold file: upload one (CoNLL, two tag columns or JSONL)")
+    if pred_b and not pred:
+        raise ValueError("a second predictions file needs the first one")
+    scheme, mode = DECODINGS[decoding]
+    options = dict(scheme=scheme, mode=mode, suffix=bool(suffix), ci_resamples=int(resamples or 0))
+    inputs = ner_files.read_pair(gold, pred, suffix=bool(suffix))
+    state = {"inputs": inputs, "options": options, "results": ner_report.score(inputs, **options),
+             "names": [Path(p).name for p in (gold, pred or gold, pred_b) if p]}
+    if pred_b:
+        inputs_b = ner_files.read_second_predictions(inputs, pred_b, suffix=bool(suffix))
+        state["results_b"] = ner_report.score(inputs_b, **options)
+        state["comparison"] = ner_report.compare(inputs, inputs_b, **options)
+    return state
+
+
+def files_headline_html(results, names, n_sentences):
+    """seqeval's micro scores (with their intervals when computed) and the corpus size."""
+    intervals = results.get("intervals", {})
+    cells = []
+    for key in SCORE_KEYS:
+        name = f"overall_{key}"
+        value = results[name] if name in results else results["muc"]["strict"][key]
+        band = intervals.get(name)
+        band = f'<small class="interval">[{band[0]:.4f}, {band[1]:.4f}]</small>' if band else ""
+        cells.append(f'<div class="score"><span data-key="{name}">{fmt(value)}</span>'
+                     f'<small>{"F1" if key == "f1" else key}</small>{band}</div>')
+    strict = results["muc"]["strict"]
+    level = " (95% bootstrap intervals)" if intervals else ""
+    return (f'<div class="files-headline"><div class="scores">{"".join(cells)}</div><p>'
+            f'<b>{html.escape(names[1])}</b> against <b>{html.escape(names[0])}</b>: {n_sentences} sentences, '
+            f'{strict["possible"]} gold and {strict["actual"]} predicted entities; seqeval\'s micro '
+            f'scores (exact boundaries and type){level}.</p></div>')
+
+
+def type_f1_svg(results):
+    """Per type, one bar of F1 per MUC mode (grouped), with the value at its end."""
+    types = sorted(results["muc"]["strict"]["per_type"])
+    bar, gap, left, width = 14, 12, 110, 520
+    height = len(types) * (len(MODES) * bar + gap) + 40
+    parts = [f'<svg viewBox="0 0 {left + width + 60} {height}" width="100%" role="img" class="type-f1" '
+             'font-family="system-ui, sans-serif" font-size="12" fill="currentColor">']
+    parts += [f'<line x1="{left + width * t}" x2="{left + width * t}" y1="0" y2="{height - 24}" '
+              f'stroke="currentColor" stroke-opacity=".15"/><text x="{left + width * t}" y="{height - 8}" '
+              f'text-anchor="middle" opacity=".7">{t:.1f}</text>' for t in (0, .2, .4, .6, .8, 1)]
+    for i, name in enumerate(types):
+        y0 = i * (len(MODES) * bar + gap) + 4
+        parts.append(f'<text x="{left - 10}" y="{y0 + 2 * bar + 4}" text-anchor="end" font-weight="600">'
+                     f'{html.escape(name)}</text>')
+        for k, mode in enumerate(MODES):
+            f1 = results["muc"][mode]["per_type"][name]["f1"]
+            y = y0 + k * bar
+            parts.append(f'<rect x="{left}" y="{y}" width="{width * f1:.1f}" height="{bar - 2}" fill="{PALETTE[k]}"'
+                         f' data-type="{html.escape(name)}" data-mode="{mode}" data-f1="{f1:.4f}"><title>{mode}: '
+                         f'{f1:.4f}</title></rect><text x="{left + width * f1 + 4:.1f}" y="{y + bar - 3}" '
+                         f'font-size="11" opacity=".8">{f1:.3f}</text>')
+    legend = "".join(f'<span><i style="background:{PALETTE[k]}"></i>{mode}</span>' for k, mode in enumerate(MODES))
+    return "".join(parts) + f'</svg><div class="legend">F1 per type: {legend}</div>'
+
+
+def confusion_table(confusion):
+    """(gold types, predicted types, {(gold, pred): (same span, overlapping)}) with None for missed
+    (no prediction) and spurious (no gold)."""
+    cells = {}
+    for scenario, k in (("same_span", 0), ("overlap", 1)):
+        for gold, row in confusion[scenario].items():
+            for pred, n in row.items():
+                counts = cells.setdefault((gold, pred), [0, 0])
+                counts[k] += n
+    cells.update({(t, None): [n, 0] for t, n in confusion["missed"].items()})
+    cells.update({(None, t): [n, 0] for t, n in confusion["spurious"].items()})
+    types = sorted({t for pair in cells for t in pair if t is not None})
+    return types, cells
+
+
+def heatmap_html(results):
+    """Gold type x predicted type over every matched pair, and missed / spurious, as a shaded table."""
+    if "confusion" not in results:
+        return '<p class="ner-legend">This version of the metric gives no type confusion.</p>'
+    types, cells = confusion_table(results["confusion"])
+    peak = max((sum(c) for c in cells.values()), default=1) or 1
+    head = "".join(f"<th>{html.escape(t)}</th>" for t in types) + "<th>missed</th>"
+    rows = []
+    for gold in [*types, None]:
+        row = [f'<th>{html.escape(gold) if gold else "spurious"}</th>']
+        for pred in [*types, None]:
+            same, overlap = cells.get((gold, pred), (0, 0))
+            n = same + overlap
+            hue = "89,161,79" if gold == pred else "225,87,89"
+            detail = f"{same} same span, {overlap} overlapping" if gold and pred else f"{n}"
+            shade = f"background:rgba({hue},{0.12 + 0.75 * n / peak:.2f})" if n else ""
+            row.append(f'<td style="{shade}" data-gold="{gold or ""}" data-pred="{pred or ""}" data-n="{n}" '
+                       f'title="{html.escape(detail)}">{n or ""}</td>')
+        rows.append("<tr>" + "".join(row) + "</tr>")
+    return (f'<table class="heatmap"><tr><th>gold \\ predicted</th>{head}</tr>{"".join(rows)}</table>'
+            '<p class="ner-legend">Every matched pair once (same span or overlapping, hover for which), a gold '
+            'entity no prediction overlaps in "missed", a prediction no gold entity overlaps in "spurious". '
+            'Green: the type agrees.</p>')
+
+
+def sentence_spans(state, i):
+    """(gold spans, predicted spans, tags or None) of sentence ``i``: (label, start, end) tuples."""
+    inputs, options = state["inputs"], state["options"]
+    gold, pred = inputs.references[i], inputs.predictions[i]
+    if gold and isinstance(gold[0], dict) or pred and isinstance(pred[0], dict) or not (gold or pred):
+        as_spans = [[(e["label"], e["start"], e["end"]) for e in side] for side in (gold, pred)]
+        return (*as_spans, None)
+    decode = functools.partial(metric().decode, scheme=options["scheme"], suffix=options["suffix"])
+    return ([tuple(s) for s in decode(gold)], [tuple(s) for s in decode(pred)], (gold, pred))
+
+
+def browse_errors(state, mode="strict", outcome=NOT_CORRECT, type_name=ALL_TYPES):
+    """The listed pairs of ``mode`` with ``outcome`` (or every outcome but correct) whose gold or
+    predicted type is ``type_name``: [(outcome, entry)] in sentence order."""
+    listing = state["results"]["errors"][mode]
+    outcomes = [o for o in OUTCOMES if o != "correct"] if outcome == NOT_CORRECT else [outcome]
+    found = [(o, e) for o in outcomes for e in listing.get(o, [])
+             if type_name == ALL_TYPES or type_name in {s[0] for s in (e["gold"], e["pred"]) if s}]
+    return sorted(found, key=_text_order)
+
+
+def _text_order(item):
+    """(sentence, first token) of a listed pair: the error browser's order."""
+    entry = item[1]
+    return entry["sentence"], min(s[1] for s in (entry["gold"], entry["pred"]) if s)
+
+
+def error_card_html(state, outcome, entry, colours):
+    """One listed pair drawn in its sentence (a window of it), with its outcome in each mode."""
+    i = entry["sentence"]
+    tokens = state["inputs"].tokens[i]
+    pair = [tuple(s) if s else None for s in (entry["gold"], entry["pred"])]
+    where = state["inputs"].where("references", i, min(s[1] for s in pair if s))
+    head = (f'<div class="error-head"><span class="pill seg-{outcome}">{outcome}</span> sentence {i + 1} '
+            f'<small>({html.escape(where)})</small></div>')
+    if isinstance(tokens, str):  # JSONL text: character offsets
+        marks = " / ".join(f'{side} {html.escape(s[0])} <i>{html.escape(tokens[s[1]:s[2]])}</i>'
+                           for side, s in zip(("gold", "predicted"), pair) if s)
+        return f'<div class="error-card">{head}<p>{marks}</p></div>'
+    gold_spans, pred_spans, tags = sentence_spans(state, i)
+    start = min(s[1] for s in pair if s)
+    end = max(s[2] for s in pair if s)
+    window = (max(0, start - CONTEXT), min(len(tokens), end + CONTEXT))
+    grid = sentence_grid_html(tokens, gold_spans, pred_spans, colours, tags=tags, focus=set(pair), window=window)
+    return f'<div class="error-card" data-outcome="{outcome}" data-sentence="{i}">{head}{grid}</div>'
+
+
+def errors_html(state, mode="strict", outcome=NOT_CORRECT, type_name=ALL_TYPES):
+    """The error browser's page: how many pairs match the filters, and the first ERROR_PAGE drawn."""
+    if not state:
+        return ""
+    found = browse_errors(state, mode, outcome, type_name)
+    colours = type_colours(state["results"])
+    shown = "".join(error_card_html(state, o, e, colours) for o, e in found[:ERROR_PAGE])
+    more = f", the first {ERROR_PAGE} shown" if len(found) > ERROR_PAGE else ""
+    return (f'<p class="error-count" data-count="{len(found)}">{len(found)} pair(s) in mode <b>{mode}</b>{more}. '
+            'The pair is outlined; gold above, predicted below.</p>' + shown)
+
+
+def results_json(state):
+    """The full results (and the second system's, and the comparison) as a JSON file to download."""
+    payload = {"files": state["names"], "options": state["options"], "results": state["results"]}
+    for key in ("results_b", "comparison"):
+        if state.get(key) is not None:
+            payload[key] = state[key]
+    path = Path(tempfile.mkdtemp(prefix="ner_results_")) / "ner_results.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    return str(path)
+
+
+def comparison_frame(state):
+    """Both systems' scores side by side (the paired intervals and p-values when the metric compares)."""
+    if state.get("results_b") is None:
+        return None
+    comparison = state.get("comparison")
+    if comparison and comparison.get("table"):
+        keys = ("score", "a", "b", "difference", "low", "high", "p_value")
+        rows = [[row[k] if k == "score" else round(row[k], 4) for k in keys] for row in comparison["table"]]
+        return pd.DataFrame(rows, columns=["score", "A", "B", "B - A", "low", "high", "p"])
+    rows = ner_report.comparison_rows(state["results"], state["results_b"])
+    return pd.DataFrame([[n, *(round(x, 4) for x in xs)] for n, *xs in rows], columns=["score", "A", "B", "B - A"])
+
+
+def files_stream(gold, pred, pred_b, decoding, suffix, resamples):
+    """The Files tab's outputs as they become ready: everything but the JSON download first, then it."""
+    outputs = files_view(gold, pred, pred_b, decoding, suffix, resamples, download=False)
+    yield outputs
+    state = outputs[-1]
+    if state is not None:
+        yield tuple(results_json(state) if i == FILES_DOWNLOAD else gr.skip() for i in range(len(outputs)))
+
+
+#: the position of the JSON download among files_view's outputs
+FILES_DOWNLOAD = 10
+
+
+def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True):
+    """All outputs of the Files tab: error, results visibility, headline, mode cards, per-type plot,
+    heatmap, mode / outcome / type filters, error browser, download (None unless ``download``),
+    two-systems visibility, comparison, state."""
+    try:
+        state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples)
+    except Exception as error:  # noqa: BLE001 -- shown in the page
+        return (error_html(error, "Cannot score these files", "The format of each layout is under "
+                           '"File formats".'), gr.Column(visible=False), "", "", "", "",
+                "strict", NOT_CORRECT, gr.Dropdown(choices=[ALL_TYPES], value=ALL_TYPES), "", None,
+                gr.Column(visible=False), None, None)
+    results = state["results"]
+    types = [ALL_TYPES, *sorted(results["muc"]["strict"]["per_type"])]
+    comparison = comparison_frame(state)
+    return ("", gr.Column(visible=True), files_headline_html(results, state["names"], len(state["inputs"].references)),
+            mode_cards_html(results), type_f1_svg(results), heatmap_html(results), "strict", NOT_CORRECT,
+            gr.Dropdown(choices=types, value=ALL_TYPES), errors_html(state), results_json(state) if download else None,
+            gr.Column(visible=comparison is not None), comparison, state)
+
+
 # ============================================================================ About tab
 
 def scenario_outcomes(case):
@@ -682,6 +1051,15 @@ CSS = """
 .headline {display: flex; gap: 18px; align-items: center; padding: 4px 0 8px;}
 .plot-caption {font-size: 12px; opacity: .65; margin: 0 0 8px;}
 .headline .big {font-size: 44px; font-weight: 800; color: #e15759; font-variant-numeric: tabular-nums;}
+.ner-focus {outline: 3px solid currentColor; outline-offset: 1px;}
+.files-headline .scores {justify-content: flex-start; gap: 36px;}
+.interval {font-size: 12px; opacity: .75; font-variant-numeric: tabular-nums;}
+.type-f1 + .legend, .legend {font-size: 12px; opacity: .8;}
+.legend span {margin-right: 12px;} .legend i {display: inline-block; width: 10px; height: 10px; margin-right: 4px;}
+.heatmap {border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums;}
+.heatmap th, .heatmap td {padding: 5px 10px; border: 1px solid var(--border-color-primary); text-align: center;}
+.error-card {border: 1px solid var(--border-color-primary); border-radius: 10px; padding: 6px 10px; margin: 6px 0;}
+.error-head {font-size: 13px;} .error-count {font-size: 13px;}
 """
 THEME = gr.themes.Soft(primary_hue="indigo", font=["system-ui", "sans-serif"],
                        font_mono=["ui-monospace", "monospace"])
@@ -695,6 +1073,8 @@ def compare_tab():
         decoding = gr.Dropdown(list(DECODINGS), value=next(iter(DECODINGS)), label="Decoding (scheme, mode)",
                                scale=2)
         suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
+    input_mode = gr.Radio(list(INPUT_MODES), value=INPUT_MODES[0], show_label=False, elem_id="input-mode")
+    panel, text, gold_marks, pred_marks = annotate_panel()
     tokens, gold, pred = (gr.Textbox(value=v, label=label, lines=1, max_lines=12, elem_id=elem_id)
                           for v, label, elem_id in zip(
                               example_fields(FIRST_EXAMPLE),
@@ -717,6 +1097,15 @@ def compare_tab():
     button.click(compare_view, inputs, outputs)
     for option in (decoding, suffix):
         option.input(compare_view, inputs, outputs)
+    input_mode.input(lambda choice: gr.Column(visible=choice == INPUT_MODES[1]), input_mode, panel).then(
+        annotate_start, inputs, [text, gold_marks, pred_marks])
+    marks = [gold_marks, pred_marks]
+    one_queue = dict(concurrency_id="annotate", concurrency_limit=1)  # marks scored in the order made
+    text.submit(annotate_text, text, marks).then(annotate_marks, marks, [tokens, gold, pred, decoding]).then(
+        compare_view, inputs, outputs, **one_queue)
+    for side in marks:  # a mark made, changed or removed
+        side.change(annotate_marks, marks, [tokens, gold, pred, decoding], **one_queue).then(
+            compare_view, inputs, outputs, **one_queue)
     return inputs, outputs
 
 
@@ -753,6 +1142,73 @@ def stratified_tab():
     return example, inputs, outputs
 
 
+def example_conll_files():
+    """(gold, predictions, second predictions) CoNLL files of the Compare tab's examples, one
+    sentence each; the second system is the first with its errors on the last three sentences fixed."""
+    folder = _example_dir()
+    cases = [case for name, case in EXAMPLES.items() if name != "All six scenarios in one text"]
+    fixed = len(cases) - 3
+    sides = {"gold.conll": [c.gold for c in cases], "system_a.conll": [c.pred for c in cases],
+             "system_b.conll": [c.pred for c in cases[:fixed]] + [c.gold for c in cases[fixed:]]}
+    paths = []
+    for name, tags in sides.items():
+        text = "-DOCSTART- O\n\n" + "\n\n".join("\n".join(f"{token} {tag}" for token, tag in zip(c.tokens, t))
+                                                for c, t in zip(cases, tags)) + "\n"
+        (folder / name).write_text(text, encoding="utf-8")
+        paths.append(str(folder / name))
+    return tuple(paths)
+
+
+def files_tab():
+    gr.Markdown("Score a whole test set: upload the gold file and a system's predictions (CoNLL, one file "
+                "with two tag columns, or JSONL spans); add a second system to compare the two.")
+    with gr.Row():
+        gold = gr.File(label="Gold (references)", elem_id="gold-file")
+        pred = gr.File(label="Predictions (empty: the gold file has two tag columns)", elem_id="pred-file")
+        pred_b = gr.File(label="Second system's predictions (optional)", elem_id="pred-b-file")
+    with gr.Row(equal_height=True):
+        decoding = gr.Dropdown(list(DECODINGS), value=next(iter(DECODINGS)), label="Decoding (scheme, mode)",
+                               elem_id="files-decoding", scale=2)
+        suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
+        resamples = gr.Slider(0, 2000, value=200, step=100, label="Bootstrap resamples (intervals)", scale=2,
+                              visible=ner_report.offers(metric(), "ci_resamples"), elem_id="resamples")
+        example = gr.Button("Example files", scale=1, elem_id="files-example")
+        button = gr.Button("Score files", variant="primary", scale=1, elem_id="files-button")
+    with gr.Accordion("File formats", open=False):
+        gr.Markdown(FILES_HELP)
+    error = gr.HTML(elem_id="files-error")
+    state = gr.State()
+    with gr.Column(visible=False) as results:
+        headline = gr.HTML(elem_id="files-headline")
+        cards = gr.HTML(elem_id="files-cards")
+        with gr.Column(visible=False) as two_systems:
+            gr.Markdown("### Two systems (B - A)")
+            comparison = gr.Dataframe(elem_id="files-comparison", interactive=False)
+        with gr.Row():
+            with gr.Column():
+                gr.Markdown("### F1 per type, each MUC mode")
+                plot = gr.HTML(elem_id="type-f1")
+            with gr.Column():
+                gr.Markdown("### Type confusion")
+                heatmap = gr.HTML(elem_id="heatmap")
+        gr.Markdown("### Error browser")
+        with gr.Row():
+            mode = gr.Radio(list(MODES), value="strict", label="Mode", elem_id="browse-mode")
+            outcome = gr.Dropdown([NOT_CORRECT, *OUTCOMES], value=NOT_CORRECT, label="Outcome",
+                                  elem_id="browse-outcome")
+            type_name = gr.Dropdown([ALL_TYPES], value=ALL_TYPES, label="Type (gold or predicted)",
+                                    elem_id="browse-type")
+        browser = gr.HTML(elem_id="error-browser")
+        download = gr.File(label="Full results (JSON)", elem_id="results-json")
+    inputs = [gold, pred, pred_b, decoding, suffix, resamples]
+    outputs = [error, results, headline, cards, plot, heatmap, mode, outcome, type_name, browser, download,
+               two_systems, comparison, state]
+    button.click(files_stream, inputs, outputs)
+    example.click(example_conll_files, None, [gold, pred, pred_b]).then(files_stream, inputs, outputs)
+    for control in (mode, outcome, type_name):
+        control.input(errors_html, [state, mode, outcome, type_name], browser)
+
+
 def build_demo():
     with gr.Blocks(title="NER recall metric") as demo:
         gr.Markdown("# NER recall metric\nEntity-level scores four ways (MUC / SemEval-2013 modes and "
@@ -760,6 +1216,8 @@ def build_demo():
         with gr.Tabs():
             with gr.Tab("Compare", id="compare"):
                 compare_inputs, compare_outputs = compare_tab()
+            with gr.Tab("Files", id="files"):
+                files_tab()
             with gr.Tab("Stratified recall", id="stratified"):
                 example, strat_inputs, strat_outputs = stratified_tab()
             with gr.Tab("About", id="about"):

@@ -2,6 +2,7 @@
 the metric's own message. The browser drives the same functions in test_app_browser.py."""
 
 import csv
+import json
 import html
 import re
 
@@ -253,3 +254,206 @@ def test_app_offers_the_metrics_option_values():
     metric = app.metric("subgroups")
     assert sorted(app.CI_METHODS) == sorted(metric.CI_METHODS)
     assert sorted(scheme for scheme, _ in app.DECODINGS.values() if scheme) == sorted(metric.SCHEMES)
+
+
+# ---------------------------------------------------------------------------- Files tab
+
+DATA = app.HERE / "tests" / "data"
+GOLD, PRED_A, PRED_B, BOTH = (str(DATA / n) for n in ("gold.conll", "pred_a.conll", "pred_b.conll",
+                                                      "gold_pred_a.conll"))
+FILES_OUTPUTS = ["error", "results", "headline", "cards", "plot", "heatmap", "mode", "outcome", "type", "browser",
+                 "download", "two_systems", "comparison", "state"]
+
+
+def files_view(*paths, decoding=LENIENT):
+    return dict(zip(FILES_OUTPUTS, app.files_view(*paths, *[None] * (3 - len(paths)), decoding, False, 0)))
+
+
+def test_app_constants_are_the_metrics():
+    import ner_matching
+    import ner_scorings
+
+    assert app.MODES is ner_matching.MODES and app.OUTCOMES is ner_scorings.LISTED_OUTCOMES
+    assert list(app.CI_METHODS)[0] == "wilson"
+
+
+def test_files_tab_hand_counted():
+    """tests/data, counted by hand: 7 gold and 7 predicted entities; EU, German, European Commission
+    and the second German exact; British MISC predicted LOC; Peter Blackburn predicted Peter;
+    BRUSSELS missed; Thursday spurious."""
+    shown = files_view(GOLD, PRED_A)
+    assert shown["error"] == ""
+    headline = dict(re.findall(r'data-key="(\w+)">([^<]+)<', shown["headline"]))
+    assert headline == {"overall_precision": "0.5714", "overall_recall": "0.5714", "overall_f1": "0.5714"}  # 4/7
+    cards = shown_numbers(shown["cards"])
+    assert [cards["strict", k] for k in ("correct", "incorrect", "missed", "spurious")] == ["4", "2", "1", "1"]
+    assert [cards["exact", k] for k in ("correct", "incorrect")] == ["5", "1"]
+    assert cards["partial", "partial"] == "1" and cards["partial", "recall"] == "0.786"  # (5 + 1/2) / 7
+    assert [cards["type", k] for k in ("correct", "incorrect")] == ["5", "1"]  # Peter right type, British not
+    heat = {(g, p): int(n) for g, p, n in re.findall(r'data-gold="(\w*)" data-pred="(\w*)" data-n="(\d+)"',
+                                                     shown["heatmap"])}
+    assert {k: n for k, n in heat.items() if n} == {("ORG", "ORG"): 2, ("MISC", "MISC"): 2, ("MISC", "LOC"): 1,
+                                                     ("PER", "PER"): 1, ("LOC", ""): 1, ("", "MISC"): 1}
+    f1 = {(t, m): float(v) for t, m, v in re.findall(r'data-type="(\w+)" data-mode="(\w+)" data-f1="([\d.]+)"',
+                                                       shown["plot"])}
+    assert f1["MISC", "strict"] == pytest.approx(2 / 3, abs=1e-4) and f1["PER", "type"] == 1.0
+
+
+@pytest.mark.parametrize("mode, outcome, type_name, count", [  # counted by hand on tests/data
+    ("strict", app.NOT_CORRECT, app.ALL_TYPES, 4),
+    ("strict", "correct", app.ALL_TYPES, 4),
+    ("strict", app.NOT_CORRECT, "MISC", 2),  # British (gold MISC) and Thursday (predicted MISC)
+    ("strict", app.NOT_CORRECT, "LOC", 2),  # British (predicted LOC) and BRUSSELS
+    ("exact", "incorrect", app.ALL_TYPES, 1),
+    ("partial", "partial", "PER", 1),
+    ("type", "incorrect", "ORG", 0),
+])
+def test_error_browser_filters(mode, outcome, type_name, count):
+    state = files_view(GOLD, PRED_A)["state"]
+    page = app.errors_html(state, mode, outcome, type_name)
+    assert f'data-count="{count}"' in page
+    assert page.count('class="error-card"') == count
+    assert len(app.browse_errors(state, mode, outcome, type_name)) == count
+
+
+def test_error_browser_draws_the_pair_in_its_sentence():
+    state = files_view(GOLD, PRED_A)["state"]
+    page = app.errors_html(state, "strict", "incorrect", "LOC")
+    assert "sentence 1 <small>(gold.conll line 9)</small>" in page  # British, line 9 of gold.conll
+    assert re.findall(r'ner-span ner-focus" data-side="(\w+)"[^>]*>(\w+)<', page) == [("gold", "MISC"),
+                                                                                    ("predicted", "LOC")]
+    assert page.count('class="ner-token') == 9 and "<b>lamb</b>" in page  # the whole sentence: 6 tokens around
+
+
+def test_error_browser_window(monkeypatch):
+    monkeypatch.setattr(app, "CONTEXT", 1)
+    page = app.errors_html(files_view(GOLD, PRED_A)["state"], "strict", "incorrect", "LOC")
+    assert re.findall(r"<b>([^<]+)</b>", page)[1:] == ["boycott", "British", "lamb"]
+
+
+def test_heatmap_is_the_error_listing_counted_again(metric):
+    """The type confusion shown, against a count of the strict error listing done here."""
+    inputs = app.ner_files.read_conll_pair(GOLD, PRED_A)
+    listing = metric.compute(**inputs.compute_inputs(), errors=True)["errors"]["strict"]
+    expected = {}
+    for entries in listing.values():
+        for e in entries:
+            key = (e["gold"][0] if e["gold"] else "", e["pred"][0] if e["pred"] else "")
+            expected[key] = expected.get(key, 0) + 1
+    shown = files_view(GOLD, PRED_A)["heatmap"]
+    heat = {(g, p): int(n) for g, p, n in re.findall(r'data-gold="(\w*)" data-pred="(\w*)" data-n="(\d+)"', shown)}
+    assert {k: n for k, n in heat.items() if n} == expected
+
+
+def test_files_tab_numbers_are_the_metrics(metric):
+    shown = files_view(GOLD, PRED_A, PRED_B, decoding="IOB2 strict")
+    inputs = app.ner_files.read_conll_pair(GOLD, PRED_B)
+    expected_b = metric.compute(**inputs.compute_inputs(), scheme="IOB2", mode="strict")
+    state = shown["state"]
+    for mode in app.MODES:
+        assert {k: v for k, v in state["results_b"]["muc"][mode].items()} == expected_b["muc"][mode]
+    rows = {row[0]: row for row in shown["comparison"].values.tolist()}
+    assert rows["overall_f1"][1:4] == [round(4 / 7, 4), round(12 / 13, 4), round(12 / 13 - 4 / 7, 4)]
+    saved = json.loads(open(shown["download"], encoding="utf-8").read())
+    assert saved["results"]["muc"] == json.loads(json.dumps(state["results"]["muc"]))
+    assert saved["results_b"]["overall_recall"] == pytest.approx(6 / 7)
+    assert shown["two_systems"].visible is True
+
+
+def test_two_tag_columns_and_jsonl_give_the_same_scores(tmp_path, metric):
+    pair = files_view(GOLD, PRED_A)["state"]["results"]
+    assert files_view(BOTH)["state"]["results"]["muc"] == pair["muc"]
+    inputs = app.ner_files.read_conll_pair(GOLD, PRED_A)
+    for name, side in (("g.jsonl", inputs.references), ("p.jsonl", inputs.predictions)):
+        with open(tmp_path / name, "w", encoding="utf-8") as f:
+            for tokens, tags in zip(inputs.tokens, side):
+                entities = [{"label": s.label, "start": s.start, "end": s.end} for s in metric.decode(tags)]
+                f.write(json.dumps({"tokens": tokens, "entities": entities}) + "\n")
+    shown = files_view(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))
+    assert shown["state"]["results"]["muc"] == pair["muc"]
+    assert app.errors_html(shown["state"]).count('class="error-card"') == 4
+
+
+@pytest.mark.parametrize("text, message", [
+    ("EU B-ORG\nrejects O O\n", "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
+    ("EU B-ORG\nrejects S-ORG\nx U-ORG\n", "bad.conll line 3: tag 'U-ORG' is BILOU"),
+])
+def test_bad_files_show_the_readers_message(tmp_path, text, message):
+    (tmp_path / "bad.conll").write_text(text, encoding="utf-8")
+    shown = files_view(str(tmp_path / "bad.conll"), PRED_A)
+    assert html.escape(message) in shown["error"] and "Traceback" not in shown["error"]
+    assert shown["results"].visible is False
+    assert "no gold file" in files_view(None)["error"]
+
+
+def test_the_download_comes_second():
+    first, second = app.files_stream(GOLD, PRED_A, None, LENIENT, False, 0)
+    assert first[app.FILES_DOWNLOAD] is None and FILES_OUTPUTS[app.FILES_DOWNLOAD] == "download"
+    assert first[2:6] == tuple(files_view(GOLD, PRED_A)[k] for k in ("headline", "cards", "plot", "heatmap"))
+    saved = json.loads(open(second[app.FILES_DOWNLOAD], encoding="utf-8").read())
+    assert saved["results"]["muc"]["strict"]["correct"] == 4
+    assert list(app.files_stream(None, None, None, LENIENT, False, 0))[0][0].startswith('<div class="app-error"')
+
+
+def test_example_files_score():
+    shown = files_view(*app.example_conll_files())
+    assert shown["error"] == "" and shown["two_systems"].visible is True
+
+
+# ---------------------------------------------------------------------------- Annotate mode
+
+@pytest.mark.parametrize("chunks, tokens, tags", [
+    ([("Anna Tamm", "PER"), (" flew to Riga", None)], "Anna Tamm flew to Riga", "B-PER I-PER O O O"),
+    ([("Anna ", None), ("Tamm", "PER"), (" flew to ", None), ("Riga", "LOC")], "Anna Tamm flew to Riga",
+     "O B-PER O O B-LOC"),
+    ([("Ri", "LOC"), ("ga", None)], "Riga", "B-LOC"),  # part of a word marks the word
+    ([("New", "LOC"), (" ", None), ("York", "LOC")], "New York", "B-LOC B-LOC"),  # two marks, two entities
+    ([("a ", None), (" ", "X"), ("b", None)], "a b", "O O"),  # a mark on spaces only is no entity
+    ([{"token": "Tartu", "class_or_confidence": "LOC"}], "Tartu", "B-LOC"),  # the component's dict form
+    ([], "", ""),
+])
+def test_marks_to_tags(chunks, tokens, tags):
+    assert app.marks_to_tags(chunks) == (tokens.split(), tags.split())
+
+
+@pytest.mark.parametrize("name", list(app.EXAMPLES))
+def test_annotate_round_trip_keeps_the_entities(name):
+    fields = app.example_fields(name)
+    text, gold_marks, pred_marks = app.annotate_start(*fields, LENIENT, False)
+    tokens, gold, pred, decoding = app.annotate_marks(gold_marks, pred_marks)
+    case = app.EXAMPLES[name]
+    assert tokens.split() == case.tokens and decoding == "IOB2 strict"
+    decode = app.metric().decode
+    assert decode(gold.split(), scheme="IOB2") == decode(case.gold)
+    assert decode(pred.split(), scheme="IOB2") == decode(case.pred)
+
+
+def test_docs_table_is_the_benchmarks():
+    """docs/app.md's time-to-first-result table is bench/app_files.md's, as bench/app_files.py wrote it."""
+    docs = (app.HERE / "docs" / "app.md").read_text(encoding="utf-8")
+    bench = (app.HERE / "bench" / "app_files.md").read_text(encoding="utf-8")
+
+    def table(text):
+        return [line for line in text.splitlines() if line.startswith("|")]
+
+    shown = re.search(r"<!-- app-files -->\n(.*?)\n<!-- /app-files -->", docs, re.S).group(1)
+    assert table(bench) and table(shown) == table(bench)
+    assert all((app.HERE / "docs" / p).exists() for p in re.findall(r"\]\((screenshots/[^)]+)\)", docs))
+
+
+
+def test_span_inputs_are_drawn_from_their_spans():
+    """As the "spans" config returns them: span dicts per example, over tokens or characters."""
+    loc, org = {"label": "LOC", "start": 2, "end": 4}, {"label": "ORG", "start": 2, "end": 3}
+    inputs = app.ner_files.Inputs([[loc]], [[org]], [["Flights", "to", "New", "York"]],
+                                  {"references": "g.jsonl", "predictions": "p.jsonl"},
+                                  {"references": [1], "predictions": [1]})
+    state = {"inputs": inputs, "options": {}}
+    assert app.sentence_spans(state, 0) == ([("LOC", 2, 4)], [("ORG", 2, 3)], None)
+    entry = {"sentence": 0, "gold": ["LOC", 2, 4], "pred": ["ORG", 2, 3]}
+    card = app.error_card_html(state, "incorrect", entry, {"LOC": "#111", "ORG": "#222"})
+    assert "(g.jsonl line 1)" in card and card.count("ner-focus") == 2 and 'class="ner-tag"' not in card
+    text = inputs._replace(tokens=["Flights to New York"])
+    entry = {"sentence": 0, "gold": ["LOC", 11, 19], "pred": ["ORG", 11, 14]}
+    card = app.error_card_html({"inputs": text, "options": {}}, "incorrect", entry, {})
+    assert "gold LOC <i>New York</i> / predicted ORG <i>New</i>" in card

@@ -1,7 +1,9 @@
 """The app in a real browser: ``python app.py`` driven by Playwright in headless Chromium.
 
 Fills a case, presses the button and checks that the numbers on the page are ``metric.compute``'s
-on the same input; the same for one stratified-recall run from an uploaded CSV. Saves a
+on the same input; the same for one stratified-recall run from an uploaded CSV, for gold and
+predictions files uploaded to the Files tab (whose error browser it filters), and for entities
+marked by selecting text in the Annotate mode. Saves a
 screenshot of each tab to ``artifacts/`` (``UPDATE_SCREENSHOTS=1`` also copies them to
 ``docs/screenshots/`` for the README). Needs Debian's ``chromium`` (``apt-get install chromium``)
 and ``pip install playwright``; without them the test is skipped, except in CI, where it fails.
@@ -276,3 +278,127 @@ def test_about_tab(page):
     table.wait_for()
     assert table.locator("tr").count() == 7
     screenshot(page, "about")
+
+
+DATA = Path(ROOT) / "tests" / "data"
+SELECT_TEXT = """([elem, word]) => {
+  const root = document.querySelector('#' + elem);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const i = node.textContent.indexOf(word);
+    if (i >= 0) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + word.length);
+      const box = range.getBoundingClientRect();
+      return [box.left, box.top, box.width, box.height];
+    }
+  }
+  return null;
+}"""
+
+
+def error_count(page):
+    return int(page.locator("#error-browser .error-count").get_attribute("data-count"))
+
+
+def test_files_tab_shows_the_metrics_numbers(page, metric):
+    import app
+    import ner_files
+
+    page.get_by_role("tab", name="Files").click()
+    for elem_id, name in (("gold-file", "gold.conll"), ("pred-file", "pred_a.conll"), ("pred-b-file", "pred_b.conll")):
+        upload(page, elem_id, DATA / name)
+    pick(page, "files-decoding", "IOB2 strict")
+    page.click("#files-button")
+    page.wait_for_selector("#heatmap table", timeout=60_000)
+
+    inputs = ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_a.conll"))
+    results = metric.compute(**inputs.compute_inputs(), scheme="IOB2", mode="strict")
+    shown = dict(page.locator("#files-headline [data-key]").evaluate_all(
+        "nodes => nodes.map(n => [n.dataset.key, n.textContent])"))
+    assert set(shown) == {"overall_precision", "overall_recall", "overall_f1"}
+    for key, text in shown.items():
+        assert float(text) == pytest.approx(results[key], abs=5e-5)
+        assert float(text) == pytest.approx(4 / 7, abs=5e-5)  # counted by hand: 4 of 7 entities exact
+    cards = page.locator("#files-cards [data-mode][data-key]").evaluate_all(
+        "nodes => nodes.map(n => [n.dataset.mode, n.dataset.key, n.textContent])")
+    assert len(cards) == len(app.MODES) * (len(app.COUNT_KEYS) + len(app.SCORE_KEYS))
+    for mode, key, text in cards:
+        assert float(text) == pytest.approx(results["muc"][mode][key], abs=5e-4), (mode, key)
+    bars = page.locator("#type-f1 rect[data-f1]").evaluate_all(
+        "nodes => nodes.map(n => [n.dataset.type, n.dataset.mode, n.dataset.f1])")
+    assert len(bars) == len(results["muc"]["strict"]["per_type"]) * len(app.MODES)
+    for name, mode, text in bars:
+        assert float(text) == pytest.approx(results["muc"][mode]["per_type"][name]["f1"], abs=5e-5)
+    assert page.locator('#heatmap td[data-gold=MISC][data-pred=LOC]').inner_text() == "1"
+
+    results_b = metric.compute(**ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_b.conll"))
+                               .compute_inputs(), scheme="IOB2", mode="strict")
+    rows = {row[0]: row for row in grid(page, "files-comparison", 4) if row}
+    assert float(rows["overall_f1"][1]) == pytest.approx(results["overall_f1"], abs=5e-5)
+    assert float(rows["overall_f1"][2]) == pytest.approx(results_b["overall_f1"], abs=5e-5)
+    screenshot(page, "files")
+
+    assert error_count(page) == 4  # strict, all but correct: British, Peter, BRUSSELS, Thursday
+    page.locator("#browse-mode").get_by_label("partial").check()
+    pick(page, "browse-outcome", "partial")
+    page.wait_for_selector("#error-browser .error-count[data-count='1']")
+    assert page.locator("#error-browser .error-card").count() == 1
+    assert "Blackburn" in page.locator("#error-browser .error-card").inner_text()
+    page.locator("#browse-mode").get_by_label("strict").check()
+    pick(page, "browse-outcome", "all but correct")
+    pick(page, "browse-type", "LOC")
+    page.wait_for_selector("#error-browser .error-count[data-count='2']")
+    outcomes = page.locator("#error-browser .error-card").evaluate_all("nodes => nodes.map(n => n.dataset.outcome)")
+    assert outcomes == ["incorrect", "missed"]
+    screenshot(page, "files_errors")
+    assert page.locator("#results-json a").first.get_attribute("href")
+    assert page.outside_requests == []
+
+
+def select_and_label(page, elem_id, word, label):
+    """Select ``word`` with the mouse in a HighlightedText, type its label and press Enter."""
+    field = page.locator(f"#{elem_id} input")
+    for _ in range(3):  # a selection made while the component re-renders is lost: select again
+        x, y, width, height = page.evaluate(SELECT_TEXT, [elem_id, word])
+        page.mouse.move(x + 1, y + height / 2)
+        page.mouse.down()
+        page.mouse.move(x + width - 1, y + height / 2, steps=5)
+        page.mouse.up()
+        try:
+            field.first.wait_for(timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 -- playwright's TimeoutError
+            page.mouse.click(5, 5)
+    field.first.fill(label)
+    field.first.press("Enter")
+
+
+def test_annotate_mode(page, metric):
+    page.locator("#input-mode").get_by_label("Annotate (select text)").check()
+    page.wait_for_selector("#annotate-gold :text('patiente')")
+    text = page.locator("#annotate-text textarea, #annotate-text input").first
+    text.fill("Anna Tamm flew to Riga today")
+    text.press("Enter")
+    page.wait_for_selector("#annotate-pred :text('Anna Tamm flew')")
+    expect = require("playwright.sync_api").expect
+    expect(page.locator("#tokens textarea, #tokens input").first).to_have_value("Anna Tamm flew to Riga today")
+    page.wait_for_selector("#entities :text('today')")
+    select_and_label(page, "annotate-gold", "Anna Tamm", "PER")
+    expect(page.locator("#gold textarea, #gold input").first).to_have_value("B-PER I-PER O O O O", timeout=60_000)
+    page.wait_for_selector("#entities .ner-span[data-side=gold]")
+    select_and_label(page, "annotate-gold", "Riga", "LOC")
+    select_and_label(page, "annotate-pred", "Tamm", "PER")
+    expect(page.locator("#predicted textarea, #predicted input").first).to_have_value("O B-PER O O O O",
+                                                                                       timeout=60_000)
+    expect(page.locator("#gold textarea, #gold input").first).to_have_value("B-PER I-PER O O B-LOC O")
+    expect(page.locator("#mode-cards [data-mode=strict][data-key=missed]")).to_have_text("1", timeout=60_000)
+    expect(page.locator("#mode-cards [data-mode=type][data-key=correct]")).to_have_text("1", timeout=60_000)
+    results = metric.compute(predictions=[["O", "B-PER", "O", "O", "O", "O"]],
+                             references=[["B-PER", "I-PER", "O", "O", "B-LOC", "O"]], scheme="IOB2", mode="strict")
+    assert_cards_show(page, results)
+    # by hand: the PER pair overlaps with the right type (partial in "partial", correct in "type"); Riga missed
+    assert (results["muc"]["type"]["correct"], results["muc"]["partial"]["partial"]) == (1, 1)
+    assert results["muc"]["strict"]["missed"] == 1
+    screenshot(page, "annotate")

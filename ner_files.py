@@ -1,0 +1,420 @@
+"""Readers of NER files into what ``compute`` takes: CoNLL columns and JSONL spans.
+
+Three layouts:
+
+* **CoNLL**, one file per side: one token per line, its fields separated by a tab (then a field
+  may hold spaces) or by spaces; the token is the first field and the tag the last (CoNLL-2003's
+  ``token POS chunk NER`` reads as it is). A blank line ends a sentence. A ``-DOCSTART-`` line
+  ends the sentence too and is dropped, so documents never merge sentences and never count as
+  one. **Comments**: a line starting with ``#`` is a comment (CoNLL-U's ``# sent_id = 1``, ``#
+  text = ...``) unless it has exactly as many fields as the file's token lines: ``# O`` in a
+  two-field file is the token ``#`` tagged ``O``, as tweets need.
+* **Two tag columns** in one file (conlleval's layout): token first, gold tag second to last,
+  predicted tag last.
+* **JSONL spans**, one example per line: ``{"tokens": [...]}`` or ``{"text": "..."}`` with
+  ``"entities": [{"label": str, "start": int, "end": int}]``, offsets into the tokens or the
+  characters, end exclusive; what the ``spans`` config takes.
+
+Every reader returns :class:`Inputs`, whose ``compute_inputs()`` goes to ``metric.compute``, with
+the line of every token, so that :func:`locate` can turn the metric's ``predictions[3][1]`` into
+a file and line. Bad files raise ``ValueError`` naming file and line: ragged columns, a missing
+tag column, tags that are not tags, mixed schemes (``S-``/``E-`` of IOBES beside ``L-``/``U-``
+of BILOU, or ``B-PER`` beside ``PER-B``), sentence counts or tokens that differ between gold and
+predictions.
+
+>>> import os, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> gold, pred = os.path.join(folder, "gold.conll"), os.path.join(folder, "pred.conll")
+>>> _ = open(gold, "w").write("-DOCSTART- O\\n\\nAnna B-PER\\nsang O\\n\\nin O\\nRiga B-LOC\\n")
+>>> _ = open(pred, "w").write("-DOCSTART- O\\n\\nAnna B-PER\\nsang O\\n\\nin O\\nRiga B-ORG\\n")
+>>> inputs = read_conll_pair(gold, pred)
+>>> inputs.compute_inputs()
+{'predictions': [['B-PER', 'O'], ['O', 'B-ORG']], 'references': [['B-PER', 'O'], ['O', 'B-LOC']]}
+>>> inputs.tokens, inputs.where("predictions", 1, 1)
+([['Anna', 'sang'], ['in', 'Riga']], 'pred.conll line 7')
+"""
+
+import contextlib
+import gc
+import json
+import os
+import re
+from typing import NamedTuple
+
+DOCSTART = "-DOCSTART-"
+COMMENT = "#"
+#: tag prefixes (either end of the tag with suffix=True); the two families that no scheme mixes
+PREFIX_LETTERS = "BIESLU"
+SCHEME_FAMILIES = {"E": "IOBES/IOE", "S": "IOBES", "L": "BILOU", "U": "BILOU"}
+SPAN_KEYS = ("label", "start", "end")
+JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+
+
+class Sentences(NamedTuple):
+    """One CoNLL file: per sentence its tokens, the tags of each tag column asked for, and the
+    1-based line of each token."""
+
+    path: str
+    tokens: list
+    columns: tuple  # one list of tag sequences per tag column read
+    lines: list
+
+
+class Inputs(NamedTuple):
+    """Gold and predictions of one corpus, as ``compute`` takes them, and where each came from.
+
+    ``references``/``predictions``: tag sequences (CoNLL) or lists of span dicts (JSONL).
+    ``tokens``: per sentence the tokens (or the text of a JSONL example). ``lines``: per side,
+    per sentence the line of each token (CoNLL) or the example's line (JSONL).
+    """
+
+    references: list
+    predictions: list
+    tokens: list
+    paths: dict
+    lines: dict
+
+    def compute_inputs(self):
+        return {"predictions": self.predictions, "references": self.references}
+
+    def where(self, side, sentence, item=None):
+        """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``."""
+        line = self.lines[side][sentence]
+        if isinstance(line, list):
+            line = line[item if item is not None and item < len(line) else 0] if line else 0
+        return f"{os.path.basename(self.paths[side])} line {line}"
+
+
+def _is_comment(fields, width):
+    return fields[0].startswith(COMMENT) and len(fields) != width
+
+
+def _width(path, records):
+    """The number of fields of the file's token lines: those of its first token line."""
+    for _, fields in records:
+        if fields and fields[0] != DOCSTART and not fields[0].startswith(COMMENT):
+            return len(fields)
+    raise ValueError(f"{os.path.basename(path)}: no token lines (an empty file?)")
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """The cyclic garbage collector paused: reading makes millions of small lists and no cycles,
+    and the collector's passes over them would take two thirds of the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _records(path):
+    """[(line number, fields or [] for a blank line)] of a text file; ValueError if unreadable."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
+    return list(enumerate([line.split("\t") if "\t" in line else line.split() for line in lines], 1))
+
+
+def read_conll(path, tag_columns=(-1,), suffix=False):
+    """:class:`Sentences` of a CoNLL file, reading the tags of ``tag_columns`` (default: the last).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "x.conll")
+    >>> _ = open(path, "w").write("# text = Anna sang\\nAnna NNP B-PER\\nsang VBD O\\n")
+    >>> s = read_conll(path)
+    >>> s.tokens, s.columns, s.lines
+    ([['Anna', 'sang']], ([['B-PER', 'O']],), [[2, 3]])
+    >>> _ = open(path, "w").write("Anna NNP B-PER\\nsang O\\n")
+    >>> read_conll(path)
+    Traceback (most recent call last):
+    ValueError: x.conll line 2: 2 fields, but the token lines before have 3 (ragged columns)
+    """
+    with _no_gc():
+        return _read_conll(path, tag_columns, suffix)
+
+
+def _read_conll(path, tag_columns, suffix):
+    name = os.path.basename(path)
+    records = _records(path)
+    width = _width(path, records)
+    needed = 1 + max(c if c >= 0 else -c for c in tag_columns)
+    if width < needed:
+        raise ValueError(f"{name} line {_first_token_line(records)}: {width} field(s), but a token and "
+                         f"{len(tag_columns)} tag column(s) need {needed} (a tag column is missing)")
+    sentences, current = Sentences(path, [], tuple([] for _ in tag_columns), []), []
+    for n, fields in records + [(len(records) + 1, [])]:
+        if not fields or fields[0] == DOCSTART:
+            _close(current, sentences, tag_columns)
+            current = []
+        elif not _is_comment(fields, width):
+            if len(fields) != width:
+                raise ValueError(f"{name} line {n}: {len(fields)} fields, but the token lines before have "
+                                 f"{width} (ragged columns)")
+            current.append((n, fields))
+    for column in sentences.columns:
+        check_tags(column, sentences.lines, name, suffix)
+    return sentences
+
+
+def _first_token_line(records):
+    return next(n for n, fields in records if fields and fields[0] != DOCSTART)
+
+
+def _close(rows, sentences, tag_columns):
+    if rows:
+        sentences.tokens.append([fields[0] for _, fields in rows])
+        sentences.lines.append([n for n, _ in rows])
+        for column, index in zip(sentences.columns, tag_columns):
+            column.append([fields[index] for _, fields in rows])
+
+
+def _prefix(tag, suffix):
+    """The prefix letter of a tag (its last part with ``suffix``), or None if it is not a tag."""
+    if suffix:
+        rest, _, letter = tag.rpartition("-")
+    else:
+        letter, _, rest = tag.partition("-")
+    return letter if len(letter) == 1 and letter in PREFIX_LETTERS and rest else None
+
+
+def check_tags(sentences, lines, name, suffix=False):
+    """Raise unless every tag is ``O`` or a prefixed type, of one scheme family and one style.
+
+    >>> check_tags([["B-PER", "O"], ["S-LOC", "U-ORG"]], [[1, 2], [4, 5]], "a.conll")
+    Traceback (most recent call last):
+    ValueError: a.conll line 5: tag 'U-ORG' is BILOU, but line 4 has 'S-LOC' (IOBES): mixed schemes
+    >>> check_tags([["PER-B"]], [[1]], "a.conll")
+    Traceback (most recent call last):
+    ValueError: a.conll line 1: 'PER-B' is not a tag: O, or B-, I-, E-, S-, L-, U- and a type (suffix tags
+    like PER-B need suffix=True)
+    """
+    prefixes = {tag: _prefix(tag, suffix) for tag in {t for tags in sentences for t in tags} if tag != "O"}
+    bilou = {SCHEME_FAMILIES[p] == "BILOU" for p in prefixes.values() if p in SCHEME_FAMILIES}
+    if None not in prefixes.values() and len(bilou) < 2:
+        return  # the common case, decided on the distinct tags alone; else find the first bad line
+    seen = {}  # family -> (line, tag, family) of its first tag
+    for tags, numbers in zip(sentences, lines):
+        for tag, n in zip(tags, numbers):
+            if tag == "O":
+                continue
+            parsed = _prefix(tag, suffix)
+            if parsed is None:
+                hint = " (suffix tags like PER-B need suffix=True)" if _prefix(tag, not suffix) else ""
+                raise ValueError(f"{name} line {n}: {tag!r} is not a tag: O, or B-, I-, E-, S-, L-, U- and a "
+                                 f"type{hint}")
+            family = SCHEME_FAMILIES.get(parsed)
+            if family is None or family in seen:
+                continue
+            other = next((v for k, v in seen.items() if (k == "BILOU") != (family == "BILOU")), None)
+            if other is not None:
+                raise ValueError(f"{name} line {n}: tag {tag!r} is {family}, but line {other[0]} has "
+                                 f"{other[1]!r} ({other[2]}): mixed schemes")
+            seen[family] = (n, tag, family)
+
+
+def _check_same_sentences(gold, pred, check_tokens=True):
+    """Raise unless the two files hold the same sentences (lengths, and tokens if asked)."""
+    g, p = os.path.basename(gold.path), os.path.basename(pred.path)
+    if gold.tokens == pred.tokens:  # the common case, compared at C speed
+        return
+    for i, (gt, pt, gl, pl) in enumerate(zip(gold.tokens, pred.tokens, gold.lines, pred.lines)):
+        if len(gt) != len(pt):
+            raise ValueError(f"sentence {i + 1} has {len(gt)} tokens in {g} (line {gl[0]}) but {len(pt)} in "
+                             f"{p} (line {pl[0]}): the files must hold the same sentences")
+        if check_tokens:
+            for j, (a, b) in enumerate(zip(gt, pt)):
+                if a != b:
+                    raise ValueError(f"token {a!r} at {g} line {gl[j]} but {b!r} at {p} line {pl[j]}: the "
+                                     "files must hold the same tokens (check_tokens=False skips this check)")
+    if len(gold.tokens) != len(pred.tokens):
+        raise ValueError(f"{g} has {len(gold.tokens)} sentences but {p} has {len(pred.tokens)}: the first "
+                         f"{min(len(gold.tokens), len(pred.tokens))} agree, the rest of the longer one has no "
+                         "partner")
+
+
+def read_conll_pair(gold_path, pred_path, check_tokens=True, suffix=False):
+    """:class:`Inputs` of a gold and a predicted CoNLL file (each token, tag last)."""
+    gold, pred = read_conll(gold_path, suffix=suffix), read_conll(pred_path, suffix=suffix)
+    _check_same_sentences(gold, pred, check_tokens)
+    return Inputs(gold.columns[0], pred.columns[0], gold.tokens,
+                  {"references": gold_path, "predictions": pred_path},
+                  {"references": gold.lines, "predictions": pred.lines})
+
+
+def read_other_predictions(inputs, pred_path, check_tokens=True, suffix=False):
+    """``inputs`` with the predictions of another CoNLL file, checked against the same sentences
+    (the gold file is not read again)."""
+    pred = read_conll(pred_path, suffix=suffix)
+    gold = Sentences(inputs.paths["references"], inputs.tokens, (inputs.references,), inputs.lines["references"])
+    _check_same_sentences(gold, pred, check_tokens)
+    return inputs._replace(predictions=pred.columns[0], paths={**inputs.paths, "predictions": pred_path},
+                           lines={**inputs.lines, "predictions": pred.lines})
+
+
+def read_two_columns(path, suffix=False):
+    """:class:`Inputs` of one file with a gold and a predicted tag column (token, ..., gold, pred).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "both.txt")
+    >>> _ = open(path, "w").write("Anna B-PER B-PER\\nsang O B-LOC\\n")
+    >>> read_two_columns(path).compute_inputs()
+    {'predictions': [['B-PER', 'B-LOC']], 'references': [['B-PER', 'O']]}
+    """
+    sentences = read_conll(path, tag_columns=(-2, -1), suffix=suffix)
+    gold, pred = sentences.columns
+    return Inputs(gold, pred, sentences.tokens, {"references": path, "predictions": path},
+                  {"references": sentences.lines, "predictions": sentences.lines})
+
+
+class Examples(NamedTuple):
+    """One JSONL file: per example its tokens (list) or text (str), entities and line."""
+
+    path: str
+    tokens: list
+    entities: list
+    lines: list
+
+
+def _json_line(text, where):
+    try:
+        item = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not JSON ({error.msg})") from None
+    if not isinstance(item, dict):
+        raise ValueError(f"{where}: an example is a JSON object; got {type(item).__name__}")
+    return item
+
+
+def _example(item, where):
+    """(tokens or text, [span dicts]) of one JSONL example."""
+    content = item.get("tokens", item.get("text"))
+    if not (isinstance(content, str) or (isinstance(content, list) and all(isinstance(t, str) for t in content))):
+        raise ValueError(f'{where}: needs "tokens" (a list of str) or "text" (a str)')
+    entities = item.get("entities")
+    if not isinstance(entities, list):
+        raise ValueError(f'{where}: needs "entities", a list of {{"label", "start", "end"}}')
+    return content, [_span(e, len(content), f"{where} entity {k}") for k, e in enumerate(entities)]
+
+
+def _span(entity, size, where):
+    if not isinstance(entity, dict) or any(k not in entity for k in SPAN_KEYS):
+        raise ValueError(f'{where}: needs "label", "start" and "end"; got {entity!r}')
+    label, start, end = (entity[k] for k in SPAN_KEYS)
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"{where}: label must be a non-empty str; got {label!r}")
+    if not all(type(x) is int for x in (start, end)) or not 0 <= start < end <= size:
+        raise ValueError(f"{where}: start and end must be ints with 0 <= start < end <= {size} (end exclusive); "
+                         f"got {start!r}, {end!r}")
+    return {"label": label, "start": start, "end": end}
+
+
+def read_jsonl(path):
+    """:class:`Examples` of a JSONL file of spans; blank lines are skipped.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "gold.jsonl")
+    >>> _ = open(path, "w").write('{"text": "Anna sang", "entities": [{"label": "PER", "start": 0, "end": 4}]}\\n')
+    >>> read_jsonl(path).entities
+    [[{'label': 'PER', 'start': 0, 'end': 4}]]
+    """
+    with _no_gc():
+        return _read_jsonl(path)
+
+
+def _read_jsonl(path):
+    name = os.path.basename(path)
+    examples = Examples(path, [], [], [])
+    for n, line in enumerate(_text_lines(path), 1):
+        if line.strip():
+            content, entities = _example(_json_line(line, f"{name} line {n}"), f"{name} line {n}")
+            examples.tokens.append(content)
+            examples.entities.append(entities)
+            examples.lines.append(n)
+    if not examples.lines:
+        raise ValueError(f"{name}: no examples (an empty file?)")
+    return examples
+
+
+def _text_lines(path):
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
+
+
+def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
+    """:class:`Inputs` of a gold and a predicted JSONL file: lists of span dicts per example."""
+    gold, pred = read_jsonl(gold_path), read_jsonl(pred_path)
+    g, p = os.path.basename(gold_path), os.path.basename(pred_path)
+    for i, (a, b) in enumerate(zip(gold.tokens, pred.tokens)):
+        if check_tokens and a != b:
+            raise ValueError(f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} "
+                             "hold different tokens or text (check_tokens=False skips this check)")
+    if len(gold.lines) != len(pred.lines):
+        raise ValueError(f"{g} has {len(gold.lines)} examples but {p} has {len(pred.lines)}")
+    return Inputs(gold.entities, pred.entities, gold.tokens, {"references": gold_path, "predictions": pred_path},
+                  {"references": gold.lines, "predictions": pred.lines})
+
+
+def read_second_predictions(inputs, pred_path, check_tokens=True, suffix=False):
+    """``inputs`` (from :func:`read_pair`) with a second system's predictions file instead."""
+    if is_jsonl(inputs.paths["references"]):
+        return read_jsonl_pair(inputs.paths["references"], pred_path, check_tokens)
+    if inputs.paths["references"] == inputs.paths["predictions"]:
+        raise ValueError("a second predictions file needs a gold file of its own, not one with two tag columns")
+    return read_other_predictions(inputs, pred_path, check_tokens, suffix)
+
+
+def is_jsonl(path):
+    return str(path).lower().endswith(JSONL_SUFFIXES)
+
+
+def read_pair(gold_path, pred_path=None, check_tokens=True, suffix=False):
+    """:class:`Inputs` of gold and predictions: two CoNLL or two JSONL files (by the name's ending:
+    .jsonl, .json, .ndjson), or, without ``pred_path``, one file with two tag columns."""
+    if pred_path is None:
+        return read_two_columns(gold_path, suffix)
+    if is_jsonl(gold_path) != is_jsonl(pred_path):
+        raise ValueError(f"{os.path.basename(gold_path)} and {os.path.basename(pred_path)}: one is JSONL, the "
+                         "other CoNLL; give both in one format")
+    if is_jsonl(gold_path):
+        return read_jsonl_pair(gold_path, pred_path, check_tokens)
+    return read_conll_pair(gold_path, pred_path, check_tokens, suffix)
+
+
+def spans_to_tags(size, entities, where="example"):
+    """IOB2 tags of ``size`` tokens from span dicts (token offsets); ValueError if two overlap.
+
+    >>> spans_to_tags(4, [{"label": "LOC", "start": 2, "end": 4}])
+    ['O', 'O', 'B-LOC', 'I-LOC']
+    """
+    tags = ["O"] * size
+    for k, e in enumerate(sorted(entities, key=lambda e: (e["start"], e["end"]))):
+        if any(t != "O" for t in tags[e["start"]:e["end"]]):
+            raise ValueError(f"{where} entity {k}: overlaps another entity; tags cannot hold overlapping spans")
+        tags[e["start"]:e["end"]] = [f"B-{e['label']}"] + [f"I-{e['label']}"] * (e["end"] - e["start"] - 1)
+    return tags
+
+
+_POSITION = re.compile(r"\b(predictions|references)\[(\d+)\](?:\[(\d+)\])?")
+
+
+def locate(message, inputs):
+    """The metric's message with the file and line of its first ``predictions[i][j]`` appended.
+
+    >>> inputs = Inputs([["O"]], [["X"]], [["a"]], {"references": "g.conll", "predictions": "p.conll"},
+    ...                 {"references": [[3]], "predictions": [[7]]})
+    >>> locate("invalid tag 'X' at predictions[0][0]", inputs)
+    "invalid tag 'X' at predictions[0][0] (p.conll line 7)"
+    """
+    found = _POSITION.search(message)
+    if found is None or int(found[2]) >= len(inputs.lines[found[1]]):
+        return message
+    item = None if found[3] is None else int(found[3])
+    return f"{message} ({inputs.where(found[1], int(found[2]), item)})"

@@ -1,0 +1,290 @@
+"""Score NER files from a shell: ``python ner_report.py gold.conll pred.conll [pred_b.conll]``.
+
+Prints the headline scores, the per-type table, the four MUC modes, the type confusion and, with a
+second predictions file, both systems side by side (with the paired intervals and test when the
+metric has ``compare``). ``--json out.json`` writes every result. Runs from any working directory
+(the metric is loaded from this file's folder) and as ``python -m ner_report`` from that folder.
+Files are read by ``ner_files`` (CoNLL, one file with two tag columns, JSONL spans); exit status
+1 with the message when a file or the metric refuses the input.
+
+This is the command line, not a module the metric copies: it loads the metric with
+``evaluate.load`` and reads files with ``ner_files``, both found beside it.
+
+>>> confusion_from_errors({"strict": {"correct": [{"sentence": 0, "gold": ["PER", 0, 2], "pred": ["PER", 0, 2]}],
+...     "incorrect": [{"sentence": 0, "gold": ["LOC", 3, 4], "pred": ["ORG", 3, 5]}],
+...     "partial": [], "missed": [{"sentence": 1, "gold": ["LOC", 0, 1], "pred": None}], "spurious": []}})
+{'same_span': {'PER': {'PER': 1}}, 'overlap': {'LOC': {'ORG': 1}}, 'missed': {'LOC': 1}, 'spurious': {}}
+"""
+
+import argparse
+import functools
+import inspect
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # ner_files beside this file, whatever the working directory
+    sys.path.insert(0, str(HERE))
+
+import ner_files  # noqa: E402
+from ner_decoding import SCHEMES  # noqa: E402
+from ner_matching import MODES  # noqa: E402
+
+METRIC_PATH = HERE / "ner_recall_metric.py"
+MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
+CONFUSION_KEYS = ("same_span", "overlap", "missed", "spurious")
+SPAN_SAMPLE = [[{"label": "A", "start": 0, "end": 1}]]
+
+
+def load_metric(config_name="default"):
+    """``evaluate.load`` of the metric beside this file, one object per config: two objects in one
+    process wait on each other's cache-file lock (a second each compute)."""
+    return _load(config_name)
+
+
+@functools.cache
+def _load(config_name):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import evaluate
+
+    # an experiment id of this process: evaluate's cache-file locks are then never held by another
+    # process scoring at the same time (each would cost a second of waiting)
+    return evaluate.load(str(METRIC_PATH), config_name, experiment_id=f"ner_report_{os.getpid()}")
+
+
+@functools.cache
+def has_spans_config():
+    """Whether the metric scores span dicts (its "spans" config)."""
+    try:
+        load_metric("spans").compute(predictions=SPAN_SAMPLE, references=SPAN_SAMPLE)
+    except Exception:  # noqa: BLE001 -- any refusal means no such config
+        return False
+    return True
+
+
+def offers(metric, option):
+    """Whether ``metric.compute`` takes ``option`` (e.g. "ci_resamples")."""
+    return option in inspect.signature(metric._compute).parameters
+
+
+def is_spans(inputs):
+    return bool(inputs.references) and isinstance(inputs.references[0], list) and any(
+        isinstance(x, dict) for example in inputs.references for x in example)
+
+
+def as_tag_inputs(inputs):
+    """Span inputs with tokens, as IOB2 tags: how they are scored without the "spans" config."""
+    if inputs.tokens and isinstance(inputs.tokens[0], str):
+        raise ValueError('JSONL with "text" needs the metric\'s "spans" config; give "tokens" to score as tags')
+    sides = {side: [ner_files.spans_to_tags(len(t), e, inputs.where(side, i))
+                    for i, (t, e) in enumerate(zip(inputs.tokens, getattr(inputs, side)))]
+             for side in ("references", "predictions")}
+    return inputs._replace(**sides)
+
+
+def prepare(inputs):
+    """(metric, inputs, tag options allowed) for reader output: spans go to the "spans" config,
+    or become IOB2 tags when the metric has none."""
+    if not is_spans(inputs):
+        return load_metric(), inputs, True
+    if has_spans_config():
+        return load_metric("spans"), inputs, False
+    return load_metric(), as_tag_inputs(inputs), False
+
+
+def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True):
+    """The metric's results on reader output, with "errors" and "confusion" (computed from the
+    error listing when the metric has no "confusion" score family). ValueErrors name file and line."""
+    metric, inputs, tags = prepare(inputs)
+    options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
+    if ci_resamples and offers(metric, "ci_resamples"):
+        options["ci_resamples"] = ci_resamples
+    confusion = has_confusion(metric.config_name)
+    if confusion:
+        options["scores"] = ["seqeval", "muc", "confusion"]
+    try:
+        results = metric.compute(**inputs.compute_inputs(), errors=errors or not confusion, **options)
+    except ValueError as error:
+        raise ValueError(ner_files.locate(str(error), inputs)) from None
+    if not confusion:
+        results["confusion"] = confusion_from_errors(results["errors"])
+        if not errors:
+            del results["errors"]
+    return results
+
+
+@functools.cache
+def has_confusion(config_name="default"):
+    """Whether the metric has the "confusion" score family (else it is counted from the error listing)."""
+    sample = SPAN_SAMPLE if config_name == "spans" else [["B-A"]]
+    try:
+        return "confusion" in load_metric(config_name).compute(predictions=sample, references=sample,
+                                                               scores=["muc", "confusion"])
+    except ValueError:
+        return False
+
+
+def _add(table, *keys):
+    for key in keys[:-1]:
+        table = table.setdefault(key, {})
+    table[keys[-1]] = table.get(keys[-1], 0) + 1
+
+
+def confusion_from_errors(errors):
+    """``results["confusion"]`` from the strict error listing: every matched pair by gold type and
+    predicted type, same span or overlapping; missed and spurious per type; nonzero entries only."""
+    confusion = {key: {} for key in CONFUSION_KEYS}
+    for entries in errors["strict"].values():
+        for entry in entries:
+            gold, pred = entry["gold"], entry["pred"]
+            if gold is None:
+                _add(confusion["spurious"], pred[0])
+            elif pred is None:
+                _add(confusion["missed"], gold[0])
+            else:
+                same = list(gold[1:]) == list(pred[1:])
+                _add(confusion["same_span" if same else "overlap"], gold[0], pred[0])
+    return confusion
+
+
+def compare(inputs, inputs_b, scheme=None, mode=None, suffix=False, ci_resamples=0):
+    """``metric.compare`` of two systems when the metric has it, else None."""
+    metric, inputs, tags = prepare(inputs)
+    if not hasattr(metric, "compare"):
+        return None
+    _, inputs_b, _ = prepare(inputs_b)
+    options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
+    if ci_resamples:
+        options["ci_resamples"] = ci_resamples
+    try:
+        return metric.compare(predictions=inputs.predictions, predictions_b=inputs_b.predictions,
+                              references=inputs.references, **options)
+    except ValueError as error:
+        raise ValueError(ner_files.locate(str(error), inputs_b)) from None
+
+
+# ---------------------------------------------------------------------------- the printed report
+
+def _table(header, rows):
+    cells = [[str(h) for h in header]] + [[f"{c:.4f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+                     for row in cells)
+
+
+def _interval(results, name):
+    low_high = results.get("intervals", {}).get(name)
+    return f" [{low_high[0]:.4f}, {low_high[1]:.4f}]" if low_high else ""
+
+
+def headline(results):
+    if "overall_f1" not in results:
+        strict = results["muc"]["strict"]
+        return f"strict: precision {strict['precision']:.4f}  recall {strict['recall']:.4f}  f1 {strict['f1']:.4f}"
+    parts = [f"{k} {results[f'overall_{k}']:.4f}{_interval(results, f'overall_{k}')}"
+             for k in ("precision", "recall", "f1")]
+    return "overall (seqeval): " + "  ".join(parts) + f"  accuracy {results['overall_accuracy']:.4f}"
+
+
+def per_type_rows(results):
+    strict = results["muc"]["strict"]["per_type"]
+    return [[name, t["possible"], t["actual"], t["precision"], t["recall"], t["f1"],
+             *(results["muc"][m]["per_type"][name]["f1"] for m in MODES[1:])] for name, t in sorted(strict.items())]
+
+
+def muc_rows(results):
+    return [[mode, *(results["muc"][mode][k] for k in MUC_COLUMNS)] for mode in MODES]
+
+
+def confusion_lines(confusion, top=10):
+    pairs = [(n, gold, pred, scenario) for scenario in ("same_span", "overlap")
+             for gold, row in confusion[scenario].items() for pred, n in row.items() if gold != pred]
+    pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
+    lines = [f"  {gold} -> {pred} ({scenario.replace('_', ' ')}): {n}" for n, gold, pred, scenario in pairs[:top]]
+    return lines or ["  no entity took another type"]
+
+
+def report(results, names, sentences, results_b=None, comparison=None):
+    """The text the command line prints."""
+    out = [f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
+           f"{sentences} sentences, {results['muc']['strict']['possible']} gold entities, "
+           f"{results['muc']['strict']['actual']} predicted", "", headline(results), "",
+           "per type (strict counts; f1 of each mode)",
+           _table(["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in MODES[1:])],
+                  per_type_rows(results)), "",
+           "MUC / SemEval-2013 modes", _table(["mode", *MUC_COLUMNS], muc_rows(results)), "",
+           "most frequent type confusions (gold -> predicted)", *confusion_lines(results["confusion"])]
+    if results_b is not None:
+        out += ["", "two systems", comparison_text(results, results_b, comparison)]
+    return "\n".join(out) + "\n"
+
+
+def comparison_rows(results, results_b):
+    """(score, A, B, B - A) for the headline scores and each mode's F1."""
+    names = [f"overall_{k}" for k in ("precision", "recall", "f1")] if "overall_f1" in results else []
+    rows = [[n, results[n], results_b[n], results_b[n] - results[n]] for n in names]
+    return rows + [[f"muc_{m}_f1", results["muc"][m]["f1"], results_b["muc"][m]["f1"],
+                    results_b["muc"][m]["f1"] - results["muc"][m]["f1"]] for m in MODES]
+
+
+def comparison_text(results, results_b, comparison):
+    if comparison and comparison.get("table"):
+        rows = [[r["score"], r["a"], r["b"], r["difference"], r["low"], r["high"], r["p_value"]]
+                for r in comparison["table"] if r["score"].startswith(("overall_", "muc_")) and
+                r["score"].count("_") <= 2]
+        return _table(["score", "A", "B", "B - A", "low", "high", "p"], rows)
+    return _table(["score", "A", "B", "B - A"], comparison_rows(results, results_b))
+
+
+# ---------------------------------------------------------------------------- command line
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="ner_report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("gold", help="gold file (CoNLL or JSONL); alone: one file with gold and predicted columns")
+    parser.add_argument("predictions", nargs="?", help="predictions file, same format and sentences")
+    parser.add_argument("predictions_b", nargs="?", help="a second system's predictions: compared with the first")
+    parser.add_argument("--scheme", choices=SCHEMES, help="decode strictly in this scheme (implies --mode strict)")
+    parser.add_argument("--mode", choices=("strict",), help="strict decoding (needs --scheme); default: lenient")
+    parser.add_argument("--suffix", action="store_true", help="tags carry the prefix last (PER-B)")
+    parser.add_argument("--no-token-check", action="store_true", help="do not require identical tokens")
+    parser.add_argument("--ci-resamples", type=int, default=0, help="bootstrap intervals, when the metric offers them")
+    parser.add_argument("--json", metavar="PATH", help="write every result (with the error listing) as JSON")
+    return parser.parse_args(argv)
+
+
+def run(args):
+    """(text, results as a JSON-ready dict) of parsed arguments; ValueError on bad input."""
+    options = dict(scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix)
+    inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check, args.suffix)
+    results = score(inputs, ci_resamples=args.ci_resamples, **options)
+    names = [args.gold, args.predictions or args.gold]
+    payload = {"files": {"gold": args.gold, "predictions": names[1]}, "results": results}
+    results_b = comparison = None
+    if args.predictions_b:
+        inputs_b = ner_files.read_second_predictions(inputs, args.predictions_b, not args.no_token_check, args.suffix)
+        results_b = score(inputs_b, ci_resamples=args.ci_resamples, **options)
+        comparison = compare(inputs, inputs_b, ci_resamples=args.ci_resamples, **options)
+        names.append(args.predictions_b)
+        payload.update(results_b=results_b, comparison=comparison)
+        payload["files"]["predictions_b"] = args.predictions_b
+    return report(results, names, len(inputs.references), results_b, comparison), payload
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        text, payload = run(args)
+    except ValueError as error:
+        print(f"ner_report: {error}", file=sys.stderr)
+        return 1
+    print(text, end="")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(payload, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

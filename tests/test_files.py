@@ -1,0 +1,174 @@
+"""ner_files: the readers give compute's inputs, and bad files fail naming file and line."""
+
+import json
+import os
+import re
+
+import pytest
+
+import ner_files
+from conftest import ROOT
+
+DATA = os.path.join(ROOT, "tests", "data")
+GOLD, PRED_A, PRED_B, BOTH = (os.path.join(DATA, name) for name in (
+    "gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll"))
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_conll_2003_layout():
+    s = ner_files.read_conll(GOLD)
+    assert len(s.tokens) == 4  # -DOCSTART- lines end a sentence and are dropped
+    assert s.tokens[1] == ["Peter", "Blackburn"] and s.columns[0][1] == ["B-PER", "I-PER"]
+    assert s.lines[0][0] == 3 and s.lines[1] == [13, 14]
+    assert all(len(t) == len(g) == len(n) for t, g, n in zip(s.tokens, s.columns[0], s.lines))
+
+
+def test_pair_and_two_columns_agree(metric):
+    pair = ner_files.read_conll_pair(GOLD, PRED_A)
+    both = ner_files.read_two_columns(BOTH)
+    assert pair.compute_inputs() == both.compute_inputs()
+    assert pair.tokens == both.tokens
+    assert metric.compute(**pair.compute_inputs())["overall_f1"] == pytest.approx(4 / 7)  # hand-counted
+
+
+@pytest.mark.parametrize("text, tokens, tags", [
+    ("a O\n\n\n\nb B-X\n", [["a"], ["b"]], [["O"], ["B-X"]]),  # several blank lines: one break
+    ("a O\n-DOCSTART- O\nb O\n", [["a"], ["b"]], [["O"], ["O"]]),  # no blank line around -DOCSTART-
+    ("# sent_id = 1\n# text = a b\na O\nb O\n", [["a", "b"]], [["O", "O"]]),  # CoNLL-U comments
+    ("a O\n# O\n#tag B-X\n", [["a", "#", "#tag"]], [["O", "O", "B-X"]]),  # '#' tokens: as many fields as token lines
+    ("New York\tB-LOC\n", [["New York"]], [["B-LOC"]]),  # tab-separated: fields may hold spaces
+    ("a\tO\r\nb\tO\r\n", [["a", "b"]], [["O", "O"]]),  # Windows line ends
+    ("\ufeffa O\n", [["a"]], [["O"]]),  # a byte-order mark
+    ("a PER-B\n", None, None),  # suffix tags, read with suffix=True below
+])
+def test_conll_layouts(tmp_path, text, tokens, tags):
+    path = write(tmp_path, "x.conll", text)
+    if tokens is None:
+        assert ner_files.read_conll(path, suffix=True).columns[0] == [["PER-B"]]
+        return
+    s = ner_files.read_conll(path)
+    assert (s.tokens, s.columns[0]) == (tokens, tags)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a O\nb X O\n", "x.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
+    ("a\nb\n", "x.conll line 1: 1 field(s), but a token and 1 tag column(s) need 2 (a tag column is missing)"),
+    ("", "x.conll: no token lines"),
+    ("a B-PER\nb S-LOC\n\nc U-ORG\n", "x.conll line 4: tag 'U-ORG' is BILOU, but line 2 has 'S-LOC'"),
+    ("a L-PER\nb E-LOC\n", "x.conll line 2: tag 'E-LOC' is IOBES/IOE, but line 1 has 'L-PER' (BILOU)"),
+    ("a B-PER\nb LOC-B\n", "x.conll line 2: 'LOC-B' is not a tag: O, or B-, I-, E-, S-, L-, U- and a type "
+                           "(suffix tags like PER-B need suffix=True)"),
+    ("a B-PER\nb X-LOC\n", "x.conll line 2: 'X-LOC' is not a tag"),
+    ("a B-\n", "x.conll line 1: 'B-' is not a tag"),
+])
+def test_bad_conll(tmp_path, text, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_files.read_conll(write(tmp_path, "x.conll", text))
+
+
+def test_two_columns_need_three_fields(tmp_path):
+    with pytest.raises(ValueError, match=re.escape("x.conll line 1: 2 field(s), but a token and 2 tag column(s) "
+                                                   "need 3 (a tag column is missing)")):
+        ner_files.read_two_columns(write(tmp_path, "x.conll", "a O\n"))
+
+
+@pytest.mark.parametrize("pred, message", [
+    ("a O\nb O\n\nc O\n\nd O\n", "g.conll has 2 sentences but p.conll has 3"),
+    ("a O\n\nc O\n", "sentence 1 has 2 tokens in g.conll (line 1) but 1 in p.conll (line 1)"),
+    ("a O\nB O\n\nc O\n", "token 'b' at g.conll line 2 but 'B' at p.conll line 2"),
+])
+def test_pairs_that_do_not_match(tmp_path, pred, message):
+    gold = write(tmp_path, "g.conll", "a O\nb O\n\nc O\n")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_files.read_conll_pair(gold, write(tmp_path, "p.conll", pred))
+
+
+def test_token_check_can_be_skipped(tmp_path):
+    gold = write(tmp_path, "g.conll", "(  O\nParis B-LOC\n")
+    pred = write(tmp_path, "p.conll", "-LRB- O\nParis B-LOC\n")
+    assert ner_files.read_conll_pair(gold, pred, check_tokens=False).tokens == [["(", "Paris"]]
+
+
+def jsonl(tmp_path, name, examples):
+    return write(tmp_path, name, "\n".join(json.dumps(e) for e in examples) + "\n")
+
+
+def test_jsonl_pair(tmp_path):
+    per = {"label": "PER", "start": 0, "end": 1}
+    gold = jsonl(tmp_path, "g.jsonl", [{"tokens": ["Anna", "sang"], "entities": [per]},
+                                      {"tokens": ["in", "Riga"], "entities": []}])
+    pred = jsonl(tmp_path, "p.jsonl", [{"tokens": ["Anna", "sang"], "entities": []},
+                                      {"tokens": ["in", "Riga"], "entities": [{"label": "LOC", "start": 1, "end": 2}]}])
+    inputs = ner_files.read_pair(gold, pred)
+    assert inputs.references == [[{"label": "PER", "start": 0, "end": 1}], []]
+    assert inputs.predictions[1] == [{"label": "LOC", "start": 1, "end": 2}]
+    assert inputs.where("predictions", 1) == "p.jsonl line 2"
+
+
+@pytest.mark.parametrize("line, message", [
+    ("{not json", "g.jsonl line 2: not JSON"),
+    ("[1, 2]", "g.jsonl line 2: an example is a JSON object; got list"),
+    ('{"entities": []}', 'g.jsonl line 2: needs "tokens" (a list of str) or "text" (a str)'),
+    ('{"text": "ab"}', 'g.jsonl line 2: needs "entities"'),
+    ('{"text": "ab", "entities": [{"label": "X", "start": 0}]}', 'g.jsonl line 2 entity 0: needs "label"'),
+    ('{"text": "ab", "entities": [{"label": "X", "start": 1, "end": 3}]}',
+     "g.jsonl line 2 entity 0: start and end must be ints with 0 <= start < end <= 2"),
+    ('{"text": "ab", "entities": [{"label": "", "start": 0, "end": 1}]}', "label must be a non-empty str"),
+])
+def test_bad_jsonl(tmp_path, line, message):
+    path = write(tmp_path, "g.jsonl", '{"text": "a", "entities": []}\n' + line + "\n")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_files.read_jsonl(path)
+
+
+def test_jsonl_pairs_that_do_not_match(tmp_path):
+    gold = jsonl(tmp_path, "g.jsonl", [{"text": "ab", "entities": []}])
+    with pytest.raises(ValueError, match="example 1 differs: g.jsonl line 1 and p.jsonl line 1"):
+        ner_files.read_pair(gold, jsonl(tmp_path, "p.jsonl", [{"text": "abc", "entities": []}]))
+    with pytest.raises(ValueError, match="g.jsonl has 1 examples but p.jsonl has 2"):
+        ner_files.read_pair(gold, jsonl(tmp_path, "p.jsonl", [{"text": "ab", "entities": []}] * 2))
+    with pytest.raises(ValueError, match="one is JSONL, the other CoNLL"):
+        ner_files.read_pair(gold, PRED_A)
+
+
+def test_spans_to_tags_round_trip(metric):
+    inputs = ner_files.read_conll_pair(GOLD, PRED_A)
+    for tags in inputs.references + inputs.predictions:
+        spans = [{"label": s.label, "start": s.start, "end": s.end} for s in metric.decode(tags)]
+        assert ner_files.spans_to_tags(len(tags), spans) == tags
+    with pytest.raises(ValueError, match="entity 1: overlaps another entity"):
+        ner_files.spans_to_tags(3, [{"label": "A", "start": 0, "end": 2}, {"label": "B", "start": 1, "end": 3}])
+
+
+def test_metric_messages_point_to_the_file_line(tmp_path, metric):
+    gold = write(tmp_path, "g.conll", "a O\n\nb B-PER\nc I-PER\n")
+    pred = write(tmp_path, "p.conll", "a O\n\nb B-PER\nc S-PER\n")
+    inputs = ner_files.read_conll_pair(gold, pred)
+    with pytest.raises(ValueError) as info:
+        metric.compute(**inputs.compute_inputs(), scheme="IOB2", mode="strict")
+    assert "predictions[1][1]" in str(info.value)
+    assert ner_files.locate(str(info.value), inputs) == f"{info.value} (p.conll line 4)"
+    assert ner_files.locate("no position here", inputs) == "no position here"
+
+
+def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path):
+    import gc
+
+    path = write(tmp_path, "x.conll", "a O\n")
+    assert gc.isenabled()
+    ner_files.read_conll(path)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        ner_files.read_conll(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ValueError):
+        ner_files.read_conll(write(tmp_path, "y.conll", "a O\nb O O\n"))
+    assert gc.isenabled()

@@ -1,0 +1,113 @@
+"""ner_report: the command line prints the metric's numbers for two or three files, from any folder."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import ner_files
+import ner_report
+from conftest import ROOT
+
+DATA = os.path.join(ROOT, "tests", "data")
+GOLD, PRED_A, PRED_B, BOTH = (os.path.join(DATA, name) for name in (
+    "gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll"))
+SCRIPT = os.path.join(ROOT, "ner_report.py")
+
+
+def run(*args, cwd):
+    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH="")
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_script_from_another_folder_with_json(tmp_path, metric):
+    out = tmp_path / "out.json"
+    done = run(SCRIPT, GOLD, PRED_A, PRED_B, "--json", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    inputs = ner_files.read_conll_pair(GOLD, PRED_A)
+    expected = metric.compute(**inputs.compute_inputs())
+    saved = json.loads(out.read_text())
+    assert saved["results"]["overall_f1"] == pytest.approx(expected["overall_f1"])
+    assert saved["results"]["muc"] == json.loads(json.dumps(expected["muc"]))
+    assert "errors" in saved["results"] and "confusion" in saved["results"]
+    # hand-counted on tests/data: 7 gold entities, 4 exact matches; B finds 6, predicts nothing wrong
+    assert f"precision {4 / 7:.4f}  recall {4 / 7:.4f}  f1 {4 / 7:.4f}" in done.stdout
+    assert re.search(r"^partial +5 +0 +1 +1 +1 +0\.7857 +0\.7857 +0\.7857$", done.stdout, re.M)
+    assert re.search(rf"^overall_f1 +{4 / 7:.4f} +{12 / 13:.4f} +{12 / 13 - 4 / 7:.4f}$", done.stdout, re.M)
+    assert "MISC -> LOC (same span): 1" in done.stdout
+    assert saved["results_b"]["overall_recall"] == pytest.approx(6 / 7)
+
+
+def test_module_from_the_repo_root():
+    done = run("-m", "ner_report", BOTH, "--scheme", "IOB2", "--mode", "strict", cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "4 sentences, 7 gold entities, 7 predicted" in done.stdout
+
+
+@pytest.mark.parametrize("files, message", [
+    (["bad.conll", PRED_A], "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
+    ([GOLD, "short.conll"], "gold.conll has 4 sentences but short.conll has 1"),
+])
+def test_bad_files_exit_1_with_the_message(tmp_path, files, message):
+    (tmp_path / "bad.conll").write_text("EU B-ORG\nrejects O O\n")
+    (tmp_path / "short.conll").write_text("EU B-ORG\nrejects O\nGerman B-MISC\ncall O\nto O\nboycott O\n"
+                                          "British B-LOC\nlamb O\n. O\n")
+    done = run(SCRIPT, *files, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"ner_report: {message}")
+
+
+def test_metric_refusal_names_the_line(tmp_path, capsys):
+    (tmp_path / "g.conll").write_text("a B-PER\nb I-PER\n")
+    (tmp_path / "p.conll").write_text("a B-PER\nb S-PER\n")
+    code = ner_report.main([str(tmp_path / "g.conll"), str(tmp_path / "p.conll"), "--scheme", "IOB2",
+                            "--mode", "strict"])
+    assert code == 1
+    assert capsys.readouterr().err.rstrip().endswith("(p.conll line 2)")
+
+
+def test_jsonl_with_tokens_scores_like_the_tags(tmp_path, metric):
+    inputs = ner_files.read_conll_pair(GOLD, PRED_A)
+    for name, side in (("g.jsonl", inputs.references), ("p.jsonl", inputs.predictions)):
+        with open(tmp_path / name, "w") as f:
+            for tokens, tags in zip(inputs.tokens, side):
+                entities = [{"label": s.label, "start": s.start, "end": s.end} for s in metric.decode(tags)]
+                f.write(json.dumps({"tokens": tokens, "entities": entities}) + "\n")
+    spans = ner_files.read_pair(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))
+    assert ner_report.score(spans)["muc"] == ner_report.score(inputs)["muc"]
+
+
+def test_confusion_from_errors_matches_hand_counts():
+    results = ner_report.score(ner_files.read_conll_pair(GOLD, PRED_A))
+    assert results["confusion"] == {
+        "same_span": {"ORG": {"ORG": 2}, "MISC": {"MISC": 2, "LOC": 1}},
+        "overlap": {"PER": {"PER": 1}},
+        "missed": {"LOC": 1},
+        "spurious": {"MISC": 1},
+    }
+
+
+def test_docs_sample_is_the_output(capsys, monkeypatch):
+    """docs/app.md shows what the command prints on tests/data."""
+    text = open(os.path.join(ROOT, "docs", "app.md"), encoding="utf-8").read()
+    command, output = re.search(r"```\n\$ (python ner_report\.py [^\n]+)\n(.*?)```", text, re.S).groups()
+    monkeypatch.chdir(ROOT)
+    assert ner_report.main(command.split()[2:]) == 0
+    assert capsys.readouterr().out == output
+
+
+def test_one_metric_object_per_config():
+    import app
+
+    assert ner_report.load_metric() is ner_report.load_metric("default") is app.metric()
+
+
+def test_a_scheme_implies_strict_decoding(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert ner_report.main([GOLD, PRED_A, "--scheme", "IOB2"]) == 0
+    implied = capsys.readouterr().out
+    assert ner_report.main([GOLD, PRED_A, "--scheme", "IOB2", "--mode", "strict"]) == 0
+    assert capsys.readouterr().out == implied
