@@ -28,8 +28,10 @@ accelerated one); p-values are two-sided, (1 + exceedances) / (1 + permutations)
 
 import numbers
 from statistics import NormalDist
+from typing import NamedTuple
 
 import numpy as np
+from scipy.stats import t as student_t
 
 SCENARIOS = ("exact", "exact_other_type", "overlap", "overlap_other_type")
 #: the column blocks of a statistics row, each one column per entity type
@@ -40,7 +42,7 @@ MODES = ("strict", "exact", "partial", "type")
 CREDIT = {"strict": (1.0, 0.0, 0.0, 0.0), "exact": (1.0, 1.0, 0.0, 0.0),
           "partial": (1.0, 1.0, 0.5, 0.5), "type": (1.0, 0.0, 1.0, 0.0)}
 FAMILIES = ("seqeval", "muc")
-METHODS = ("percentile", "bca")
+METHODS = ("percentile", "expanded", "bca")
 CELLS_PER_CHUNK = 1 << 21  # resamples x distinct rows held at once
 
 
@@ -262,6 +264,20 @@ def _quantile_interval(samples, estimate, level):
     return np.quantile(samples, [alpha, 1 - alpha], axis=0)
 
 
+def expanded_level(level, n):
+    """The percentile level of Hesterberg's expanded percentile interval on ``n`` units: the
+    bootstrap's spread is that of a plug-in variance (divided by n, not n - 1) and its quantiles
+    are normal ones, so widen both as Student's t interval would; tends to ``level`` as n grows.
+
+    >>> round(expanded_level(0.95, 20), 4), round(expanded_level(0.95, 3453), 4)
+    (0.9682, 0.9501)
+    """
+    if n < 2:
+        return level
+    z = np.sqrt(n / (n - 1)) * student_t.ppf(0.5 + level / 2, n - 1)
+    return 1 - 2 * NormalDist().cdf(-float(z))
+
+
 def _bca_interval(samples, estimate, level, jackknife, weights):
     """Bias-corrected and accelerated interval of each column; ``jackknife``: the leave-one-unit
     -out values of each distinct row, ``weights``: how many units have that row."""
@@ -283,11 +299,42 @@ def _bca_interval(samples, estimate, level, jackknife, weights):
     return out
 
 
-def _interval(samples, estimate, level, method, patterns, counts, score):
+class Bootstrap(NamedTuple):
+    """Bootstrap draws of every score: ``samples`` (resamples x names), the ``estimate`` on the
+    whole data, and what the jackknife of the BCa interval needs."""
+
+    names: list
+    estimate: np.ndarray
+    samples: np.ndarray
+    patterns: np.ndarray
+    counts: np.ndarray
+    score: object
+
+
+def bootstrap(stats, types, resamples=1000, seed=0, families=FAMILIES, beta=1.0, zero_division=0.0):
+    """A :class:`Bootstrap` over the rows of ``stats`` (one per unit)."""
+    patterns, counts = group_rows(stats)
+    full = (patterns * counts[:, None]).sum(axis=0)
+    present = present_types(full, len(types))
+
+    def score(totals):
+        return score_table(totals, types, families, beta, zero_division, present)[1]
+
+    names, estimate = score_table(full, types, families, beta, zero_division, present)
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    samples = [score(t) for t in bootstrap_totals(patterns, counts, resamples, rng)]
+    return Bootstrap(names, estimate[0], np.concatenate(samples) if samples else estimate[:0], patterns, counts, score)
+
+
+def interval_bounds(boot, confidence_level=0.95, method="percentile"):
+    """(2 x names) lower and upper bounds of a :class:`Bootstrap`'s intervals."""
     if method == "percentile":
-        return _quantile_interval(samples, estimate, level)
-    jackknife = score((patterns * counts[:, None]).sum(axis=0) - patterns)
-    return _bca_interval(samples, estimate, level, jackknife, counts)
+        return _quantile_interval(boot.samples, boot.estimate, confidence_level)
+    if method == "expanded":
+        return _quantile_interval(boot.samples, boot.estimate, expanded_level(confidence_level, boot.counts.sum()))
+    full = (boot.patterns * boot.counts[:, None]).sum(axis=0)
+    jackknife = boot.score(full - boot.patterns)  # one unit of each distinct row left out
+    return _bca_interval(boot.samples, boot.estimate, confidence_level, jackknife, boot.counts)
 
 
 def _as_dict(names, bounds):
@@ -297,15 +344,8 @@ def _as_dict(names, bounds):
 def intervals(stats, types, resamples=1000, confidence_level=0.95, seed=0, families=FAMILIES, beta=1.0,
               zero_division=0.0, method="percentile"):
     """``{score name: [low, high]}`` by bootstrap over the rows of ``stats`` (one per unit)."""
-    patterns, counts = group_rows(stats)
-    full = (patterns * counts[:, None]).sum(axis=0)
-    present = present_types(full, len(types))
-    def score(t):
-        return score_table(t, types, families, beta, zero_division, present)[1]
-    names, estimate = score_table(full, types, families, beta, zero_division, present)
-    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
-    samples = np.concatenate([score(t) for t in bootstrap_totals(patterns, counts, resamples, rng)])
-    return _as_dict(names, _interval(samples, estimate[0], confidence_level, method, patterns, counts, score))
+    boot = bootstrap(stats, types, resamples, seed, families, beta, zero_division)
+    return _as_dict(boot.names, interval_bounds(boot, confidence_level, method))
 
 
 def paired(stats_a, stats_b, types, permutations=10_000, resamples=1000, confidence_level=0.95, seed=0,
@@ -318,8 +358,10 @@ def paired(stats_a, stats_b, types, permutations=10_000, resamples=1000, confide
     k = len(types)
     total_a, total_b = stats_a.sum(axis=0), stats_b.sum(axis=0)
     present = tuple(sorted(set(present_types(total_a, k)) | set(present_types(total_b, k))))
+
     def score(t):
         return score_table(t, types, families, beta, zero_division, present)[1]
+
     names, both = score_table(np.stack([total_a, total_b]), types, families, beta, zero_division, present)
     observed = both[1] - both[0]
     boot_rng, perm_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
@@ -328,10 +370,13 @@ def paired(stats_a, stats_b, types, permutations=10_000, resamples=1000, confide
     if resamples:
         patterns, counts = group_rows(np.concatenate([stats_a, stats_b], axis=1))
         width = stats_a.shape[1]
+
         def gap(t):
             return score(t[:, width:]) - score(t[:, :width])
+
         samples = np.concatenate([gap(t) for t in bootstrap_totals(patterns, counts, resamples, boot_rng)])
-        out["intervals"] = _interval(samples, observed, confidence_level, method, patterns, counts, gap)
+        boot = Bootstrap(names, observed, samples, patterns, counts, gap)
+        out["intervals"] = interval_bounds(boot, confidence_level, method)
     return out
 
 
