@@ -43,6 +43,7 @@ CREDIT = {"strict": (1.0, 0.0, 0.0, 0.0), "exact": (1.0, 1.0, 0.0, 0.0),
           "partial": (1.0, 1.0, 0.5, 0.5), "type": (1.0, 0.0, 1.0, 0.0)}
 FAMILIES = ("seqeval", "muc")
 METHODS = ("percentile", "expanded", "bca")
+DEFAULT_METHOD = "expanded"
 CELLS_PER_CHUNK = 1 << 21  # resamples x distinct rows held at once
 
 
@@ -78,8 +79,7 @@ def document_units(document_ids, n_sentences, name="document_ids"):
     order of first appearance. Returns (units, number of units)."""
     if document_ids is None:
         return np.arange(n_sentences), n_sentences
-    if isinstance(document_ids, (str, bytes, dict)) or not hasattr(document_ids, "__len__"):
-        raise ValueError(f"{name} must be a list with one id per sentence; got {type(document_ids).__name__}")
+    _check_id_list(document_ids, name)
     if len(document_ids) != n_sentences:
         raise ValueError(f"{name} has {len(document_ids)} ids but there are {n_sentences} sentences; give one per sentence")
     index = {}
@@ -92,6 +92,47 @@ def document_units(document_ids, n_sentences, name="document_ids"):
         if doc is None:
             raise ValueError(f"{name}[{i}] is None; every sentence needs a document id")
     return units, len(index)
+
+
+def check_uncertainty_options(ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None):
+    """The interval options of ``compute``: a dict, or None when ``ci_resamples`` is 0."""
+    resamples = check_resamples(ci_resamples)
+    level, seed = check_confidence_level(confidence_level), check_seed(seed)
+    if document_ids is not None:
+        _check_id_list(document_ids)
+        if not resamples:
+            raise ValueError("document_ids only applies to intervals: give ci_resamples > 0 with it")
+    if not resamples:
+        return None
+    return {"resamples": resamples, "confidence_level": level, "seed": seed, "document_ids": document_ids}
+
+
+def check_comparison_options(permutations=10_000, ci_resamples=1000, confidence_level=0.95, seed=0, document_ids=None):
+    """The options of ``compare``, as a dict."""
+    out = {"permutations": check_resamples(permutations, "permutations", minimum=1),
+           "resamples": check_resamples(ci_resamples), "confidence_level": check_confidence_level(confidence_level),
+           "seed": check_seed(seed), "document_ids": document_ids}
+    if document_ids is not None:
+        _check_id_list(document_ids)
+    return out
+
+
+def _check_id_list(document_ids, name="document_ids"):
+    if isinstance(document_ids, (str, bytes, dict, set, frozenset)) or not hasattr(document_ids, "__len__"):
+        raise ValueError(f"{name} must be a list with one id per sentence; got {type(document_ids).__name__}")
+
+
+def check_same_layout(predictions_b, references, name="predictions_b"):
+    """Raise unless the second system has as many sentences as the references, each as long."""
+    if isinstance(predictions_b, (str, bytes)) or not hasattr(predictions_b, "__len__"):
+        raise ValueError(f"{name} must be a list of tag lists, one per sentence; got {type(predictions_b).__name__}")
+    if len(predictions_b) != len(references):
+        raise ValueError(f"{name} has {len(predictions_b)} sentences but references has {len(references)}")
+    for i, (pred, ref) in enumerate(zip(predictions_b, references)):
+        if isinstance(pred, (str, bytes)) or not hasattr(pred, "__len__"):
+            raise ValueError(f"{name}[{i}] must be a list of tags; got {type(pred).__name__}")
+        if hasattr(ref, "__len__") and len(pred) != len(ref):
+            raise ValueError(f"{name}[{i}] has {len(pred)} tags but references[{i}] has {len(ref)}")
 
 
 # ---------------------------------------------------------------------------- statistics
@@ -155,9 +196,11 @@ def _ratio(num, den, zero_division):
 
 
 def _f(p, r, beta):
+    """F-beta from precision and recall: 0 where both are 0, NaN where either is NaN."""
     b2 = beta * beta
     den = b2 * p + r
-    return np.where(den > 0, (1 + b2) * p * r / np.where(den > 0, den, 1), 0.0)
+    f = np.where(den > 0, (1 + b2) * p * r / np.where(den > 0, den, 1), 0.0)
+    return np.where(np.isnan(den), np.nan, f)
 
 
 def _sides(totals, k):
@@ -169,18 +212,24 @@ def _sides(totals, k):
     return gold, pred, blocks[:, 6], blocks[:, 7]
 
 
-def _prf(hits_gold, hits_pred, number, predicted, beta, zero_division):
-    p = _ratio(hits_pred, predicted, zero_division)
-    r = _ratio(hits_gold, number, zero_division)
-    return p, r, _f(p, r, beta)
+def _prf(hits_gold, hits_pred, number, predicted, beta, zero_division, undefined=False):
+    """Precision, recall, F-beta; with ``undefined`` a 0/0 ratio is NaN, not ``zero_division``,
+    and F is NaN only where neither side scored (one empty side and nothing found is F = 0)."""
+    z = np.nan if undefined else zero_division
+    p, r = _ratio(hits_pred, predicted, z), _ratio(hits_gold, number, z)
+    f = _f(p, r, beta)
+    if undefined:
+        f = np.where(np.isnan(f) & ((p == 0) | (r == 0)), 0.0, f)
+    return p, r, f
 
 
-def _seqeval(gold, pred, missed, spurious, types, present, beta, zero_division):
+def _seqeval(gold, pred, missed, spurious, types, present, beta, zero_division, undefined):
     tp = gold[:, 0]
     number, predicted = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
     out = dict(zip(("overall_precision", "overall_recall", "overall_f1"),
-                   _prf(tp.sum(1), tp.sum(1), number.sum(1), predicted.sum(1), beta, zero_division)))
+                   _prf(tp.sum(1), tp.sum(1), number.sum(1), predicted.sum(1), beta, zero_division, undefined)))
     per = np.stack(_prf(tp, tp, number, predicted, beta, zero_division))[:, :, present]  # 3 x rows x present
+    keys = np.stack(_prf(tp, tp, number, predicted, beta, zero_division, True))[:, :, present] if undefined else per
     weight = number[:, present]
     total = weight.sum(axis=1)
     none = np.where(predicted.sum(1) == 0, zero_division, 0.0)  # no gold anywhere, as seqeval
@@ -191,19 +240,19 @@ def _seqeval(gold, pred, missed, spurious, types, present, beta, zero_division):
         out[f"weighted_{key}"] = np.where(total > 0, weighted, empty[j])
     for i in present:
         for j, key in enumerate(("precision", "recall", "f1")):
-            out[f"{types[i]}_{key}"] = per[j][:, list(present).index(i)]
+            out[f"{types[i]}_{key}"] = keys[j][:, list(present).index(i)]
     return out
 
 
-def _muc(gold, pred, missed, spurious, types, beta, zero_division):
+def _muc(gold, pred, missed, spurious, types, beta, zero_division, undefined):
     out = {}
     possible, actual = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
     for mode in MODES:
         credit = np.array(CREDIT[mode])
         hit_gold, hit_pred = credit @ gold, credit @ pred  # rows x types
-        scores = _prf(hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), beta, zero_division)
+        scores = _prf(hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), beta, zero_division, undefined)
         out.update(zip((f"muc_{mode}_precision", f"muc_{mode}_recall", f"muc_{mode}_f1"), scores))
-        per = _prf(hit_gold, hit_pred, possible, actual, beta, zero_division)
+        per = _prf(hit_gold, hit_pred, possible, actual, beta, zero_division, undefined)
         for i, name in enumerate(types):
             out.update({f"muc_{mode}_{name}_{key}": s[:, i] for key, s in zip(("precision", "recall", "f1"), per)})
     return out
@@ -216,19 +265,21 @@ def present_types(totals, n_types):
     return tuple(np.flatnonzero(seen > 0).tolist())
 
 
-def score_table(totals, types, families=FAMILIES, beta=1.0, zero_division=0.0, present=None):
+def score_table(totals, types, families=FAMILIES, beta=1.0, zero_division=0.0, present=None, undefined=False):
     """Every headline score of each row of summed statistics: (names, rows x names array).
 
     ``present``: the types of the seqeval per-type keys (default: those seen in the first row).
+    ``undefined``: a score whose denominator is 0 is NaN (a resample where it is undefined),
+    except the macro and weighted averages, which follow ``zero_division`` as seqeval does.
     """
     totals = np.atleast_2d(totals)
     gold, pred, missed, spurious = _sides(totals, len(types))
     present = present_types(totals[:1], len(types)) if present is None else present
     out = {}
     if "seqeval" in families:
-        out.update(_seqeval(gold, pred, missed, spurious, types, present, beta, float(zero_division)))
+        out.update(_seqeval(gold, pred, missed, spurious, types, present, beta, float(zero_division), undefined))
     if "muc" in families:
-        out.update(_muc(gold, pred, missed, spurious, types, beta, float(zero_division)))
+        out.update(_muc(gold, pred, missed, spurious, types, beta, float(zero_division), undefined))
     names = list(out)
     return names, np.stack([out[n] for n in names], axis=1) if names else np.zeros((len(totals), 0))
 
@@ -259,9 +310,14 @@ def permutation_shifts(differences, counts, permutations, rng):
 
 
 def _quantile_interval(samples, estimate, level):
-    """Percentile interval of each column of ``samples``."""
+    """Percentile interval of each column of ``samples`` over its defined (not NaN) values; a
+    score undefined in every resample gets its estimate at both ends."""
     alpha = (1 - level) / 2
-    return np.quantile(samples, [alpha, 1 - alpha], axis=0)
+    bounds = np.tile(np.asarray(estimate, dtype=float), (2, 1))
+    defined = ~np.isnan(samples).all(axis=0)
+    if defined.any():
+        bounds[:, defined] = np.nanquantile(samples[:, defined], [alpha, 1 - alpha], axis=0)
+    return bounds
 
 
 def expanded_level(level, n):
@@ -285,15 +341,19 @@ def _bca_interval(samples, estimate, level, jackknife, weights):
     alpha = (1 - level) / 2
     out = np.empty((2, samples.shape[1]))
     for j in range(samples.shape[1]):
-        s = samples[:, j]
+        s, jack = samples[:, j], jackknife[:, j]
+        s, keep = s[~np.isnan(s)], ~np.isnan(jack)
+        if not len(s):
+            out[:, j] = estimate[j]
+            continue
         below = (np.count_nonzero(s < estimate[j]) + 0.5 * np.count_nonzero(s == estimate[j])) / len(s)
         if below <= 0 or below >= 1 or np.ptp(s) == 0:
             out[:, j] = np.quantile(s, [alpha, 1 - alpha])
             continue
         z0 = normal.inv_cdf(below)
-        d = np.average(jackknife[:, j], weights=weights) - jackknife[:, j]
-        spread = float(np.sum(weights * d ** 2))
-        a = float(np.sum(weights * d ** 3)) / (6 * spread ** 1.5) if spread > 0 else 0.0
+        d = np.average(jack[keep], weights=weights[keep]) - jack[keep] if keep.any() else np.zeros(0)
+        spread = float(np.sum(weights[keep] * d ** 2))
+        a = float(np.sum(weights[keep] * d ** 3)) / (6 * spread ** 1.5) if spread > 0 else 0.0
         levels = [normal.cdf(z0 + (z0 + z) / (1 - a * (z0 + z))) for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
         out[:, j] = np.quantile(s, levels)
     return out
@@ -318,7 +378,7 @@ def bootstrap(stats, types, resamples=1000, seed=0, families=FAMILIES, beta=1.0,
     present = present_types(full, len(types))
 
     def score(totals):
-        return score_table(totals, types, families, beta, zero_division, present)[1]
+        return score_table(totals, types, families, beta, zero_division, present, undefined=True)[1]
 
     names, estimate = score_table(full, types, families, beta, zero_division, present)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
@@ -326,7 +386,7 @@ def bootstrap(stats, types, resamples=1000, seed=0, families=FAMILIES, beta=1.0,
     return Bootstrap(names, estimate[0], np.concatenate(samples) if samples else estimate[:0], patterns, counts, score)
 
 
-def interval_bounds(boot, confidence_level=0.95, method="percentile"):
+def interval_bounds(boot, confidence_level=0.95, method=DEFAULT_METHOD):
     """(2 x names) lower and upper bounds of a :class:`Bootstrap`'s intervals."""
     if method == "percentile":
         return _quantile_interval(boot.samples, boot.estimate, confidence_level)
@@ -342,14 +402,14 @@ def _as_dict(names, bounds):
 
 
 def intervals(stats, types, resamples=1000, confidence_level=0.95, seed=0, families=FAMILIES, beta=1.0,
-              zero_division=0.0, method="percentile"):
+              zero_division=0.0, method=DEFAULT_METHOD):
     """``{score name: [low, high]}`` by bootstrap over the rows of ``stats`` (one per unit)."""
     boot = bootstrap(stats, types, resamples, seed, families, beta, zero_division)
     return _as_dict(boot.names, interval_bounds(boot, confidence_level, method))
 
 
 def paired(stats_a, stats_b, types, permutations=10_000, resamples=1000, confidence_level=0.95, seed=0,
-           families=FAMILIES, beta=1.0, zero_division=0.0, method="percentile"):
+           families=FAMILIES, beta=1.0, zero_division=0.0, method=DEFAULT_METHOD):
     """Two systems on the same units (rows of ``stats_a`` / ``stats_b``, one type space).
 
     Returns names, the scores ``a`` and ``b``, ``difference`` (b - a), its paired-bootstrap
@@ -360,7 +420,7 @@ def paired(stats_a, stats_b, types, permutations=10_000, resamples=1000, confide
     present = tuple(sorted(set(present_types(total_a, k)) | set(present_types(total_b, k))))
 
     def score(t):
-        return score_table(t, types, families, beta, zero_division, present)[1]
+        return score_table(t, types, families, beta, zero_division, present, undefined=True)[1]
 
     names, both = score_table(np.stack([total_a, total_b]), types, families, beta, zero_division, present)
     observed = both[1] - both[0]
@@ -388,7 +448,44 @@ def _p_values(differences, total_a, total_b, observed, permutations, rng, score)
     patterns, counts = group_rows(differences[moved])
     tolerance = 1e-12 * np.maximum(1.0, np.abs(observed))
     extreme = np.zeros(len(observed), dtype=np.int64)
+    defined = np.zeros(len(observed), dtype=np.int64)
     for shift in permutation_shifts(patterns, counts, permutations, rng):
         gap = score(total_b - shift) - score(total_a + shift)
         extreme += np.count_nonzero(np.abs(gap) >= np.abs(observed) - tolerance, axis=0)
-    return (1 + extreme) / (1 + permutations)
+        defined += np.count_nonzero(~np.isnan(gap), axis=0)
+    return (1 + extreme) / (1 + defined)
+
+
+# ---------------------------------------------------------------------------- results
+
+
+def families_of(scores):
+    """The score families with intervals among the families ``scores`` asks for."""
+    return tuple(f for f in FAMILIES if f in scores)
+
+
+def interval_results(stats, types, options, families=FAMILIES, beta=1.0, zero_division=0.0):
+    """``results["intervals"]`` from per-unit ``stats`` and the dict of
+    :func:`check_uncertainty_options`."""
+    return intervals(stats, types, options["resamples"], options["confidence_level"], options["seed"],
+                     families, beta, zero_division, method=DEFAULT_METHOD)
+
+
+def comparison_results(out, results_a, results_b, settings):
+    """The dict ``compare`` returns, from :func:`paired`'s ``out`` and both systems' results."""
+    names = out["names"]
+    table, difference, p_values, bounds = [], {}, {}, {}
+    for j, name in enumerate(names):
+        difference[name] = float(out["difference"][j])
+        p_values[name] = float(out["p_values"][j])
+        row = {"score": name, "a": float(out["a"][j]), "b": float(out["b"][j]), "difference": difference[name]}
+        if "intervals" in out:
+            bounds[name] = [float(out["intervals"][0, j]), float(out["intervals"][1, j])]
+            row.update(low=bounds[name][0], high=bounds[name][1])
+        row["p_value"] = p_values[name]
+        table.append(row)
+    result = {"a": results_a, "b": results_b, "difference": difference}
+    if "intervals" in out:
+        result["intervals"] = bounds
+    result.update(p_values=p_values, table=table, settings=settings)
+    return result
