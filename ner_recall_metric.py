@@ -6,6 +6,7 @@ The counting lives in plain modules beside this file (``ner_decoding``, ``ner_ma
 this class validates options, calls them and formats the result.
 """
 
+import re
 from typing import NamedTuple
 
 import datasets
@@ -18,6 +19,7 @@ from .ner_matching import MODES, OUTCOME_TABLE, OUTCOMES, check_zero_division, c
 from .ner_scorings import DEFAULT_SCORES, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, restrict, token_counts
 from .ner_stratified import CI_METHODS, check_interval_options, stratified_recall
 from .ner_trainer import as_tags, check_label_names, make_compute_metrics
+from .ner_uncertainty import align_types, check_comparison_options, check_same_layout, check_uncertainty_options, comparison_results, document_units, families_of, interval_results, paired, unit_stats
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -68,6 +70,11 @@ Args:
     overlap_threshold (float or None): the Dice coefficient in (0, 1] a same-type pair needs
         in the "overlap" family; None (default) means 0.5. Only with "overlap" in scores.
     errors (bool): add "errors", the listing of every pair per mode. Default False.
+    ci_resamples (int): bootstrap resamples for "intervals"; 0 (default) adds nothing.
+    confidence_level (float): in (0, 1), of "intervals" and of the stratified recall; default 0.95.
+    seed (int): seed of the bootstrap resamples (intervals, stratified "bootstrap"); default 0.
+    document_ids (list or None): one hashable id per sentence, with ci_resamples: resample
+        whole documents instead of sentences (sentences of a document are correlated).
 
     With the "subgroups" config (``evaluate.load(path, "subgroups")``) only:
     subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
@@ -78,10 +85,9 @@ Args:
         labelled; the interval then includes their uncertainty).
     ci_method (str): "wilson" (default), "weighted_wald" (the published EstNLTK formula),
         "stratified_wald", "korn_graubard", "bootstrap".
-    confidence_level (float): in (0, 1); default 0.95.
     recall_mode (str): the MUC mode that credits a gold entity; "strict" (default), "exact",
         "partial", "type" (partial matches earn 0.5 in "partial" and "type").
-    n_bootstrap (int), seed (int): resamples and seed of the "bootstrap" interval (10000, 0).
+    n_bootstrap (int): resamples of the "bootstrap" interval (10000).
 
 Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
@@ -110,6 +116,11 @@ Returns:
         "overlap" / "harem" when scored), per outcome, a list of {"sentence": int,
         "gold": [TYPE, start, end] or None, "pred": [TYPE, start, end] or None}, offsets in
         the sentence, end exclusive.
+    intervals (dict, with ci_resamples > 0): {name: [low, high]} at confidence_level, names
+        "overall_precision" (and _recall, _f1), "macro_*", "weighted_*", "TYPE_precision" (and
+        _recall, _f1) with "seqeval" in scores, "muc_MODE_precision" (and _recall, _f1) and
+        "muc_MODE_TYPE_precision" (...) with "muc"; expanded percentile bootstrap over
+        sentences (documents with document_ids); see docs/uncertainty.md.
     stratified_recall (dict, "subgroups" config): "recall", "ci_low", "ci_high",
         "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
         entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",
@@ -151,12 +162,13 @@ MODE_OPTIONS = (None, "strict")
 TAG_OPTIONS = {"scheme": None, "mode": None, "suffix": False, "label_names": None}
 SCORING_OPTIONS = {"zero_division": 0, "scores": DEFAULT_SCORES, "types": None, "label_map": None,
                    "overlap_threshold": None, "errors": False}
-STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "confidence_level": 0.95,
-                      "recall_mode": "strict", "n_bootstrap": 10_000, "seed": 0}
+#: bootstrap intervals; confidence_level and seed serve the stratified recall too
+INTERVAL_OPTIONS = {"ci_resamples": 0, "confidence_level": 0.95, "seed": 0, "document_ids": None}
+STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "recall_mode": "strict", "n_bootstrap": 10_000}
 #: the options of each config
 CONFIG_OPTIONS = {
-    "default": {**TAG_OPTIONS, **SCORING_OPTIONS},
-    "subgroups": {**TAG_OPTIONS, **SCORING_OPTIONS, **STRATIFIED_OPTIONS},
+    "default": {**TAG_OPTIONS, **SCORING_OPTIONS, **INTERVAL_OPTIONS},
+    "subgroups": {**TAG_OPTIONS, **SCORING_OPTIONS, **INTERVAL_OPTIONS, **STRATIFIED_OPTIONS},
 }
 #: where an option (or input) that a config lacks is found
 OPTION_CONFIGS = {name: "subgroups" for name in (*STRATIFIED_OPTIONS, "subgroups")}
@@ -172,6 +184,7 @@ class Options(NamedTuple):
     zero_division: float
     scoring: object
     stratified: object
+    intervals: object
 
 
 def check_options(config_name, options):
@@ -197,11 +210,12 @@ def check_options(config_name, options):
     zero = check_zero_division(o["zero_division"])
     scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
     _check_types(scoring.types or ())
+    intervals = check_uncertainty_options(o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"])
     stratified = None
     if "subgroup_weights" in defaults:
-        stratified = {name: o[name] for name in STRATIFIED_OPTIONS}
+        stratified = {name: o[name] for name in (*STRATIFIED_OPTIONS, "confidence_level", "seed")}
         _check_stratified(stratified)
-    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, scoring, stratified)
+    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, scoring, stratified, intervals)
 
 
 def _is_default(value, default):
@@ -243,8 +257,16 @@ def _check_subgroups(column, name, single=False):
             raise ValueError(f"{where} is {value!r}; every sentence needs a subgroup name (a non-empty str)")
 
 
-def score_entities(corpus, gold, pred, options, subgroups=None):
-    """Every score family that ``options`` asks for, from the decoded entities of both sides."""
+def score_entities(corpus, gold, pred, options, subgroups=None, units=None):
+    """Every score family that ``options`` asks for, from the decoded entities of both sides.
+
+    ``units`` (the unit index of each sentence, and their number) adds ``"intervals"``.
+    """
+    return _score_view(corpus, gold, pred, options, subgroups, units)[0]
+
+
+def _score_view(corpus, gold, pred, options, subgroups=None, units=None):
+    """The results, and the per-unit counts (with ``units``) with their type names."""
     view = restrict(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
     _check_types(view.types)
     matching = match(view.gold, view.pred)
@@ -256,7 +278,11 @@ def score_entities(corpus, gold, pred, options, subgroups=None):
     results.update(_more_scores(view, matching, options.scoring, zero))
     if options.stratified is not None:
         results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, options.stratified)
-    return results
+    stats = None if units is None else unit_stats(view.gold, view.pred, matching, len(view.types), *units)
+    if options.intervals is not None and units is not None:
+        results["intervals"] = interval_results(stats, view.types, options.intervals, families_of(scores),
+                                                zero_division=zero)
+    return results, stats, view.types
 
 
 def _more_scores(view, matching, options, zero_division):
@@ -302,6 +328,18 @@ def _stratified_recall(gold, matching, subgroups, options):
     return result
 
 
+def _score_system(predictions, references, options, units, name):
+    """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
+    try:
+        predictions, refs = as_tags(predictions, references, options.label_names)
+        corpus = encode(predictions, refs, suffix=options.suffix, scheme=options.scheme)
+    except ValueError as error:
+        raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
+    gold = decode(corpus.references, corpus, options.scheme)
+    pred = decode(corpus.predictions, corpus, options.scheme)
+    return _score_view(corpus, gold, pred, options, None, units)
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class NerRecallMetric(evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
@@ -344,7 +382,9 @@ class NerRecallMetric(evaluate.Metric):
                  confidence_level=0.95,
                  recall_mode="strict",
                  n_bootstrap=10_000,
-                 seed=0):
+                 seed=0,
+                 ci_resamples=0,
+                 document_ids=None):
         given = locals()
         options = check_options(self.config_name, {name: given[name] for name, default in CONFIG_OPTIONS["subgroups"].items()
                                                    if not _is_default(given[name], default)})
@@ -355,10 +395,45 @@ class NerRecallMetric(evaluate.Metric):
         predictions, references = as_tags(predictions, references, options.label_names)
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
+        units = None
+        if options.intervals is not None:
+            units = document_units(options.intervals["document_ids"], len(references))
         corpus = encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
         gold = decode(corpus.references, corpus, options.scheme)
         pred = decode(corpus.predictions, corpus, options.scheme)
-        return score_entities(corpus, gold, pred, options, subgroups)
+        return score_entities(corpus, gold, pred, options, subgroups, units)
+
+    def compare(self, *, predictions, predictions_b, references, permutations=10_000, ci_resamples=1_000,
+                document_ids=None, confidence_level=0.95, seed=0, **compute_options):
+        """Two systems on the same references: each headline score's difference (b - a) with a
+        paired-bootstrap interval and an approximate-randomisation p-value (two-sided).
+
+        Resamples and permutes sentences, or documents with ``document_ids`` (one id per
+        sentence). ``compute_options`` (scheme, mode, scores, types, ...) apply to both systems.
+        Returns "a" and "b" (each system's ``compute`` results), "difference", "intervals",
+        "p_values" ({score name: ...}, the names of ``compute``'s "intervals"), "table" (one
+        row per score: "score", "a", "b", "difference", "low", "high", "p_value") and
+        "settings"; see docs/uncertainty.md.
+        """
+        settings = check_comparison_options(permutations, ci_resamples, confidence_level, seed, document_ids)
+        options = check_options("default", compute_options)
+        for name, column in (("predictions", predictions), ("predictions_b", predictions_b), ("references", references)):
+            check_tag_types(column, name)
+        check_same_layout(predictions_b, references)
+        if len(references) == 0:
+            raise ValueError("no sentences: predictions and references are empty")
+        units = document_units(document_ids, len(references))
+        systems = [_score_system(p, references, options, units, name)
+                   for name, p in (("predictions", predictions), ("predictions_b", predictions_b))]
+        union = tuple(sorted(set(systems[0][2]) | set(systems[1][2])))
+        stats_a, stats_b = (align_types(stats, types, union) for _, stats, types in systems)
+        out = paired(stats_a, stats_b, union, settings["permutations"], settings["resamples"],
+                     settings["confidence_level"], settings["seed"], families_of(options.scoring.scores),
+                     zero_division=options.zero_division)
+        settings = {"unit": "sentence" if document_ids is None else "document", "units": units[1],
+                    "permutations": settings["permutations"], "ci_resamples": settings["resamples"],
+                    "confidence_level": settings["confidence_level"], "seed": settings["seed"]}
+        return comparison_results(out, systems[0][0], systems[1][0], settings)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of sentences; tags are type-checked first, so errors name their place."""

@@ -64,13 +64,16 @@ def check_resamples(value, name="ci_resamples", minimum=0):
 
 def check_confidence_level(value):
     if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1):
-        raise ValueError(f"confidence_level must be a float in (0, 1); got {value!r}")
+        raise ValueError(f"confidence_level must be in (0, 1); got {value!r}")
     return float(value)
 
 
 def check_seed(value):
+    """A non-negative int, or None (fresh entropy: not reproducible)."""
+    if value is None:
+        return None
     if not (_is_int(value) and value >= 0):
-        raise ValueError(f"seed must be a non-negative int; got {value!r}")
+        raise ValueError(f"seed must be a non-negative int or None; got {value!r}")
     return int(value)
 
 
