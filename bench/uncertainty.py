@@ -166,7 +166,8 @@ def paired_study(process, replicates, permutations, resamples, seed, rho, by_doc
                        0.95, seed=r, families=("seqeval",))
         j = out["names"].index("overall_f1")
         rejected += out["p_values"][j] <= 0.05
-        covered += out["intervals"][0, j] <= truth <= out["intervals"][1, j]
+        if resamples:
+            covered += out["intervals"][0, j] <= truth <= out["intervals"][1, j]
     return rejected, covered
 
 
@@ -175,52 +176,240 @@ def _rate(hits, n):
     return p, np.sqrt(p * (1 - p) / n)
 
 
-def _mark(p, se, goal):
-    lo, hi = goal
-    return "" if lo <= p <= hi else " (!)"
+def _mark(p, goal):
+    return "" if goal[0] <= p <= goal[1] else " (!)"
 
 
-def coverage_table(processes, replicates, resamples, seed):
-    lines = ["| corpus | unit | method | level | " + " | ".join(s.replace("overall_", "") for s in SCORES)
-             + " | mean width F1 |", "|---|---|---|---:|" + "---:|" * len(SCORES) + "---:|"]
-    for i, (process, by_document) in enumerate(processes):
-        hits, width = coverage(process, replicates, resamples, seed + i, by_document)
-        unit = "document" if by_document else "sentence"
-        for (m, lv), h in hits.items():
-            cells = []
-            for j in range(len(SCORES)):
-                p, se = _rate(h[j], replicates)
-                cells.append(f"{p:.3f} ± {se:.3f}{_mark(p, se, GOALS[lv])}")
-            lines.append(f"| {process.name} | {unit} | {m} | {lv:.2f} | " + " | ".join(cells)
-                         + f" | {width[m, lv][2] / replicates:.4f} |")
+COVERAGE_HEADER = ["| corpus | unit | method | level | " + " | ".join(s.replace("overall_", "") for s in SCORES)
+                   + " | mean width of the F1 interval | replicates |", "|---|---|---|---:|" + "---:|" * len(SCORES) + "---:|---:|"]
+PAIRED_HEADER = ["| study | corpus | unit | rho | F1 a | F1 b | rejection rate at 0.05 | 95% difference interval coverage | replicates |",
+                 "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+
+
+def coverage_rows(process, by_document, replicates, resamples, seed):
+    """The coverage table's rows of one design."""
+    hits, width = coverage(process, replicates, resamples, seed, by_document)
+    unit = "document" if by_document else "sentence"
+    lines = []
+    for (m, lv), h in hits.items():
+        cells = []
+        for j in range(len(SCORES)):
+            p, se = _rate(h[j], replicates)
+            cells.append(f"{p:.3f} ± {se:.3f}{_mark(p, GOALS[lv])}")
+        lines.append(f"| {process.name} | {unit} | {m} | {lv:.2f} | " + " | ".join(cells)
+                     + f" | {width[m, lv][2] / replicates:.4f} | {replicates:,} |")
     return lines
 
 
-def paired_table(rows, replicates, permutations, resamples, seed):
-    lines = ["| study | corpus | unit | rho | F1 a | F1 b | rejection rate at 0.05 | 95% difference interval coverage |",
-             "|---|---|---|---:|---:|---:|---:|---:|"]
-    for i, (study, process, rho, by_document) in enumerate(rows):
-        rejected, covered = paired_study(process, replicates, permutations, resamples, seed + 100 + i, rho, by_document)
-        p, se = _rate(rejected, replicates)
-        c, cse = _rate(covered, replicates)
-        f = [true_scores(q)[2] for q in process.found]
-        unit = "document" if by_document else "sentence"
-        lines.append(f"| {study} | {process.name} | {unit} | {rho:.1f} | {f[0]:.4f} | {f[1]:.4f} | "
-                     f"{p:.3f} ± {se:.3f} | {c:.3f} ± {cse:.3f} |")
-    return lines
+def paired_row(study, process, rho, by_document, replicates, permutations, resamples, seed):
+    """One row of the paired table."""
+    rejected, covered = paired_study(process, replicates, permutations, resamples, seed, rho, by_document)
+    p, se = _rate(rejected, replicates)
+    f = [true_scores(q)[2] for q in process.found]
+    unit = "document" if by_document else "sentence"
+    cover = "" if not resamples else "{:.3f} ± {:.3f}".format(*_rate(covered, replicates))
+    return [f"| {study} | {process.name} | {unit} | {rho:.1f} | {f[0]:.4f} | {f[1]:.4f} | "
+            f"{p:.3f} ± {se:.3f} | {cover} | {replicates:,} |"]
 
 
-def validity(replicates, resamples, permutations, seed):
+def coverage_designs():
+    """Every coverage design: name -> (process, resampled by document)."""
     conll = Process(f"{CONLL_TEST:,} sentences", CONLL_TEST, False)
     docs = Process(f"{CONLL_TEST:,} sentences, documents share an error rate", CONLL_TEST, True)
-    small = Process("300 sentences, documents share an error rate", 300, True)
-    tiny = Process("150 sentences", 150, False)
-    cov = coverage_table([(conll, False), (docs, True), (docs, False), (small, True), (tiny, False)],
-                         replicates, resamples, seed)
-    f_a = true_scores(FOUND)[2]
-    two = (FOUND, found_for_f1(f_a + 0.01))
-    null = [("type-I error", Process(conll.name, CONLL_TEST, False, (FOUND, FOUND)), rho, False) for rho in (0.0, 0.9)]
-    null.append(("type-I error", Process(docs.name, CONLL_TEST, True, (FOUND, FOUND)), 0.9, True))
-    power = [("power, +1 point F1", Process(conll.name, CONLL_TEST, False, two), rho, False) for rho in (0.0, 0.5, 0.9)]
-    power.append(("power, +1 point F1", Process(docs.name, CONLL_TEST, True, two), 0.9, True))
-    return cov, paired_table(null + power, replicates, permutations, resamples, seed)
+    return {"conll": (conll, False), "documents": (docs, True), "documents-by-sentence": (docs, False),
+            "small-documents": (Process("300 sentences, documents share an error rate", 300, True), True),
+            "small": (Process("150 sentences", 150, False), False)}
+
+
+def paired_designs():
+    """Every paired design: name -> (study, process, rho, resampled by document, with the interval)."""
+    conll, docs = coverage_designs()["conll"][0], coverage_designs()["documents"][0]
+    same, two = (FOUND, FOUND), (FOUND, found_for_f1(true_scores(FOUND)[2] + 0.01))
+    out = {f"null-{rho}": ("type-I error", conll._replace(found=same), rho, False, False) for rho in (0.0, 0.9)}
+    out["null-documents"] = ("type-I error", docs._replace(found=same), 0.9, True, False)
+    out.update({f"power-{rho}": ("power, +1 point F1", conll._replace(found=two), rho, False, True) for rho in (0.0, 0.5, 0.9)})
+    out["power-documents"] = ("power, +1 point F1", docs._replace(found=two), 0.9, True, True)
+    return out
+
+
+# ---------------------------------------------------------------------------- speed
+
+
+def _second_system(lengths, gold, pred, seed):
+    """Codes of a second system: 20% of the sentences tagged like the gold, 10% with no entity."""
+    rng = np.random.default_rng(seed)
+    which = rng.random(len(lengths))
+    sentence = np.repeat(np.arange(len(lengths)), lengths)
+    out = pred.copy()
+    out[which[sentence] < 0.2] = gold[which[sentence] < 0.2]
+    out[(which[sentence] >= 0.2) & (which[sentence] < 0.3)] = 0
+    return out
+
+
+def _timed(step, runs):
+    """Best wall seconds of ``runs`` calls, and the peak resident memory above the start (MB)."""
+    from procmem import reset_peak, status_kb
+
+    best, peak = float("inf"), 0.0
+    for _ in range(runs):
+        reset_peak()
+        base = status_kb("VmRSS")
+        start = time.perf_counter()
+        step()
+        best = min(best, time.perf_counter() - start)
+        peak = max(peak, (status_kb("VmHWM") - base) / 1024)
+    return best, peak
+
+
+def speed(sizes, runs):
+    """Rows of the speed table: plain compute, compute with intervals, compare."""
+    import evaluate
+    from speed import as_lists, synthetic_corpus
+
+    metric = evaluate.load(str(ROOT / "ner_recall_metric.py"), experiment_id=f"uncertainty-{os.getpid()}")
+    rows = []
+    for n in sizes:
+        lengths, gold, pred = synthetic_corpus(n, seed=0)
+        refs, a = as_lists(lengths, gold), as_lists(lengths, pred)
+        b = as_lists(lengths, _second_system(lengths, gold, pred, 1))
+        docs = (np.arange(n) // PER_DOCUMENT).tolist()
+        steps = {
+            "compute": lambda: metric.compute(predictions=a, references=refs),
+            "compute, ci_resamples=1000": lambda: metric.compute(predictions=a, references=refs, ci_resamples=1000),
+            "compute, ci_resamples=1000, documents": lambda: metric.compute(
+                predictions=a, references=refs, ci_resamples=1000, document_ids=docs),
+            "compare, permutations=10000, ci_resamples=0": lambda: metric.compare(
+                predictions=a, predictions_b=b, references=refs, permutations=10_000, ci_resamples=0),
+            "compare, permutations=10000, ci_resamples=1000": lambda: metric.compare(
+                predictions=a, predictions_b=b, references=refs, permutations=10_000, ci_resamples=1000),
+        }
+        times = {name: _timed(step, runs) for name, step in steps.items()}
+        base = times["compute"][0]
+        for name, (seconds, peak) in times.items():
+            rows.append({"sentences": n, "step": name, "seconds": seconds, "x_compute": seconds / base, "peak_mb": peak})
+    return rows
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def _check_through_api():
+    """The count rows the study resamples are those ``compute`` builds from tags: one small
+    corpus through ``compute`` and ``compare`` and through the core gives equal results."""
+    import evaluate
+    from speed import as_lists, synthetic_corpus
+
+    metric = evaluate.load(str(ROOT / "ner_recall_metric.py"), experiment_id=f"uncertainty-{os.getpid()}")
+    lengths, gold, pred = synthetic_corpus(300, seed=3)
+    refs, a = as_lists(lengths, gold), as_lists(lengths, pred)
+    b = as_lists(lengths, _second_system(lengths, gold, pred, 4))
+    ours = metric.compute(predictions=a, references=refs, ci_resamples=200, seed=5)["intervals"]
+    compared = metric.compare(predictions=a, predictions_b=b, references=refs, permutations=500, ci_resamples=200)
+    import ner_decoding as D
+    import ner_matching as M
+
+    def rows(p):
+        corpus = D.encode(p, refs)
+        g, q = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
+        m = M.match(g, q)
+        return U.unit_stats(g, q, m, len(corpus.types), np.arange(len(refs)), len(refs)), corpus.types
+
+    (ra, types), (rb, types_b) = rows(a), rows(b)
+    assert types == types_b
+    assert U.intervals(ra, types, 200, 0.95, 5) == ours
+    out = U.paired(ra, rb, types, 500, 200)
+    assert np.allclose(out["p_values"], [compared["p_values"][n] for n in out["names"]])
+
+
+def _section(title, lines):
+    return [f"## {title}", ""] + lines + [""]
+
+
+def write(results, out):
+    """bench/uncertainty.md from the cached results of every part."""
+    text = ["# Uncertainty: speed and validity", "",
+            "Written by `bench/uncertainty.py` (see its docstring for the simulated processes). "
+            f"{platform.python_version()} Python, numpy {np.__version__}.", ""]
+    if "speed" in results:
+        r = results["speed"]
+        lines = [r["note"], "", "| sentences | step | seconds | x compute | peak above start MB |",
+                 "|---:|---|---:|---:|---:|"]
+        lines += [f"| {row['sentences']:,} | {row['step']} | {row['seconds']:.3f} | {row['x_compute']:.2f} | "
+                  f"{row['peak_mb']:.0f} |" for row in r["rows"]]
+        text += _section("Speed", lines)
+    if "coverage" in results:
+        rows = [line for name in coverage_designs() for line in results["coverage"].get(name, [])]
+        text += _section("Coverage of the intervals", [COVERAGE_NOTE, ""] + COVERAGE_HEADER + rows)
+    if "paired" in results:
+        rows = [line for name in paired_designs() for line in results["paired"].get(name, [])]
+        text += _section("The paired test", [PAIRED_NOTE, ""] + PAIRED_HEADER + rows)
+    Path(out).write_text("\n".join(text))
+
+
+def main():
+    import json
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--parts", nargs="+", default=["speed", "coverage", "paired"],
+                        choices=["speed", "coverage", "paired"])
+    parser.add_argument("--designs", nargs="+", default=None,
+                        help=f"coverage designs {list(coverage_designs())} and paired designs {list(paired_designs())}")
+    parser.add_argument("--replicates", type=int, default=1000)
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--permutations", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--speed-sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "uncertainty.md"))
+    args = parser.parse_args()
+    cache = Path(args.out).with_suffix(".json")
+    results = json.loads(cache.read_text()) if cache.exists() else {}
+    _check_through_api()
+    for part in args.parts:
+        start = time.perf_counter()
+        if part == "speed":
+            results["speed"] = {"note": _speed_note(args), "rows": speed(args.speed_sizes, args.runs)}
+        elif part == "coverage":
+            designs = coverage_designs()
+            for i, name in enumerate(designs):
+                if args.designs is None or name in args.designs:
+                    rows = coverage_rows(*designs[name], args.replicates, args.resamples, args.seed + i)
+                    results.setdefault("coverage", {})[name] = rows
+        else:
+            designs = paired_designs()
+            for i, name in enumerate(designs):
+                if args.designs is None or name in args.designs:
+                    study, process, rho, by_document, interval = designs[name]
+                    rows = paired_row(study, process, rho, by_document, args.replicates, args.permutations,
+                                      args.resamples if interval else 0, args.seed + 100 + i)
+                    results.setdefault("paired", {})[name] = rows
+        print(f"{part}: {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        cache.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+        write(results, args.out)
+
+
+def _speed_note(args):
+    return (f"`python bench/uncertainty.py --parts speed --runs {args.runs}`: best of {args.runs} runs, "
+            "wall seconds through `evaluate.load`; bench/speed.py's synthetic corpus (4 types); the "
+            "second system of `compare` tags 20% of the sentences like the gold and 10% with no entity; "
+            "documents: 15 sentences each. x compute: against the plain `compute` of the same size. Peak: "
+            "VmHWM above the resident size at the start of the step (the input lists are excluded).")
+
+
+COVERAGE_NOTE = (
+    "`python bench/uncertainty.py --parts coverage [--designs ...] --replicates N --resamples 1000`: N simulated "
+    "corpora per design, 1000 bootstrap resamples each; the coverage of the true micro precision, recall and F1 "
+    "± its Monte Carlo standard error; (!) marks a value outside the goal ([0.93, 0.97] at 0.95, [0.88, 0.92] at "
+    "0.90). unit: what is resampled (sentences, or documents as with `document_ids`). method: percentile, "
+    "expanded percentile (the default of `compute`), BCa, all three from the same resamples.")
+PAIRED_NOTE = (
+    "`python bench/uncertainty.py --parts paired [--designs ...] --replicates N --permutations 1000`: N simulated "
+    "pairs of systems per design on the same gold, 1000 permutations (and 1000 bootstrap resamples for the "
+    "interval) each: the rejection rate of the approximate-randomisation test of overall_f1 at alpha 0.05 (the "
+    "type-I error where both systems draw from one process, the power where b's true F1 is 1 point higher) and "
+    "the coverage of the 95% paired-bootstrap interval of the difference, each ± its Monte Carlo standard "
+    "error. rho: the share of gold entities whose difficulty both systems share (0: independent errors).")
+
+
+if __name__ == "__main__":
+    main()
