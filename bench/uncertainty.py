@@ -261,6 +261,22 @@ def _timed(step, runs):
     return best, peak
 
 
+def _core_rows(refs, a, b):
+    """Per-sentence count rows of two systems (one type space), as the metric builds them."""
+    import ner_decoding as D
+    import ner_matching as M
+
+    out = []
+    for p in (a, b):
+        corpus = D.encode(p, refs)
+        g, q = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
+        out.append((U.unit_stats(g, q, M.match(g, q), len(corpus.types), np.arange(len(refs)), len(refs)),
+                    corpus.types))
+    (stats_a, types), (stats_b, types_b) = out
+    assert types == types_b
+    return stats_a, stats_b, types
+
+
 def speed(sizes, runs):
     """Rows of the speed table: plain compute, compute with intervals, compare."""
     import evaluate
@@ -283,6 +299,9 @@ def speed(sizes, runs):
             "compare, permutations=10000, ci_resamples=1000": lambda: metric.compare(
                 predictions=a, predictions_b=b, references=refs, permutations=10_000, ci_resamples=1000),
         }
+        stats_a, stats_b, types = _core_rows(refs, a, b)
+        steps["core: intervals, 1000 resamples"] = lambda: U.intervals(stats_a, types, 1000)
+        steps["core: paired test, 10000 permutations"] = lambda: U.paired(stats_a, stats_b, types, 10_000, 0)
         times = {name: _timed(step, runs) for name, step in steps.items()}
         base = times["compute"][0]
         for name, (seconds, peak) in times.items():
@@ -305,17 +324,7 @@ def _check_through_api():
     b = as_lists(lengths, _second_system(lengths, gold, pred, 4))
     ours = metric.compute(predictions=a, references=refs, ci_resamples=200, seed=5)["intervals"]
     compared = metric.compare(predictions=a, predictions_b=b, references=refs, permutations=500, ci_resamples=200)
-    import ner_decoding as D
-    import ner_matching as M
-
-    def rows(p):
-        corpus = D.encode(p, refs)
-        g, q = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
-        m = M.match(g, q)
-        return U.unit_stats(g, q, m, len(corpus.types), np.arange(len(refs)), len(refs)), corpus.types
-
-    (ra, types), (rb, types_b) = rows(a), rows(b)
-    assert types == types_b
+    ra, rb, types = _core_rows(refs, a, b)
     assert U.intervals(ra, types, 200, 0.95, 5) == ours
     out = U.paired(ra, rb, types, 500, 200)
     assert np.allclose(out["p_values"], [compared["p_values"][n] for n in out["names"]])
@@ -392,7 +401,8 @@ def _speed_note(args):
     return (f"`python bench/uncertainty.py --parts speed --runs {args.runs}`: best of {args.runs} runs, "
             "wall seconds through `evaluate.load`; bench/speed.py's synthetic corpus (4 types); the "
             "second system of `compare` tags 20% of the sentences like the gold and 10% with no entity; "
-            "documents: 15 sentences each. x compute: against the plain `compute` of the same size. Peak: "
+            "documents: 15 sentences each. x compute: against the plain `compute` of the same size. core: the "
+            "`ner_uncertainty` step alone, on the count rows (no decoding or matching). Peak: "
             "VmHWM above the resident size at the start of the step (the input lists are excluded).")
 
 
