@@ -120,6 +120,18 @@ def test_no_resamples_leaves_the_output_unchanged_byte_for_byte(metric, corpus):
     assert json.dumps({k: v for k, v in with_intervals.items() if k != "intervals"}) == json.dumps(plain)
 
 
+def test_the_subgroups_config_has_intervals_too(corpus):
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    references, predictions = corpus
+    stratified = evaluate.load(METRIC_PATH, "subgroups")
+    results = stratified.compute(predictions=predictions, references=references, subgroups=["a", "b"] * 150,
+                                 ci_resamples=50, confidence_level=0.9)
+    assert results["stratified_recall"]["confidence_level"] == 0.9 and "overall_f1" in results["intervals"]
+
+
 def test_intervals_are_seeded(metric, corpus):
     references, predictions = corpus
     runs = [metric.compute(predictions=predictions, references=references, ci_resamples=100, seed=s)["intervals"]
@@ -252,6 +264,17 @@ def test_systems_with_other_type_sets_are_aligned(metric):
     out = metric.compare(predictions=a, predictions_b=b, references=references, permutations=100, ci_resamples=50)
     assert "MISC_precision" in out["difference"] and "muc_strict_MISC_f1" in out["difference"]
     assert out["difference"]["LOC_recall"] == -1.0
+
+
+def test_compare_takes_class_ids_with_label_names(metric, corpus):
+    references, predictions = corpus
+    ids = {tag: i for i, tag in enumerate(TAGS)}
+    as_ids = [[[ids[t] for t in sent] for sent in side] for side in (references, predictions)]
+    by_ids = metric.compare(predictions=as_ids[1], predictions_b=as_ids[0], references=as_ids[0], permutations=100,
+                            ci_resamples=0, label_names=TAGS)
+    by_tags = metric.compare(predictions=predictions, predictions_b=references, references=references,
+                             permutations=100, ci_resamples=0)
+    assert by_ids == by_tags and "intervals" not in by_ids and "low" not in by_ids["table"][0]
 
 
 def exact_p_value(stats_a, stats_b, types, name):
