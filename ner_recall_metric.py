@@ -119,8 +119,8 @@ Returns:
     intervals (dict, with ci_resamples > 0): {name: [low, high]} at confidence_level, names
         "overall_precision" (and _recall, _f1), "macro_*", "weighted_*", "TYPE_precision" (and
         _recall, _f1) with "seqeval" in scores, "muc_MODE_precision" (and _recall, _f1) and
-        "muc_MODE_TYPE_precision" (...) with "muc"; expanded percentile bootstrap over
-        sentences (documents with document_ids); see docs/uncertainty.md.
+        "muc_MODE_TYPE_precision" (...) with "muc"; bootstrap (expanded BCa) over sentences,
+        or documents with document_ids; see docs/uncertainty.md.
     stratified_recall (dict, "subgroups" config): "recall", "ci_low", "ci_high",
         "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
         entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",

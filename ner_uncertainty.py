@@ -10,8 +10,11 @@ distinct rows with probabilities n_k / n, and a random swap of the two systems' 
 moves the units whose rows differ, a group of m identical difference rows by
 Binomial(m, 1/2). Both run in chunks of resamples, so memory grows with the units only.
 
-Intervals are percentile intervals by default (``"bca"`` is the bias-corrected and
-accelerated one); p-values are two-sided, (1 + exceedances) / (1 + permutations).
+Intervals: ``"percentile"``; ``"bca"``, bias-corrected and accelerated (the acceleration from
+the jackknife of the distinct rows); ``"expanded"`` and ``"expanded_bca"`` (the default), the
+same at the wider level of Hesterberg's expanded percentile interval, which corrects the
+bootstrap's narrowness on few units. P-values are two-sided,
+(1 + exceedances) / (1 + permutations).
 
 >>> import numpy as np
 >>> types = ("LOC", "PER")
@@ -42,8 +45,8 @@ MODES = ("strict", "exact", "partial", "type")
 CREDIT = {"strict": (1.0, 0.0, 0.0, 0.0), "exact": (1.0, 1.0, 0.0, 0.0),
           "partial": (1.0, 1.0, 0.5, 0.5), "type": (1.0, 0.0, 1.0, 0.0)}
 FAMILIES = ("seqeval", "muc")
-METHODS = ("percentile", "expanded", "bca")
-DEFAULT_METHOD = "expanded"
+METHODS = ("percentile", "expanded", "bca", "expanded_bca")
+DEFAULT_METHOD = "expanded_bca"
 CELLS_PER_CHUNK = 1 << 21  # resamples x distinct rows held at once
 
 
@@ -395,8 +398,12 @@ def interval_bounds(boot, confidence_level=0.95, method=DEFAULT_METHOD):
         return _quantile_interval(boot.samples, boot.estimate, confidence_level)
     if method == "expanded":
         return _quantile_interval(boot.samples, boot.estimate, expanded_level(confidence_level, boot.counts.sum()))
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}; got {method!r}")
     full = (boot.patterns * boot.counts[:, None]).sum(axis=0)
     jackknife = boot.score(full - boot.patterns)  # one unit of each distinct row left out
+    if method == "expanded_bca":
+        confidence_level = expanded_level(confidence_level, boot.counts.sum())
     return _bca_interval(boot.samples, boot.estimate, confidence_level, jackknife, boot.counts)
 
 

@@ -16,7 +16,8 @@ p-values), so that thousands of replicates run in minutes:
   Gamma (mean 0.082, shape 2), shared by every sentence of the document and, in the paired
   studies, by both systems.
 
-Reported: the coverage of the nominal 95% and 90% intervals (percentile and BCa) for micro
+Reported: the coverage of the nominal 95% and 90% intervals (percentile, BCa, and both at
+Hesterberg's expanded level) for micro
 precision, recall and F1, by bootstrap over sentences or over documents (``document_ids``),
 each with its Monte Carlo standard error; the type-I error of the approximate-randomisation
 test at alpha 0.05 when both systems draw from the same process (a true null); its power
@@ -411,11 +412,12 @@ COVERAGE_NOTE = (
     "corpora per design, 1000 bootstrap resamples each; the coverage of the true micro precision, recall and F1 "
     "± its Monte Carlo standard error; (!) marks a value outside the goal ([0.93, 0.97] at 0.95, [0.88, 0.92] at "
     "0.90). unit: what is resampled (sentences, or documents as with `document_ids`). method: percentile, "
-    "expanded percentile (the default of `compute`), BCa, all three from the same resamples.")
+    "expanded percentile, BCa, and expanded BCa (the default of `compute` and `compare`), all four from the "
+    "same resamples.")
 PAIRED_NOTE = (
     "`python bench/uncertainty.py --parts paired [--designs ...] --replicates N --permutations 1000`: N simulated "
     "pairs of systems per design on the same gold, 1000 permutations (and 1000 bootstrap resamples for the "
-    "interval) each: the rejection rate of the approximate-randomisation test of overall_f1 at alpha 0.05 (the "
+    "interval, expanded BCa) each: the rejection rate of the approximate-randomisation test of overall_f1 at alpha 0.05 (the "
     "type-I error where both systems draw from one process, the power where b's true F1 is 1 point higher) and "
     "the coverage of the 95% paired-bootstrap interval of the difference, each ± its Monte Carlo standard "
     "error. rho: the share of gold entities whose difficulty both systems share (0: independent errors).")
