@@ -210,7 +210,8 @@ def check_options(config_name, options):
     zero = check_zero_division(o["zero_division"])
     scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
     _check_types(scoring.types or ())
-    intervals = check_uncertainty_options(o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"])
+    intervals = check_uncertainty_options(o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"],
+                                          scoring.scores)
     stratified = None
     if "subgroup_weights" in defaults:
         stratified = {name: o[name] for name in (*STRATIFIED_OPTIONS, "confidence_level", "seed")}
@@ -415,8 +416,9 @@ class NerRecallMetric(evaluate.Metric):
         row per score: "score", "a", "b", "difference", "low", "high", "p_value") and
         "settings"; see docs/uncertainty.md.
         """
-        settings = check_comparison_options(permutations, ci_resamples, confidence_level, seed, document_ids)
         options = check_options("default", compute_options)
+        settings = check_comparison_options(permutations, ci_resamples, confidence_level, seed, document_ids,
+                                            options.scoring.scores)
         for name, column in (("predictions", predictions), ("predictions_b", predictions_b), ("references", references)):
             check_tag_types(column, name)
         check_same_layout(predictions_b, references)

@@ -100,10 +100,12 @@ def document_units(document_ids, n_sentences, name="document_ids"):
     return units, len(index)
 
 
-def check_uncertainty_options(ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None):
+def check_uncertainty_options(ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None, scores=FAMILIES):
     """The interval options of ``compute``: a dict, or None when ``ci_resamples`` is 0."""
     resamples = check_resamples(ci_resamples)
     level, seed = check_confidence_level(confidence_level), check_seed(seed)
+    if resamples:
+        _check_families(scores, "ci_resamples")
     if document_ids is not None:
         _check_id_list(document_ids)
         if not resamples:
@@ -113,14 +115,22 @@ def check_uncertainty_options(ci_resamples=0, confidence_level=0.95, seed=0, doc
     return {"resamples": resamples, "confidence_level": level, "seed": seed, "document_ids": document_ids}
 
 
-def check_comparison_options(permutations=10_000, ci_resamples=1000, confidence_level=0.95, seed=0, document_ids=None):
+def check_comparison_options(permutations=10_000, ci_resamples=1000, confidence_level=0.95, seed=0, document_ids=None,
+                             scores=FAMILIES):
     """The options of ``compare``, as a dict."""
+    _check_families(scores, "compare")
     out = {"permutations": check_resamples(permutations, "permutations", minimum=1),
            "resamples": check_resamples(ci_resamples), "confidence_level": check_confidence_level(confidence_level),
            "seed": check_seed(seed), "document_ids": document_ids}
     if document_ids is not None:
         _check_id_list(document_ids)
     return out
+
+
+def _check_families(scores, what):
+    if not families_of(scores):
+        raise ValueError(f"{what} needs 'seqeval' or 'muc' in scores (the scores it gives intervals for); "
+                         f"got scores={list(scores)!r}")
 
 
 def _check_id_list(document_ids, name="document_ids"):

@@ -336,6 +336,7 @@ COMPUTE_ERRORS = [
     ({"ci_resamples": 10, "document_ids": ["a", ["b"]]}, "document_ids[1] is ['b'], not hashable"),
     ({"ci_resamples": 10, "document_ids": ["a", None]}, "document_ids[1] is None"),
     ({"document_ids": ["a", "b"]}, "document_ids only applies to intervals: give ci_resamples > 0"),
+    ({"ci_resamples": 10, "scores": ["token"]}, "ci_resamples needs 'seqeval' or 'muc' in scores"),
 ]
 
 
@@ -357,6 +358,7 @@ COMPARE_ERRORS = [
     ({"document_ids": [1, 2, 3]}, "document_ids has 3 ids but there are 2 sentences"),
     ({"mode": "strict"}, "mode='strict' needs a scheme"),
     ({"subgroups": ["a", "b"]}, "subgroups needs the 'subgroups' config"),
+    ({"scores": ["harem"]}, "compare needs 'seqeval' or 'muc' in scores"),
 ]
 
 
