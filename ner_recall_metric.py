@@ -7,6 +7,7 @@ this class validates options, calls them and formats the result.
 """
 
 import os
+import re
 import uuid
 from typing import NamedTuple
 
@@ -24,6 +25,7 @@ from .ner_scorings import DEFAULT_SCORES, capped_credits, check_scoring_options,
 from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_stratified_options, strata_counts, stratified_recall
 from .ner_trainer import make_compute_metrics
+from .ner_uncertainty import align_types, check_comparison_options, check_same_layout, check_uncertainty_options, comparison_results, document_units, families_of, interval_results, paired, unit_stats
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -80,6 +82,11 @@ Args:
         in the "overlap" family; None (default) means 0.5. Only with "overlap" in scores.
     errors (bool): add "errors", the listing of every pair per mode, and the first places
         decoding repaired or dropped (decoding's "first"). Default False.
+    ci_resamples (int): bootstrap resamples for "intervals"; 0 (default) adds nothing.
+    confidence_level (float): in (0, 1), of "intervals" and of the stratified recall; default 0.95.
+    seed (int): seed of the bootstrap resamples (intervals, stratified "bootstrap"); default 0.
+    document_ids (list or None): one hashable id per sentence, with ci_resamples: resample
+        whole documents instead of sentences (sentences of a document are correlated).
 
     With the "spans" config (``evaluate.load(path, "spans")``; "spans_subgroups" adds the
     subgroups options below): predictions and references are, per example, lists of entities
@@ -98,10 +105,9 @@ Args:
     ci_method (str): "wilson" (default; Jeffreys' bound near 0 and 1), "weighted_wald" (the
         published EstNLTK formula), "stratified_wald", "korn_graubard", "bootstrap"
         (docs/stratified-recall.md says which to use).
-    confidence_level (float): in (0, 1); default 0.95.
     recall_mode (str): the MUC mode that credits a gold entity; "strict" (default), "exact",
         "partial", "type" (partial matches earn 0.5 in "partial" and "type").
-    n_bootstrap (int), seed (int): resamples and seed of the "bootstrap" interval (10000, 0).
+    n_bootstrap (int): resamples of the "bootstrap" interval (10000).
 
 Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
@@ -139,6 +145,11 @@ Returns:
         "dropped" (int, strict mode: chunks of non-O tags the scheme rejects) and "reasons"
         {"no_begin", "type_change", "after_end", "not_closed": int}; with errors=True also
         "first", the first five places: [{"sentence", "start", "end" (exclusive), "reason"}].
+    intervals (dict, with ci_resamples > 0): {name: [low, high]} at confidence_level, names
+        "overall_precision" (and _recall, _f1), "macro_*", "weighted_*", "TYPE_precision" (and
+        _recall, _f1) with "seqeval" in scores, "muc_MODE_precision" (and _recall, _f1) and
+        "muc_MODE_TYPE_precision" (...) with "muc"; bootstrap (expanded BCa) over sentences,
+        or documents with document_ids; see docs/uncertainty.md.
     stratified_recall (dict, "subgroups" config): "recall", "ci_low", "ci_high",
         "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
         entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",
@@ -180,16 +191,17 @@ MODE_OPTIONS = (None, "strict")
 TAG_OPTIONS = {"scheme": None, "mode": None, "suffix": False, "label_names": None}
 SCORING_OPTIONS = {"zero_division": 0, "beta": 1.0, "scores": DEFAULT_SCORES, "types": None, "label_map": None,
                    "overlap_threshold": None, "errors": False}
-STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "confidence_level": 0.95,
-                      "recall_mode": "strict", "n_bootstrap": 10_000, "seed": 0}
+#: bootstrap intervals; confidence_level and seed serve the stratified recall too
+INTERVAL_OPTIONS = {"ci_resamples": 0, "confidence_level": 0.95, "seed": 0, "document_ids": None}
+STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "recall_mode": "strict", "n_bootstrap": 10_000}
 SPAN_OPTIONS = {"texts": None}
-ALL_OPTIONS = {**TAG_OPTIONS, **SCORING_OPTIONS, **STRATIFIED_OPTIONS, **SPAN_OPTIONS}
+ALL_OPTIONS = {**TAG_OPTIONS, **SCORING_OPTIONS, **INTERVAL_OPTIONS, **STRATIFIED_OPTIONS, **SPAN_OPTIONS}
 #: the options of each config
 CONFIG_OPTIONS = {
-    "default": {**TAG_OPTIONS, **SCORING_OPTIONS},
-    "subgroups": {**TAG_OPTIONS, **SCORING_OPTIONS, **STRATIFIED_OPTIONS},
-    "spans": {**SCORING_OPTIONS, **SPAN_OPTIONS},
-    "spans_subgroups": {**SCORING_OPTIONS, **SPAN_OPTIONS, **STRATIFIED_OPTIONS},
+    "default": {**TAG_OPTIONS, **SCORING_OPTIONS, **INTERVAL_OPTIONS},
+    "subgroups": {**TAG_OPTIONS, **SCORING_OPTIONS, **INTERVAL_OPTIONS, **STRATIFIED_OPTIONS},
+    "spans": {**SCORING_OPTIONS, **INTERVAL_OPTIONS, **SPAN_OPTIONS},
+    "spans_subgroups": {**SCORING_OPTIONS, **INTERVAL_OPTIONS, **SPAN_OPTIONS, **STRATIFIED_OPTIONS},
 }
 #: configs whose input is entity spans, and those with a subgroups column
 SPAN_CONFIGS = ("spans", "spans_subgroups")
@@ -211,6 +223,7 @@ class Options(NamedTuple):
     scoring: object
     stratified: object
     texts: object
+    intervals: object
 
 
 def check_options(config_name, options):
@@ -236,12 +249,14 @@ def check_options(config_name, options):
     beta = check_beta(o["beta"])
     scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
     _check_types(scoring.types or (), beta)
+    intervals = check_uncertainty_options(o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"],
+                                          scoring.scores)
     stratified = None
     if "subgroup_weights" in defaults:
-        stratified = {name: o[name] for name in STRATIFIED_OPTIONS}
+        stratified = {name: o[name] for name in (*STRATIFIED_OPTIONS, "confidence_level", "seed")}
         _check_stratified(stratified)
     texts = check_texts(o["texts"])
-    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified, texts)
+    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified, texts, intervals)
 
 
 def _is_default(value, default):
@@ -285,8 +300,16 @@ def _check_subgroups(column, name, single=False):
             raise ValueError(f"{where} is {value!r}; every sentence needs a subgroup name (a non-empty str)")
 
 
-def score_entities(corpus, gold, pred, options, subgroups=None):
-    """Every score family that ``options`` asks for, from the decoded entities of both sides."""
+def score_entities(corpus, gold, pred, options, subgroups=None, units=None):
+    """Every score family that ``options`` asks for, from the decoded entities of both sides.
+
+    ``units`` (the unit index of each sentence, and their number) adds ``"intervals"``.
+    """
+    return _score_view(corpus, gold, pred, options, subgroups, units)[0]
+
+
+def _score_view(corpus, gold, pred, options, subgroups=None, units=None):
+    """The results, and the per-unit counts (with ``units``) with their type names."""
     view = select_and_relabel(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
     _check_types(view.types, options.beta)
     matching = match(view.gold, view.pred)
@@ -300,7 +323,11 @@ def score_entities(corpus, gold, pred, options, subgroups=None):
     results.update(_more_scores(view, matching, options.scoring, zero, beta))
     if options.stratified is not None:
         results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, options.stratified)
-    return results
+    stats = None if units is None else unit_stats(view.gold, view.pred, matching, len(view.types), *units)
+    if options.intervals is not None and units is not None:
+        results["intervals"] = interval_results(stats, view.types, options.intervals, families_of(scores),
+                                                beta=options.beta, zero_division=zero)
+    return results, stats, view.types
 
 
 def score_spans(predictions, references, options, subgroups=None):
@@ -312,7 +339,10 @@ def score_spans(predictions, references, options, subgroups=None):
                                ("references", corpus.gold, corpus.gold_order)):
         if has_duplicates(spans):  # named by their index in the input
             check_duplicates(in_input_order(spans, order), name, corpus.types)
-    results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
+    units = None
+    if options.intervals is not None:
+        units = document_units(options.intervals["document_ids"], len(corpus.lengths))
+    results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups, units)
     results.pop("overall_accuracy", None)
     return results
 
@@ -372,6 +402,33 @@ def _read_caches(paths):
     return datasets.Dataset(datasets.table.concat_tables(kept))
 
 
+def _score_system(predictions, references, options, units, name):
+    """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
+    try:
+        corpus = tag_corpus(predictions, references, options)
+    except ValueError as error:
+        raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
+    return score_tags(corpus, options, None, units)
+
+
+def tag_corpus(predictions, references, options):
+    """Both sides' tags (lists, arrays, tensors, Arrow columns, class ids) as an encoded corpus."""
+    codes = input_codes(predictions, references, options.label_names)
+    if codes is None:
+        return encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
+    return corpus_from_codes(**codes._asdict(), suffix=options.suffix, scheme=options.scheme)
+
+
+def score_tags(corpus, options, subgroups=None, units=None):
+    """Decode both sides and score them: (results with what decoding did, per-unit counts, types)."""
+    gold = decode(corpus.references, corpus, options.scheme)
+    pred = decode(corpus.predictions, corpus, options.scheme)
+    results, stats, types = _score_view(corpus, gold, pred, options, subgroups, units)
+    results["decoding"] = decoding_reports(corpus, pred, gold, options.scheme,
+                                           places=REPORT_PLACES if options.scoring.errors else 0)
+    return results, stats, types
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class NerRecallMetric(evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
@@ -424,7 +481,9 @@ class NerRecallMetric(evaluate.Metric):
                  recall_mode="strict",
                  n_bootstrap=10_000,
                  seed=0,
-                 texts=None):
+                 texts=None,
+                 ci_resamples=0,
+                 document_ids=None):
         given = locals()
         options = check_options(self.config_name, {name: given[name] for name, default in ALL_OPTIONS.items()
                                                    if not _is_default(given[name], default)})
@@ -437,15 +496,10 @@ class NerRecallMetric(evaluate.Metric):
             return score_spans(predictions, references, options, subgroups)
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
-        codes = input_codes(predictions, references, options.label_names)  # arrays, tensors, Arrow, class ids
-        corpus = (encode(predictions, references, suffix=options.suffix, scheme=options.scheme) if codes is None
-                  else corpus_from_codes(**codes._asdict(), suffix=options.suffix, scheme=options.scheme))
-        gold = decode(corpus.references, corpus, options.scheme)
-        pred = decode(corpus.predictions, corpus, options.scheme)
-        results = score_entities(corpus, gold, pred, options, subgroups)
-        results["decoding"] = decoding_reports(corpus, pred, gold, options.scheme,
-                                               places=REPORT_PLACES if options.scoring.errors else 0)
-        return results
+        units = None
+        if options.intervals is not None:
+            units = document_units(options.intervals["document_ids"], len(references))
+        return score_tags(tag_corpus(predictions, references, options), options, subgroups, units)[0]
 
     # ---------------------------------------------------------------- the input path
 
@@ -508,6 +562,37 @@ class NerRecallMetric(evaluate.Metric):
         inputs = dict(inputs, predictions=batch.predictions, references=batch.references)
         with temp_seed(self.seed):
             return self._compute(**inputs, **options)
+
+    def compare(self, *, predictions, predictions_b, references, permutations=10_000, ci_resamples=1_000,
+                document_ids=None, confidence_level=0.95, seed=0, **compute_options):
+        """Two systems on the same references: each headline score's difference (b - a) with a
+        paired-bootstrap interval and an approximate-randomisation p-value (two-sided).
+
+        Resamples and permutes sentences, or documents with ``document_ids`` (one id per
+        sentence). ``compute_options`` (scheme, mode, scores, types, ...) apply to both systems.
+        Returns "a" and "b" (each system's ``compute`` results), "difference", "intervals",
+        "p_values" ({score name: ...}, the names of ``compute``'s "intervals"), "table" (one
+        row per score: "score", "a", "b", "difference", "low", "high", "p_value") and
+        "settings"; see docs/uncertainty.md.
+        """
+        options = check_options("default", compute_options)
+        settings = check_comparison_options(permutations, ci_resamples, confidence_level, seed, document_ids,
+                                            options.scoring.scores)
+        check_same_layout(predictions_b, references)
+        if len(references) == 0:
+            raise ValueError("no sentences: predictions and references are empty")
+        units = document_units(document_ids, len(references))
+        systems = [_score_system(p, references, options, units, name)
+                   for name, p in (("predictions", predictions), ("predictions_b", predictions_b))]
+        union = tuple(sorted(set(systems[0][2]) | set(systems[1][2])))
+        stats_a, stats_b = (align_types(stats, types, union) for _, stats, types in systems)
+        out = paired(stats_a, stats_b, union, settings["permutations"], settings["resamples"],
+                     settings["confidence_level"], settings["seed"], families_of(options.scoring.scores),
+                     beta=options.beta, zero_division=options.zero_division)
+        settings = {"unit": "sentence" if document_ids is None else "document", "units": units[1],
+                    "permutations": settings["permutations"], "ci_resamples": settings["resamples"],
+                    "confidence_level": settings["confidence_level"], "seed": settings["seed"]}
+        return comparison_results(out, systems[0][0], systems[1][0], settings)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of sentences, validated first, so that errors name their place and a

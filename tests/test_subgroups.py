@@ -119,7 +119,7 @@ def test_add_batch_without_subgroups_names_the_column(metric):
 
 
 @pytest.mark.parametrize("option, value", [("ci_method", "bootstrap"), ("subgroup_weights", {"a": 1}),
-                                           ("recall_mode", "partial"), ("confidence_level", 0.9)])
+                                           ("recall_mode", "partial"), ("n_bootstrap", 500)])
 def test_stratified_options_need_the_subgroups_config(option, value):
     import evaluate
 

@@ -1,0 +1,511 @@
+"""Bootstrap intervals on every headline score and a paired test of two systems, from counts.
+
+One matching pass gives, per sentence (or per document), a row of sufficient statistics:
+per entity type, the matched gold spans of each scenario (exact, exact_other_type, overlap,
+overlap_other_type), the predicted spans of the two other-type scenarios (the same-type ones
+are the gold ones), and the missed and spurious spans. Every seqeval and MUC score is a
+ratio of sums of these columns, so a resample is a weighted sum of rows, never a new
+matching. Many units share a row: a bootstrap of n units is a multinomial over the u
+distinct rows with probabilities n_k / n, and a random swap of the two systems' rows only
+moves the units whose rows differ, a group of m identical difference rows by
+Binomial(m, 1/2). Both run in chunks of resamples, so memory grows with the units only.
+
+Intervals: ``"percentile"``; ``"bca"``, bias-corrected and accelerated (the acceleration from
+the jackknife of the distinct rows); ``"expanded"`` and ``"expanded_bca"`` (the default), the
+same at the wider level of Hesterberg's expanded percentile interval, which corrects the
+bootstrap's narrowness on few units. P-values are two-sided,
+(1 + exceedances) / (1 + permutations).
+
+>>> import numpy as np
+>>> types = ("LOC", "PER")
+>>> rows = np.zeros((4, len(COLUMNS) * 2), dtype=np.int64)
+>>> rows[:3, 0] = 1                  # an exact LOC match in three sentences
+>>> rows[3, COLUMNS.index("missed") * 2 + 1] = 1   # a missed PER in the fourth
+>>> names, values = score_table(rows.sum(axis=0)[None], types)
+>>> dict(zip(names, values[0].tolist()))["overall_recall"]
+0.75
+>>> ci = intervals(rows, types, resamples=200, seed=0)
+>>> ci["overall_recall"][0] < 0.75 <= ci["overall_recall"][1], ci["muc_strict_precision"]
+(True, [1.0, 1.0])
+"""
+
+import numbers
+from statistics import NormalDist
+from typing import NamedTuple
+
+import numpy as np
+from scipy.stats import t as student_t
+
+SCENARIOS = ("exact", "exact_other_type", "overlap", "overlap_other_type")
+#: the column blocks of a statistics row, each one column per entity type
+COLUMNS = ("gold_exact", "gold_exact_other_type", "gold_overlap", "gold_overlap_other_type",
+           "pred_exact_other_type", "pred_overlap_other_type", "missed", "spurious")
+MODES = ("strict", "exact", "partial", "type")
+#: per mode, the credit of each scenario (correct 1, partial 0.5, incorrect 0)
+CREDIT = {"strict": (1.0, 0.0, 0.0, 0.0), "exact": (1.0, 1.0, 0.0, 0.0),
+          "partial": (1.0, 1.0, 0.5, 0.5), "type": (1.0, 0.0, 1.0, 0.0)}
+FAMILIES = ("seqeval", "muc")
+METHODS = ("percentile", "expanded", "bca", "expanded_bca")
+DEFAULT_METHOD = "expanded_bca"
+CELLS_PER_CHUNK = 1 << 21  # resamples x distinct rows held at once
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def _is_int(x):
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def check_resamples(value, name="ci_resamples", minimum=0):
+    """An int >= ``minimum`` (a plain int)."""
+    if not (_is_int(value) and value >= minimum):
+        kind = "non-negative" if minimum == 0 else f">= {minimum}"
+        raise ValueError(f"{name} must be a {kind} int; got {value!r}")
+    return int(value)
+
+
+def check_confidence_level(value):
+    if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1):
+        raise ValueError(f"confidence_level must be in (0, 1); got {value!r}")
+    return float(value)
+
+
+def check_seed(value):
+    """A non-negative int, or None (fresh entropy: not reproducible)."""
+    if value is None:
+        return None
+    if not (_is_int(value) and value >= 0):
+        raise ValueError(f"seed must be a non-negative int or None; got {value!r}")
+    return int(value)
+
+
+def document_units(document_ids, n_sentences, name="document_ids"):
+    """The unit index of each sentence: ``arange`` without ids, else documents numbered in
+    order of first appearance. Returns (units, number of units)."""
+    if document_ids is None:
+        return np.arange(n_sentences), n_sentences
+    _check_id_list(document_ids, name)
+    if len(document_ids) != n_sentences:
+        raise ValueError(f"{name} has {len(document_ids)} ids but there are {n_sentences} sentences; give one per sentence")
+    index = {}
+    units = np.empty(n_sentences, dtype=np.intp)
+    for i, doc in enumerate(document_ids.tolist() if isinstance(document_ids, np.ndarray) else document_ids):
+        try:
+            units[i] = index.setdefault(doc, len(index))
+        except TypeError:
+            raise ValueError(f"{name}[{i}] is {doc!r}, not hashable; ids must be str, int or another hashable") from None
+        if doc is None:
+            raise ValueError(f"{name}[{i}] is None; every sentence needs a document id")
+    return units, len(index)
+
+
+def check_uncertainty_options(ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None, scores=FAMILIES):
+    """The interval options of ``compute``: a dict, or None when ``ci_resamples`` is 0."""
+    resamples = check_resamples(ci_resamples)
+    level, seed = check_confidence_level(confidence_level), check_seed(seed)
+    if resamples:
+        _check_families(scores, "ci_resamples")
+    if document_ids is not None:
+        _check_id_list(document_ids)
+        if not resamples:
+            raise ValueError("document_ids only applies to intervals: give ci_resamples > 0 with it")
+    if not resamples:
+        return None
+    return {"resamples": resamples, "confidence_level": level, "seed": seed, "document_ids": document_ids}
+
+
+def check_comparison_options(permutations=10_000, ci_resamples=1000, confidence_level=0.95, seed=0, document_ids=None,
+                             scores=FAMILIES):
+    """The options of ``compare``, as a dict."""
+    _check_families(scores, "compare")
+    out = {"permutations": check_resamples(permutations, "permutations", minimum=1),
+           "resamples": check_resamples(ci_resamples), "confidence_level": check_confidence_level(confidence_level),
+           "seed": check_seed(seed), "document_ids": document_ids}
+    if document_ids is not None:
+        _check_id_list(document_ids)
+    return out
+
+
+def _check_families(scores, what):
+    if not families_of(scores):
+        raise ValueError(f"{what} needs 'seqeval' or 'muc' in scores (the scores it gives intervals for); "
+                         f"got scores={list(scores)!r}")
+
+
+def _check_id_list(document_ids, name="document_ids"):
+    if isinstance(document_ids, (str, bytes, dict, set, frozenset)) or not hasattr(document_ids, "__len__"):
+        raise ValueError(f"{name} must be a list with one id per sentence; got {type(document_ids).__name__}")
+
+
+def check_same_layout(predictions_b, references, name="predictions_b"):
+    """Raise unless the second system has as many sentences as the references, each as long."""
+    if isinstance(predictions_b, (str, bytes)) or not hasattr(predictions_b, "__len__"):
+        raise ValueError(f"{name} must be a list of tag lists, one per sentence; got {type(predictions_b).__name__}")
+    if len(predictions_b) != len(references):
+        raise ValueError(f"{name} has {len(predictions_b)} sentences but references has {len(references)}")
+    for i, (pred, ref) in enumerate(zip(predictions_b, references)):
+        if isinstance(pred, (str, bytes)) or not hasattr(pred, "__len__"):
+            raise ValueError(f"{name}[{i}] must be a list of tags; got {type(pred).__name__}")
+        if hasattr(ref, "__len__") and len(pred) != len(ref):
+            raise ValueError(f"{name}[{i}] has {len(pred)} tags but references[{i}] has {len(ref)}")
+
+
+# ---------------------------------------------------------------------------- statistics
+
+
+def unit_stats(gold, pred, matching, n_types, units, n_units):
+    """Per unit, the row of counts (``COLUMNS`` blocks of ``n_types`` columns each).
+
+    ``gold`` / ``pred``: SpanArrays (``type``, ``sentence``); ``matching``: its ``gold``,
+    ``pred`` and ``scenario`` arrays; ``units``: the unit of each sentence.
+    """
+    k = n_types
+    scenario = np.asarray(matching.scenario, dtype=np.int64)
+    g, p = np.asarray(matching.gold), np.asarray(matching.pred)
+    other = (scenario == 1) | (scenario == 3)
+    gold_free = np.ones(len(gold.type), dtype=bool)
+    gold_free[g] = False
+    pred_free = np.ones(len(pred.type), dtype=bool)
+    pred_free[p] = False
+    parts = [
+        (gold.sentence[g], scenario * k + gold.type[g]),
+        (pred.sentence[p[other]], (4 + (scenario[other] == 3)) * k + pred.type[p[other]]),
+        (gold.sentence[gold_free], 6 * k + gold.type[gold_free]),
+        (pred.sentence[pred_free], 7 * k + pred.type[pred_free]),
+    ]
+    width = len(COLUMNS) * k
+    flat = np.concatenate([units[s] * width + c for s, c in parts]).astype(np.int64)
+    return np.bincount(flat, minlength=n_units * width).reshape(n_units, width)
+
+
+def align_types(stats, types, union):
+    """``stats`` over ``types`` rewritten over the type names ``union`` (a superset)."""
+    k, K = len(types), len(union)
+    where = np.array([union.index(t) for t in types], dtype=np.intp)
+    out = np.zeros((len(stats), len(COLUMNS), K), dtype=stats.dtype)
+    out[:, :, where] = stats.reshape(len(stats), len(COLUMNS), k)
+    return out.reshape(len(stats), len(COLUMNS) * K)
+
+
+def group_rows(rows):
+    """The distinct rows and how many units share each: (patterns, counts)."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if rows.shape[1] == 0:
+        return rows[:1], np.array([len(rows)])
+    # one random 64-bit key per row (wrapping arithmetic), checked: a collision falls back
+    coefficients = np.random.default_rng(0).integers(-2**62, 2**62, rows.shape[1], dtype=np.int64)
+    with np.errstate(over="ignore"):
+        keys = rows @ coefficients
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    patterns = rows[first]
+    if not np.array_equal(patterns[inverse.ravel()], rows):
+        patterns, counts = np.unique(rows, axis=0, return_counts=True)
+    return patterns, counts
+
+
+# ---------------------------------------------------------------------------- scores
+
+
+def _ratio(num, den, zero_division):
+    return np.where(den > 0, num / np.where(den > 0, den, 1), zero_division)
+
+
+def _f(p, r, beta):
+    """F-beta from precision and recall: 0 where both are 0, NaN where either is NaN."""
+    b2 = beta * beta
+    den = b2 * p + r
+    f = np.where(den > 0, (1 + b2) * p * r / np.where(den > 0, den, 1), 0.0)
+    return np.where(np.isnan(den), np.nan, f)
+
+
+def _sides(totals, k):
+    """Gold-side and predicted-side scenario counts (rows x 4 x types), missed, spurious."""
+    blocks = totals.reshape(len(totals), len(COLUMNS), k).astype(float)
+    gold = blocks[:, 0:4]
+    pred = gold.copy()
+    pred[:, 1], pred[:, 3] = blocks[:, 4], blocks[:, 5]
+    return gold, pred, blocks[:, 6], blocks[:, 7]
+
+
+def _prf(hits_gold, hits_pred, number, predicted, beta, zero_division, undefined=False):
+    """Precision, recall, F-beta; with ``undefined`` a 0/0 ratio is NaN, not ``zero_division``,
+    and F is NaN only where neither side scored (one empty side and nothing found is F = 0)."""
+    z = np.nan if undefined else zero_division
+    p, r = _ratio(hits_pred, predicted, z), _ratio(hits_gold, number, z)
+    f = _f(p, r, beta)
+    if undefined:
+        f = np.where(np.isnan(f) & ((p == 0) | (r == 0)), 0.0, f)
+    return p, r, f
+
+
+def _seqeval(gold, pred, missed, spurious, types, present, beta, zero_division, undefined):
+    tp = gold[:, 0]
+    number, predicted = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
+    out = dict(zip(("overall_precision", "overall_recall", "overall_f1"),
+                   _prf(tp.sum(1), tp.sum(1), number.sum(1), predicted.sum(1), beta, zero_division, undefined)))
+    per = np.stack(_prf(tp, tp, number, predicted, beta, zero_division))[:, :, present]  # 3 x rows x present
+    keys = np.stack(_prf(tp, tp, number, predicted, beta, zero_division, True))[:, :, present] if undefined else per
+    weight = number[:, present]
+    total = weight.sum(axis=1)
+    none = np.where(predicted.sum(1) == 0, zero_division, 0.0)  # no gold anywhere, as seqeval
+    empty = (zero_division, zero_division, zero_division) if not len(present) else (none, zero_division, none)
+    for j, key in enumerate(("precision", "recall", "f1")):
+        out[f"macro_{key}"] = per[j].mean(axis=1) if len(present) else np.full(len(tp), float(zero_division))
+        weighted = (per[j] * weight).sum(axis=1) / np.where(total > 0, total, 1)
+        out[f"weighted_{key}"] = np.where(total > 0, weighted, empty[j])
+    for i in present:
+        for j, key in enumerate(("precision", "recall", "f1")):
+            out[f"{types[i]}_{key}"] = keys[j][:, list(present).index(i)]
+    return out
+
+
+def _muc(gold, pred, missed, spurious, types, beta, zero_division, undefined):
+    out = {}
+    possible, actual = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
+    for mode in MODES:
+        credit = np.array(CREDIT[mode])
+        hit_gold, hit_pred = credit @ gold, credit @ pred  # rows x types
+        scores = _prf(hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), beta, zero_division, undefined)
+        out.update(zip((f"muc_{mode}_precision", f"muc_{mode}_recall", f"muc_{mode}_f1"), scores))
+        per = _prf(hit_gold, hit_pred, possible, actual, beta, zero_division, undefined)
+        for i, name in enumerate(types):
+            out.update({f"muc_{mode}_{name}_{key}": s[:, i] for key, s in zip(("precision", "recall", "f1"), per)})
+    return out
+
+
+def present_types(totals, n_types):
+    """Indices of the types with a gold or predicted entity (seqeval's per-type keys)."""
+    gold, pred, missed, spurious = _sides(np.atleast_2d(totals), n_types)
+    seen = (gold.sum(axis=1) + missed + pred.sum(axis=1) + spurious)[0]
+    return tuple(np.flatnonzero(seen > 0).tolist())
+
+
+def score_table(totals, types, families=FAMILIES, beta=1.0, zero_division=0.0, present=None, undefined=False):
+    """Every headline score of each row of summed statistics: (names, rows x names array).
+
+    ``present``: the types of the seqeval per-type keys (default: those seen in the first row).
+    ``undefined``: a score whose denominator is 0 is NaN (a resample where it is undefined),
+    except the macro and weighted averages, which follow ``zero_division`` as seqeval does.
+    """
+    totals = np.atleast_2d(totals)
+    gold, pred, missed, spurious = _sides(totals, len(types))
+    present = present_types(totals[:1], len(types)) if present is None else present
+    out = {}
+    if "seqeval" in families:
+        out.update(_seqeval(gold, pred, missed, spurious, types, present, beta, float(zero_division), undefined))
+    if "muc" in families:
+        out.update(_muc(gold, pred, missed, spurious, types, beta, float(zero_division), undefined))
+    names = list(out)
+    return names, np.stack([out[n] for n in names], axis=1) if names else np.zeros((len(totals), 0))
+
+
+# ---------------------------------------------------------------------------- resampling
+
+
+def _chunks(total, width):
+    step = max(1, CELLS_PER_CHUNK // max(width, 1))
+    for start in range(0, total, step):
+        yield min(step, total - start)
+
+
+def bootstrap_totals(patterns, counts, resamples, rng):
+    """Summed statistics of ``resamples`` bootstrap resamples of the units, chunk by chunk."""
+    n = int(counts.sum())
+    p = counts / n
+    matrix = patterns.astype(float)
+    for size in _chunks(resamples, len(counts)):
+        yield rng.multinomial(n, p, size=size).astype(float) @ matrix
+
+
+def permutation_shifts(differences, counts, permutations, rng):
+    """For random swaps of the two systems, the sum of the swapped difference rows, chunked."""
+    matrix = differences.astype(float)
+    for size in _chunks(permutations, len(counts)):
+        yield rng.binomial(counts, 0.5, size=(size, len(counts))).astype(float) @ matrix
+
+
+def _quantile_interval(samples, estimate, level):
+    """Percentile interval of each column of ``samples`` over its defined (not NaN) values; a
+    score undefined in every resample gets its estimate at both ends."""
+    alpha = (1 - level) / 2
+    bounds = np.tile(np.asarray(estimate, dtype=float), (2, 1))
+    defined = ~np.isnan(samples).all(axis=0)
+    if defined.any():
+        bounds[:, defined] = np.nanquantile(samples[:, defined], [alpha, 1 - alpha], axis=0)
+    return bounds
+
+
+def expanded_level(level, n):
+    """The percentile level of Hesterberg's expanded percentile interval on ``n`` units: the
+    bootstrap's spread is that of a plug-in variance (divided by n, not n - 1) and its quantiles
+    are normal ones, so widen both as Student's t interval would; tends to ``level`` as n grows.
+
+    >>> round(expanded_level(0.95, 20), 4), round(expanded_level(0.95, 3453), 4)
+    (0.9682, 0.9501)
+    """
+    if n < 2:
+        return level
+    z = np.sqrt(n / (n - 1)) * student_t.ppf(0.5 + level / 2, n - 1)
+    return 1 - 2 * NormalDist().cdf(-float(z))
+
+
+def _bca_interval(samples, estimate, level, jackknife, weights):
+    """Bias-corrected and accelerated interval of each column; ``jackknife``: the leave-one-unit
+    -out values of each distinct row, ``weights``: how many units have that row."""
+    normal = NormalDist()
+    alpha = (1 - level) / 2
+    out = np.empty((2, samples.shape[1]))
+    for j in range(samples.shape[1]):
+        s, jack = samples[:, j], jackknife[:, j]
+        s, keep = s[~np.isnan(s)], ~np.isnan(jack)
+        if not len(s):
+            out[:, j] = estimate[j]
+            continue
+        below = (np.count_nonzero(s < estimate[j]) + 0.5 * np.count_nonzero(s == estimate[j])) / len(s)
+        if below <= 0 or below >= 1 or np.ptp(s) == 0:
+            out[:, j] = np.quantile(s, [alpha, 1 - alpha])
+            continue
+        z0 = normal.inv_cdf(below)
+        d = np.average(jack[keep], weights=weights[keep]) - jack[keep] if keep.any() else np.zeros(0)
+        spread = float(np.sum(weights[keep] * d ** 2))
+        a = float(np.sum(weights[keep] * d ** 3)) / (6 * spread ** 1.5) if spread > 0 else 0.0
+        levels = [normal.cdf(z0 + (z0 + z) / (1 - a * (z0 + z))) for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
+        out[:, j] = np.quantile(s, levels)
+    return out
+
+
+class Bootstrap(NamedTuple):
+    """Bootstrap draws of every score: ``samples`` (resamples x names), the ``estimate`` on the
+    whole data, and what the jackknife of the BCa interval needs."""
+
+    names: list
+    estimate: np.ndarray
+    samples: np.ndarray
+    patterns: np.ndarray
+    counts: np.ndarray
+    score: object
+
+
+def bootstrap(stats, types, resamples=1000, seed=0, families=FAMILIES, beta=1.0, zero_division=0.0):
+    """A :class:`Bootstrap` over the rows of ``stats`` (one per unit)."""
+    patterns, counts = group_rows(stats)
+    full = (patterns * counts[:, None]).sum(axis=0)
+    present = present_types(full, len(types))
+
+    def score(totals):
+        return score_table(totals, types, families, beta, zero_division, present, undefined=True)[1]
+
+    names, estimate = score_table(full, types, families, beta, zero_division, present)
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    samples = [score(t) for t in bootstrap_totals(patterns, counts, resamples, rng)]
+    return Bootstrap(names, estimate[0], np.concatenate(samples) if samples else estimate[:0], patterns, counts, score)
+
+
+def interval_bounds(boot, confidence_level=0.95, method=DEFAULT_METHOD):
+    """(2 x names) lower and upper bounds of a :class:`Bootstrap`'s intervals."""
+    if method == "percentile":
+        return _quantile_interval(boot.samples, boot.estimate, confidence_level)
+    if method == "expanded":
+        return _quantile_interval(boot.samples, boot.estimate, expanded_level(confidence_level, boot.counts.sum()))
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}; got {method!r}")
+    full = (boot.patterns * boot.counts[:, None]).sum(axis=0)
+    jackknife = boot.score(full - boot.patterns)  # one unit of each distinct row left out
+    if method == "expanded_bca":
+        confidence_level = expanded_level(confidence_level, boot.counts.sum())
+    return _bca_interval(boot.samples, boot.estimate, confidence_level, jackknife, boot.counts)
+
+
+def _as_dict(names, bounds):
+    return {name: [float(bounds[0, j]), float(bounds[1, j])] for j, name in enumerate(names)}
+
+
+def intervals(stats, types, resamples=1000, confidence_level=0.95, seed=0, families=FAMILIES, beta=1.0,
+              zero_division=0.0, method=DEFAULT_METHOD):
+    """``{score name: [low, high]}`` by bootstrap over the rows of ``stats`` (one per unit)."""
+    boot = bootstrap(stats, types, resamples, seed, families, beta, zero_division)
+    return _as_dict(boot.names, interval_bounds(boot, confidence_level, method))
+
+
+def paired(stats_a, stats_b, types, permutations=10_000, resamples=1000, confidence_level=0.95, seed=0,
+           families=FAMILIES, beta=1.0, zero_division=0.0, method=DEFAULT_METHOD):
+    """Two systems on the same units (rows of ``stats_a`` / ``stats_b``, one type space).
+
+    Returns names, the scores ``a`` and ``b``, ``difference`` (b - a), its paired-bootstrap
+    ``intervals`` (with ``resamples`` > 0) and the approximate-randomisation ``p_values``.
+    """
+    k = len(types)
+    total_a, total_b = stats_a.sum(axis=0), stats_b.sum(axis=0)
+    present = tuple(sorted(set(present_types(total_a, k)) | set(present_types(total_b, k))))
+
+    def score(t):
+        return score_table(t, types, families, beta, zero_division, present, undefined=True)[1]
+
+    names, both = score_table(np.stack([total_a, total_b]), types, families, beta, zero_division, present)
+    observed = both[1] - both[0]
+    boot_rng, perm_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    out = {"names": names, "a": both[0], "b": both[1], "difference": observed,
+           "p_values": _p_values(stats_b - stats_a, total_a, total_b, observed, permutations, perm_rng, score)}
+    if resamples:
+        patterns, counts = group_rows(np.concatenate([stats_a, stats_b], axis=1))
+        width = stats_a.shape[1]
+
+        def gap(t):
+            return score(t[:, width:]) - score(t[:, :width])
+
+        samples = np.concatenate([gap(t) for t in bootstrap_totals(patterns, counts, resamples, boot_rng)])
+        boot = Bootstrap(names, observed, samples, patterns, counts, gap)
+        out["intervals"] = interval_bounds(boot, confidence_level, method)
+    return out
+
+
+def _p_values(differences, total_a, total_b, observed, permutations, rng, score):
+    """Two-sided approximate-randomisation p-value of each score's difference."""
+    moved = np.any(differences != 0, axis=1)
+    if not moved.any():
+        return np.ones(len(observed))
+    patterns, counts = group_rows(differences[moved])
+    tolerance = 1e-12 * np.maximum(1.0, np.abs(observed))
+    extreme = np.zeros(len(observed), dtype=np.int64)
+    defined = np.zeros(len(observed), dtype=np.int64)
+    for shift in permutation_shifts(patterns, counts, permutations, rng):
+        gap = score(total_b - shift) - score(total_a + shift)
+        extreme += np.count_nonzero(np.abs(gap) >= np.abs(observed) - tolerance, axis=0)
+        defined += np.count_nonzero(~np.isnan(gap), axis=0)
+    return (1 + extreme) / (1 + defined)
+
+
+# ---------------------------------------------------------------------------- results
+
+
+def families_of(scores):
+    """The score families with intervals among the families ``scores`` asks for."""
+    return tuple(f for f in FAMILIES if f in scores)
+
+
+def interval_results(stats, types, options, families=FAMILIES, beta=1.0, zero_division=0.0):
+    """``results["intervals"]`` from per-unit ``stats`` and the dict of
+    :func:`check_uncertainty_options`."""
+    return intervals(stats, types, options["resamples"], options["confidence_level"], options["seed"],
+                     families, beta, zero_division, method=DEFAULT_METHOD)
+
+
+def comparison_results(out, results_a, results_b, settings):
+    """The dict ``compare`` returns, from :func:`paired`'s ``out`` and both systems' results."""
+    names = out["names"]
+    table, difference, p_values, bounds = [], {}, {}, {}
+    for j, name in enumerate(names):
+        difference[name] = float(out["difference"][j])
+        p_values[name] = float(out["p_values"][j])
+        row = {"score": name, "a": float(out["a"][j]), "b": float(out["b"][j]), "difference": difference[name]}
+        if "intervals" in out:
+            bounds[name] = [float(out["intervals"][0, j]), float(out["intervals"][1, j])]
+            row.update(low=bounds[name][0], high=bounds[name][1])
+        row["p_value"] = p_values[name]
+        table.append(row)
+    result = {"a": results_a, "b": results_b, "difference": difference}
+    if "intervals" in out:
+        result["intervals"] = bounds
+    result.update(p_values=p_values, table=table, settings=settings)
+    return result
