@@ -36,7 +36,8 @@ def test_script_from_another_folder_with_json(tmp_path, metric):
     # hand-counted on tests/data: 7 gold entities, 4 exact matches; B finds 6, predicts nothing wrong
     assert f"precision {4 / 7:.4f}  recall {4 / 7:.4f}  f1 {4 / 7:.4f}" in done.stdout
     assert re.search(r"^partial +5 +0 +1 +1 +1 +0\.7857 +0\.7857 +0\.7857$", done.stdout, re.M)
-    assert re.search(rf"^overall_f1 +{4 / 7:.4f} +{12 / 13:.4f} +{12 / 13 - 4 / 7:.4f}$", done.stdout, re.M)
+    # A, B, B - A, then the paired interval and p-value
+    assert re.search(rf"^overall_f1 +{4 / 7:.4f} +{12 / 13:.4f} +{12 / 13 - 4 / 7:.4f} +\S+ +\S+ +[01]\.\d{{4}}$", done.stdout, re.M)
     assert "MISC -> LOC (same span): 1" in done.stdout
     assert saved["results_b"]["overall_recall"] == pytest.approx(6 / 7)
 

@@ -62,8 +62,10 @@ def test_unit_rows_add_up_to_the_corpus_counts(seed, noise):
     stats, types, counts = rows_of(references, predictions)
     k = len(types)
     blocks = stats.sum(axis=0).reshape(len(U.COLUMNS), k)
-    assert (blocks[:4] == counts.pairs.sum(axis=2)).all()  # gold side, per scenario
-    assert (blocks[4] == counts.pairs[1].sum(axis=0)).all() and (blocks[5] == counts.pairs[3].sum(axis=0)).all()
+    pairs = np.zeros((4, k, k), dtype=np.int64)  # the sparse pair table made dense: scenario x gold x predicted
+    np.add.at(pairs, (counts.pairs.scenario, counts.pairs.gold, counts.pairs.pred), counts.pairs.n)
+    assert (blocks[:4] == pairs.sum(axis=2)).all()  # gold side, per scenario
+    assert (blocks[4] == pairs[1].sum(axis=0)).all() and (blocks[5] == pairs[3].sum(axis=0)).all()
     assert (blocks[6] == counts.missed).all() and (blocks[7] == counts.spurious).all()
 
 
