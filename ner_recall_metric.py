@@ -53,8 +53,10 @@ SemEval-2013 modes (strict, exact, partial, type) with per-type tables whose cou
 _KWARGS_DESCRIPTION = """
 Args:
     predictions (list of list of str or int): predicted tags, one list per sentence; or class
-        ids (as a datasets ClassLabel column holds them) with label_names.
+        ids (as a datasets ClassLabel column holds them) with label_names. Also a 2-D array or
+        tensor, a list of 1-D arrays, or an Arrow / datasets list column.
     references (list of list of str or int): gold tags (or class ids), same shape as predictions.
+        Class ids of -100 mark positions ignored on both sides (padding, sub-word pieces).
     scheme (str or None): None (default) decodes leniently, as seqeval's default mode and
         conlleval (accepts O, B-, I-, E-, S- tags and repairs ill-formed sequences). With
         mode="strict": one of "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU", decoded like

@@ -251,6 +251,70 @@ def _strata_step(step, seed):
     return run
 
 
+PROFILE_SIZE = 100_000
+
+
+def _profile_stages(workdir, predictions, references):
+    """(stage, callable) pairs that split the core (``_compute`` on lists of tags) into its
+    steps, each fed by the one before."""
+    sys.path.insert(0, str(ROOT))
+    from collections import defaultdict
+    from itertools import count
+
+    import ner_decoding as D
+    import ner_inputs as I
+
+    ours, _ = _load_metrics(workdir)
+    wrapper = sys.modules[type(ours).__module__]
+    options = wrapper.check_options("default", {})
+    state = {}
+
+    def codes():
+        numbered = defaultdict(count(1).__next__, {"O": 0})
+        state["codes"] = [D._codes(side, numbered) for side in (predictions, references)] + [list(numbered)]
+
+    def corpus():
+        pred, ref, vocabulary = state["codes"]
+        state["corpus"] = D.corpus_from_codes(vocabulary, pred, ref, D.check_lengths(predictions, references))
+
+    def decode():
+        c = state["corpus"]
+        state["spans"] = (D.decode(c.references, c), D.decode(c.predictions, c))
+
+    return [
+        ("options and containers checked (`check_options`, `check_batch` without a pass over the tags)",
+         lambda: (wrapper.check_options("default", {}), I.check_batch(predictions, references, every_tag=False))),
+        ("every item a str (`compute` only; `str.join` over each sentence)",
+         lambda: (I._only_tags(predictions), I._only_tags(references))),
+        ("tags to one-byte codes (a dict lookup per tag, `ner_decoding._codes`)", codes),
+        ("codes to the flat layout, each distinct tag parsed once (`corpus_from_codes`)", corpus),
+        ("entities of both sides decoded (`ner_decoding.decode`)", decode),
+        ("matching, counting, seqeval keys and the four MUC modes (`score_entities`)",
+         lambda: wrapper.score_entities(state["corpus"], *state["spans"], options)),
+    ]
+
+
+def _profile_child(args, workdir, predictions, references):
+    stages = _profile_stages(workdir, predictions, references)
+    best = [float("inf")] * len(stages)
+    for _ in range(args.runs):
+        for k, (_, stage) in enumerate(stages):
+            start = time.process_time()
+            stage()
+            best[k] = min(best[k], time.process_time() - start)
+    return [(name, seconds) for (name, _), seconds in zip(stages, best)]
+
+
+def _profile_lines(profile, results):
+    """The profile table: CPU seconds of each stage of the core at PROFILE_SIZE sentences."""
+    total = sum(seconds for _, seconds in profile)
+    lines = ["", f"Where the core's time goes at {PROFILE_SIZE:,} sentences (best CPU seconds of each stage, "
+             "run in turn in one process):", "", "| stage | cpu s | share |", "|---|---:|---:|"]
+    lines += [f"| {name} | {seconds:.3f} | {seconds / total:.0%} |" for name, seconds in profile]
+    lines.append(f"| all stages | {total:.3f} | 100% |")
+    return lines
+
+
 # ---------------------------------------------------------------------------- one measurement
 
 
@@ -266,6 +330,12 @@ def run_child(args):
 
     warnings.simplefilter("ignore")  # seqeval warns about ill-formed tags
     with tempfile.TemporaryDirectory() as workdir:
+        if args.child == "profile":
+            data = np.load(args.corpus)
+            references = as_lists(data["lengths"], data["gold"])
+            predictions = as_lists(data["lengths"], data["pred"])
+            print(json.dumps(_profile_child(args, workdir, predictions, references)))
+            return
         if args.child in STRATA_STEPS:
             run = _strata_step(args.child, args.seed)
         else:
@@ -441,6 +511,22 @@ def run_all(args):
     return report(results, tokens, args, time.perf_counter() - started, entities)
 
 
+def run_profile(args):
+    """The core's stages at PROFILE_SIZE sentences, in one process: the markdown page."""
+    with tempfile.TemporaryDirectory() as workdir:
+        corpus, _, _ = _save_corpus(workdir, PROFILE_SIZE, args.seed)
+        command = [sys.executable, __file__, "--child", "profile", "--size", str(PROFILE_SIZE), "--seed",
+                   str(args.seed), "--runs", str(args.runs), "--corpus", corpus]
+        env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1")
+        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+        if done.returncode:
+            raise SystemExit(f"profile failed:\n{done.stderr}")
+        profile = json.loads(done.stdout.strip().splitlines()[-1])
+    return "\n".join([f"# Profile of the core", "", f"`python bench/speed.py --profile --runs {args.runs}`, "
+                      f"{time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, numpy {np.__version__}."]
+                     + _profile_lines(profile, None)) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000],
@@ -452,12 +538,20 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-strata", dest="strata", action="store_false", help="skip the stratified timings")
     parser.add_argument("--out", default=str(ROOT / "bench" / "speed.md"))
+    parser.add_argument("--profile", action="store_true",
+                        help="time the core's stages at 100k sentences instead; writes bench/speed_profile.md")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         return run_child(args)
+    if args.profile:
+        out = args.out if args.out != str(ROOT / "bench" / "speed.md") else str(ROOT / "bench" / "speed_profile.md")
+        page = run_profile(args)
+        print(page)
+        Path(out).write_text(page)
+        return
     page = run_all(args)
     print(page)
     Path(args.out).write_text(page)

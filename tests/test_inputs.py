@@ -210,3 +210,15 @@ def test_ignored_positions_keep_their_places_in_errors(metrics):
     with pytest.raises(ValueError, match=re.escape("invalid tag 'X-A' at predictions[0][3]")):
         metrics["default"].compute(predictions=[[0, 0, 0, 3]], references=[[-100, -100, 0, 0]],
                                    label_names=["O", "B-A", "I-A", "X-A"])
+
+
+def test_the_speed_profile_in_the_docs_is_the_scripts_output():
+    import os
+
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "bench", "speed_profile.md"), encoding="utf-8") as f:
+        written = [line for line in f.read().splitlines() if line.startswith("|")]
+    with open(os.path.join(ROOT, "docs", "speed.md"), encoding="utf-8") as f:
+        found = re.search(r"<!-- speed-profile -->\n(.*?)\n<!-- /speed-profile -->", f.read(), re.S)
+    assert found and written and found.group(1).splitlines() == written
