@@ -522,7 +522,7 @@ def run_profile(args):
         if done.returncode:
             raise SystemExit(f"profile failed:\n{done.stderr}")
         profile = json.loads(done.stdout.strip().splitlines()[-1])
-    return "\n".join([f"# Profile of the core", "", f"`python bench/speed.py --profile --runs {args.runs}`, "
+    return "\n".join(["# Profile of the core", "", f"`python bench/speed.py --profile --runs {args.runs}`, "
                       f"{time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, numpy {np.__version__}."]
                      + _profile_lines(profile, None)) + "\n"
 
