@@ -26,7 +26,7 @@ def require(module_name, why=""):
         message = f"{module_name} is not installed{': ' + why if why else ''}"
         if os.environ.get("CI"):
             pytest.fail(f"{message} (CI installs it: see .ci/run)")
-        pytest.skip(message)
+        pytest.skip(message, allow_module_level=True)
 
 
 import pytest  # noqa: E402

@@ -5,6 +5,7 @@ import pytest
 
 import ner_inputs as I
 from test_parity import random_corpus
+from conftest import require
 
 NAMES = ["O", "B-A", "I-A", "B-B", "I-B", "B-C", "I-C", "B-D", "I-D"]
 ID = {name: i for i, name in enumerate(NAMES)}
@@ -103,7 +104,7 @@ def test_references_at_minus_100_are_ignored_on_both_sides(metric, corpus):
 
 
 def test_a_datasets_classlabel_column_scores_through_its_names(metric, corpus):
-    datasets = pytest.importorskip("datasets")
+    datasets = require("datasets")
     references, predictions = corpus
     label = datasets.Sequence(datasets.ClassLabel(names=NAMES))
     features = datasets.Features({"ner_tags": label, "pred_tags": label})

@@ -3,7 +3,7 @@
 import pytest
 
 import evaluate
-from conftest import METRIC_PATH
+from conftest import METRIC_PATH, require
 from ner_spans import occurrences, place_example, place_strings, placement_report
 
 MODES = ("strict", "exact", "partial", "type")
@@ -137,7 +137,7 @@ def test_eval4ner_evaluate_all_table(spans_metric):
 
 
 def test_eval4ner_live_parity(spans_metric):
-    muc4 = pytest.importorskip("eval4ner.muc")
+    muc4 = require("eval4ner.muc", 'pip install -r requirements-dev.txt')
     for pred in PREDICTIONS:
         theirs = muc4.evaluate_one(pred, GOLD, TEXT)
         ours = score_strings(spans_metric, [TEXT], [GOLD], [pred])["muc"]

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from conftest import require
 
 OK = [["B-PER", "O"]]
 
@@ -119,7 +120,7 @@ def test_batches_from_formatted_datasets_pass_the_type_check(metric, form):
     import datasets
 
     if form == "torch":
-        pytest.importorskip("torch")
+        require("torch")
     names = ["O", "B-PER", "I-PER"]
     data = datasets.Dataset.from_dict({"pred": [[1, 2, 0], [0, 1]], "gold": [[1, 2, 0], [0, 0]]}).with_format(form)
     for batch in data.iter(batch_size=1):

@@ -11,9 +11,9 @@ import re
 import numpy as np
 import pytest
 
-from conftest import METRIC_PATH
+from conftest import METRIC_PATH, require
 
-hypothesis = pytest.importorskip("hypothesis")
+hypothesis = require("hypothesis", 'pip install -r requirements-dev.txt')
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 import ner_inputs as I
-from conftest import METRIC_PATH
+from conftest import METRIC_PATH, require
 from test_parity import random_corpus
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
@@ -100,14 +100,14 @@ def as_form(form, rows, fill):
     if form == "numpy-ragged":
         return [np.array(r, dtype=np.int32) for r in rows]
     if form in ("torch-2d", "torch-ragged"):
-        torch = pytest.importorskip("torch")
+        torch = require("torch")
         return torch.tensor(padded) if form == "torch-2d" else [torch.tensor(r, dtype=torch.long) for r in rows]
     if form == "arrow":
         return pa.array(rows)
     if form == "chunked-arrow":
         return pa.chunked_array([pa.array(rows[:3]), pa.array(rows[3:])])
     if form == "series":
-        pd = pytest.importorskip("pandas")
+        pd = require("pandas")
         return pd.Series(rows)
     return rows
 
@@ -184,7 +184,7 @@ def test_array_and_arrow_errors_name_the_place(metrics, predictions, references,
 
 
 def test_a_series_must_be_indexed_from_zero(metrics):
-    pd = pytest.importorskip("pandas")
+    pd = require("pandas")
     rows = pd.Series([["B-A"], ["O"]], index=[5, 6])
     with pytest.raises(ValueError, match=re.escape("predictions is a pandas Series indexed [5, 6]...; sentences pair"
                                                    " up by position")):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import ner_decoding as D
 import ner_matching as M
 from test_parity import random_corpus
+from conftest import require
 
 
 def core_counts(references, predictions, extra_types=()):
@@ -289,7 +290,7 @@ def indicator_matrices(references, predictions, types):
 @pytest.mark.parametrize("beta", [0.5, 2.0, 3.0])
 @pytest.mark.parametrize("seed", range(3))
 def test_seqeval_fbeta_equals_scikit_learn(seed, beta):
-    metrics = pytest.importorskip("sklearn.metrics")
+    metrics = require("sklearn.metrics", 'pip install -r requirements-dev.txt')
     references, predictions = random_corpus(seed, 200, prefixes="OOOBI", types="ABCDE")
     counts = core_counts(references, predictions)
     ours = M.seqeval_scores(counts, 0.0, beta=beta)
