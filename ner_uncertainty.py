@@ -336,6 +336,10 @@ def _quantile_interval(samples, estimate, level):
     return bounds
 
 
+#: the highest level an interval is taken at (a level of 1 has no normal quantile)
+MAX_LEVEL = 1 - 1e-12
+
+
 def expanded_level(level, n):
     """The percentile level of Hesterberg's expanded percentile interval on ``n`` units: the
     bootstrap's spread is that of a plug-in variance (divided by n, not n - 1) and its quantiles
@@ -347,14 +351,15 @@ def expanded_level(level, n):
     if n < 2:
         return level
     z = np.sqrt(n / (n - 1)) * student_t.ppf(0.5 + level / 2, n - 1)
-    return 1 - 2 * NormalDist().cdf(-float(z))
+    # on a handful of units the widened level rounds to 1; the extreme draws are the bounds then
+    return min(1 - 2 * NormalDist().cdf(-float(z)), MAX_LEVEL)
 
 
 def _bca_interval(samples, estimate, level, jackknife, weights):
     """Bias-corrected and accelerated interval of each column; ``jackknife``: the leave-one-unit
     -out values of each distinct row, ``weights``: how many units have that row."""
     normal = NormalDist()
-    alpha = (1 - level) / 2
+    alpha = (1 - min(level, MAX_LEVEL)) / 2
     out = np.empty((2, samples.shape[1]))
     for j in range(samples.shape[1]):
         s, jack = samples[:, j], jackknife[:, j]
@@ -370,8 +375,11 @@ def _bca_interval(samples, estimate, level, jackknife, weights):
         d = np.average(jack[keep], weights=weights[keep]) - jack[keep] if keep.any() else np.zeros(0)
         spread = float(np.sum(weights[keep] * d ** 2))
         a = float(np.sum(weights[keep] * d ** 3)) / (6 * spread ** 1.5) if spread > 0 else 0.0
-        levels = [normal.cdf(z0 + (z0 + z) / (1 - a * (z0 + z))) for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
-        out[:, j] = np.quantile(s, levels)
+        ends = [z0 + z for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
+        if any(1 - a * e <= 0 for e in ends):  # the acceleration folds the interval: percentile instead
+            out[:, j] = np.quantile(s, [alpha, 1 - alpha])
+            continue
+        out[:, j] = np.quantile(s, [normal.cdf(z0 + e / (1 - a * e)) for e in ends])
     return out
 
 

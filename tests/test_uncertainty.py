@@ -399,3 +399,18 @@ def test_the_docs_tables_are_the_bench_tables():
     assert len(shown) >= 3, "docs/uncertainty.md shows the speed, coverage and paired-test tables"
     for table in shown:
         assert table in tables(bench), table[:2]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_intervals_and_compare_on_a_handful_of_sentences(metric, n):
+    """The widened level of a tiny corpus rounds to 1: the extreme draws are the bounds, no error."""
+    references = [["O", "B-PER", "I-PER", "O", "B-LOC"], ["B-ORG", "I-ORG", "O", "B-PER"], ["B-LOC"]][:n]
+    predictions = [["O", "B-PER", "O", "O", "B-ORG"], ["B-ORG", "I-ORG", "O", "O"], ["B-LOC"]][:n]
+    results = metric.compute(predictions=predictions, references=references, ci_resamples=200)
+    for name, (low, high) in results["intervals"].items():
+        assert 0 <= low <= high <= 1, name
+    comparison = metric.compare(predictions=predictions, predictions_b=references, references=references,
+                                permutations=200, ci_resamples=200)
+    assert 0 < comparison["p_values"]["overall_f1"] <= 1
+    low, high = comparison["intervals"]["overall_f1"]
+    assert low <= comparison["difference"]["overall_f1"] <= high or n == 1
