@@ -335,9 +335,11 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
 
     results_b = metric.compute(**ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_b.conll"))
                                .compute_inputs(), scheme="IOB2", mode="strict")
-    rows = {row[0]: row for row in grid(page, "files-comparison", 4) if row}
+    rows = {row[0]: row for row in grid(page, "files-comparison", 7) if row}  # score, A, B, B - A, low, high, p
     assert float(rows["overall_f1"][1]) == pytest.approx(results["overall_f1"], abs=5e-5)
     assert float(rows["overall_f1"][2]) == pytest.approx(results_b["overall_f1"], abs=5e-5)
+    assert float(rows["overall_f1"][3]) == pytest.approx(12 / 13 - 4 / 7, abs=5e-5)  # counted by hand
+    assert float(rows["overall_f1"][4]) <= float(rows["overall_f1"][5]) and 0 < float(rows["overall_f1"][6]) <= 1
     screenshot(page, "files")
 
     assert error_count(page) == 4  # strict, all but correct: British, Peter, BRUSSELS, Thursday
