@@ -236,6 +236,9 @@ def check_options(config_name, options):
     of this config (with the config that has it).
     """
     defaults = CONFIG_OPTIONS.get(config_name, CONFIG_OPTIONS["default"])
+    for name, value in options.items():  # numpy's "truth value is ambiguous" would name nothing
+        if isinstance(value, (np.ndarray, complex, np.complexfloating)):
+            raise ValueError(f"{name} must be a plain value, not an array or a complex number; got {value!r}")
     unknown = sorted(set(options) - set(defaults))
     if unknown:
         name = unknown[0]
@@ -519,9 +522,6 @@ class NerRecallMetric(evaluate.Metric):
             raise ValueError(f"Evaluation module inputs are missing: {missing}. All required inputs are {names}")
         inputs = {k: given.get(k) for k in names}
         options = {k: v for k, v in kwargs.items() if k not in names}
-        for name, value in options.items():  # numpy's "truth value is ambiguous" would name nothing
-            if isinstance(value, (np.ndarray, complex, np.complexfloating)):
-                raise ValueError(f"{name} must be a plain value, not an array or a complex number; got {value!r}")
         check_options(self.config_name, options)  # before the cache is touched: a typo costs nothing
         label_names = options.get("label_names")
         if any(v is not None for v in inputs.values()):
