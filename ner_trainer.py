@@ -35,6 +35,8 @@ import numpy as np
 IGNORE_INDEX = -100
 #: inputs of the metric that tags provide; any other input column can not come from Trainer
 TAG_INPUTS = ("predictions", "references")
+#: the names of an interval's two ends in a flat name (``intervals_overall_f1_low``)
+INTERVAL_ENDS = ("low", "high")
 #: levels of a result that add nothing to a flat name
 TRANSPARENT_KEYS = frozenset(["per_type"])
 
@@ -93,8 +95,9 @@ def _leaves(value, path):
             yield from _leaves(sub, path if key in TRANSPARENT_KEYS else path + (str(key),))
     elif isinstance(value, (list, tuple)):
         if all(_is_number(sub) for sub in value):  # e.g. an interval; not a listing such as "errors"
-            for k, sub in enumerate(value):
-                yield from _leaves(sub, path + (str(k),))
+            names = INTERVAL_ENDS if len(value) == 2 else map(str, range(len(value)))
+            for name, sub in zip(names, value):
+                yield from _leaves(sub, path + (name,))
     elif isinstance(value, (bool, np.bool_)):
         yield path, int(value)
     elif isinstance(value, (numbers.Integral, np.integer)):

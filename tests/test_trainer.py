@@ -80,7 +80,7 @@ def test_nan_logits_at_ignored_positions_do_not_matter():
     ({"overall_f1": 0.5, "PER": {"f1": 1.0, "number": 2}}, {"overall_f1": 0.5, "PER_f1": 1.0, "PER_number": 2}),
     ({"muc": {"strict": {"f1": 0.5, "per_type": {"PER": {"missed": 1}}}}},
      {"muc_strict_f1": 0.5, "muc_strict_PER_missed": 1}),
-    ({"s": {"interval": [0.25, 0.75], "method": "wilson", "p": None}}, {"s_interval_0": 0.25, "s_interval_1": 0.75}),
+    ({"s": {"interval": [0.25, 0.75], "method": "wilson", "p": None}}, {"s_interval_low": 0.25, "s_interval_high": 0.75}),
     ({"a": np.float64(0.5), "b": np.int64(3), "c": True}, {"a": 0.5, "b": 3, "c": 1}),
     ({"errors": {"strict": {"missed": [{"sentence": 0, "gold": ["PER", 0, 2], "pred": None}]}}, "f1": 0.5},
      {"f1": 0.5}),

@@ -377,7 +377,7 @@ def test_compare_rejects_bad_input(metric, options, message):
 def test_trainer_logs_interval_ends(metric):
     compute_metrics = metric.trainer_compute_metrics(["O", "B-PER", "I-PER"], ci_resamples=50)
     logged = compute_metrics((np.array([[1, 2, 0, 1]] * 30), np.array([[1, 2, 0, 0]] * 30)))
-    assert logged["intervals_overall_f1_0"] <= logged["overall_f1"] <= logged["intervals_overall_f1_1"]
+    assert logged["intervals_overall_f1_low"] <= logged["overall_f1"] <= logged["intervals_overall_f1_high"]
 
 
 def tables(text):
