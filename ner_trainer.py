@@ -13,8 +13,9 @@ Pure helpers (stdlib and numpy only; they import nothing else of this project, b
 Flat names: nested keys are joined with ``_`` and a ``per_type`` level is dropped, so
 ``results["muc"]["partial"]["f1"]`` is ``muc_partial_f1``, ``results["PER"]["f1"]`` is
 ``PER_f1`` and ``results["muc"]["strict"]["per_type"]["PER"]["missed"]`` is
-``muc_strict_PER_missed``; top-level numbers keep their names (``overall_f1``). Lists of
-numbers are indexed (``..._interval_0``); other lists (the ``errors`` listing), ``None``
+``muc_strict_PER_missed``; top-level numbers keep their names (``overall_f1``). An interval's
+two ends are ``..._low`` and ``..._high`` (``intervals_overall_f1_low``), longer lists of numbers
+are indexed (``..._0``); other lists (the ``errors`` listing), ``None``
 and strings are left out. Two paths that would give one name are a ``ValueError``: a name
 never stands for two numbers.
 
