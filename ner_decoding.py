@@ -40,7 +40,7 @@ predecessor and successor are plain array shifts and no entity crosses a sentenc
 """
 
 import unicodedata
-from collections import defaultdict, deque
+from collections import defaultdict
 from itertools import chain, count
 from typing import NamedTuple
 
@@ -320,69 +320,6 @@ def _locate(tag, sides):
                 if value is tag or (type(value) is type(tag) and value == tag):
                     return name.format(i=i, j=j) if "{" in name else f"{name}[{i}][{j}]"
     return "the input"
-
-
-_ID_TYPES = (int, np.integer)
-
-
-def _kind(value):
-    if isinstance(value, str):
-        return "tag"
-    if isinstance(value, _ID_TYPES) and not isinstance(value, (bool, np.bool_)):
-        return "class id"
-    return None
-
-
-def _array_kind(dtype):
-    """The kind of items an array (numpy, torch, ...) of this dtype holds, by its name."""
-    text = str(dtype).rsplit(".", 1)[-1]  # "torch.int64" -> "int64"
-    if "int" in text:
-        return "class id"
-    return "tag" if text.startswith(("<U", ">U", "|S", "str")) else None
-
-
-def check_tag_types(sequences, name, single=False):
-    """Raise unless every item of ``sequences`` is a tag (str), or every one a class id (int).
-
-    Run on raw input, before it is stored, so the error names the place in the input
-    (``name[i][j]``, or ``name[j]`` for a ``single`` sentence). Sentences given as arrays
-    (numpy, torch) are judged by their dtype; other containers are left to evaluate.
-    """
-    try:
-        sequences = list(sequences)
-    except TypeError:  # not a list of sequences: evaluate's own check names it
-        return
-    if _only_tags(sequences):
-        return
-    for i, sequence in enumerate(sequences):
-        dtype = getattr(sequence, "dtype", None)
-        if dtype is not None and str(dtype) != "object" and _array_kind(dtype) is None:
-            raise ValueError(f"{name}[{i}] holds {dtype} values, neither tags (str) nor class ids (int)")
-    plain = [s if isinstance(s, (list, tuple)) or str(getattr(s, "dtype", "")) == "object" else () for s in sequences]
-    kinds = set(map(type, chain.from_iterable(plain)))
-    if kinds <= {str} or all(issubclass(k, _ID_TYPES) and k is not bool for k in kinds):
-        return
-    expected = None
-    for i, sequence in enumerate(plain):
-        for j, value in enumerate(sequence):
-            kind, where = _kind(value), f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
-            if kind is None:
-                raise ValueError(f"{where} is {value!r}, neither a tag (str) nor a class id (int)")
-            if expected is not None and kind != expected:
-                raise ValueError(f"{where} is a {kind} ({value!r}) but earlier items are {expected}s")
-            expected = kind
-
-
-def _only_tags(sequences):
-    """Whether every sentence is a list or tuple of str only: the common case, checked in C
-    (``str.join`` raises on anything else) at a few ns a tag."""
-    if not set(map(type, sequences)) <= {list, tuple}:
-        return False
-    try:
-        deque(map("".join, sequences), maxlen=0)
-    except TypeError:
-        return False
-    return True
 
 
 def _lengths(sequences, length=len):
