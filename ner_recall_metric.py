@@ -308,13 +308,16 @@ def _check_subgroups(column, name, single=False):
 def score_entities(corpus, gold, pred, options, subgroups=None, units=None):
     """Every score family that ``options`` asks for, from the decoded entities of both sides.
 
-    ``units`` (the unit index of each sentence, and their number) adds ``"intervals"``.
+    With ``ci_resamples``, ``"intervals"`` resample sentences, or the documents of ``document_ids``.
     """
     return _score_view(corpus, gold, pred, options, subgroups, units)[0]
 
 
 def _score_view(corpus, gold, pred, options, subgroups=None, units=None):
-    """The results, and the per-unit counts (with ``units``) with their type names."""
+    """The results, and the per-unit counts (with ``units``, or with intervals asked for) with their
+    type names."""
+    if units is None and options.intervals is not None:
+        units = document_units(options.intervals["document_ids"], len(corpus.lengths))
     view = select_and_relabel(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
     _check_types(view.types, options.beta)
     matching = match(view.gold, view.pred)
@@ -329,7 +332,7 @@ def _score_view(corpus, gold, pred, options, subgroups=None, units=None):
     if options.stratified is not None:
         results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, options.stratified)
     stats = None if units is None else unit_stats(view.gold, view.pred, matching, len(view.types), *units)
-    if options.intervals is not None and units is not None:
+    if options.intervals is not None:
         results["intervals"] = interval_results(stats, view.types, options.intervals, families_of(scores),
                                                 beta=options.beta, zero_division=zero)
     return results, stats, view.types
@@ -344,10 +347,7 @@ def score_spans(predictions, references, options, subgroups=None):
                                ("references", corpus.gold, corpus.gold_order)):
         if has_duplicates(spans):  # named by their index in the input
             check_duplicates(in_input_order(spans, order), name, corpus.types)
-    units = None
-    if options.intervals is not None:
-        units = document_units(options.intervals["document_ids"], len(corpus.lengths))
-    results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups, units)
+    results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
     results.pop("overall_accuracy", None)
     return results
 
@@ -501,10 +501,7 @@ class NerRecallMetric(evaluate.Metric):
             return score_spans(predictions, references, options, subgroups)
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
-        units = None
-        if options.intervals is not None:
-            units = document_units(options.intervals["document_ids"], len(references))
-        return score_tags(tag_corpus(predictions, references, options), options, subgroups, units)[0]
+        return score_tags(tag_corpus(predictions, references, options), options, subgroups)[0]
 
     # ---------------------------------------------------------------- the input path
 
