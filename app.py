@@ -897,7 +897,7 @@ def results_json(state):
 
 
 def comparison_frame(state):
-    """Both systems' scores side by side (the paired intervals and p-values when the metric compares)."""
+    """Both systems' scores: ``metric.compare``'s table, or side by side for span files."""
     if state.get("results_b") is None:
         return None
     comparison = state.get("comparison")
@@ -1171,7 +1171,7 @@ def files_tab():
                                elem_id="files-decoding", scale=2)
         suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
         resamples = gr.Slider(0, 2000, value=200, step=100, label="Bootstrap resamples (intervals)", scale=2,
-                              visible=ner_report.offers(metric(), "ci_resamples"), elem_id="resamples")
+                              elem_id="resamples")
         example = gr.Button("Example files", scale=1, elem_id="files-example")
         button = gr.Button("Score files", variant="primary", scale=1, elem_id="files-button")
     with gr.Accordion("File formats", open=False):

@@ -388,20 +388,6 @@ def read_pair(gold_path, pred_path=None, check_tokens=True, suffix=False):
     return read_conll_pair(gold_path, pred_path, check_tokens, suffix)
 
 
-def spans_to_tags(size, entities, where="example"):
-    """IOB2 tags of ``size`` tokens from span dicts (token offsets); ValueError if two overlap.
-
-    >>> spans_to_tags(4, [{"label": "LOC", "start": 2, "end": 4}])
-    ['O', 'O', 'B-LOC', 'I-LOC']
-    """
-    tags = ["O"] * size
-    for k, e in enumerate(sorted(entities, key=lambda e: (e["start"], e["end"]))):
-        if any(t != "O" for t in tags[e["start"]:e["end"]]):
-            raise ValueError(f"{where} entity {k}: overlaps another entity; tags cannot hold overlapping spans")
-        tags[e["start"]:e["end"]] = [f"B-{e['label']}"] + [f"I-{e['label']}"] * (e["end"] - e["start"] - 1)
-    return tags
-
-
 _POSITION = re.compile(r"\b(predictions|references)\[(\d+)\](?:\[(\d+)\])?")
 
 

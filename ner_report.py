@@ -1,8 +1,7 @@
 """Score NER files from a shell: ``python ner_report.py gold.conll pred.conll [pred_b.conll]``.
 
 Prints the headline scores, the per-type table, the four MUC modes, the type confusion and, with a
-second predictions file, both systems side by side (with the paired intervals and test when the
-metric has ``compare``). ``--json out.json`` writes every result. Runs from any working directory
+second predictions file, both systems compared (``metric.compare``: the paired intervals and test). ``--json out.json`` writes every result. Runs from any working directory
 (the metric is loaded from this file's folder) and as ``python -m ner_report`` from that folder.
 Files are read by ``ner_files`` (CoNLL, one file with two tag columns, JSONL spans); exit status
 1 with the message when a file or the metric refuses the input.
@@ -10,15 +9,13 @@ Files are read by ``ner_files`` (CoNLL, one file with two tag columns, JSONL spa
 This is the command line, not a module the metric copies: it loads the metric with
 ``evaluate.load`` and reads files with ``ner_files``, both found beside it.
 
->>> confusion_from_errors({"strict": {"correct": [{"sentence": 0, "gold": ["PER", 0, 2], "pred": ["PER", 0, 2]}],
-...     "incorrect": [{"sentence": 0, "gold": ["LOC", 3, 4], "pred": ["ORG", 3, 5]}],
-...     "partial": [], "missed": [{"sentence": 1, "gold": ["LOC", 0, 1], "pred": None}], "spurious": []}})
-{'same_span': {'PER': {'PER': 1}}, 'overlap': {'LOC': {'ORG': 1}}, 'missed': {'LOC': 1}, 'spurious': {}}
+>>> print(_table(["score", "A"], [["overall_f1", 0.5]]))
+score       A
+overall_f1  0.5000
 """
 
 import argparse
 import functools
-import inspect
 import json
 import os
 import sys
@@ -34,8 +31,6 @@ from ner_matching import MODES  # noqa: E402
 
 METRIC_PATH = HERE / "ner_recall_metric.py"
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
-CONFUSION_KEYS = ("same_span", "overlap", "missed", "spurious")
-SPAN_SAMPLE = [[{"label": "A", "start": 0, "end": 1}]]
 
 
 def load_metric(config_name="default"):
@@ -54,105 +49,34 @@ def _load(config_name):
     return evaluate.load(str(METRIC_PATH), config_name, experiment_id=f"ner_report_{os.getpid()}")
 
 
-@functools.cache
-def has_spans_config():
-    """Whether the metric scores span dicts (its "spans" config)."""
-    try:
-        load_metric("spans").compute(predictions=SPAN_SAMPLE, references=SPAN_SAMPLE)
-    except Exception:  # noqa: BLE001 -- any refusal means no such config
-        return False
-    return True
-
-
-def offers(metric, option):
-    """Whether ``metric.compute`` takes ``option`` (e.g. "ci_resamples")."""
-    return option in inspect.signature(metric._compute).parameters
-
-
 def is_spans(inputs):
     return bool(inputs.references) and isinstance(inputs.references[0], list) and any(
         isinstance(x, dict) for example in inputs.references for x in example)
 
 
-def as_tag_inputs(inputs):
-    """Span inputs with tokens, as IOB2 tags: how they are scored without the "spans" config."""
-    if inputs.tokens and isinstance(inputs.tokens[0], str):
-        raise ValueError('JSONL with "text" needs the metric\'s "spans" config; give "tokens" to score as tags')
-    sides = {side: [ner_files.spans_to_tags(len(t), e, inputs.where(side, i))
-                    for i, (t, e) in enumerate(zip(inputs.tokens, getattr(inputs, side)))]
-             for side in ("references", "predictions")}
-    return inputs._replace(**sides)
-
-
 def prepare(inputs):
-    """(metric, inputs, tag options allowed) for reader output: spans go to the "spans" config,
-    or become IOB2 tags when the metric has none."""
-    if not is_spans(inputs):
-        return load_metric(), inputs, True
-    if has_spans_config():
+    """(metric, inputs, whether tag options apply) for reader output: spans go to the "spans" config."""
+    if is_spans(inputs):
         return load_metric("spans"), inputs, False
-    return load_metric(), as_tag_inputs(inputs), False
+    return load_metric(), inputs, True
 
 
 def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True):
-    """The metric's results on reader output, with "errors" and "confusion" (computed from the
-    error listing when the metric has no "confusion" score family). ValueErrors name file and line."""
+    """The metric's results on reader output, with "confusion" (and "errors" unless ``errors`` is
+    False). ValueErrors name file and line."""
     metric, inputs, tags = prepare(inputs)
     options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
-    if ci_resamples and offers(metric, "ci_resamples"):
-        options["ci_resamples"] = ci_resamples
-    confusion = has_confusion(metric.config_name)
-    if confusion:
-        options["scores"] = ["seqeval", "muc", "confusion"]
     try:
-        results = metric.compute(**inputs.compute_inputs(), errors=errors or not confusion, **options)
+        return metric.compute(**inputs.compute_inputs(), errors=errors, ci_resamples=ci_resamples,
+                              scores=["seqeval", "muc", "confusion"], **options)
     except ValueError as error:
         raise ValueError(ner_files.locate(str(error), inputs)) from None
-    if not confusion:
-        results["confusion"] = confusion_from_errors(results["errors"])
-        if not errors:
-            del results["errors"]
-    return results
-
-
-@functools.cache
-def has_confusion(config_name="default"):
-    """Whether the metric has the "confusion" score family (else it is counted from the error listing)."""
-    sample = SPAN_SAMPLE if config_name == "spans" else [["B-A"]]
-    try:
-        return "confusion" in load_metric(config_name).compute(predictions=sample, references=sample,
-                                                               scores=["muc", "confusion"])
-    except ValueError:
-        return False
-
-
-def _add(table, *keys):
-    for key in keys[:-1]:
-        table = table.setdefault(key, {})
-    table[keys[-1]] = table.get(keys[-1], 0) + 1
-
-
-def confusion_from_errors(errors):
-    """``results["confusion"]`` from the strict error listing: every matched pair by gold type and
-    predicted type, same span or overlapping; missed and spurious per type; nonzero entries only."""
-    confusion = {key: {} for key in CONFUSION_KEYS}
-    for entries in errors["strict"].values():
-        for entry in entries:
-            gold, pred = entry["gold"], entry["pred"]
-            if gold is None:
-                _add(confusion["spurious"], pred[0])
-            elif pred is None:
-                _add(confusion["missed"], gold[0])
-            else:
-                same = list(gold[1:]) == list(pred[1:])
-                _add(confusion["same_span" if same else "overlap"], gold[0], pred[0])
-    return confusion
 
 
 def compare(inputs, inputs_b, scheme=None, mode=None, suffix=False, ci_resamples=0):
-    """``metric.compare`` of two systems when the metric has it, else None."""
+    """``metric.compare`` of two tag systems; None for spans (``compare`` scores tags)."""
     metric, inputs, tags = prepare(inputs)
-    if not hasattr(metric, "compare"):
+    if not tags:
         return None
     _, inputs_b, _ = prepare(inputs_b)
     options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
@@ -185,7 +109,8 @@ def headline(results):
         return f"strict: precision {strict['precision']:.4f}  recall {strict['recall']:.4f}  f1 {strict['f1']:.4f}"
     parts = [f"{k} {results[f'overall_{k}']:.4f}{_interval(results, f'overall_{k}')}"
              for k in ("precision", "recall", "f1")]
-    return "overall (seqeval): " + "  ".join(parts) + f"  accuracy {results['overall_accuracy']:.4f}"
+    accuracy = f"  accuracy {results['overall_accuracy']:.4f}" if "overall_accuracy" in results else ""  # no tokens: spans
+    return "overall (seqeval): " + "  ".join(parts) + accuracy
 
 
 def per_type_rows(results):
@@ -249,7 +174,7 @@ def parse_args(argv):
     parser.add_argument("--mode", choices=("strict",), help="strict decoding (needs --scheme); default: lenient")
     parser.add_argument("--suffix", action="store_true", help="tags carry the prefix last (PER-B)")
     parser.add_argument("--no-token-check", action="store_true", help="do not require identical tokens")
-    parser.add_argument("--ci-resamples", type=int, default=0, help="bootstrap intervals, when the metric offers them")
+    parser.add_argument("--ci-resamples", type=int, default=0, help="bootstrap resamples of the intervals (0: none)")
     parser.add_argument("--json", metavar="PATH", help="write every result (with the error listing) as JSON")
     return parser.parse_args(argv)
 

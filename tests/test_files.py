@@ -136,15 +136,6 @@ def test_jsonl_pairs_that_do_not_match(tmp_path):
         ner_files.read_pair(gold, PRED_A)
 
 
-def test_spans_to_tags_round_trip(metric):
-    inputs = ner_files.read_conll_pair(GOLD, PRED_A)
-    for tags in inputs.references + inputs.predictions:
-        spans = [{"label": s.label, "start": s.start, "end": s.end} for s in metric.decode(tags)]
-        assert ner_files.spans_to_tags(len(tags), spans) == tags
-    with pytest.raises(ValueError, match="entity 1: overlaps another entity"):
-        ner_files.spans_to_tags(3, [{"label": "A", "start": 0, "end": 2}, {"label": "B", "start": 1, "end": 3}])
-
-
 def test_metric_messages_point_to_the_file_line(tmp_path, metric):
     gold = write(tmp_path, "g.conll", "a O\n\nb B-PER\nc I-PER\n")
     pred = write(tmp_path, "p.conll", "a O\n\nb B-PER\nc S-PER\n")

@@ -79,9 +79,13 @@ def test_jsonl_with_tokens_scores_like_the_tags(tmp_path, metric):
                 f.write(json.dumps({"tokens": tokens, "entities": entities}) + "\n")
     spans = ner_files.read_pair(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))
     assert ner_report.score(spans)["muc"] == ner_report.score(inputs)["muc"]
+    done = run(SCRIPT, str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    # spans have no tokens to count: no token accuracy in the headline
+    assert f"overall (seqeval): precision {4 / 7:.4f}  recall {4 / 7:.4f}  f1 {4 / 7:.4f}\n" in done.stdout
 
 
-def test_confusion_from_errors_matches_hand_counts():
+def test_confusion_matches_hand_counts():
     results = ner_report.score(ner_files.read_conll_pair(GOLD, PRED_A))
     assert results["confusion"] == {
         "same_span": {"ORG": {"ORG": 2}, "MISC": {"MISC": 2, "LOC": 1}},
