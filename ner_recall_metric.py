@@ -786,5 +786,4 @@ class NerRecallMetric(evaluate.Metric):
         Options are checked now, so a typo fails before training.
         """
         check_options(self.config_name, options)
-        return make_compute_metrics(self.compute, label_names, options,
-                                    compute_signature=self._compute, input_names=self._feature_names())
+        return make_compute_metrics(self.compute, label_names, options, input_names=self._feature_names())
