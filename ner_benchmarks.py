@@ -52,8 +52,11 @@ from typing import NamedTuple
 
 import datasets
 
-#: the sizes of a population, as ``subgroup_weights`` takes them (``ner_stratified.SIZE_KEYS``)
-SIZE_KEYS = ("occurences", "labelled", "positive")
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import SIZE_KEYS, is_int
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import SIZE_KEYS, is_int
+
 DESCRIPTION_COLUMNS = ("population", *SIZE_KEYS, "file")
 FILE_COLUMNS = ("text", "span")
 SPAN_KEYS = ("start", "end", "text", "labels")
@@ -227,7 +230,7 @@ def _parse_span(literal, text, where):
     if not isinstance(span, dict) or any(key not in span for key in SPAN_KEYS):
         raise ValueError(f"{where}: span must be a dict with keys {list(SPAN_KEYS)}; got {literal!r}")
     start, end, span_text, labels = (span[key] for key in SPAN_KEYS)
-    if not (_is_int(start) and _is_int(end) and 0 <= start < end <= len(text)):
+    if not (is_int(start) and is_int(end) and 0 <= start < end <= len(text)):
         raise ValueError(f"{where}: span offsets ({start!r}, {end!r}) must be ints with "
                          f"0 <= start < end <= {len(text)} (the text's length)")
     if span_text != text[start:end]:
@@ -241,11 +244,6 @@ def _parse_correct(value, where):
     if value.strip().lower() not in CORRECT_VALUES:
         raise ValueError(f"{where}: correct must be one of {list(CORRECT_VALUES)}; got {value!r}")
     return CORRECT_VALUES[value.strip().lower()]
-
-
-def _is_int(x):
-    """A whole number: int or a numpy integer (offsets from arrays), never a bool."""
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)  # numpy bools are not Integral
 
 
 def _example(text, start, end, span_text, label, subgroup, row, correct):
@@ -338,7 +336,7 @@ def check_spans(spans, length, what="span"):
         if not (isinstance(span, (tuple, list)) and len(span) == 3):
             raise ValueError(f"{what} {span!r} must be a (start, end, label) tuple")
         start, end, label = span
-        if not (_is_int(start) and _is_int(end) and 0 <= start < end <= length):
+        if not (is_int(start) and is_int(end) and 0 <= start < end <= length):
             raise ValueError(f"{what} {tuple(span)!r}: offsets must be ints with "
                              f"0 <= start < end <= {length}")
         if not (isinstance(label, str) and label):

@@ -46,6 +46,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import Span, SpanArrays
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import Span, SpanArrays
+
 SCHEMES = ("BILOU", "IO", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2")
 PREFIXES = "OBIESLU"  # a prefix's code is its index; O is 0
 _O, _B, _I, _E, _S, _L, _U = range(len(PREFIXES))
@@ -64,47 +69,6 @@ ALLOWED_PREFIXES = {
     "IOBES": "OIBES",
     "BILOU": "OBILU",
 }
-
-
-class Span(NamedTuple):
-    """An entity: its type and its token offsets in the sentence, ``end`` exclusive."""
-
-    label: str
-    start: int
-    end: int
-
-
-class _SpanFields(NamedTuple):
-    start: np.ndarray
-    end: np.ndarray
-    type: np.ndarray
-    sentence: np.ndarray
-    offset: np.ndarray
-
-
-class SpanArrays(_SpanFields):
-    """All entities of one side of a corpus, sorted by position; ``len`` counts them.
-
-    ``start`` and ``end`` are positions in the flat layout (sentences back to back, one
-    sentinel after each); ``sentence`` and ``offset`` locate the start within its sentence;
-    ``type`` indexes the corpus's type names.
-
-    >>> spans = SpanArrays(*(np.array([0, 3]),) * 5)
-    >>> len(spans), len(spans._replace(type=np.array([1, 1])))
-    (2, 2)
-    """
-
-    __slots__ = ()
-
-    def __len__(self):
-        return len(self.start)
-
-    @classmethod
-    def _make(cls, iterable):  # namedtuple's own ``_make`` checks ``len``, which counts spans here
-        arrays = tuple.__new__(cls, iterable)
-        if tuple.__len__(arrays) != len(cls._fields):
-            raise TypeError(f"SpanArrays takes {len(cls._fields)} arrays, got {tuple.__len__(arrays)}")
-        return arrays
 
 
 class EncodedCorpus(NamedTuple):

@@ -33,8 +33,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import IGNORE_INDEX
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import IGNORE_INDEX
+
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
-IGNORE_INDEX = -100
 TAG, CLASS_ID = "tag", "class id"
 _INT64 = np.iinfo(np.int64)
 

@@ -40,20 +40,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-SCENARIOS = ("exact", "exact_other_type", "overlap", "overlap_other_type")
-MODES = ("strict", "exact", "partial", "type")
-OUTCOMES = ("correct", "incorrect", "partial")
-#: per mode, the outcome of each scenario
-OUTCOME_TABLE = {
-    "strict": ("correct", "incorrect", "incorrect", "incorrect"),
-    "exact": ("correct", "correct", "incorrect", "incorrect"),
-    "partial": ("correct", "correct", "partial", "partial"),
-    "type": ("correct", "incorrect", "correct", "incorrect"),
-}
-#: recall / precision credit of each outcome
-CREDIT = {"correct": 1.0, "incorrect": 0.0, "partial": 0.5}
-ZERO_DIVISION = (0, 1)
-
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import (COLUMNS, CREDIT, MODES, OUTCOME_CODES, OUTCOME_TABLE, OUTCOMES, SCENARIO_CREDIT,
+                           SCENARIOS, ZERO_DIVISION, divide, fbeta, fbeta_array, fbeta_key, ratio, shared_length)
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import (COLUMNS, CREDIT, MODES, OUTCOME_CODES, OUTCOME_TABLE, OUTCOMES, SCENARIO_CREDIT,
+                          SCENARIOS, ZERO_DIVISION, divide, fbeta, fbeta_array, fbeta_key, ratio, shared_length)
 
 class Matching(NamedTuple):
     """Matched pairs (indices into the gold and predicted SpanArrays, sorted by gold then
@@ -142,7 +134,7 @@ def _candidates(gold, pred, flat=None):
 def _pair_weights(g, p, gold, pred):
     """Per candidate pair: same type (0/1) and shared tokens."""
     same = (gold.type[g] == pred.type[p]).astype(np.int64)
-    shared = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
+    shared = shared_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
     return same, shared.astype(np.int64)
 
 
@@ -460,14 +452,47 @@ def count(gold, pred, matching, types, tokens_correct, tokens):
     return Counts(tuple(types), pairs, missed, spurious, int(tokens_correct), int(tokens))
 
 
-def _per_scenario(counts, side):
-    """Matched pairs per scenario x type of one side (``"gold"`` or ``"pred"``), dense."""
-    out = np.zeros((len(SCENARIOS), len(counts.types)), dtype=np.int64)
-    np.add.at(out, (counts.pairs.scenario, getattr(counts.pairs, side)), counts.pairs.n)
-    return out
+def count_rows(gold, pred, matching, n_types, units=None, n_units=None):
+    """The count rows of :data:`COLUMNS` (``n_types`` columns per block): one for the corpus, or
+    with ``units`` (the unit of each sentence) one per unit, ``n_units`` rows.
+
+    Every seqeval and MUC score is a ratio of sums of these columns (:func:`derive`), so a
+    bootstrap resample is a weighted sum of unit rows, never a new matching.
+    """
+    k = n_types
+    scenario = np.asarray(matching.scenario, dtype=np.int64)
+    g, p = np.asarray(matching.gold), np.asarray(matching.pred)
+    other = (scenario == 1) | (scenario == 3)
+    gold_free = np.ones(len(gold.type), dtype=bool)
+    gold_free[g] = False
+    pred_free = np.ones(len(pred.type), dtype=bool)
+    pred_free[p] = False
+    parts = [
+        (gold.sentence[g], scenario * k + gold.type[g]),
+        (pred.sentence[p[other]], (4 + (scenario[other] == 3)) * k + pred.type[p[other]]),
+        (gold.sentence[gold_free], 6 * k + gold.type[gold_free]),
+        (pred.sentence[pred_free], 7 * k + pred.type[pred_free]),
+    ]
+    width = len(COLUMNS) * k
+    if units is None:
+        flat = np.concatenate([c for _, c in parts]).astype(np.int64)
+        return np.bincount(flat, minlength=width)[None]
+    flat = np.concatenate([units[s] * width + c for s, c in parts]).astype(np.int64)
+    return np.bincount(flat, minlength=n_units * width).reshape(n_units, width)
 
 
-# ---------------------------------------------------------------------------- scores
+def rows_of(counts):
+    """The one count row of a :class:`Counts` (its pairs folded by side)."""
+    k, pairs = len(counts.types), counts.pairs
+    blocks = np.zeros((len(COLUMNS), k), dtype=np.int64)
+    np.add.at(blocks, (pairs.scenario, pairs.gold), pairs.n)
+    other = (pairs.scenario == 1) | (pairs.scenario == 3)
+    np.add.at(blocks, (4 + (pairs.scenario[other] == 3), pairs.pred[other]), pairs.n[other])
+    blocks[6], blocks[7] = counts.missed, counts.spurious
+    return blocks.reshape(1, -1)
+
+
+# ---------------------------------------------------------------------------- scores: one derivation
 
 
 def check_zero_division(zero_division):
@@ -494,75 +519,177 @@ def check_beta(beta):
     raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
 
 
-def fbeta_key(beta):
-    """The name of the F-beta score: ``"f1"``, ``"f0.5"``, ``"f2"``."""
-    text = repr(float(beta))
-    return "f" + (text[:-2] if text.endswith(".0") else text)
+def sides(rows, k):
+    """Per row: gold-side and predicted-side scenario counts (rows x 4 x types), missed,
+    spurious (rows x types), as floats."""
+    blocks = np.asarray(rows).reshape(len(rows), len(COLUMNS), k).astype(float)
+    gold = blocks[:, 0:4]
+    pred = gold.copy()
+    pred[:, 1], pred[:, 3] = blocks[:, 4], blocks[:, 5]
+    return gold, pred, blocks[:, 6], blocks[:, 7]
 
 
-def divide(numerator, denominator, zero_division):
-    """``numerator / denominator`` as a plain float, ``zero_division`` where it is 0/0."""
-    return float(numerator) / float(denominator) if denominator else float(zero_division)
+def prf(hit_gold, hit_pred, number, predicted, zero_division=0.0, beta=1.0, undefined=False):
+    """Precision, recall and F-beta, elementwise. With ``undefined`` a 0/0 ratio is NaN (a
+    resample where it is undefined), and F is NaN only where neither side scored."""
+    z = np.nan if undefined else zero_division
+    p, r = ratio(hit_pred, predicted, z), ratio(hit_gold, number, z)
+    f = fbeta_array(p, r, beta)
+    if undefined:
+        f = np.where(np.isnan(f) & ((p == 0) | (r == 0)), 0.0, f)
+    return p, r, f
 
 
-def fbeta(precision, recall, beta=1.0):
-    """The weighted harmonic mean of precision and recall, 0.0 when both are 0.
+def averages(scores, number, predicted, zero_division):
+    """Macro and gold-support-weighted means over the types (last axis) of each of ``scores``
+    (precision, recall, F; rows x types), summed type after type; ``predicted``: the rows'
+    predicted items. Returns (macro, weighted), each 3 x rows. Without types both are
+    ``zero_division``; without gold items the weighted recall is 0/0 and the weighted
+    precision and F are 0 once something was predicted, as in seqeval."""
+    z = float(zero_division)
+    n_rows, n_types = np.shape(number)
+    if not n_types:
+        return np.full((3, n_rows), z), np.full((3, n_rows), z)
+    scores = np.stack(scores)  # 3 x rows x types
+    support = np.asarray(number, dtype=float)
+    total = support.sum(axis=1)
+    macro = np.cumsum(scores, axis=2)[..., -1] / n_types
+    weighted = np.cumsum(scores * support, axis=2)[..., -1] / np.where(total > 0, total, 1)
+    none = np.where(np.asarray(predicted) == 0, z, 0.0)
+    empty = np.stack([none, np.full(n_rows, z), none])
+    return macro, np.where(total > 0, weighted, empty)
 
-    >>> fbeta(0.5, 1.0), fbeta(0.5, 1.0, beta=2), fbeta(0.5, 1.0, beta=0.5)
-    (0.6666666666666666, 0.8333333333333334, 0.5555555555555556)
+
+def derive(rows, types, families=("seqeval", "muc"), zero_division=0.0, beta=1.0, present=None, undefined=False):
+    """Every seqeval and MUC score of each count row: ``{name: array over rows}``.
+
+    The point estimate is a batch of one row; bootstrap resamples and permutations are a batch
+    of many. ``present``: the types of seqeval's per-type scores (default: those with a gold or
+    predicted entity in the first row). Names are those of ``results["intervals"]``
+    (``overall_f1``, ``PER_recall``, ``muc_strict_LOC_precision``) and, for the results
+    formatters, the counts (``muc_strict_correct``, ``muc_strict_PER_possible``, ...).
     """
-    if beta <= 1.0:  # beta ** 2 may underflow to 0: then the score is the precision
-        b2 = beta * beta
-        numerator, denominator = (1 + b2) * precision * recall, b2 * precision + recall
-    else:  # divided by beta ** 2, which may overflow: then the score is the recall
-        w = 1 / (beta * beta)
-        numerator, denominator = (1 + w) * precision * recall, precision + w * recall
-    return numerator / denominator if denominator else 0.0
-
-
-def _mode_scores(recall_side, precision_side, missed, spurious, zero_division, beta):
-    """One MUC table: counts of gold (recall) side, then scores from both sides."""
-    possible = sum(recall_side.values()) + missed
-    actual = sum(precision_side.values()) + spurious
-    precision = divide(sum(CREDIT[o] * n for o, n in precision_side.items()), actual, zero_division)
-    recall = divide(sum(CREDIT[o] * n for o, n in recall_side.items()), possible, zero_division)
-    table = {o: int(recall_side[o]) for o in OUTCOMES}
-    table.update(missed=int(missed), spurious=int(spurious), possible=int(possible), actual=int(actual),
-                 precision=precision, recall=recall)
-    table[fbeta_key(beta)] = fbeta(precision, recall, beta)
-    return table
-
-
-def _by_outcome(mode, per_scenario):
-    """Sum per-scenario counts (first axis) into the mode's outcomes."""
-    out = {o: 0 for o in OUTCOMES}
-    for outcome, n in zip(OUTCOME_TABLE[mode], per_scenario):
-        out[outcome] = out[outcome] + n
+    rows = np.atleast_2d(rows)
+    k = len(types)
+    gold, pred, missed, spurious = sides(rows, k)
+    present = present_types(rows[:1], k) if present is None else present
+    out = {}
+    if "seqeval" in families:
+        out.update(_seqeval(gold, pred, missed, spurious, types, present, zero_division, beta, undefined))
+    if "muc" in families:
+        out.update(_muc(gold, pred, missed, spurious, types, zero_division, beta, undefined))
     return out
 
 
+def present_types(rows, n_types):
+    """Indices of the types with a gold or predicted entity in the first row."""
+    gold, pred, missed, spurious = sides(np.atleast_2d(rows)[:1], n_types)
+    seen = (gold.sum(axis=1) + missed + pred.sum(axis=1) + spurious)[0]
+    return tuple(np.flatnonzero(seen > 0).tolist())
+
+
+def _seqeval(gold, pred, missed, spurious, types, present, zero_division, beta, undefined):
+    tp = gold[:, 0]  # exact span and same type
+    number, predicted = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
+    keys = ("precision", "recall", "f1")
+    out = {}
+    overall = prf(tp.sum(1), tp.sum(1), number.sum(1), predicted.sum(1), zero_division, beta, undefined)
+    out.update(zip((f"overall_{key}" for key in keys), overall))
+    present = list(present)
+    per = prf(tp[:, present], tp[:, present], number[:, present], predicted[:, present], zero_division, beta)
+    macro, weighted = averages(per, number[:, present], predicted.sum(1), zero_division)
+    for j, key in enumerate(keys):
+        out.update({f"macro_{key}": macro[j], f"weighted_{key}": weighted[j]})
+    if undefined:  # per type, a 0/0 is undefined; the averages above follow zero_division
+        per = prf(tp[:, present], tp[:, present], number[:, present], predicted[:, present], zero_division, beta, True)
+    for j, i in enumerate(present):
+        out.update({f"{types[i]}_{key}": per[m][:, j] for m, key in enumerate(keys)})
+    return out
+
+
+def _muc(gold, pred, missed, spurious, types, zero_division, beta, undefined):
+    out = {}
+    possible, actual = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
+    for mode in MODES:
+        credit = np.array(SCENARIO_CREDIT[mode])
+        hit_gold, hit_pred = credit @ gold, credit @ pred  # rows x types
+        scores = prf(hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), zero_division, beta, undefined)
+        out.update(zip((f"muc_{mode}_{key}" for key in ("precision", "recall", "f1")), scores))
+        per = prf(hit_gold, hit_pred, possible, actual, zero_division, beta, undefined)
+        for i, name in enumerate(types):
+            out.update({f"muc_{mode}_{name}_{key}": s[:, i] for key, s in zip(("precision", "recall", "f1"), per)})
+    return out
+
+
+# ---------------------------------------------------------------------------- results: one formatter
+
+
+def _by_outcome(mode, per_scenario):
+    """Sum per-scenario counts (first axis) into the mode's outcomes (plain ints)."""
+    out = {o: 0 for o in OUTCOMES}
+    for outcome, n in zip(OUTCOME_TABLE[mode], per_scenario):
+        out[outcome] = out[outcome] + int(n)
+    return out
+
+
+def _muc_table(recall_side, precision_side, missed, spurious, scores, fkey):
+    table = {o: recall_side[o] for o in OUTCOMES}
+    table.update(missed=int(missed), spurious=int(spurious), possible=sum(recall_side.values()) + int(missed),
+                 actual=sum(precision_side.values()) + int(spurious))
+    table.update(zip(("precision", "recall", fkey), (float(s) for s in scores)))
+    return table
+
+
+def muc_results(row, types, derived, beta=1.0):
+    """``results["muc"]`` from one count row and its :func:`derive` values."""
+    k = len(types)
+    gold, pred, missed, spurious = (a[0] for a in sides(row, k))
+    gold, pred = gold.astype(np.int64), pred.astype(np.int64)
+    fkey, keys = fbeta_key(beta), ("precision", "recall", "f1")
+    per_type = list(zip(types, gold.T.tolist(), pred.T.tolist(), missed.astype(np.int64).tolist(),
+                        spurious.astype(np.int64).tolist()))
+    results = {}
+    for mode in MODES:
+        overall = gold.sum(axis=1).tolist()
+        scores = [derived[f"muc_{mode}_{key}"][0] for key in keys]
+        table = _muc_table(_by_outcome(mode, overall), _by_outcome(mode, overall), missed.sum(), spurious.sum(),
+                           scores, fkey)
+        columns = [derived[f"muc_{mode}_{name}_{key}"][0] for name in types for key in keys]
+        table["per_type"] = {
+            name: _muc_table(_by_outcome(mode, g), _by_outcome(mode, p), m, s, columns[3 * i:3 * i + 3], fkey)
+            for i, (name, g, p, m, s) in enumerate(per_type)
+        }
+        results[mode] = table
+    return results
+
+
+def seqeval_results(row, types, derived, tokens_correct, tokens, zero_division=0.0, beta=1.0):
+    """The seqeval family (per type, micro, macro, weighted, accuracy) from one count row's
+    :func:`derive` values."""
+    keys, fkey = ("precision", "recall", "f1"), fbeta_key(beta)
+    gold, _, missed, _ = sides(row, len(types))
+    number = (gold.sum(axis=1) + missed)[0]
+    results = {}
+    for i in present_types(row, len(types)):
+        name = types[i]
+        results[name] = {new: float(derived[f"{name}_{key}"][0]) for new, key in zip(("precision", "recall", fkey), keys)}
+        results[name]["number"] = int(number[i])
+    results.update({f"overall_{new}": float(derived[f"overall_{key}"][0]) for new, key in zip(keys[:2] + (fkey,), keys)})
+    results["overall_accuracy"] = divide(tokens_correct, tokens, zero_division)
+    for avg in ("macro", "weighted"):
+        results.update({f"{avg}_{new}": float(derived[f"{avg}_{key}"][0]) for new, key in zip(keys[:2] + (fkey,), keys)})
+    return results
+
+
 def muc_scores(counts, zero_division=0.0, beta=1.0):
-    """The four MUC / SemEval-2013 modes, overall and per type.
+    """The four MUC / SemEval-2013 modes, overall and per type, of a :class:`Counts`.
 
     Per type, the recall side (correct, incorrect, partial, missed, possible) counts gold
     spans of that type and the precision side (spurious, actual, precision) predicted spans of
     that type, so every count adds up over the types to the overall count.
     """
-    gold_side = _per_scenario(counts, "gold")  # scenario x gold type
-    pred_side = _per_scenario(counts, "pred")  # scenario x predicted type
-    overall = gold_side.sum(axis=1).tolist()
-    per_type = list(zip(counts.types, gold_side.T.tolist(), pred_side.T.tolist(),  # plain ints: fast
-                        counts.missed.tolist(), counts.spurious.tolist()))
-    results = {}
-    for mode in MODES:
-        table = _mode_scores(_by_outcome(mode, overall), _by_outcome(mode, overall),
-                             int(counts.missed.sum()), int(counts.spurious.sum()), zero_division, beta)
-        table["per_type"] = {
-            name: _mode_scores(_by_outcome(mode, gold), _by_outcome(mode, pred), missed, spurious, zero_division, beta)
-            for name, gold, pred, missed, spurious in per_type
-        }
-        results[mode] = table
-    return results
+    row = rows_of(counts)
+    return muc_results(row, counts.types, derive(row, counts.types, ("muc",), zero_division, beta), beta)
 
 
 def seqeval_scores(counts, zero_division=0.0, beta=1.0):
@@ -570,42 +697,9 @@ def seqeval_scores(counts, zero_division=0.0, beta=1.0):
 
     Types are those with at least one gold or predicted entity, as in seqeval.
     """
-    gold_side = _per_scenario(counts, "gold")
-    tp = gold_side[SCENARIOS.index("exact")]  # exact span and same type
-    true = gold_side.sum(axis=0) + counts.missed
-    predicted = _per_scenario(counts, "pred").sum(axis=0) + counts.spurious
-    table = prf_table(tp, tp, true, predicted, counts.types, zero_division, beta=beta)
-    names = ("precision", "recall", fbeta_key(beta))
-    results = {name: {k: row[k] for k in names + ("number",)} for name, row in table["per_type"].items()}
-    results.update({f"overall_{k}": table[k] for k in names})
-    results["overall_accuracy"] = divide(counts.tokens_correct, counts.tokens, zero_division)
-    results.update({f"{avg}_{k}": table[f"{avg}_{k}"] for avg in ("macro", "weighted") for k in names})
-    return results
-
-
-def _prf(hit_gold, hit_pred, number, predicted, zero_division, beta):
-    p = divide(hit_pred, predicted, zero_division)
-    r = divide(hit_gold, number, zero_division)
-    return {"precision": p, "recall": r, fbeta_key(beta): fbeta(p, r, beta),
-            "number": int(number), "predicted": int(predicted)}
-
-
-def _averages(rows, predicted, zero_division, beta):
-    """Macro and gold-support-weighted means of the per-type (precision, recall, F-beta)."""
-    names = ("precision", "recall", fbeta_key(beta))
-    z = float(zero_division)
-    if not rows:
-        return {f"{avg}_{n}": z for avg in ("macro", "weighted") for n in names}
-    scores = np.array([[row[n] for n in names] for row in rows], dtype=float)
-    support = np.array([row["number"] for row in rows], dtype=float)
-    macro = scores.mean(axis=0)
-    if support.sum() > 0:
-        weighted = (scores * support[:, None]).sum(axis=0) / support.sum()
-    else:  # as seqeval: no gold item, so recall is 0/0; precision and F are 0 once something was predicted
-        weighted = (z if predicted == 0 else 0.0, z, z if predicted == 0 else 0.0)
-    out = {f"macro_{n}": float(v) for n, v in zip(names, macro)}
-    out.update({f"weighted_{n}": float(v) for n, v in zip(names, weighted)})
-    return out
+    row = rows_of(counts)
+    derived = derive(row, counts.types, ("seqeval",), zero_division, beta)
+    return seqeval_results(row, counts.types, derived, counts.tokens_correct, counts.tokens, zero_division, beta)
 
 
 def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, hit_names=(), beta=1.0):
@@ -617,17 +711,26 @@ def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, h
     ``hit_names`` (gold name, predicted name) also reports the hits, overall and per type.
     The F key is ``fbeta_key(beta)``: ``f1``, ``macro_f1``, ... for the default beta of 1.
     """
-    present = np.flatnonzero((np.asarray(number) + np.asarray(predicted)) > 0).tolist()
-    per_type = {types[i]: _prf(hit_gold[i], hit_pred[i], number[i], predicted[i], zero_division, beta)
-                for i in present}
-    n, k = int(np.sum(number)), int(np.sum(predicted))
-    table = _prf(np.sum(hit_gold), np.sum(hit_pred), n, k, zero_division, beta)
-    table.update(_averages(list(per_type.values()), k, zero_division, beta))
+    names = ("precision", "recall", fbeta_key(beta))
+    hit_gold, hit_pred, number, predicted = (np.asarray(a, dtype=np.int64) for a in (hit_gold, hit_pred, number,
+                                                                                       predicted))
+    present = np.flatnonzero((number + predicted) > 0)
+    per = prf(hit_gold[None, present], hit_pred[None, present], number[None, present], predicted[None, present],
+              zero_division, beta)
+    n, k = int(number.sum()), int(predicted.sum())
+    overall = prf(hit_gold.sum(), hit_pred.sum(), n, k, zero_division, beta)
+    macro, weighted = averages(per, number[None, present], np.array([k]), zero_division)
+    table = {**{name: float(v) for name, v in zip(names, overall)}, "number": n, "predicted": k}
+    table.update({f"macro_{name}": float(v[0]) for name, v in zip(names, macro)})
+    table.update({f"weighted_{name}": float(v[0]) for name, v in zip(names, weighted)})
+    columns = np.stack(per)[:, 0].T.tolist()  # present x 3
+    per_type = {types[i]: {**dict(zip(names, columns[j])), "number": int(number[i]), "predicted": int(predicted[i])}
+                for j, i in enumerate(present.tolist())}
     table["per_type"] = per_type
     if hit_names:
         gold_name, pred_name = hit_names
-        table.update({gold_name: int(np.sum(hit_gold)), pred_name: int(np.sum(hit_pred))})
-        for i in present:
+        table.update({gold_name: int(hit_gold.sum()), pred_name: int(hit_pred.sum())})
+        for i in present.tolist():
             per_type[types[i]].update({gold_name: int(hit_gold[i]), pred_name: int(hit_pred[i])})
     return table
 
@@ -660,9 +763,9 @@ def confusion(counts):
 
 
 def gold_outcomes(matching, n_gold, mode):
-    """Each gold span's outcome in ``mode``: an index into ``OUTCOMES``, or ``len(OUTCOMES)``
-    for a missed span."""
-    table = np.array([OUTCOMES.index(o) for o in OUTCOME_TABLE[mode]], dtype=np.int8)
-    outcome = np.full(n_gold, len(OUTCOMES), dtype=np.int8)
+    """Each gold span's outcome in ``mode``, as its code in ``OUTCOME_CODES`` (``"missed"`` for a
+    gold span not matched)."""
+    table = np.array([OUTCOME_CODES[o] for o in OUTCOME_TABLE[mode]], dtype=np.int8)
+    outcome = np.full(n_gold, OUTCOME_CODES["missed"], dtype=np.int8)
     outcome[matching.gold] = table[matching.scenario]
     return outcome

@@ -18,9 +18,10 @@ import pyarrow as pa
 from datasets.utils.py_utils import temp_seed
 
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
+from .ner_core import divide, fbeta, fbeta_key
 from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode, decoding_reports, encode, tags_to_spans
 from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind, check_label_names, input_codes
-from .ner_matching import MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion, count, divide, fbeta, fbeta_key, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
+from .ner_matching import MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion, count, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
 from .ner_scorings import DEFAULT_SCORES, capped_credits, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
 from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order, place_strings, placement_report
 from .ner_stratified import CI_METHODS, check_stratified_options, strata_counts, stratified_recall

@@ -38,21 +38,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import SpanArrays
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import SpanArrays
+
 ENTITY_KEYS = ("label", "start", "end")
-
-
-class SpanArrays(NamedTuple):
-    """The entities of one side: flat positions ``start``, ``end`` (exclusive), ``type``
-    (index into the type names), ``sentence`` (example) and ``offset`` (start in it)."""
-
-    start: np.ndarray
-    end: np.ndarray
-    type: np.ndarray
-    sentence: np.ndarray
-    offset: np.ndarray
-
-    def __len__(self):
-        return len(self.start)
 
 
 class SpanCorpus(NamedTuple):

@@ -94,10 +94,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import OUTCOME_CODES, SIZE_KEYS, is_int
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import OUTCOME_CODES, SIZE_KEYS, is_int
+
 CI_METHODS = ("bootstrap", "korn_graubard", "stratified_wald", "weighted_wald", "wilson")
-SIZE_KEYS = ("occurences", "labelled", "positive")
-#: the outcome codes of ``strata_counts``
-OUTCOME_CODES = ("correct", "incorrect", "partial", "missed")
 #: pseudo-items of credit 1 and of credit 0 per stratum in the variance of the default interval
 KAPPA = 1.959963984540054 ** 2 / 2
 #: effective hits (misses) at or below which the default interval's lower (upper) bound is Jeffreys'
@@ -185,7 +187,7 @@ def strata_counts(subgroups, entity_sentence, entity_outcome):
         raise ValueError(f"entity_sentence has {len(sentence)} entries but entity_outcome has {len(outcome)}")
     entity_group = group[sentence]
     counts = [np.bincount(entity_group[keep], minlength=len(names)) for keep in
-              (slice(None), outcome == OUTCOME_CODES.index("correct"), outcome == OUTCOME_CODES.index("partial"))]
+              (slice(None), outcome == OUTCOME_CODES["correct"], outcome == OUTCOME_CODES["partial"])]
     return {name: (int(a), int(b), int(c)) for name, a, b, c in zip(names, *counts)}
 
 
@@ -230,10 +232,6 @@ def _result(names, n, full, half, sizes, arrays, ci_method, confidence_level):
 
 # ----------------------------------------------------------------------------- validation
 
-def _is_int(x):
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
-
-
 def _is_real(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
@@ -256,9 +254,9 @@ def check_interval_options(ci_method, confidence_level, n_bootstrap, seed):
         raise ValueError(f"ci_method must be one of {list(CI_METHODS)}; got {ci_method!r}")
     if not (_is_real(confidence_level) and 0 < confidence_level < 1):
         raise ValueError(f"confidence_level must be in (0, 1); got {confidence_level!r}")
-    if not (_is_int(n_bootstrap) and 0 < n_bootstrap < MAX_COUNT):
+    if not (is_int(n_bootstrap) and 0 < n_bootstrap < MAX_COUNT):
         raise ValueError(f"n_bootstrap must be a positive int; got {n_bootstrap!r}")
-    if not (seed is None or (_is_int(seed) and seed >= 0)):
+    if not (seed is None or (is_int(seed) and seed >= 0)):
         raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
 
 
@@ -287,7 +285,7 @@ def _check_weights(weights):
 
 def _positive_number(value):
     """A positive finite real; ints of any size (no float conversion, which could overflow)."""
-    if _is_int(value):
+    if is_int(value):
         return value > 0
     return _is_real(value) and math.isfinite(float(value)) and value > 0
 
@@ -298,7 +296,7 @@ def _check_size_row(name, value):
         raise ValueError(f"subgroup_weights[{name!r}] must have exactly the keys {list(SIZE_KEYS)}; "
                          f"got {sorted(map(str, value))}")
     for key in SIZE_KEYS:
-        if not (_is_int(value[key]) and value[key] > 0):
+        if not (is_int(value[key]) and value[key] > 0):
             raise ValueError(f"subgroup_weights[{name!r}]: {key} must be a positive int; got {value[key]!r}")
         if value[key] >= MAX_COUNT:
             raise ValueError(f"subgroup_weights[{name!r}]: {key} must be below 2**63; got {value[key]!r}")
@@ -323,7 +321,7 @@ def _parse_strata(strata):
 
 def _stratum_counts(name, counts):
     """(n, full, half) of one stratum, validated."""
-    if not (isinstance(counts, (tuple, list)) and len(counts) == 3 and all(map(_is_int, counts))):
+    if not (isinstance(counts, (tuple, list)) and len(counts) == 3 and all(map(is_int, counts))):
         raise ValueError(f"strata[{name!r}] must be a tuple of 3 ints (n, full, half); got {counts!r}")
     n, full, half = (int(c) for c in counts)
     if min(n, full, half) < 0 or full + half > n:
@@ -353,7 +351,7 @@ def _parse_weights(weights, names, n):
 
 
 def _fraction(value):
-    return Fraction(int(value)) if _is_int(value) else Fraction(float(value))
+    return Fraction(int(value)) if is_int(value) else Fraction(float(value))
 
 
 def _shares(sizes):

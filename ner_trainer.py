@@ -31,8 +31,12 @@ import numbers
 
 import numpy as np
 
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import IGNORE_INDEX
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import IGNORE_INDEX
+
 #: label value of positions Trainer (and the data collators) ignore
-IGNORE_INDEX = -100
 #: inputs of the metric that tags provide; any other input column can not come from Trainer
 TAG_INPUTS = ("predictions", "references")
 #: the names of an interval's two ends in a flat name (``intervals_overall_f1_low``)

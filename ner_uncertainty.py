@@ -36,14 +36,13 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import t as student_t
 
-SCENARIOS = ("exact", "exact_other_type", "overlap", "overlap_other_type")
-#: the column blocks of a statistics row, each one column per entity type
-COLUMNS = ("gold_exact", "gold_exact_other_type", "gold_overlap", "gold_overlap_other_type",
-           "pred_exact_other_type", "pred_overlap_other_type", "missed", "spurious")
-MODES = ("strict", "exact", "partial", "type")
-#: per mode, the credit of each scenario (correct 1, partial 0.5, incorrect 0)
-CREDIT = {"strict": (1.0, 0.0, 0.0, 0.0), "exact": (1.0, 1.0, 0.0, 0.0),
-          "partial": (1.0, 1.0, 0.5, 0.5), "type": (1.0, 0.0, 1.0, 0.0)}
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import COLUMNS, is_int
+    from .ner_matching import count_rows, derive, present_types
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import COLUMNS, is_int
+    from ner_matching import count_rows, derive, present_types
+
 FAMILIES = ("seqeval", "muc")
 METHODS = ("percentile", "expanded", "bca", "expanded_bca")
 DEFAULT_METHOD = "expanded_bca"
@@ -53,13 +52,9 @@ CELLS_PER_CHUNK = 1 << 21  # resamples x distinct rows held at once
 # ---------------------------------------------------------------------------- options
 
 
-def _is_int(x):
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
-
-
 def check_resamples(value, name="ci_resamples", minimum=0):
     """An int >= ``minimum`` (a plain int)."""
-    if not (_is_int(value) and value >= minimum):
+    if not (is_int(value) and value >= minimum):
         kind = "non-negative" if minimum == 0 else f">= {minimum}"
         raise ValueError(f"{name} must be a {kind} int; got {value!r}")
     return int(value)
@@ -75,7 +70,7 @@ def check_seed(value):
     """A non-negative int, or None (fresh entropy: not reproducible)."""
     if value is None:
         return None
-    if not (_is_int(value) and value >= 0):
+    if not (is_int(value) and value >= 0):
         raise ValueError(f"seed must be a non-negative int or None; got {value!r}")
     return int(value)
 
@@ -155,28 +150,8 @@ def check_same_layout(predictions_b, references, name="predictions_b"):
 
 
 def unit_stats(gold, pred, matching, n_types, units, n_units):
-    """Per unit, the row of counts (``COLUMNS`` blocks of ``n_types`` columns each).
-
-    ``gold`` / ``pred``: SpanArrays (``type``, ``sentence``); ``matching``: its ``gold``,
-    ``pred`` and ``scenario`` arrays; ``units``: the unit of each sentence.
-    """
-    k = n_types
-    scenario = np.asarray(matching.scenario, dtype=np.int64)
-    g, p = np.asarray(matching.gold), np.asarray(matching.pred)
-    other = (scenario == 1) | (scenario == 3)
-    gold_free = np.ones(len(gold.type), dtype=bool)
-    gold_free[g] = False
-    pred_free = np.ones(len(pred.type), dtype=bool)
-    pred_free[p] = False
-    parts = [
-        (gold.sentence[g], scenario * k + gold.type[g]),
-        (pred.sentence[p[other]], (4 + (scenario[other] == 3)) * k + pred.type[p[other]]),
-        (gold.sentence[gold_free], 6 * k + gold.type[gold_free]),
-        (pred.sentence[pred_free], 7 * k + pred.type[pred_free]),
-    ]
-    width = len(COLUMNS) * k
-    flat = np.concatenate([units[s] * width + c for s, c in parts]).astype(np.int64)
-    return np.bincount(flat, minlength=n_units * width).reshape(n_units, width)
+    """Per unit, the count row of :data:`COLUMNS` (``ner_matching.count_rows``)."""
+    return count_rows(gold, pred, matching, n_types, units, n_units)
 
 
 def align_types(stats, types, union):
@@ -207,95 +182,16 @@ def group_rows(rows):
 # ---------------------------------------------------------------------------- scores
 
 
-def _ratio(num, den, zero_division):
-    return np.where(den > 0, num / np.where(den > 0, den, 1), zero_division)
-
-
-def _f(p, r, beta):
-    """F-beta from precision and recall: 0 where both are 0, NaN where either is NaN."""
-    b2 = beta * beta
-    den = b2 * p + r
-    f = np.where(den > 0, (1 + b2) * p * r / np.where(den > 0, den, 1), 0.0)
-    return np.where(np.isnan(den), np.nan, f)
-
-
-def _sides(totals, k):
-    """Gold-side and predicted-side scenario counts (rows x 4 x types), missed, spurious."""
-    blocks = totals.reshape(len(totals), len(COLUMNS), k).astype(float)
-    gold = blocks[:, 0:4]
-    pred = gold.copy()
-    pred[:, 1], pred[:, 3] = blocks[:, 4], blocks[:, 5]
-    return gold, pred, blocks[:, 6], blocks[:, 7]
-
-
-def _prf(hits_gold, hits_pred, number, predicted, beta, zero_division, undefined=False):
-    """Precision, recall, F-beta; with ``undefined`` a 0/0 ratio is NaN, not ``zero_division``,
-    and F is NaN only where neither side scored (one empty side and nothing found is F = 0)."""
-    z = np.nan if undefined else zero_division
-    p, r = _ratio(hits_pred, predicted, z), _ratio(hits_gold, number, z)
-    f = _f(p, r, beta)
-    if undefined:
-        f = np.where(np.isnan(f) & ((p == 0) | (r == 0)), 0.0, f)
-    return p, r, f
-
-
-def _seqeval(gold, pred, missed, spurious, types, present, beta, zero_division, undefined):
-    tp = gold[:, 0]
-    number, predicted = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
-    out = dict(zip(("overall_precision", "overall_recall", "overall_f1"),
-                   _prf(tp.sum(1), tp.sum(1), number.sum(1), predicted.sum(1), beta, zero_division, undefined)))
-    per = np.stack(_prf(tp, tp, number, predicted, beta, zero_division))[:, :, present]  # 3 x rows x present
-    keys = np.stack(_prf(tp, tp, number, predicted, beta, zero_division, True))[:, :, present] if undefined else per
-    weight = number[:, present]
-    total = weight.sum(axis=1)
-    none = np.where(predicted.sum(1) == 0, zero_division, 0.0)  # no gold anywhere, as seqeval
-    empty = (zero_division, zero_division, zero_division) if not len(present) else (none, zero_division, none)
-    for j, key in enumerate(("precision", "recall", "f1")):
-        out[f"macro_{key}"] = per[j].mean(axis=1) if len(present) else np.full(len(tp), float(zero_division))
-        weighted = (per[j] * weight).sum(axis=1) / np.where(total > 0, total, 1)
-        out[f"weighted_{key}"] = np.where(total > 0, weighted, empty[j])
-    for i in present:
-        for j, key in enumerate(("precision", "recall", "f1")):
-            out[f"{types[i]}_{key}"] = keys[j][:, list(present).index(i)]
-    return out
-
-
-def _muc(gold, pred, missed, spurious, types, beta, zero_division, undefined):
-    out = {}
-    possible, actual = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
-    for mode in MODES:
-        credit = np.array(CREDIT[mode])
-        hit_gold, hit_pred = credit @ gold, credit @ pred  # rows x types
-        scores = _prf(hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), beta, zero_division, undefined)
-        out.update(zip((f"muc_{mode}_precision", f"muc_{mode}_recall", f"muc_{mode}_f1"), scores))
-        per = _prf(hit_gold, hit_pred, possible, actual, beta, zero_division, undefined)
-        for i, name in enumerate(types):
-            out.update({f"muc_{mode}_{name}_{key}": s[:, i] for key, s in zip(("precision", "recall", "f1"), per)})
-    return out
-
-
-def present_types(totals, n_types):
-    """Indices of the types with a gold or predicted entity (seqeval's per-type keys)."""
-    gold, pred, missed, spurious = _sides(np.atleast_2d(totals), n_types)
-    seen = (gold.sum(axis=1) + missed + pred.sum(axis=1) + spurious)[0]
-    return tuple(np.flatnonzero(seen > 0).tolist())
-
-
 def score_table(totals, types, families=FAMILIES, beta=1.0, zero_division=0.0, present=None, undefined=False):
-    """Every headline score of each row of summed statistics: (names, rows x names array).
+    """Every headline score of each row of summed statistics: (names, rows x names array), from
+    the one derivation ``ner_matching.derive``.
 
     ``present``: the types of the seqeval per-type keys (default: those seen in the first row).
     ``undefined``: a score whose denominator is 0 is NaN (a resample where it is undefined),
     except the macro and weighted averages, which follow ``zero_division`` as seqeval does.
     """
     totals = np.atleast_2d(totals)
-    gold, pred, missed, spurious = _sides(totals, len(types))
-    present = present_types(totals[:1], len(types)) if present is None else present
-    out = {}
-    if "seqeval" in families:
-        out.update(_seqeval(gold, pred, missed, spurious, types, present, beta, float(zero_division), undefined))
-    if "muc" in families:
-        out.update(_muc(gold, pred, missed, spurious, types, beta, float(zero_division), undefined))
+    out = derive(totals, types, families, float(zero_division), beta, present, undefined)
     names = list(out)
     return names, np.stack([out[n] for n in names], axis=1) if names else np.zeros((len(totals), 0))
 

@@ -1,0 +1,168 @@
+"""The vocabulary every module shares: spans, scenarios, modes, outcomes, count rows, ratios.
+
+Nothing here reads input or knows ``evaluate``; every other ``ner_*`` module imports its facts
+from here, so that none is defined twice.
+
+Spans. An entity is ``Span(label, start, end)``, offsets in its sentence, ``end`` exclusive.
+A side of a corpus is :class:`SpanArrays`: flat positions (sentences back to back, one
+sentinel after each), the sentence and the offset in it, and the type's index.
+
+Scenarios and modes (SemEval-2013, as in Batista's write-up). A matched pair is in one of
+four scenarios; each mode maps a scenario to an outcome, and an outcome earns a credit:
+
+==========================  ========  =========  =========  =========
+scenario                    strict    exact      partial    type
+==========================  ========  =========  =========  =========
+exact span, same type       correct   correct    correct    correct
+exact span, other type      incorrect correct    correct    incorrect
+overlap, same type          incorrect incorrect  partial    correct
+overlap, other type         incorrect incorrect  partial    incorrect
+==========================  ========  =========  =========  =========
+
+>>> [SCENARIO_CREDIT[mode] for mode in MODES]
+[(1.0, 0.0, 0.0, 0.0), (1.0, 1.0, 0.0, 0.0), (1.0, 1.0, 0.5, 0.5), (1.0, 0.0, 1.0, 0.0)]
+>>> OUTCOME_CODES["missed"], divide(1, 4, 0), fbeta(0.5, 1.0), fbeta_key(0.5)
+(3, 0.25, 0.6666666666666666, 'f0.5')
+>>> shared_length(np.array([0, 2]), np.array([3, 4]), np.array([1, 4]), np.array([2, 6])).tolist()
+[1, 0]
+"""
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+# ---------------------------------------------------------------------------- spans
+
+
+class Span(NamedTuple):
+    """An entity: its type and its token offsets in the sentence, ``end`` exclusive."""
+
+    label: str
+    start: int
+    end: int
+
+
+class _SpanFields(NamedTuple):
+    start: np.ndarray
+    end: np.ndarray
+    type: np.ndarray
+    sentence: np.ndarray
+    offset: np.ndarray
+
+
+class SpanArrays(_SpanFields):
+    """All entities of one side of a corpus, sorted by position; ``len`` counts them.
+
+    ``start`` and ``end`` are positions in the flat layout (sentences back to back, one
+    sentinel after each); ``sentence`` and ``offset`` locate the start within its sentence;
+    ``type`` indexes the corpus's type names.
+
+    >>> spans = SpanArrays(*(np.array([0, 3]),) * 5)
+    >>> len(spans), len(spans._replace(type=np.array([1, 1])))
+    (2, 2)
+    """
+
+    __slots__ = ()
+
+    def __len__(self):
+        return len(self.start)
+
+    @classmethod
+    def _make(cls, iterable):  # namedtuple's own ``_make`` checks ``len``, which counts spans here
+        arrays = tuple.__new__(cls, iterable)
+        if tuple.__len__(arrays) != len(cls._fields):
+            raise TypeError(f"SpanArrays takes {len(cls._fields)} arrays, got {tuple.__len__(arrays)}")
+        return arrays
+
+
+def shared_length(start_a, end_a, start_b, end_b):
+    """Positions two ranges ``[start, end)`` share (0 when they do not overlap), elementwise."""
+    return np.maximum(np.minimum(end_a, end_b) - np.maximum(start_a, start_b), 0)
+
+
+def union_length(start_a, end_a, start_b, end_b):
+    """Positions of the smallest range holding both (their union, for overlapping ranges)."""
+    return np.maximum(end_a, end_b) - np.minimum(start_a, start_b)
+
+
+# ---------------------------------------------------------------------------- matching outcomes
+
+SCENARIOS = ("exact", "exact_other_type", "overlap", "overlap_other_type")
+MODES = ("strict", "exact", "partial", "type")
+OUTCOMES = ("correct", "incorrect", "partial")
+#: per mode, the outcome of each scenario
+OUTCOME_TABLE = {
+    "strict": ("correct", "incorrect", "incorrect", "incorrect"),
+    "exact": ("correct", "correct", "incorrect", "incorrect"),
+    "partial": ("correct", "correct", "partial", "partial"),
+    "type": ("correct", "incorrect", "correct", "incorrect"),
+}
+#: recall / precision credit of each outcome
+CREDIT = {"correct": 1.0, "incorrect": 0.0, "partial": 0.5}
+#: per mode, the credit of each scenario
+SCENARIO_CREDIT = {mode: tuple(CREDIT[o] for o in OUTCOME_TABLE[mode]) for mode in MODES}
+#: the code of each outcome of a gold span (``missed``: not matched)
+OUTCOME_CODES = {**{o: i for i, o in enumerate(OUTCOMES)}, "missed": len(OUTCOMES)}
+
+#: the column blocks of a count row, one column per entity type each: the matched gold spans of
+#: each scenario (by gold type), the predicted spans of the two other-type scenarios (by
+#: predicted type; the same-type ones are the gold ones), the missed and the spurious spans
+COLUMNS = ("gold_exact", "gold_exact_other_type", "gold_overlap", "gold_overlap_other_type",
+           "pred_exact_other_type", "pred_overlap_other_type", "missed", "spurious")
+
+# ---------------------------------------------------------------------------- ratios
+
+ZERO_DIVISION = (0, 1)
+
+
+def divide(numerator, denominator, zero_division):
+    """``numerator / denominator`` as a plain float, ``zero_division`` where it is 0/0."""
+    return float(numerator) / float(denominator) if denominator else float(zero_division)
+
+
+def ratio(numerator, denominator, zero_division):
+    """:func:`divide` elementwise on arrays (float64), ``zero_division`` (a number or NaN) at 0/0."""
+    numerator, denominator = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
+    return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), zero_division)
+
+
+def fbeta(precision, recall, beta=1.0):
+    """The weighted harmonic mean of precision and recall, 0.0 when both are 0.
+
+    >>> fbeta(0.5, 1.0), fbeta(0.5, 1.0, beta=2), fbeta(0.5, 1.0, beta=0.5)
+    (0.6666666666666666, 0.8333333333333334, 0.5555555555555556)
+    """
+    return float(fbeta_array(np.float64(precision), np.float64(recall), beta))
+
+
+def fbeta_array(precision, recall, beta=1.0):
+    """:func:`fbeta` elementwise: 0 where both are 0, NaN where either is NaN."""
+    if beta <= 1.0:  # beta ** 2 may underflow to 0: then the score is the precision
+        b2 = beta * beta
+        numerator, denominator = (1 + b2) * precision * recall, b2 * precision + recall
+    else:  # divided by beta ** 2, which may overflow: then the score is the recall
+        w = 1 / (beta * beta)
+        numerator, denominator = (1 + w) * precision * recall, precision + w * recall
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
+    return np.where(np.isnan(denominator), np.nan, f)
+
+
+def fbeta_key(beta):
+    """The name of the F-beta score: ``"f1"``, ``"f0.5"``, ``"f2"``."""
+    text = repr(float(beta))
+    return "f" + (text[:-2] if text.endswith(".0") else text)
+
+
+# ---------------------------------------------------------------------------- small shared facts
+
+#: the class id that marks a position to ignore (padding, sub-word pieces), as transformers does
+IGNORE_INDEX = -100
+#: the population sizes of a stratum of a recall benchmark (spelt as its published files spell them)
+SIZE_KEYS = ("occurences", "labelled", "positive")
+
+
+def is_int(x):
+    """An integral number that is not a bool."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
