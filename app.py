@@ -26,6 +26,7 @@ import pandas as pd  # noqa: E402
 
 import ner_files  # noqa: E402
 import ner_report  # noqa: E402
+from ner_core import SIZE_KEYS  # noqa: E402
 from ner_matching import MODES  # noqa: E402
 from ner_scorings import LISTED_OUTCOMES as OUTCOMES  # noqa: E402
 
@@ -406,7 +407,6 @@ class Entities(NamedTuple):
 
 FOUND = {"yes": True, "no": False, "true": True, "false": False, "1": True, "0": False}
 SUBGROUP_COLUMNS = ("subgroup", "population")
-SIZE_KEYS = ("occurences", "labelled", "positive")
 CSV_HELP = """\
 **Entities CSV**, one row per gold entity, with a header; either
 `subgroup,found` (found: yes/no), or `subgroup,gold,predicted` (the tags of one sentence, space

@@ -44,7 +44,6 @@ ValueError: ...lakes.csv: row 0 (line 2): span text 'Pühajärve' != text[8:18] 
 import ast
 import bisect
 import csv
-import numbers
 import os
 import re
 import warnings

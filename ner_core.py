@@ -166,3 +166,19 @@ SIZE_KEYS = ("occurences", "labelled", "positive")
 def is_int(x):
     """An integral number that is not a bool."""
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def check_confidence_level(value):
+    """A level in (0, 1), as a float: of bootstrap intervals and of the stratified recall alike."""
+    if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1):
+        raise ValueError(f"confidence_level must be in (0, 1); got {value!r}")
+    return float(value)
+
+
+def check_seed(value):
+    """A non-negative int, or None (fresh entropy: not reproducible)."""
+    if value is None:
+        return None
+    if not (is_int(value) and value >= 0):
+        raise ValueError(f"seed must be a non-negative int or None; got {value!r}")
+    return int(value)

@@ -41,11 +41,13 @@ from typing import NamedTuple
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_core import (COLUMNS, CREDIT, MODES, OUTCOME_CODES, OUTCOME_TABLE, OUTCOMES, SCENARIO_CREDIT,
-                           SCENARIOS, ZERO_DIVISION, divide, fbeta, fbeta_array, fbeta_key, ratio, shared_length)
+    from .ner_core import (COLUMNS, MODES, OUTCOME_CODES, OUTCOME_TABLE, OUTCOMES, SCENARIO_CREDIT, ZERO_DIVISION,
+                           divide, fbeta_array, fbeta_key, ratio, shared_length)
+    from .ner_core import CREDIT, SCENARIOS, fbeta  # noqa: F401  (re-exported: the scores' vocabulary)
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import (COLUMNS, CREDIT, MODES, OUTCOME_CODES, OUTCOME_TABLE, OUTCOMES, SCENARIO_CREDIT,
-                          SCENARIOS, ZERO_DIVISION, divide, fbeta, fbeta_array, fbeta_key, ratio, shared_length)
+    from ner_core import (COLUMNS, MODES, OUTCOME_CODES, OUTCOME_TABLE, OUTCOMES, SCENARIO_CREDIT, ZERO_DIVISION,
+                          divide, fbeta_array, fbeta_key, ratio, shared_length)
+    from ner_core import CREDIT, SCENARIOS, fbeta  # noqa: F401  (re-exported: the scores' vocabulary)
 
 class Matching(NamedTuple):
     """Matched pairs (indices into the gold and predicted SpanArrays, sorted by gold then

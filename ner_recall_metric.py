@@ -1,32 +1,36 @@
 """ner_recall_metric: entity-level NER scores in one pass.
 
 seqeval-compatible precision / recall / F1, the four MUC / SemEval-2013 modes with per-type
-tables, and a stratum-weighted recall with a confidence interval.
-The counting lives in plain modules beside this file (``ner_decoding``, ``ner_matching``);
-this class validates options, calls them and formats the result.
+tables, more scorings (token, overlap, HAREM, confusion), bootstrap intervals, a paired test
+of two systems and a stratum-weighted recall. The metric class is a thin wrapper: options and
+the family table live in ``ner_pipeline``, every count and score in the ``ner_*`` modules beside
+this file, and the patches to evaluate's cache and distributed runs in their own section.
 """
 
 import os
-import re
 import uuid
-from typing import NamedTuple
 
 import datasets
 import evaluate
-import numpy as np
 import pyarrow as pa
 from datasets.utils.py_utils import temp_seed
 
+# evaluate copies exactly the siblings imported here, one top-level line each and no comment on
+# the line (it would be read as a file to fetch); some are imported for that alone
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
-from .ner_core import divide, fbeta, fbeta_key
-from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode, decoding_reports, encode, tags_to_spans
-from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind, check_label_names, input_codes
-from .ner_matching import MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion, count, gold_outcomes, match, muc_scores, prf_table, seqeval_scores
-from .ner_scorings import DEFAULT_SCORES, capped_credits, check_scoring_options, error_listing, harem_alignment, harem_counts, overlap_counts, overlap_hits, select_and_relabel, token_counts
-from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order, place_strings, placement_report
-from .ner_stratified import CI_METHODS, check_stratified_options, strata_counts, stratified_recall
+from .ner_core import MODES
+from .ner_decoding import SCHEMES, tags_to_spans
+from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
+from .ner_matching import match
+from .ner_pipeline import CONFIG_OPTIONS
+from .ner_pipeline import ALL_OPTIONS, SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
+from .ner_pipeline import is_default, score_spans, score_system, score_tags, tag_corpus
+from .ner_scorings import DEFAULT_SCORES
+from .ner_spans import check_entity_types, place_strings, placement_report
+from .ner_stratified import CI_METHODS
 from .ner_trainer import make_compute_metrics
-from .ner_uncertainty import align_types, check_comparison_options, check_same_layout, check_uncertainty_options, comparison_results, document_units, families_of, interval_results, paired, unit_stats
+from .ner_uncertainty import align_types, check_comparison_options, check_same_layout, comparison_results
+from .ner_uncertainty import document_units, families_of, paired
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -182,214 +186,6 @@ Examples:
     (0.0, 0.375)
 """
 
-#: top-level result keys an entity type may not take
-RESERVED_KEYS = frozenset(
-    ["muc", "stratified_recall", "token", "overlap", "harem", "confusion", "errors", "decoding"]
-    + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
-    + ["overall_accuracy"]
-)
-MODE_OPTIONS = (None, "strict")
-
-#: every option of ``compute`` with its default, by the family that checks it
-TAG_OPTIONS = {"scheme": None, "mode": None, "suffix": False, "label_names": None}
-SCORING_OPTIONS = {"zero_division": 0, "beta": 1.0, "scores": DEFAULT_SCORES, "types": None, "label_map": None,
-                   "overlap_threshold": None, "errors": False}
-#: bootstrap intervals; confidence_level and seed serve the stratified recall too
-INTERVAL_OPTIONS = {"ci_resamples": 0, "confidence_level": 0.95, "seed": 0, "document_ids": None}
-STRATIFIED_OPTIONS = {"subgroup_weights": None, "ci_method": "wilson", "recall_mode": "strict", "n_bootstrap": 10_000}
-SPAN_OPTIONS = {"texts": None}
-ALL_OPTIONS = {**TAG_OPTIONS, **SCORING_OPTIONS, **INTERVAL_OPTIONS, **STRATIFIED_OPTIONS, **SPAN_OPTIONS}
-#: the options of each config
-CONFIG_OPTIONS = {
-    "default": {**TAG_OPTIONS, **SCORING_OPTIONS, **INTERVAL_OPTIONS},
-    "subgroups": {**TAG_OPTIONS, **SCORING_OPTIONS, **INTERVAL_OPTIONS, **STRATIFIED_OPTIONS},
-    "spans": {**SCORING_OPTIONS, **INTERVAL_OPTIONS, **SPAN_OPTIONS},
-    "spans_subgroups": {**SCORING_OPTIONS, **INTERVAL_OPTIONS, **SPAN_OPTIONS, **STRATIFIED_OPTIONS},
-}
-#: configs whose input is entity spans, and those with a subgroups column
-SPAN_CONFIGS = ("spans", "spans_subgroups")
-SUBGROUP_CONFIGS = ("subgroups", "spans_subgroups")
-#: where an option (or input) that a config lacks is found
-OPTION_CONFIGS = {**{name: "default" for name in TAG_OPTIONS}, **{name: "spans" for name in SPAN_OPTIONS},
-                  **{name: "subgroups" for name in (*STRATIFIED_OPTIONS, "subgroups")}}
-
-
-class Options(NamedTuple):
-    """Every option of a ``compute`` call, validated."""
-
-    scheme: object
-    mode: object
-    suffix: bool
-    label_names: object
-    zero_division: float
-    beta: float
-    scoring: object
-    stratified: object
-    texts: object
-    intervals: object
-
-
-def check_options(config_name, options):
-    """Validate the ``compute`` options of a config, before any input is read: an :class:`Options`.
-
-    ``options`` maps option names to the values given; the others take their defaults.
-    Raises ``ValueError`` naming the first bad option, and any name that is not an option
-    of this config (with the config that has it).
-    """
-    defaults = CONFIG_OPTIONS.get(config_name, CONFIG_OPTIONS["default"])
-    for name, value in options.items():  # numpy's "truth value is ambiguous" would name nothing
-        if isinstance(value, (np.ndarray, complex, np.complexfloating)):
-            raise ValueError(f"{name} must be a plain value, not an array or a complex number; got {value!r}")
-    unknown = sorted(set(options) - set(defaults))
-    if unknown:
-        name = unknown[0]
-        if name in OPTION_CONFIGS:
-            raise ValueError(f"{name} needs the {OPTION_CONFIGS[name]!r} config: "
-                             f"evaluate.load(path, {OPTION_CONFIGS[name]!r})")
-        raise ValueError(f"unknown compute option {name!r}; options: {sorted(defaults)}")
-    o = {**ALL_OPTIONS, **options}
-    _check_mode(o["mode"], o["scheme"])
-    check_suffix(o["suffix"])
-    label_names = None if o["label_names"] is None else check_label_names(o["label_names"])
-    zero = check_zero_division(o["zero_division"])
-    beta = check_beta(o["beta"])
-    scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
-    _check_types(scoring.types or (), beta)
-    intervals = check_uncertainty_options(o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"],
-                                          scoring.scores)
-    stratified = None
-    if "subgroup_weights" in defaults:
-        stratified = {name: o[name] for name in (*STRATIFIED_OPTIONS, "confidence_level", "seed")}
-        _check_stratified(stratified)
-    texts = check_texts(o["texts"])
-    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified, texts, intervals)
-
-
-def _is_default(value, default):
-    """Whether an option's value is its default (an option left alone is no error in any config)."""
-    return value is default or (type(value) is type(default) and not isinstance(value, dict) and value == default)
-
-
-def _check_mode(mode, scheme):
-    if mode not in MODE_OPTIONS:
-        raise ValueError(f"mode must be one of {list(MODE_OPTIONS)}; got {mode!r}")
-    check_scheme(scheme)
-    if mode == "strict" and scheme is None:
-        raise ValueError(f"mode='strict' needs a scheme, one of {list(SCHEMES)}")
-    if mode is None and scheme is not None:
-        raise ValueError(f"scheme={scheme!r} only applies with mode='strict' (lenient decoding has no scheme)")
-
-
-def _check_types(types, beta=1.0):
-    reserved = RESERVED_KEYS | {f"{a}_{fbeta_key(beta)}" for a in ("overall", "macro", "weighted")}
-    clash = sorted(set(types) & reserved)
-    if clash:
-        raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(reserved)}")
-
-
-def _check_stratified(options):
-    if options["recall_mode"] not in MODES:
-        raise ValueError(f"recall_mode must be one of {sorted(MODES)}; got {options['recall_mode']!r}")
-    check_stratified_options(options["subgroup_weights"], options["ci_method"], options["confidence_level"],
-                             options["n_bootstrap"], options["seed"])
-
-
-def _check_subgroups(column, name, single=False):
-    """Raise unless every example has a subgroup name (a non-empty str)."""
-    if column is None:
-        raise ValueError("the 'subgroups' config needs a subgroups column: one subgroup name per sentence")
-    if isinstance(column, (str, bytes)) and not single:
-        raise ValueError(f"{name} is {column!r}, one string; give one subgroup name per sentence (a list)")
-    for i, value in enumerate(column):
-        if not isinstance(value, str) or not value:
-            where = name if single else f"{name}[{i}]"
-            raise ValueError(f"{where} is {value!r}; every sentence needs a subgroup name (a non-empty str)")
-
-
-def score_entities(corpus, gold, pred, options, subgroups=None, units=None):
-    """Every score family that ``options`` asks for, from the decoded entities of both sides.
-
-    With ``ci_resamples``, ``"intervals"`` resample sentences, or the documents of ``document_ids``.
-    """
-    return _score_view(corpus, gold, pred, options, subgroups, units)[0]
-
-
-def _score_view(corpus, gold, pred, options, subgroups=None, units=None):
-    """The results, and the per-unit counts (with ``units``, or with intervals asked for) with their
-    type names."""
-    if units is None and options.intervals is not None:
-        units = document_units(options.intervals["document_ids"], len(corpus.lengths))
-    view = select_and_relabel(corpus, gold, pred, options.scoring)  # label_map and types, once for every score
-    _check_types(view.types, options.beta)
-    matching = match(view.gold, view.pred)
-    counts = count(view.gold, view.pred, matching, view.types, view.tokens_correct, int(corpus.lengths.sum()))
-    zero, beta, scores = options.zero_division, options.beta, options.scoring.scores
-    results = seqeval_scores(counts, zero, beta) if "seqeval" in scores else {}
-    if "muc" in scores:
-        results["muc"] = muc_scores(counts, zero, beta)
-    if "confusion" in scores:
-        results["confusion"] = confusion(counts)
-    results.update(_more_scores(view, matching, options.scoring, zero, beta))
-    if options.stratified is not None:
-        results["stratified_recall"] = _stratified_recall(view.gold, matching, subgroups, options.stratified)
-    stats = None if units is None else unit_stats(view.gold, view.pred, matching, len(view.types), *units)
-    if options.intervals is not None:
-        results["intervals"] = interval_results(stats, view.types, options.intervals, families_of(scores),
-                                                beta=options.beta, zero_division=zero)
-    return results, stats, view.types
-
-
-def score_spans(predictions, references, options, subgroups=None):
-    """Every score family from entity spans (the span configs); without tokens, no token accuracy."""
-    corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
-    if len(corpus.lengths) == 0:
-        raise ValueError("no examples: predictions and references are empty")
-    for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
-                               ("references", corpus.gold, corpus.gold_order)):
-        if has_duplicates(spans):  # named by their index in the input
-            check_duplicates(in_input_order(spans, order), name, corpus.types)
-    results = score_entities(corpus, corpus.gold, corpus.pred, options, subgroups)
-    results.pop("overall_accuracy", None)
-    return results
-
-
-def _more_scores(view, matching, options, zero_division, beta):
-    """The families beyond seqeval and MUC that ``options`` asks for, and the error listing."""
-    gold, pred, types = view.gold, view.pred, view.types
-    results, hits, alignment = {}, None, None
-    if "token" in options.scores:
-        correct, number, predicted = token_counts(gold, pred, len(types))
-        results["token"] = prf_table(correct, correct, number, predicted, types, zero_division,
-                                     hit_names=("correct", "correct"), beta=beta)
-    if "overlap" in options.scores:
-        hits = overlap_hits(gold, pred, matching, options.overlap_threshold)
-        results["overlap"] = prf_table(*overlap_counts(gold, pred, hits, len(types)), types, zero_division,
-                                       hit_names=("matched_gold", "matched_pred"), beta=beta)
-        results["overlap"]["threshold"] = options.overlap_threshold
-    if "harem" in options.scores:
-        alignment = harem_alignment(gold, pred, matching)
-        harem = harem_counts(gold, pred, alignment)
-        found, right = capped_credits(gold, pred, alignment)  # both harem["credit"] unless entities nest
-        precision = divide(right, harem["actual"], zero_division)
-        recall = divide(found, harem["possible"], zero_division)
-        results["harem"] = dict(harem, precision=precision, recall=recall)
-        results["harem"][fbeta_key(beta)] = fbeta(precision, recall, beta)
-    if options.errors:
-        results["errors"] = error_listing(view, matching, OUTCOME_TABLE, hits, alignment)
-    return results
-
-
-def _stratified_recall(gold, matching, subgroups, options):
-    """Stratum-weighted recall of the gold entities, each in its sentence's subgroup."""
-    outcome = gold_outcomes(matching, len(gold), options["recall_mode"])   # 0 correct, 1 incorrect, 2 partial, 3 missed
-    strata = strata_counts(subgroups, gold.sentence, outcome)
-    result = stratified_recall(strata, options["subgroup_weights"], ci_method=options["ci_method"],
-                               confidence_level=options["confidence_level"],
-                               n_bootstrap=options["n_bootstrap"], seed=options["seed"])
-    result["mode"] = options["recall_mode"]
-    return result
-
-
 def _read_caches(paths):
     """Every process's cache file as one Arrow-backed ``datasets.Dataset``; files of a process
     that added nothing are left out (their format may differ from the others')."""
@@ -406,33 +202,6 @@ def _read_caches(paths):
         raise ValueError(f"the processes added different kinds of input ({sorted(kinds)}): every process adds"
                          " tags, or every process class ids")
     return datasets.Dataset(datasets.table.concat_tables(kept))
-
-
-def _score_system(predictions, references, options, units, name):
-    """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
-    try:
-        corpus = tag_corpus(predictions, references, options)
-    except ValueError as error:
-        raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
-    return score_tags(corpus, options, None, units)
-
-
-def tag_corpus(predictions, references, options):
-    """Both sides' tags (lists, arrays, tensors, Arrow columns, class ids) as an encoded corpus."""
-    codes = input_codes(predictions, references, options.label_names)
-    if codes is None:
-        return encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
-    return corpus_from_codes(**codes._asdict(), suffix=options.suffix, scheme=options.scheme)
-
-
-def score_tags(corpus, options, subgroups=None, units=None):
-    """Decode both sides and score them: (results with what decoding did, per-unit counts, types)."""
-    gold = decode(corpus.references, corpus, options.scheme)
-    pred = decode(corpus.predictions, corpus, options.scheme)
-    results, stats, types = _score_view(corpus, gold, pred, options, subgroups, units)
-    results["decoding"] = decoding_reports(corpus, pred, gold, options.scheme,
-                                           places=REPORT_PLACES if options.scoring.errors else 0)
-    return results, stats, types
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -492,10 +261,10 @@ class NerRecallMetric(evaluate.Metric):
                  document_ids=None):
         given = locals()
         options = check_options(self.config_name, {name: given[name] for name, default in ALL_OPTIONS.items()
-                                                   if not _is_default(given[name], default)})
+                                                   if not is_default(given[name], default)})
         subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
         if self.config_name in SUBGROUP_CONFIGS:
-            _check_subgroups(subgroups, "subgroups")
+            check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
         if self.config_name in SPAN_CONFIGS:
@@ -552,7 +321,7 @@ class NerRecallMetric(evaluate.Metric):
             return self._compute(**dict(inputs, **sides), **options)
         batch = check_batch(inputs["predictions"], inputs["references"])
         if self.config_name == "subgroups":
-            _check_subgroups(inputs.get("subgroups"), "subgroups")
+            check_subgroups(inputs.get("subgroups"), "subgroups")
             if len(inputs["subgroups"]) != len(batch.lengths):
                 raise ValueError(f"subgroups has {len(inputs['subgroups'])} names but there are"
                                  f" {len(batch.lengths)} sentences")
@@ -582,7 +351,7 @@ class NerRecallMetric(evaluate.Metric):
         if len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
         units = document_units(document_ids, len(references))
-        systems = [_score_system(p, references, options, units, name)
+        systems = [score_system(p, references, options, units, name)
                    for name, p in (("predictions", predictions), ("predictions_b", predictions_b))]
         union = tuple(sorted(set(systems[0][2]) | set(systems[1][2])))
         stats_a, stats_b = (align_types(stats, types, union) for _, stats, types in systems)
@@ -604,7 +373,7 @@ class NerRecallMetric(evaluate.Metric):
             return self._add_entities(predictions, references, kwargs)
         batch = check_batch(predictions, references)
         if self.config_name in SUBGROUP_CONFIGS:
-            _check_subgroups(kwargs.get("subgroups"), "subgroups")
+            check_subgroups(kwargs.get("subgroups"), "subgroups")
             if len(kwargs["subgroups"]) != len(batch.lengths):
                 raise ValueError(f"subgroups has {len(kwargs['subgroups'])} names but the batch has"
                                  f" {len(batch.lengths)} sentences")
@@ -621,7 +390,7 @@ class NerRecallMetric(evaluate.Metric):
             return self._add_entities([prediction], [reference], {k: [v] for k, v in kwargs.items()}, single=True)
         batch = check_batch(prediction, reference, single=True)
         if self.config_name in SUBGROUP_CONFIGS:
-            _check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
+            check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
         self._store(batch, {k: [v] for k, v in kwargs.items()})
 
     def _store(self, batch, extra):
@@ -731,7 +500,7 @@ class NerRecallMetric(evaluate.Metric):
         sides = {name: check_entity_types(column, name[:-1] if single else name, single=single)
                  for name, column in (("predictions", predictions), ("references", references))}
         if self.config_name in SUBGROUP_CONFIGS:
-            _check_subgroups(extra.get("subgroups"), "subgroups", single=single)
+            check_subgroups(extra.get("subgroups"), "subgroups", single=single)
         return super().add_batch(**sides, **extra)
 
     def find_entities(self, texts, entities):

@@ -1,9 +1,7 @@
 """Scorings beyond MUC: token-level, Dice overlap, HAREM identification; type selection,
 label maps and error listings.
 
-Pure numpy over the whole corpus. It imports nothing from this project (``evaluate`` copies each
-module next to the metric script on its own), so it takes duck-typed arguments: span arrays
-with the fields ``start, end, type, sentence, offset`` (positions in the flat layout, one
+Pure numpy over the whole corpus, on ``ner_core.SpanArrays`` (positions in the flat layout, one
 sentinel after each sentence; spans of a side may nest and overlap) and a corpus with
 ``references, predictions, prefix, type, types, lengths``.
 
@@ -57,6 +55,11 @@ from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
+
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import divide, fbeta, fbeta_key, shared_length, union_length
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import divide, fbeta, fbeta_key, shared_length, union_length
 
 SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion")
 DEFAULT_SCORES = ("seqeval", "muc")
@@ -222,7 +225,7 @@ def overlap_hits(gold, pred, matching, threshold=DEFAULT_OVERLAP_THRESHOLD):
     """The overlapping pairs of ``matching`` of the same type whose Dice coefficient reaches
     ``threshold``, as (gold indices, predicted indices)."""
     g, p = matching.overlap_gold, matching.overlap_pred
-    common = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
+    common = shared_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
     dice = 2 * common / ((gold.end[g] - gold.start[g]) + (pred.end[p] - pred.start[p]))
     hit = (gold.type[g] == pred.type[p]) & (dice >= threshold)
     return g[hit], p[hit]
@@ -263,8 +266,8 @@ def harem_alignment(gold, pred, matching):
     keep = exact | ~(found_g[g] | found_p[p])
     g, p, exact = g[keep], p[keep], exact[keep]
     gs, ge, ps, pe = gold.start[g], gold.end[g], pred.start[p], pred.end[p]
-    common = np.minimum(ge, pe) - np.maximum(gs, ps)
-    distinct = np.maximum(ge, pe) - np.minimum(gs, ps)  # overlapping spans: their union is one run
+    common = shared_length(gs, ge, ps, pe)
+    distinct = union_length(gs, ge, ps, pe)  # overlapping spans: their union is one run
     credit = np.where(exact, 1.0, 0.5 * common / np.maximum(distinct, 1))
     outcome = np.where(exact, 0, np.where((pe - ps) > (ge - gs), 1, 2))
     return HaremAlignment(g, p, credit, outcome.astype(np.int8))
@@ -280,6 +283,19 @@ def harem_counts(gold, pred, alignment):
     table.update(missed=int(len(gold) - len(_used(alignment.gold, len(gold)))),
                  spurious=int(len(pred) - len(_used(alignment.pred, len(pred)))),
                  possible=len(gold), actual=len(pred), credit=float(exact_credit(gold, pred, alignment)))
+    return table
+
+
+def harem_scores(gold, pred, alignment, zero_division=0.0, beta=1.0):
+    """The HAREM family: :func:`harem_counts`, then precision over the predicted entities and
+    recall over the gold ones from the capped credits (:func:`capped_credits`; both equal
+    ``credit`` unless entities nest), and F-beta."""
+    table = harem_counts(gold, pred, alignment)
+    found, right = capped_credits(gold, pred, alignment)
+    precision = divide(right, table["actual"], zero_division)
+    recall = divide(found, table["possible"], zero_division)
+    table.update(precision=precision, recall=recall)
+    table[fbeta_key(beta)] = fbeta(precision, recall, beta)
     return table
 
 
@@ -303,8 +319,8 @@ def _excess(idx, n, gold, pred, alignment):
     for entity in np.flatnonzero(rough > 1 - 1e-9).tolist():
         pairs = np.flatnonzero(idx == entity)
         g, p = alignment.gold[pairs], alignment.pred[pairs]
-        common = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
-        distinct = np.maximum(gold.end[g], pred.end[p]) - np.minimum(gold.start[g], pred.start[p])
+        common = shared_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
+        distinct = union_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
         earned = sum((Fraction(1) if o == 0 else Fraction(int(c), 2 * int(d))
                       for o, c, d in zip(alignment.outcome[pairs].tolist(), common.tolist(), distinct.tolist())),
                      Fraction(0))
@@ -328,8 +344,8 @@ def exact_credit(gold, pred, alignment):
     g, p = alignment.gold, alignment.pred
     partial = alignment.outcome != 0
     g, p = g[partial], p[partial]
-    common = np.minimum(gold.end[g], pred.end[p]) - np.maximum(gold.start[g], pred.start[p])
-    distinct = np.maximum(gold.end[g], pred.end[p]) - np.minimum(gold.start[g], pred.start[p])
+    common = shared_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
+    distinct = union_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
     order = np.argsort(distinct, kind="stable")
     common, distinct = common[order].astype(np.int64), distinct[order]
     starts = np.flatnonzero(np.append(True, distinct[1:] != distinct[:-1])) if len(distinct) else np.arange(0)

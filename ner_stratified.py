@@ -95,9 +95,9 @@ import numpy as np
 from scipy import stats
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_core import OUTCOME_CODES, SIZE_KEYS, is_int
+    from .ner_core import OUTCOME_CODES, SIZE_KEYS, check_confidence_level, check_seed, is_int
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import OUTCOME_CODES, SIZE_KEYS, is_int
+    from ner_core import OUTCOME_CODES, SIZE_KEYS, check_confidence_level, check_seed, is_int
 
 CI_METHODS = ("bootstrap", "korn_graubard", "stratified_wald", "weighted_wald", "wilson")
 #: pseudo-items of credit 1 and of credit 0 per stratum in the variance of the default interval
@@ -252,12 +252,10 @@ def check_interval_options(ci_method, confidence_level, n_bootstrap, seed):
     """Validate the interval options of :func:`stratified_recall`; raise ``ValueError`` naming the bad one."""
     if not (isinstance(ci_method, str) and ci_method in CI_METHODS):
         raise ValueError(f"ci_method must be one of {list(CI_METHODS)}; got {ci_method!r}")
-    if not (_is_real(confidence_level) and 0 < confidence_level < 1):
-        raise ValueError(f"confidence_level must be in (0, 1); got {confidence_level!r}")
+    check_confidence_level(confidence_level)
     if not (is_int(n_bootstrap) and 0 < n_bootstrap < MAX_COUNT):
         raise ValueError(f"n_bootstrap must be a positive int; got {n_bootstrap!r}")
-    if not (seed is None or (is_int(seed) and seed >= 0)):
-        raise ValueError(f"seed must be a non-negative int or None; got {seed!r}")
+    check_seed(seed)
 
 
 def _check_name(name, where):

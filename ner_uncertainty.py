@@ -29,7 +29,6 @@ bootstrap's narrowness on few units. P-values are two-sided,
 (True, [1.0, 1.0])
 """
 
-import numbers
 from statistics import NormalDist
 from typing import NamedTuple
 
@@ -37,10 +36,10 @@ import numpy as np
 from scipy.stats import t as student_t
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_core import COLUMNS, is_int
+    from .ner_core import COLUMNS, check_confidence_level, check_seed, is_int
     from .ner_matching import count_rows, derive, present_types
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import COLUMNS, is_int
+    from ner_core import COLUMNS, check_confidence_level, check_seed, is_int
     from ner_matching import count_rows, derive, present_types
 
 FAMILIES = ("seqeval", "muc")
@@ -57,21 +56,6 @@ def check_resamples(value, name="ci_resamples", minimum=0):
     if not (is_int(value) and value >= minimum):
         kind = "non-negative" if minimum == 0 else f">= {minimum}"
         raise ValueError(f"{name} must be a {kind} int; got {value!r}")
-    return int(value)
-
-
-def check_confidence_level(value):
-    if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1):
-        raise ValueError(f"confidence_level must be in (0, 1); got {value!r}")
-    return float(value)
-
-
-def check_seed(value):
-    """A non-negative int, or None (fresh entropy: not reproducible)."""
-    if value is None:
-        return None
-    if not (is_int(value) and value >= 0):
-        raise ValueError(f"seed must be a non-negative int or None; got {value!r}")
     return int(value)
 
 

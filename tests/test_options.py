@@ -72,3 +72,49 @@ def test_a_string_is_not_a_subgroups_column():
         stratified.add_batch(predictions=[["O"], ["O"]], references=[["O"], ["O"]], subgroups="ab")
     with pytest.raises(ValueError, match=re.escape("subgroups is 'ab', one string")):
         stratified.compute(predictions=[["O"], ["O"]], references=[["O"], ["O"]], subgroups="ab")
+
+
+# the one rule: an option set to a value other than its default that would change nothing is an error
+NO_EFFECT = [
+    # (config, options, the option named, what it needs)
+    ("default", {"confidence_level": 0.9}, "confidence_level=0.9", "ci_resamples > 0"),
+    ("spans", {"confidence_level": 0.9}, "confidence_level=0.9", "ci_resamples > 0"),
+    ("default", {"seed": 3}, "seed=3", "ci_resamples > 0"),
+    ("default", {"seed": None}, "seed=None", "ci_resamples > 0"),
+    ("subgroups", {"seed": 3}, "seed=3", "'bootstrap' ci_method"),
+    ("subgroups", {"n_bootstrap": 500}, "n_bootstrap=500", "ci_method='bootstrap'"),
+    ("subgroups", {"n_bootstrap": 500, "ci_method": "wilson"}, "n_bootstrap=500", "ci_method='bootstrap'"),
+    ("default", {"document_ids": ["a"]}, "document_ids", "ci_resamples > 0"),
+    ("default", {"overlap_threshold": 0.5}, "overlap_threshold", "'overlap' in scores"),
+]
+
+
+@pytest.mark.parametrize("config, options, name, needs", NO_EFFECT, ids=[f"{c}-{n}" for c, _, n, _ in NO_EFFECT])
+def test_an_option_that_changes_nothing_is_an_error(wrapper, config, options, name, needs):
+    with pytest.raises(ValueError, match=re.escape(name) + ".*" + re.escape(needs)):
+        wrapper.check_options(config, options)
+
+
+EFFECT = [
+    ("default", {"confidence_level": 0.9, "ci_resamples": 10}),
+    ("default", {"seed": 3, "ci_resamples": 10, "document_ids": ["a"]}),
+    ("subgroups", {"confidence_level": 0.9}),
+    ("subgroups", {"seed": 3, "n_bootstrap": 500, "ci_method": "bootstrap"}),
+    ("default", {"overlap_threshold": 0.5, "scores": ["overlap"]}),
+    ("default", {"seed": 0}),  # a default value given explicitly
+]
+
+
+@pytest.mark.parametrize("config, options", EFFECT)
+def test_an_option_with_what_it_needs_is_accepted(wrapper, config, options):
+    wrapper.check_options(config, options)
+
+
+def test_every_option_of_compute_is_declared_once_with_its_default(wrapper, metric):
+    import inspect
+
+    signature = inspect.signature(type(metric)._compute).parameters
+    declared = wrapper.CONFIG_OPTIONS["default"] | wrapper.CONFIG_OPTIONS["spans_subgroups"]
+    options = {name: p.default for name, p in signature.items() if name not in ("self", "predictions",
+                                                                                   "references", "subgroups")}
+    assert options == {name: declared[name] for name in options} and set(options) == set(declared)

@@ -163,15 +163,6 @@ def test_only_the_families_asked_for(metric, scores, keys):
     assert set(metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=scores)) == keys | {"decoding"}
 
 
-def test_the_module_stands_alone():
-    with open(S.__file__, encoding="utf-8") as f:
-        tree = ast.parse(f.read())
-    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert all(isinstance(n, ast.Import) or n.level == 0 for n in ast.walk(tree) if isinstance(n, ast.ImportFrom))
-    assert imported <= {"fractions", "numpy", "numbers", "typing"}
-
-
 # ---------------------------------------------------------------------------- selection, label maps
 
 

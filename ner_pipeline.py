@@ -1,0 +1,420 @@
+"""The scoring pipeline behind ``compute``: options declared once, a table of score families.
+
+Options. :data:`OPTIONS` declares every option of ``compute`` once: its default, the configs
+that have it, and what it needs to change anything. One rule holds for every option and
+config: an option given a value other than its default that would change nothing (an
+``overlap_threshold`` without the "overlap" family, ``seed`` without anything random) is a
+``ValueError`` naming what it needs. :func:`check_options` applies the table, then each
+family's own checker, before any input is read.
+
+Families. :data:`FAMILIES` holds one row per score family: its name (as in ``scores``), the
+function that counts from the :class:`View` and the one that derives the results from those
+counts. A view is the corpus after relabelling and selection with its one matching; what
+several families share (count rows, pair table, overlap hits, HAREM alignment) is counted
+once, when first asked. A new family is one row and its two functions.
+
+>>> import ner_decoding as D
+>>> options = check_options("default", {"scores": ["seqeval", "muc", "harem"]})
+>>> corpus = D.encode([["B-PER", "I-PER", "O"]], [["B-PER", "O", "O"]])
+>>> results = score_tags(corpus, options)[0]
+>>> results["overall_f1"], results["muc"]["partial"]["partial"], results["harem"]["credit"]
+(0.0, 1, 0.25)
+>>> check_options("default", {"seed": 3})
+Traceback (most recent call last):
+...
+ValueError: seed=3 changes nothing here: it needs ci_resamples > 0 (or the stratified recall's 'bootstrap' ci_method)
+"""
+
+import re
+from functools import cached_property
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import fbeta_key
+    from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode
+    from .ner_decoding import decoding_reports, encode
+    from .ner_inputs import check_label_names, input_codes
+    from .ner_matching import (MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion,
+                               count, count_rows, derive, gold_outcomes, match, muc_results, prf_table,
+                               seqeval_results)
+    from .ner_scorings import (DEFAULT_SCORES, SCORES, check_scoring_options, error_listing, harem_alignment,
+                               harem_scores, overlap_counts, overlap_hits, select_and_relabel, token_counts)
+    from .ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
+    from .ner_stratified import check_stratified_options, strata_counts, stratified_recall
+    from .ner_uncertainty import check_uncertainty_options, document_units, families_of, interval_results
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import fbeta_key
+    from ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode
+    from ner_decoding import decoding_reports, encode
+    from ner_inputs import check_label_names, input_codes
+    from ner_matching import (MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion,
+                              count, count_rows, derive, gold_outcomes, match, muc_results, prf_table,
+                              seqeval_results)
+    from ner_scorings import (DEFAULT_SCORES, SCORES, check_scoring_options, error_listing, harem_alignment,
+                              harem_scores, overlap_counts, overlap_hits, select_and_relabel, token_counts)
+    from ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
+    from ner_stratified import check_stratified_options, strata_counts, stratified_recall
+    from ner_uncertainty import check_uncertainty_options, document_units, families_of, interval_results
+
+# ---------------------------------------------------------------------------- options, declared once
+
+CONFIGS = ("default", "subgroups", "spans", "spans_subgroups")
+#: configs whose input is entity spans, and those with a subgroups column
+SPAN_CONFIGS = ("spans", "spans_subgroups")
+SUBGROUP_CONFIGS = ("subgroups", "spans_subgroups")
+TAG_CONFIGS = ("default", "subgroups")
+MODE_OPTIONS = (None, "strict")
+
+
+def _always(given, config):
+    return True
+
+
+def _with_overlap(given, config):
+    return "overlap" in given.get("scores", DEFAULT_SCORES)
+
+
+def _with_intervals(given, config):
+    return given.get("ci_resamples", 0) != 0
+
+
+def _with_level(given, config):
+    return _with_intervals(given, config) or config in SUBGROUP_CONFIGS
+
+
+def _with_randomness(given, config):
+    return _with_intervals(given, config) or given.get("ci_method") == "bootstrap"
+
+
+def _with_bootstrap(given, config):
+    return given.get("ci_method") == "bootstrap"
+
+
+class Option(NamedTuple):
+    """One option of ``compute``: its default, the configs that have it, and when it changes
+    anything (``needs(given options, config)``, with the words of the error when it does not)."""
+
+    default: object
+    configs: tuple
+    needs: Callable = _always
+    need_words: str = ""
+
+
+#: every option of ``compute``, in the order of its signature
+OPTIONS = {
+    "scheme": Option(None, TAG_CONFIGS),
+    "mode": Option(None, TAG_CONFIGS),
+    "suffix": Option(False, TAG_CONFIGS),
+    "label_names": Option(None, TAG_CONFIGS),
+    "zero_division": Option(0, CONFIGS),
+    "beta": Option(1.0, CONFIGS),
+    "scores": Option(DEFAULT_SCORES, CONFIGS),
+    "types": Option(None, CONFIGS),
+    "label_map": Option(None, CONFIGS),
+    "overlap_threshold": Option(None, CONFIGS, _with_overlap, "'overlap' in scores"),
+    "errors": Option(False, CONFIGS),
+    "subgroup_weights": Option(None, SUBGROUP_CONFIGS),
+    "ci_method": Option("wilson", SUBGROUP_CONFIGS),
+    "confidence_level": Option(0.95, CONFIGS, _with_level, "ci_resamples > 0 (or a subgroups config)"),
+    "recall_mode": Option("strict", SUBGROUP_CONFIGS),
+    "n_bootstrap": Option(10_000, SUBGROUP_CONFIGS, _with_bootstrap, "ci_method='bootstrap'"),
+    "seed": Option(0, CONFIGS, _with_randomness,
+                   "ci_resamples > 0 (or the stratified recall's 'bootstrap' ci_method)"),
+    "texts": Option(None, SPAN_CONFIGS),
+    "ci_resamples": Option(0, CONFIGS),
+    "document_ids": Option(None, CONFIGS, _with_intervals, "ci_resamples > 0"),
+}
+ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
+#: the options of each config, with their defaults
+CONFIG_OPTIONS = {config: {name: o.default for name, o in OPTIONS.items() if config in o.configs}
+                  for config in CONFIGS}
+#: the config to name when an option (or input) is missing from another
+OPTION_CONFIGS = {name: o.configs[0] for name, o in OPTIONS.items() if o.configs != CONFIGS}
+OPTION_CONFIGS["subgroups"] = "subgroups"
+
+#: top-level result keys an entity type may not take
+RESERVED_KEYS = frozenset(
+    ["muc", "stratified_recall", "token", "overlap", "harem", "confusion", "errors", "decoding", "intervals"]
+    + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
+    + ["overall_accuracy"]
+)
+
+
+class Options(NamedTuple):
+    """Every option of a ``compute`` call, validated."""
+
+    scheme: object
+    mode: object
+    suffix: bool
+    label_names: object
+    zero_division: float
+    beta: float
+    scoring: object
+    stratified: object
+    texts: object
+    intervals: object
+
+
+def is_default(value, default):
+    """Whether an option's value is its default (an option left alone is no error in any config)."""
+    return value is default or (type(value) is type(default) and not isinstance(value, dict) and value == default)
+
+
+def check_options(config_name, options):
+    """Validate the ``compute`` options of a config, before any input is read: an :class:`Options`.
+
+    ``options`` maps option names to the values given; the others take their defaults.
+    Raises ``ValueError`` naming the first bad option, any name that is not an option of this
+    config (with the config that has it), and any option that would change nothing.
+    """
+    config = config_name if config_name in CONFIGS else "default"
+    for name, value in options.items():  # numpy's "truth value is ambiguous" would name nothing
+        if isinstance(value, (np.ndarray, complex, np.complexfloating)) and name != "document_ids":
+            raise ValueError(f"{name} must be a plain value, not an array or a complex number; got {value!r}")
+    unknown = sorted(set(options) - set(CONFIG_OPTIONS[config]))
+    if unknown:
+        name = unknown[0]
+        if name in OPTION_CONFIGS:
+            raise ValueError(f"{name} needs the {OPTION_CONFIGS[name]!r} config: "
+                             f"evaluate.load(path, {OPTION_CONFIGS[name]!r})")
+        raise ValueError(f"unknown compute option {name!r}; options: {sorted(CONFIG_OPTIONS[config])}")
+    o = {**ALL_OPTIONS, **options}
+    _check_mode(o["mode"], o["scheme"])
+    check_suffix(o["suffix"])
+    label_names = None if o["label_names"] is None else check_label_names(o["label_names"])
+    zero, beta = check_zero_division(o["zero_division"]), check_beta(o["beta"])
+    scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
+    check_types(scoring.types or (), beta)
+    intervals = check_uncertainty_options(o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"],
+                                          scoring.scores)
+    stratified = None
+    if config in SUBGROUP_CONFIGS:
+        stratified = {name: o[name] for name in ("subgroup_weights", "ci_method", "recall_mode", "n_bootstrap",
+                                                 "confidence_level", "seed")}
+        _check_stratified(stratified)
+    _check_needs(config, options)
+    texts = check_texts(o["texts"])
+    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified, texts, intervals)
+
+
+def _check_needs(config, options):
+    """The one rule: an option set to another value than its default must change something."""
+    for name, value in options.items():
+        option = OPTIONS[name]
+        if not is_default(value, option.default) and not option.needs(options, config):
+            raise ValueError(f"{name}={value!r} changes nothing here: it needs {option.need_words}")
+
+
+def _check_mode(mode, scheme):
+    if mode not in MODE_OPTIONS:
+        raise ValueError(f"mode must be one of {list(MODE_OPTIONS)}; got {mode!r}")
+    check_scheme(scheme)
+    if mode == "strict" and scheme is None:
+        raise ValueError(f"mode='strict' needs a scheme, one of {list(SCHEMES)}")
+    if mode is None and scheme is not None:
+        raise ValueError(f"scheme={scheme!r} only applies with mode='strict' (lenient decoding has no scheme)")
+
+
+def check_types(types, beta=1.0):
+    """Raise if an entity type would collide with a top-level result key."""
+    reserved = RESERVED_KEYS | {f"{a}_{fbeta_key(beta)}" for a in ("overall", "macro", "weighted")}
+    clash = sorted(set(types) & reserved)
+    if clash:
+        raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(reserved)}")
+
+
+def _check_stratified(options):
+    if options["recall_mode"] not in MODES:
+        raise ValueError(f"recall_mode must be one of {sorted(MODES)}; got {options['recall_mode']!r}")
+    check_stratified_options(options["subgroup_weights"], options["ci_method"], options["confidence_level"],
+                             options["n_bootstrap"], options["seed"])
+
+
+def check_subgroups(column, name, single=False):
+    """Raise unless every example has a subgroup name (a non-empty str)."""
+    if column is None:
+        raise ValueError("the 'subgroups' config needs a subgroups column: one subgroup name per sentence")
+    if isinstance(column, (str, bytes)) and not single:
+        raise ValueError(f"{name} is {column!r}, one string; give one subgroup name per sentence (a list)")
+    for i, value in enumerate(column):
+        if not isinstance(value, str) or not value:
+            where = name if single else f"{name}[{i}]"
+            raise ValueError(f"{where} is {value!r}; every sentence needs a subgroup name (a non-empty str)")
+
+
+# ---------------------------------------------------------------------------- the view and the families
+
+
+class View:
+    """The corpus as every family sees it: both sides after ``label_map`` and ``types``, their
+    one matching, and the counts several families share, each made once when first asked."""
+
+    def __init__(self, corpus, gold, pred, options):
+        self.options = options
+        self.selection = select_and_relabel(corpus, gold, pred, options.scoring)
+        check_types(self.selection.types, options.beta)
+        self.gold, self.pred, self.types = self.selection.gold, self.selection.pred, self.selection.types
+        self.tokens = int(corpus.lengths.sum())
+        self.matching = match(self.gold, self.pred)
+
+    @cached_property
+    def row(self):
+        """The corpus's count row (``ner_core.COLUMNS``): seqeval, MUC and their intervals."""
+        return count_rows(self.gold, self.pred, self.matching, len(self.types))
+
+    @cached_property
+    def derived(self):
+        families = families_of(self.options.scoring.scores)
+        return derive(self.row, self.types, families, self.options.zero_division, self.options.beta)
+
+    @cached_property
+    def hits(self):
+        return overlap_hits(self.gold, self.pred, self.matching, self.options.scoring.overlap_threshold)
+
+    @cached_property
+    def alignment(self):
+        return harem_alignment(self.gold, self.pred, self.matching)
+
+
+def _seqeval(view):
+    o = view.options
+    return seqeval_results(view.row, view.types, view.derived, view.selection.tokens_correct, view.tokens,
+                           o.zero_division, o.beta)
+
+
+def _muc(view):
+    return muc_results(view.row, view.types, view.derived, view.options.beta)
+
+
+def _confusion(view):
+    return confusion(count(view.gold, view.pred, view.matching, view.types, 0, 0))
+
+
+def _token(view):
+    correct, number, predicted = token_counts(view.gold, view.pred, len(view.types))
+    return prf_table(correct, correct, number, predicted, view.types, view.options.zero_division,
+                     hit_names=("correct", "correct"), beta=view.options.beta)
+
+
+def _overlap(view):
+    counts = overlap_counts(view.gold, view.pred, view.hits, len(view.types))
+    table = prf_table(*counts, view.types, view.options.zero_division, hit_names=("matched_gold", "matched_pred"),
+                      beta=view.options.beta)
+    table["threshold"] = view.options.scoring.overlap_threshold
+    return table
+
+
+def _harem(view):
+    return harem_scores(view.gold, view.pred, view.alignment, view.options.zero_division, view.options.beta)
+
+
+class Family(NamedTuple):
+    """A score family: where its results go (None: the top level, as seqeval's keys) and the
+    function from the view to them."""
+
+    key: object
+    results: Callable
+
+
+#: every score family, in the order of the results
+FAMILIES = {
+    "seqeval": Family(None, _seqeval),
+    "muc": Family("muc", _muc),
+    "confusion": Family("confusion", _confusion),
+    "token": Family("token", _token),
+    "overlap": Family("overlap", _overlap),
+    "harem": Family("harem", _harem),
+}
+assert set(FAMILIES) == set(SCORES), "every family in ner_scorings.SCORES has a row"
+
+
+def run_families(view):
+    """The results of every family the options ask for, then the error listing."""
+    results = {}
+    for name, family in FAMILIES.items():
+        if name in view.options.scoring.scores:
+            out = family.results(view)
+            if family.key is None:
+                results.update(out)
+            else:
+                results[family.key] = out
+    if view.options.scoring.errors:
+        scores = view.options.scoring.scores
+        results["errors"] = error_listing(view.selection, view.matching, OUTCOME_TABLE,
+                                          view.hits if "overlap" in scores else None,
+                                          view.alignment if "harem" in scores else None)
+    return results
+
+
+# ---------------------------------------------------------------------------- the pipeline
+
+
+def score_view(corpus, gold, pred, options, subgroups=None, units=None):
+    """The results of the decoded entities of both sides, and the per-unit count rows (with
+    ``units``, or with intervals asked for) with their type names."""
+    if units is None and options.intervals is not None:
+        units = document_units(options.intervals["document_ids"], len(corpus.lengths))
+    view = View(corpus, gold, pred, options)
+    results = run_families(view)
+    if options.stratified is not None:
+        results["stratified_recall"] = _stratified_recall(view, subgroups, options.stratified)
+    stats = None if units is None else count_rows(view.gold, view.pred, view.matching, len(view.types), *units)
+    if options.intervals is not None:
+        results["intervals"] = interval_results(stats, view.types, options.intervals,
+                                                families_of(options.scoring.scores), beta=options.beta,
+                                                zero_division=options.zero_division)
+    return results, stats, view.types
+
+
+def _stratified_recall(view, subgroups, options):
+    """Stratum-weighted recall of the gold entities, each in its sentence's subgroup."""
+    outcome = gold_outcomes(view.matching, len(view.gold), options["recall_mode"])
+    strata = strata_counts(subgroups, view.gold.sentence, outcome)
+    result = stratified_recall(strata, options["subgroup_weights"], ci_method=options["ci_method"],
+                               confidence_level=options["confidence_level"],
+                               n_bootstrap=options["n_bootstrap"], seed=options["seed"])
+    result["mode"] = options["recall_mode"]
+    return result
+
+
+def tag_corpus(predictions, references, options):
+    """Both sides' tags (lists, arrays, tensors, Arrow columns, class ids) as an encoded corpus."""
+    codes = input_codes(predictions, references, options.label_names)
+    if codes is None:
+        return encode(predictions, references, suffix=options.suffix, scheme=options.scheme)
+    return corpus_from_codes(**codes._asdict(), suffix=options.suffix, scheme=options.scheme)
+
+
+def score_tags(corpus, options, subgroups=None, units=None):
+    """Decode both sides and score them: (results with what decoding did, per-unit counts, types)."""
+    gold = decode(corpus.references, corpus, options.scheme)
+    pred = decode(corpus.predictions, corpus, options.scheme)
+    results, stats, types = score_view(corpus, gold, pred, options, subgroups, units)
+    results["decoding"] = decoding_reports(corpus, pred, gold, options.scheme,
+                                           places=REPORT_PLACES if options.scoring.errors else 0)
+    return results, stats, types
+
+
+def score_spans(predictions, references, options, subgroups=None):
+    """Every score family from entity spans (the span configs); without tokens, no token accuracy."""
+    corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
+    if len(corpus.lengths) == 0:
+        raise ValueError("no examples: predictions and references are empty")
+    for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
+                               ("references", corpus.gold, corpus.gold_order)):
+        if has_duplicates(spans):  # named by their index in the input
+            check_duplicates(in_input_order(spans, order), name, corpus.types)
+    results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups)[0]
+    results.pop("overall_accuracy", None)
+    return results
+
+
+def score_system(predictions, references, options, units, name):
+    """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
+    try:
+        corpus = tag_corpus(predictions, references, options)
+    except ValueError as error:
+        raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
+    return score_tags(corpus, options, None, units)
