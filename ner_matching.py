@@ -563,23 +563,24 @@ def averages(scores, number, predicted, zero_division):
 
 
 def derive(rows, types, families=("seqeval", "muc"), zero_division=0.0, beta=1.0, present=None, undefined=False):
-    """Every seqeval and MUC score of each count row: ``{name: array over rows}``.
+    """Every seqeval and MUC score of each count row, as arrays over the rows.
 
     The point estimate is a batch of one row; bootstrap resamples and permutations are a batch
-    of many. ``present``: the types of seqeval's per-type scores (default: those with a gold or
-    predicted entity in the first row). Names are those of ``results["intervals"]``
-    (``overall_f1``, ``PER_recall``, ``muc_strict_LOC_precision``) and, for the results
-    formatters, the counts (``muc_strict_correct``, ``muc_strict_PER_possible``, ...).
+    of many. Returns ``{"seqeval": {"overall", "macro", "weighted"``: 3 x rows (precision,
+    recall, F), ``"per_type"``: 3 x rows x present types, ``"present"``: their indices``},
+    "muc": {mode: {"overall": 3 x rows, "per_type": 3 x rows x types}}}`` for the families
+    asked for. ``present``: the types of seqeval's per-type scores (default: those with a gold
+    or predicted entity in the first row). :func:`flat_scores` names them.
     """
     rows = np.atleast_2d(rows)
     k = len(types)
     gold, pred, missed, spurious = sides(rows, k)
-    present = present_types(rows[:1], k) if present is None else present
+    present = present_types(rows[:1], k) if present is None else tuple(present)
     out = {}
     if "seqeval" in families:
-        out.update(_seqeval(gold, pred, missed, spurious, types, present, zero_division, beta, undefined))
+        out["seqeval"] = _seqeval(gold, pred, missed, spurious, present, zero_division, beta, undefined)
     if "muc" in families:
-        out.update(_muc(gold, pred, missed, spurious, types, zero_division, beta, undefined))
+        out["muc"] = _muc(gold, pred, missed, spurious, zero_division, beta, undefined)
     return out
 
 
@@ -590,37 +591,49 @@ def present_types(rows, n_types):
     return tuple(np.flatnonzero(seen > 0).tolist())
 
 
-def _seqeval(gold, pred, missed, spurious, types, present, zero_division, beta, undefined):
+def _seqeval(gold, pred, missed, spurious, present, zero_division, beta, undefined):
     tp = gold[:, 0]  # exact span and same type
     number, predicted = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
-    keys = ("precision", "recall", "f1")
-    out = {}
     overall = prf(tp.sum(1), tp.sum(1), number.sum(1), predicted.sum(1), zero_division, beta, undefined)
-    out.update(zip((f"overall_{key}" for key in keys), overall))
-    present = list(present)
-    per = prf(tp[:, present], tp[:, present], number[:, present], predicted[:, present], zero_division, beta)
-    macro, weighted = averages(per, number[:, present], predicted.sum(1), zero_division)
-    for j, key in enumerate(keys):
-        out.update({f"macro_{key}": macro[j], f"weighted_{key}": weighted[j]})
+    at = list(present)
+    per = prf(tp[:, at], tp[:, at], number[:, at], predicted[:, at], zero_division, beta)
+    macro, weighted = averages(per, number[:, at], predicted.sum(1), zero_division)
     if undefined:  # per type, a 0/0 is undefined; the averages above follow zero_division
-        per = prf(tp[:, present], tp[:, present], number[:, present], predicted[:, present], zero_division, beta, True)
-    for j, i in enumerate(present):
-        out.update({f"{types[i]}_{key}": per[m][:, j] for m, key in enumerate(keys)})
-    return out
+        per = prf(tp[:, at], tp[:, at], number[:, at], predicted[:, at], zero_division, beta, True)
+    return {"overall": np.stack(overall), "macro": macro, "weighted": weighted, "per_type": np.stack(per),
+            "present": present, "number": number}
 
 
-def _muc(gold, pred, missed, spurious, types, zero_division, beta, undefined):
+def _muc(gold, pred, missed, spurious, zero_division, beta, undefined):
     out = {}
     possible, actual = gold.sum(axis=1) + missed, pred.sum(axis=1) + spurious
     for mode in MODES:
         credit = np.array(SCENARIO_CREDIT[mode])
         hit_gold, hit_pred = credit @ gold, credit @ pred  # rows x types
-        scores = prf(hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), zero_division, beta, undefined)
-        out.update(zip((f"muc_{mode}_{key}" for key in ("precision", "recall", "f1")), scores))
+        overall = prf(hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), zero_division, beta, undefined)
         per = prf(hit_gold, hit_pred, possible, actual, zero_division, beta, undefined)
-        for i, name in enumerate(types):
-            out.update({f"muc_{mode}_{name}_{key}": s[:, i] for key, s in zip(("precision", "recall", "f1"), per)})
+        out[mode] = {"overall": np.stack(overall), "per_type": np.stack(per)}
     return out
+
+
+def flat_scores(derived, types):
+    """The scores of :func:`derive` under the names of ``results["intervals"]`` (``overall_f1``,
+    ``macro_recall``, ``PER_precision``, ``muc_strict_f1``, ``muc_partial_LOC_recall``):
+    (names, rows x names array)."""
+    keys = ("precision", "recall", "f1")
+    names, columns = [], []
+    if "seqeval" in derived:
+        s = derived["seqeval"]
+        names += [f"overall_{key}" for key in keys] + [f"{avg}_{key}" for key in keys for avg in ("macro", "weighted")]
+        columns += [s["overall"], np.stack([s[avg][j] for j in range(3) for avg in ("macro", "weighted")])]
+        names += [f"{types[i]}_{key}" for i in s["present"] for key in keys]
+        columns.append(s["per_type"].transpose(2, 0, 1).reshape(-1, s["per_type"].shape[1]))
+    for mode, m in derived.get("muc", {}).items():
+        names += [f"muc_{mode}_{key}" for key in keys] + [f"muc_{mode}_{t}_{key}" for t in types for key in keys]
+        columns += [m["overall"], m["per_type"].transpose(2, 0, 1).reshape(-1, m["per_type"].shape[1])]
+    n_rows = len(columns[0][0]) if columns else 0
+    values = np.concatenate(columns).T if columns else np.zeros((n_rows, 0))
+    return names, values
 
 
 # ---------------------------------------------------------------------------- results: one formatter
@@ -638,7 +651,7 @@ def _muc_table(recall_side, precision_side, missed, spurious, scores, fkey):
     table = {o: recall_side[o] for o in OUTCOMES}
     table.update(missed=int(missed), spurious=int(spurious), possible=sum(recall_side.values()) + int(missed),
                  actual=sum(precision_side.values()) + int(spurious))
-    table.update(zip(("precision", "recall", fkey), (float(s) for s in scores)))
+    table.update(zip(("precision", "recall", fkey), scores))
     return table
 
 
@@ -647,18 +660,18 @@ def muc_results(row, types, derived, beta=1.0):
     k = len(types)
     gold, pred, missed, spurious = (a[0] for a in sides(row, k))
     gold, pred = gold.astype(np.int64), pred.astype(np.int64)
-    fkey, keys = fbeta_key(beta), ("precision", "recall", "f1")
+    fkey = fbeta_key(beta)
     per_type = list(zip(types, gold.T.tolist(), pred.T.tolist(), missed.astype(np.int64).tolist(),
                         spurious.astype(np.int64).tolist()))
+    overall = gold.sum(axis=1).tolist()
     results = {}
     for mode in MODES:
-        overall = gold.sum(axis=1).tolist()
-        scores = [derived[f"muc_{mode}_{key}"][0] for key in keys]
+        scores = derived["muc"][mode]
         table = _muc_table(_by_outcome(mode, overall), _by_outcome(mode, overall), missed.sum(), spurious.sum(),
-                           scores, fkey)
-        columns = [derived[f"muc_{mode}_{name}_{key}"][0] for name in types for key in keys]
+                           scores["overall"][:, 0].tolist(), fkey)
+        columns = scores["per_type"][:, 0].T.tolist()  # types x 3
         table["per_type"] = {
-            name: _muc_table(_by_outcome(mode, g), _by_outcome(mode, p), m, s, columns[3 * i:3 * i + 3], fkey)
+            name: _muc_table(_by_outcome(mode, g), _by_outcome(mode, p), m, s, columns[i], fkey)
             for i, (name, g, p, m, s) in enumerate(per_type)
         }
         results[mode] = table
@@ -668,18 +681,16 @@ def muc_results(row, types, derived, beta=1.0):
 def seqeval_results(row, types, derived, tokens_correct, tokens, zero_division=0.0, beta=1.0):
     """The seqeval family (per type, micro, macro, weighted, accuracy) from one count row's
     :func:`derive` values."""
-    keys, fkey = ("precision", "recall", "f1"), fbeta_key(beta)
-    gold, _, missed, _ = sides(row, len(types))
-    number = (gold.sum(axis=1) + missed)[0]
+    names = ("precision", "recall", fbeta_key(beta))
+    s = derived["seqeval"]
+    number = s["number"][0].astype(np.int64).tolist()
     results = {}
-    for i in present_types(row, len(types)):
-        name = types[i]
-        results[name] = {new: float(derived[f"{name}_{key}"][0]) for new, key in zip(("precision", "recall", fkey), keys)}
-        results[name]["number"] = int(number[i])
-    results.update({f"overall_{new}": float(derived[f"overall_{key}"][0]) for new, key in zip(keys[:2] + (fkey,), keys)})
+    for i, scores in zip(s["present"], s["per_type"][:, 0].T.tolist()):
+        results[types[i]] = {**dict(zip(names, scores)), "number": number[i]}
+    results.update({f"overall_{name}": v for name, v in zip(names, s["overall"][:, 0].tolist())})
     results["overall_accuracy"] = divide(tokens_correct, tokens, zero_division)
     for avg in ("macro", "weighted"):
-        results.update({f"{avg}_{new}": float(derived[f"{avg}_{key}"][0]) for new, key in zip(keys[:2] + (fkey,), keys)})
+        results.update({f"{avg}_{name}": v for name, v in zip(names, s[avg][:, 0].tolist())})
     return results
 
 

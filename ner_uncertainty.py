@@ -37,10 +37,10 @@ from scipy.stats import t as student_t
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import COLUMNS, check_confidence_level, check_seed, is_int
-    from .ner_matching import count_rows, derive, present_types
+    from .ner_matching import count_rows, derive, flat_scores, present_types
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import COLUMNS, check_confidence_level, check_seed, is_int
-    from ner_matching import count_rows, derive, present_types
+    from ner_matching import count_rows, derive, flat_scores, present_types
 
 FAMILIES = ("seqeval", "muc")
 METHODS = ("percentile", "expanded", "bca", "expanded_bca")
@@ -175,9 +175,7 @@ def score_table(totals, types, families=FAMILIES, beta=1.0, zero_division=0.0, p
     except the macro and weighted averages, which follow ``zero_division`` as seqeval does.
     """
     totals = np.atleast_2d(totals)
-    out = derive(totals, types, families, float(zero_division), beta, present, undefined)
-    names = list(out)
-    return names, np.stack([out[n] for n in names], axis=1) if names else np.zeros((len(totals), 0))
+    return flat_scores(derive(totals, types, families, float(zero_division), beta, present, undefined), types)
 
 
 # ---------------------------------------------------------------------------- resampling
