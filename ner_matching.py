@@ -9,20 +9,16 @@ the most shared tokens, then the leftmost pairs: on flat spans by a heaviest-cha
 time linear after sorting, elsewhere by a maximum-weight assignment (``docs/matching.md``).
 It depends on positions only, never on the order in which spans or sentences are listed.
 
-Scenarios (SemEval-2013, as in Batista's write-up) of a matched pair, and the outcome table:
+Each matched pair is in one of ``ner_core.SCENARIOS``; ``ner_core.OUTCOME_TABLE`` maps it to
+an outcome per mode. An unmatched gold span is ``missed`` and an unmatched predicted one
+``spurious`` in every mode.
 
-==========================  ========  =========  =========  =========
-scenario                    strict    exact      partial    type
-==========================  ========  =========  =========  =========
-exact span, same type       correct   correct    correct    correct
-exact span, other type      incorrect correct    correct    incorrect
-overlap, same type          incorrect incorrect  partial    correct
-overlap, other type         incorrect incorrect  partial    incorrect
-==========================  ========  =========  =========  =========
-
-An unmatched gold span is ``missed`` and an unmatched predicted one ``spurious`` in every
-mode. The state is :class:`Counts`: per scenario a (gold type x predicted type) matrix, the
-missed and spurious counts per type, and the token counts for accuracy.
+State and scores. The state is a count row per corpus or per unit (:func:`count_rows`, the
+blocks of ``ner_core.COLUMNS``): per type, the matched gold spans of each scenario, the
+predicted spans of the other-type scenarios, the missed and the spurious ones. Every seqeval
+and MUC score derives from summed rows in one place, :func:`derive`, vectorised over a batch
+of rows: the point estimate is a batch of one, bootstrap resamples and permutations a batch of
+many. :class:`Counts` adds the pair table (gold type x predicted type) of the confusion family.
 
 >>> import ner_decoding as D
 >>> corpus = D.encode([["B-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O"]])
