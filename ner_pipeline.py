@@ -40,7 +40,8 @@ if __package__:  # inside the package evaluate.load builds
                                count, count_rows, derive, gold_outcomes, match, muc_results, prf_table,
                                seqeval_results)
     from .ner_scorings import (DEFAULT_SCORES, SCORES, check_scoring_options, error_listing, harem_alignment,
-                               harem_scores, overlap_counts, overlap_hits, select_and_relabel, token_counts)
+                               harem_scores, overlap_counts, overlap_hits, select_and_relabel, token_counts,
+                               tokens_correct_by_sentence)
     from .ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
     from .ner_stratified import check_stratified_options, strata_counts, stratified_recall
     from .ner_uncertainty import check_uncertainty_options, document_units, families_of, interval_results
@@ -53,7 +54,8 @@ else:  # imported from the repo root: tests, ner_report, app
                               count, count_rows, derive, gold_outcomes, match, muc_results, prf_table,
                               seqeval_results)
     from ner_scorings import (DEFAULT_SCORES, SCORES, check_scoring_options, error_listing, harem_alignment,
-                              harem_scores, overlap_counts, overlap_hits, select_and_relabel, token_counts)
+                              harem_scores, overlap_counts, overlap_hits, select_and_relabel, token_counts,
+                              tokens_correct_by_sentence)
     from ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
     from ner_stratified import check_stratified_options, strata_counts, stratified_recall
     from ner_uncertainty import check_uncertainty_options, document_units, families_of, interval_results
@@ -125,6 +127,7 @@ OPTIONS = {
     "texts": Option(None, SPAN_CONFIGS),
     "ci_resamples": Option(0, CONFIGS),
     "document_ids": Option(None, CONFIGS, _with_intervals, "ci_resamples > 0"),
+    "slices": Option(None, CONFIGS),
 }
 ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
 #: the options of each config, with their defaults
@@ -136,7 +139,8 @@ OPTION_CONFIGS["subgroups"] = "subgroups"
 
 #: top-level result keys an entity type may not take
 RESERVED_KEYS = frozenset(
-    ["muc", "stratified_recall", "token", "overlap", "harem", "confusion", "errors", "decoding", "intervals"]
+    ["muc", "stratified_recall", "token", "overlap", "harem", "confusion", "errors", "decoding", "intervals",
+     "slices"]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
 )
@@ -155,6 +159,7 @@ class Options(NamedTuple):
     stratified: object
     texts: object
     intervals: object
+    slices: object
 
 
 def is_default(value, default):
@@ -171,7 +176,7 @@ def check_options(config_name, options):
     """
     config = config_name if config_name in CONFIGS else "default"
     for name, value in options.items():  # numpy's "truth value is ambiguous" would name nothing
-        if isinstance(value, (np.ndarray, complex, np.complexfloating)) and name != "document_ids":
+        if isinstance(value, (np.ndarray, complex, np.complexfloating)) and name not in ("document_ids", "slices"):
             raise ValueError(f"{name} must be a plain value, not an array or a complex number; got {value!r}")
     unknown = sorted(set(options) - set(CONFIG_OPTIONS[config]))
     if unknown:
@@ -196,7 +201,8 @@ def check_options(config_name, options):
         _check_stratified(stratified)
     _check_needs(config, options)
     texts = check_texts(o["texts"])
-    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified, texts, intervals)
+    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified, texts, intervals,
+                   check_slices(o["slices"]))
 
 
 def _check_needs(config, options):
@@ -248,16 +254,14 @@ def check_subgroups(column, name, single=False):
 
 
 class View:
-    """The corpus as every family sees it: both sides after ``label_map`` and ``types``, their
-    one matching, and the counts several families share, each made once when first asked."""
+    """The corpus as every family sees it: both sides after ``label_map`` and ``types`` (a
+    ``Selection``), their one matching, and the counts several families share, each made once
+    when first asked. :func:`build_view` makes it from a corpus; :func:`slice_view` keeps some
+    of its sentences, with the same matching."""
 
-    def __init__(self, corpus, gold, pred, options):
-        self.options = options
-        self.selection = select_and_relabel(corpus, gold, pred, options.scoring)
-        check_types(self.selection.types, options.beta)
-        self.gold, self.pred, self.types = self.selection.gold, self.selection.pred, self.selection.types
-        self.tokens = int(corpus.lengths.sum())
-        self.matching = match(self.gold, self.pred)
+    def __init__(self, options, selection, matching, tokens):
+        self.options, self.selection, self.matching, self.tokens = options, selection, matching, tokens
+        self.gold, self.pred, self.types = selection.gold, selection.pred, selection.types
 
     @cached_property
     def row(self):
@@ -276,6 +280,13 @@ class View:
     @cached_property
     def alignment(self):
         return harem_alignment(self.gold, self.pred, self.matching)
+
+
+def build_view(corpus, gold, pred, options):
+    """The :class:`View` of a decoded corpus: relabelled, selected and matched once."""
+    selection = select_and_relabel(corpus, gold, pred, options.scoring)
+    check_types(selection.types, options.beta)
+    return View(options, selection, match(selection.gold, selection.pred), int(corpus.lengths.sum()))
 
 
 def _seqeval(view):
@@ -348,6 +359,127 @@ def run_families(view):
     return results
 
 
+# ---------------------------------------------------------------------------- slices
+
+#: the key of a slices option given as one list
+SLICE_KEY = "slice"
+
+
+def check_slices(slices):
+    """The ``slices`` option, its values unchecked against the corpus: None, or ``{key: list}``
+    (a list given alone is ``{"slice": list}``). Every value is a str, int or bool, never None."""
+    if slices is None:
+        return None
+    named = slices if isinstance(slices, dict) else {SLICE_KEY: slices}
+    if not named:
+        raise ValueError("slices is an empty dict; give {key: one value per sentence}, a list, or None")
+    out = {}
+    for key, column in named.items():
+        where = "slices" if not isinstance(slices, dict) else f"slices[{key!r}]"
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"slices keys must be non-empty str; got {key!r}")
+        if isinstance(column, (str, bytes, dict, set, frozenset)) or not hasattr(column, "__len__"):
+            raise ValueError(f"{where} must be a list with one value per sentence; got {type(column).__name__}")
+        values = column.tolist() if isinstance(column, np.ndarray) else list(column)
+        for i, value in enumerate(values):
+            if not isinstance(value, (str, int, np.integer, bool)) or value is None:
+                raise ValueError(f"{where}[{i}] is {value!r}; a slice value is a str or an int")
+        out[key] = values
+    return out
+
+
+def _slice_codes(values, where, n_sentences):
+    """The sorted distinct values of one slice key and each sentence's index into them."""
+    if len(values) != n_sentences:
+        raise ValueError(f"{where} has {len(values)} values but there are {n_sentences} sentences; give one per"
+                         " sentence")
+    distinct = sorted(set(values), key=lambda v: (type(v).__name__, v))
+    index = {v: i for i, v in enumerate(distinct)}
+    return distinct, np.fromiter((index[v] for v in values), dtype=np.intp, count=len(values))
+
+
+def slice_view(view, keep, tokens, tokens_correct):
+    """The :class:`View` of the sentences where ``keep`` holds: the same matching, restricted."""
+    gold_keep, pred_keep = keep[view.gold.sentence], keep[view.pred.sentence]
+    gold_at, pred_at = np.cumsum(gold_keep) - 1, np.cumsum(pred_keep) - 1
+    m = view.matching
+    pair, overlap = gold_keep[m.gold], gold_keep[m.overlap_gold]
+    matching = type(m)(gold_at[m.gold[pair]], pred_at[m.pred[pair]], m.scenario[pair],
+                       gold_at[m.overlap_gold[overlap]], pred_at[m.overlap_pred[overlap]])
+    selection = view.selection._replace(gold=_take(view.gold, gold_keep), pred=_take(view.pred, pred_keep),
+                                        tokens_correct=int(tokens_correct))
+    return View(view.options, selection, matching, int(tokens))
+
+
+def _take(spans, mask):
+    return type(spans)(*(field[mask] for field in spans))
+
+
+def headline(results, beta):
+    """(name, value) of the score the worst slice is chosen by: seqeval's overall F, else the
+    strict MUC F, else the first family's F; None for a family without one."""
+    fkey = fbeta_key(beta)
+    if f"overall_{fkey}" in results:
+        return f"overall_{fkey}", results[f"overall_{fkey}"]
+    if "muc" in results:
+        return f"muc_strict_{fkey}", results["muc"]["strict"][fkey]
+    for family in ("token", "overlap", "harem"):
+        if family in results:
+            return f"{family}_{fkey}", results[family][fkey]
+    return None
+
+
+def slice_results(view, slices, lengths, tokens_correct, units, whole):
+    """``results["slices"]``: per key, per value the families' results on its sentences (and
+    their intervals), and the worst slice by the headline F with its gap to the whole."""
+    n = len(lengths)
+    lengths = np.asarray(lengths)
+    out = {}
+    for key, values in slices.items():
+        where = "slices" if key == SLICE_KEY and len(slices) == 1 else f"slices[{key!r}]"
+        distinct, code = _slice_codes(values, where, n)
+        table = {}
+        for i, value in enumerate(distinct):
+            keep = code == i
+            sub = slice_view(view, keep, lengths[keep].sum(), tokens_correct[keep].sum())
+            results = {"sentences": int(keep.sum()), **run_families(sub)}
+            results.pop("errors", None)
+            if view.options.intervals is not None:
+                results["intervals"] = _intervals(sub, _slice_rows(sub, keep, units))
+            table[value] = results
+        out[key] = {"values": table, "worst": _worst(table, whole, view.options.beta)}
+    return out
+
+
+def _slice_rows(sub, keep, units):
+    """Per unit of the slice (its sentences, or their documents), the count row."""
+    unit, _ = units
+    local = np.full(len(unit), -1, dtype=np.intp)
+    _, local[keep] = np.unique(unit[keep], return_inverse=True)
+    return count_rows(sub.gold, sub.pred, sub.matching, len(sub.types), local, int(local.max()) + 1)
+
+
+def _worst(table, whole, beta):
+    """The slice with the lowest headline F among those with an entity on either side."""
+    total = headline(whole, beta)
+    if total is None:
+        return None
+    name, best = None, None
+    for value, results in table.items():
+        if results.get("muc", {}).get("strict", {}).get("possible", 1) == 0 and not _predicted(results):
+            continue
+        score = headline(results, beta)[1]
+        if best is None or score < best[1]:
+            name, best = value, (value, score)
+    if best is None:
+        return None
+    return {"value": name, "score": total[0], "slice": best[1], "whole": total[1], "gap": total[1] - best[1]}
+
+
+def _predicted(results):
+    return results.get("muc", {}).get("strict", {}).get("actual", 1) > 0
+
+
 # ---------------------------------------------------------------------------- the pipeline
 
 
@@ -356,16 +488,23 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     ``units``, or with intervals asked for) with their type names."""
     if units is None and options.intervals is not None:
         units = document_units(options.intervals["document_ids"], len(corpus.lengths))
-    view = View(corpus, gold, pred, options)
+    view = build_view(corpus, gold, pred, options)
     results = run_families(view)
     if options.stratified is not None:
         results["stratified_recall"] = _stratified_recall(view, subgroups, options.stratified)
     stats = None if units is None else count_rows(view.gold, view.pred, view.matching, len(view.types), *units)
     if options.intervals is not None:
-        results["intervals"] = interval_results(stats, view.types, options.intervals,
-                                                families_of(options.scoring.scores), beta=options.beta,
-                                                zero_division=options.zero_division)
+        results["intervals"] = _intervals(view, stats)
+    if options.slices is not None:
+        by_sentence = tokens_correct_by_sentence(corpus, gold, pred, options.scoring)
+        results["slices"] = slice_results(view, options.slices, corpus.lengths, by_sentence, units, results)
     return results, stats, view.types
+
+
+def _intervals(view, stats):
+    o = view.options
+    return interval_results(stats, view.types, o.intervals, families_of(o.scoring.scores), beta=o.beta,
+                            zero_division=o.zero_division)
 
 
 def _stratified_recall(view, subgroups, options):
@@ -407,7 +546,8 @@ def score_spans(predictions, references, options, subgroups=None):
         if has_duplicates(spans):  # named by their index in the input
             check_duplicates(in_input_order(spans, order), name, corpus.types)
     results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups)[0]
-    results.pop("overall_accuracy", None)
+    for table in [results] + [t for key in results.get("slices", {}).values() for t in key["values"].values()]:
+        table.pop("overall_accuracy", None)
     return results
 
 

@@ -258,7 +258,8 @@ class NerRecallMetric(evaluate.Metric):
                  seed=0,
                  texts=None,
                  ci_resamples=0,
-                 document_ids=None):
+                 document_ids=None,
+                 slices=None):
         given = locals()
         options = check_options(self.config_name, {name: given[name] for name, default in ALL_OPTIONS.items()
                                                    if not is_default(given[name], default)})

@@ -173,26 +173,53 @@ def select_and_relabel(corpus, gold, pred, options):
     """
     label_map, keep = options.label_map or {}, options.types
     if not label_map and keep is None:
-        correct = int(np.count_nonzero(corpus.references == corpus.predictions)) - len(corpus.lengths)
-        return Selection(gold, pred, tuple(corpus.types), correct)
-    types = _type_space(corpus.types, gold, pred, keep, label_map)
+        return Selection(gold, pred, tuple(corpus.types), _real_tokens(corpus, corpus.references == corpus.predictions))
+    types, gold_index, pred_index = _relabelling(corpus, gold, pred, options)
+    new_gold = _keep(gold, gold_index[gold.type] >= 0, gold_index[gold.type])
+    new_pred = _keep(pred, pred_index[pred.type] >= 0, pred_index[pred.type])
+    return Selection(new_gold, new_pred, types, _real_tokens(corpus, _same_tags(corpus, gold_index, pred_index,
+                                                                                  len(types))))
+
+
+def _relabelling(corpus, gold, pred, options):
+    """The selected type names and, per type code of the corpus (and -1 for ``O``), the new code
+    of a gold and of a predicted type (-1: dropped)."""
+    label_map = options.label_map or {}
+    types = _type_space(corpus.types, gold, pred, options.types, label_map)
     index = {name: i for i, name in enumerate(types)}
     gold_index = np.array([index.get(t, -1) for t in corpus.types] + [-1], dtype=np.int64)
     pred_index = np.array([index.get(label_map.get(t, t), -1) for t in corpus.types] + [-1], dtype=np.int64)
-    new_gold = _keep(gold, gold_index[gold.type] >= 0, gold_index[gold.type])
-    new_pred = _keep(pred, pred_index[pred.type] >= 0, pred_index[pred.type])
-    return Selection(new_gold, new_pred, types, _tokens_correct(corpus, gold_index, pred_index, len(types)))
+    return types, gold_index, pred_index
 
 
-def _tokens_correct(corpus, gold_index, pred_index, n_types):
-    """Real tokens whose (prefix, relabelled type) agree; unselected types count as ``O``."""
+def _same_tags(corpus, gold_index, pred_index, n_types):
+    """Per flat position, whether the (prefix, relabelled type) of both sides agree; unselected
+    types count as ``O``."""
     def keys(index):
         new_type = index[corpus.type]  # the type code -1 (tag O) hits the trailing -1
         prefix = np.where(new_type >= 0, corpus.prefix.astype(np.int64), 0)
         return prefix * (n_types + 1) + new_type + 1
 
-    same = keys(gold_index)[corpus.references] == keys(pred_index)[corpus.predictions]
-    return int(np.count_nonzero(same)) - len(corpus.lengths)  # sentinels are O on both sides
+    return keys(gold_index)[corpus.references] == keys(pred_index)[corpus.predictions]
+
+
+def _real_tokens(corpus, same, by_sentence=False):
+    """Agreeing real tokens (the sentinels are ``O`` on both sides), in all or per sentence."""
+    if not by_sentence:
+        return int(np.count_nonzero(same)) - len(corpus.lengths)
+    sentence = np.repeat(np.arange(len(corpus.lengths)), np.asarray(corpus.lengths) + 1)
+    return np.bincount(sentence, weights=same, minlength=len(corpus.lengths)).astype(np.int64) - 1
+
+
+def tokens_correct_by_sentence(corpus, gold, pred, options):
+    """Per sentence, the tokens whose tags agree after ``label_map`` and ``types`` (as the token
+    accuracy counts them); zeros for a corpus without tokens."""
+    if not np.asarray(corpus.lengths).any():
+        return np.zeros(len(corpus.lengths), dtype=np.int64)
+    if not options.label_map and options.types is None:
+        return _real_tokens(corpus, corpus.references == corpus.predictions, by_sentence=True)
+    types, gold_index, pred_index = _relabelling(corpus, gold, pred, options)
+    return _real_tokens(corpus, _same_tags(corpus, gold_index, pred_index, len(types)), by_sentence=True)
 
 
 # ---------------------------------------------------------------------------- families

@@ -1,0 +1,132 @@
+"""Every family by slice: per-slice results equal the metric on those sentences alone, their counts
+add up to the whole, the worst slice and its gap, and errors that name the key and the place."""
+
+import random
+import re
+
+import pytest
+
+from conftest import METRIC_PATH
+from test_parity import random_corpus
+
+ALL = ["seqeval", "muc", "token", "overlap", "harem", "confusion"]
+GENRES = ("news", "web", "fiction")
+
+
+@pytest.fixture(scope="module")
+def spans_metric():
+    import evaluate
+
+    return evaluate.load(METRIC_PATH, "spans")
+
+
+def genres(n, seed=0):
+    rng = random.Random(seed)
+    return [rng.choice(GENRES) for _ in range(n)]
+
+
+def counts(results):
+    """Every count of every family, as a flat dict (the scores are not additive)."""
+    out = {}
+    for mode, table in results["muc"].items():
+        out.update({f"muc.{mode}.{k}": v for k, v in table.items() if isinstance(v, int)})
+        for t, row in table["per_type"].items():
+            out.update({f"muc.{mode}.{t}.{k}": v for k, v in row.items() if isinstance(v, int)})
+    for family in ("token", "overlap", "harem"):
+        out.update({f"{family}.{k}": v for k, v in results[family].items() if isinstance(v, int)})
+    for side, table in results["confusion"].items():
+        for gold, row in table.items():
+            if isinstance(row, int):
+                out[f"confusion.{side}.{gold}"] = row
+            else:
+                out.update({f"confusion.{side}.{gold}.{p}": n for p, n in row.items()})
+    out.update({f"seqeval.{t}": v["number"] for t, v in results.items() if isinstance(v, dict) and "number" in v})
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_slice_counts_add_up_to_the_whole_in_every_family(metric, seed):
+    references, predictions = random_corpus(seed, 300, prefixes="OOOBIES")
+    slices = {"genre": genres(len(references), seed), "parity": [i % 2 for i in range(len(references))]}
+    results = metric.compute(predictions=predictions, references=references, scores=ALL, slices=slices)
+    whole = counts(results)
+    for key in slices:
+        parts = [counts(r) for r in results["slices"][key]["values"].values()]
+        summed = {name: sum(p.get(name, 0) for p in parts) for name in set().union(*parts) | set(whole)}
+        assert summed == {name: whole.get(name, 0) for name in summed}, key
+        assert sum(r["sentences"] for r in results["slices"][key]["values"].values()) == len(references)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_slice_scores_as_its_sentences_alone(metric, seed):
+    references, predictions = random_corpus(seed, 200, prefixes="OOOBIES")
+    slices = genres(len(references), seed)
+    results = metric.compute(predictions=predictions, references=references, scores=ALL, slices=slices)
+    for genre in GENRES:
+        at = [i for i, g in enumerate(slices) if g == genre]
+        alone = metric.compute(predictions=[predictions[i] for i in at], references=[references[i] for i in at],
+                               scores=ALL)
+        part = results["slices"]["slice"]["values"][genre]
+        for key, value in alone.items():
+            if key in ("decoding", "muc", "confusion"):
+                continue
+            if isinstance(value, dict) and "per_type" in value:
+                assert {k: v for k, v in part[key].items() if k != "per_type"} == \
+                       {k: v for k, v in value.items() if k != "per_type"}, key
+            else:
+                assert part[key] == value, (genre, key)
+        for mode, table in alone["muc"].items():
+            assert {k: v for k, v in part["muc"][mode].items() if k != "per_type"} == \
+                   {k: v for k, v in table.items() if k != "per_type"}
+            for t, row in table["per_type"].items():
+                assert part["muc"][mode]["per_type"][t] == row
+        assert part["confusion"] == alone["confusion"]
+
+
+def test_the_worst_slice_and_its_gap_by_hand(metric):
+    references = [["B-PER", "O"], ["B-LOC", "O"], ["B-ORG", "O"], ["O", "O"]]
+    predictions = [["B-PER", "O"], ["O", "O"], ["B-ORG", "O"], ["O", "O"]]
+    results = metric.compute(predictions=predictions, references=references, slices=["a", "b", "a", "c"])
+    worst = results["slices"]["slice"]["worst"]
+    # a: 2 of 2 found (F 1); b: 0 of 1 (F 0); c: nothing on either side (left out)
+    assert worst == {"value": "b", "score": "overall_f1", "slice": 0.0, "whole": 0.8, "gap": 0.8}
+    assert results["slices"]["slice"]["values"]["c"]["overall_f1"] == 0.0
+
+
+def test_slices_in_the_span_config_and_with_intervals(spans_metric):
+    gold = [[{"label": "PER", "start": 0, "end": 2}], [{"label": "LOC", "start": 1, "end": 3}]] * 10
+    pred = [[{"label": "PER", "start": 0, "end": 2}], [{"label": "LOC", "start": 1, "end": 2}]] * 10
+    results = spans_metric.compute(predictions=pred, references=gold, slices={"n": [0, 1] * 10}, ci_resamples=50)
+    values = results["slices"]["n"]["values"]
+    assert values[0]["overall_f1"] == 1.0 and values[1]["overall_f1"] == 0.0
+    assert values[0]["intervals"]["overall_f1"] == [1.0, 1.0]
+    assert values[1]["muc"]["partial"]["recall"] == 0.5
+    assert "overall_accuracy" not in values[0]
+
+
+def test_slices_do_not_depend_on_the_order_of_sentences(metric):
+    references, predictions = random_corpus(7, 150, prefixes="OOOBI")
+    slices = genres(len(references), 7)
+    order = list(range(len(references)))
+    random.Random(1).shuffle(order)
+    first = metric.compute(predictions=predictions, references=references, slices=slices)["slices"]
+    again = metric.compute(predictions=[predictions[i] for i in order], references=[references[i] for i in order],
+                           slices=[slices[i] for i in order])["slices"]
+    assert first == again
+
+
+BAD = [
+    ({"genre": ["a"]}, "slices['genre'] has 1 values but there are 2 sentences"),
+    (["a", None], "slices[1] is None; a slice value is a str or an int"),
+    ({"genre": ["a", 1.5]}, "slices['genre'][1] is 1.5"),
+    ({}, "slices is an empty dict"),
+    ({"": ["a", "b"]}, "slices keys must be non-empty str"),
+    ("ab", "slices must be a list with one value per sentence; got str"),
+]
+
+
+@pytest.mark.parametrize("slices, message", BAD, ids=[m[:30] for _, m in BAD])
+def test_bad_slices_name_the_key_and_the_place(metric, slices, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        metric.compute(predictions=[["O"], ["B-PER"]], references=[["O"], ["B-PER"]], slices=slices)
+    assert metric.compute(predictions=[["B-PER"]], references=[["B-PER"]])["overall_f1"] == 1.0
