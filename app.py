@@ -732,13 +732,13 @@ def score_uploads(gold, pred, pred_b=None, decoding=next(iter(DECODINGS)), suffi
         raise ValueError("a second predictions file needs the first one")
     scheme, mode = DECODINGS[decoding]
     options = dict(scheme=scheme, mode=mode, suffix=bool(suffix), ci_resamples=int(resamples or 0))
-    inputs = ner_files.read_pair(gold, pred, suffix=bool(suffix))
-    state = {"inputs": inputs, "options": options, "results": ner_report.score(inputs, **options),
-             "names": [Path(p).name for p in (gold, pred or gold, pred_b) if p]}
+    inputs = ner_files.read_pair(gold, pred)
+    state = {"inputs": inputs, "options": options, "names": [Path(p).name for p in (gold, pred or gold, pred_b) if p]}
     if pred_b:
-        inputs_b = ner_files.read_second_predictions(inputs, pred_b, suffix=bool(suffix))
-        state["results_b"] = ner_report.score(inputs_b, **options)
-        state["comparison"] = ner_report.compare(inputs, inputs_b, **options)
+        inputs_b = ner_files.read_second_predictions(inputs, pred_b)
+        state["results"], state["results_b"], state["comparison"] = ner_report.score_two(inputs, inputs_b, **options)
+    else:
+        state["results"] = ner_report.score(inputs, **options)
     return state
 
 

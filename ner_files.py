@@ -18,9 +18,10 @@ Three layouts:
 Every reader returns :class:`Inputs`, whose ``compute_inputs()`` goes to ``metric.compute``, with
 the line of every token, so that :func:`locate` can turn the metric's ``predictions[3][1]`` into
 a file and line. Bad files raise ``ValueError`` naming file and line: ragged columns, a missing
-tag column, tags that are not tags, mixed schemes (``S-``/``E-`` of IOBES beside ``L-``/``U-``
-of BILOU, or ``B-PER`` beside ``PER-B``), sentence counts or tokens that differ between gold and
-predictions.
+tag column, sentence counts or tokens that differ between gold and predictions. Tags are the
+decoder's to judge, with the scheme and suffix the scoring uses (one grammar for the metric, the
+command line and the app): its error names ``predictions[3][1]``, and :func:`locate` adds the
+file and line.
 
 >>> import os, tempfile
 >>> folder = tempfile.mkdtemp()
@@ -43,9 +44,6 @@ from typing import NamedTuple
 
 DOCSTART = "-DOCSTART-"
 COMMENT = "#"
-#: tag prefixes (either end of the tag with suffix=True); the two families that no scheme mixes
-PREFIX_LETTERS = "BIESLU"
-SCHEME_FAMILIES = {"E": "IOBES/IOE", "S": "IOBES", "L": "BILOU", "U": "BILOU"}
 SPAN_KEYS = ("label", "start", "end")
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
@@ -120,7 +118,7 @@ def _records(path):
     return list(enumerate([line.split("\t") if "\t" in line else line.split() for line in lines], 1))
 
 
-def read_conll(path, tag_columns=(-1,), suffix=False):
+def read_conll(path, tag_columns=(-1,)):
     """:class:`Sentences` of a CoNLL file, reading the tags of ``tag_columns`` (default: the last).
 
     >>> import os, tempfile
@@ -135,10 +133,10 @@ def read_conll(path, tag_columns=(-1,), suffix=False):
     ValueError: x.conll line 2: 2 fields, but the token lines before have 3 (ragged columns)
     """
     with _no_gc():
-        return _read_conll(path, tag_columns, suffix)
+        return _read_conll(path, tag_columns)
 
 
-def _read_conll(path, tag_columns, suffix):
+def _read_conll(path, tag_columns):
     name = os.path.basename(path)
     records = _records(path)
     width = _width(path, records)
@@ -156,8 +154,6 @@ def _read_conll(path, tag_columns, suffix):
                 raise ValueError(f"{name} line {n}: {len(fields)} fields, but the token lines before have "
                                  f"{width} (ragged columns)")
             current.append((n, fields))
-    for column in sentences.columns:
-        check_tags(column, sentences.lines, name, suffix)
     return sentences
 
 
@@ -171,50 +167,6 @@ def _close(rows, sentences, tag_columns):
         sentences.lines.append([n for n, _ in rows])
         for column, index in zip(sentences.columns, tag_columns):
             column.append([fields[index] for _, fields in rows])
-
-
-def _prefix(tag, suffix):
-    """The prefix letter of a tag (its last part with ``suffix``), or None if it is not a tag."""
-    if suffix:
-        rest, _, letter = tag.rpartition("-")
-    else:
-        letter, _, rest = tag.partition("-")
-    return letter if len(letter) == 1 and letter in PREFIX_LETTERS and rest else None
-
-
-def check_tags(sentences, lines, name, suffix=False):
-    """Raise unless every tag is ``O`` or a prefixed type, of one scheme family and one style.
-
-    >>> check_tags([["B-PER", "O"], ["S-LOC", "U-ORG"]], [[1, 2], [4, 5]], "a.conll")
-    Traceback (most recent call last):
-    ValueError: a.conll line 5: tag 'U-ORG' is BILOU, but line 4 has 'S-LOC' (IOBES): mixed schemes
-    >>> check_tags([["PER-B"]], [[1]], "a.conll")
-    Traceback (most recent call last):
-    ValueError: a.conll line 1: 'PER-B' is not a tag: O, or B-, I-, E-, S-, L-, U- and a type (suffix tags
-    like PER-B need suffix=True)
-    """
-    prefixes = {tag: _prefix(tag, suffix) for tag in {t for tags in sentences for t in tags} if tag != "O"}
-    bilou = {SCHEME_FAMILIES[p] == "BILOU" for p in prefixes.values() if p in SCHEME_FAMILIES}
-    if None not in prefixes.values() and len(bilou) < 2:
-        return  # the common case, decided on the distinct tags alone; else find the first bad line
-    seen = {}  # family -> (line, tag, family) of its first tag
-    for tags, numbers in zip(sentences, lines):
-        for tag, n in zip(tags, numbers):
-            if tag == "O":
-                continue
-            parsed = _prefix(tag, suffix)
-            if parsed is None:
-                hint = " (suffix tags like PER-B need suffix=True)" if _prefix(tag, not suffix) else ""
-                raise ValueError(f"{name} line {n}: {tag!r} is not a tag: O, or B-, I-, E-, S-, L-, U- and a "
-                                 f"type{hint}")
-            family = SCHEME_FAMILIES.get(parsed)
-            if family is None or family in seen:
-                continue
-            other = next((v for k, v in seen.items() if (k == "BILOU") != (family == "BILOU")), None)
-            if other is not None:
-                raise ValueError(f"{name} line {n}: tag {tag!r} is {family}, but line {other[0]} has "
-                                 f"{other[1]!r} ({other[2]}): mixed schemes")
-            seen[family] = (n, tag, family)
 
 
 def _check_same_sentences(gold, pred, check_tokens=True):
@@ -237,26 +189,26 @@ def _check_same_sentences(gold, pred, check_tokens=True):
                          "partner")
 
 
-def read_conll_pair(gold_path, pred_path, check_tokens=True, suffix=False):
+def read_conll_pair(gold_path, pred_path, check_tokens=True):
     """:class:`Inputs` of a gold and a predicted CoNLL file (each token, tag last)."""
-    gold, pred = read_conll(gold_path, suffix=suffix), read_conll(pred_path, suffix=suffix)
+    gold, pred = read_conll(gold_path), read_conll(pred_path)
     _check_same_sentences(gold, pred, check_tokens)
     return Inputs(gold.columns[0], pred.columns[0], gold.tokens,
                   {"references": gold_path, "predictions": pred_path},
                   {"references": gold.lines, "predictions": pred.lines})
 
 
-def read_other_predictions(inputs, pred_path, check_tokens=True, suffix=False):
+def read_other_predictions(inputs, pred_path, check_tokens=True):
     """``inputs`` with the predictions of another CoNLL file, checked against the same sentences
     (the gold file is not read again)."""
-    pred = read_conll(pred_path, suffix=suffix)
+    pred = read_conll(pred_path)
     gold = Sentences(inputs.paths["references"], inputs.tokens, (inputs.references,), inputs.lines["references"])
     _check_same_sentences(gold, pred, check_tokens)
     return inputs._replace(predictions=pred.columns[0], paths={**inputs.paths, "predictions": pred_path},
                            lines={**inputs.lines, "predictions": pred.lines})
 
 
-def read_two_columns(path, suffix=False):
+def read_two_columns(path):
     """:class:`Inputs` of one file with a gold and a predicted tag column (token, ..., gold, pred).
 
     >>> import os, tempfile
@@ -265,7 +217,7 @@ def read_two_columns(path, suffix=False):
     >>> read_two_columns(path).compute_inputs()
     {'predictions': [['B-PER', 'B-LOC']], 'references': [['B-PER', 'O']]}
     """
-    sentences = read_conll(path, tag_columns=(-2, -1), suffix=suffix)
+    sentences = read_conll(path, tag_columns=(-2, -1))
     gold, pred = sentences.columns
     return Inputs(gold, pred, sentences.tokens, {"references": path, "predictions": path},
                   {"references": sentences.lines, "predictions": sentences.lines})
@@ -362,30 +314,30 @@ def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
                   {"references": gold.lines, "predictions": pred.lines})
 
 
-def read_second_predictions(inputs, pred_path, check_tokens=True, suffix=False):
+def read_second_predictions(inputs, pred_path, check_tokens=True):
     """``inputs`` (from :func:`read_pair`) with a second system's predictions file instead."""
     if is_jsonl(inputs.paths["references"]):
         return read_jsonl_pair(inputs.paths["references"], pred_path, check_tokens)
     if inputs.paths["references"] == inputs.paths["predictions"]:
         raise ValueError("a second predictions file needs a gold file of its own, not one with two tag columns")
-    return read_other_predictions(inputs, pred_path, check_tokens, suffix)
+    return read_other_predictions(inputs, pred_path, check_tokens)
 
 
 def is_jsonl(path):
     return str(path).lower().endswith(JSONL_SUFFIXES)
 
 
-def read_pair(gold_path, pred_path=None, check_tokens=True, suffix=False):
+def read_pair(gold_path, pred_path=None, check_tokens=True):
     """:class:`Inputs` of gold and predictions: two CoNLL or two JSONL files (by the name's ending:
     .jsonl, .json, .ndjson), or, without ``pred_path``, one file with two tag columns."""
     if pred_path is None:
-        return read_two_columns(gold_path, suffix)
+        return read_two_columns(gold_path)
     if is_jsonl(gold_path) != is_jsonl(pred_path):
         raise ValueError(f"{os.path.basename(gold_path)} and {os.path.basename(pred_path)}: one is JSONL, the "
                          "other CoNLL; give both in one format")
     if is_jsonl(gold_path):
         return read_jsonl_pair(gold_path, pred_path, check_tokens)
-    return read_conll_pair(gold_path, pred_path, check_tokens, suffix)
+    return read_conll_pair(gold_path, pred_path, check_tokens)
 
 
 _POSITION = re.compile(r"\b(predictions|references)\[(\d+)\](?:\[(\d+)\])?")

@@ -44,7 +44,8 @@ if __package__:  # inside the package evaluate.load builds
                                tokens_correct_by_sentence)
     from .ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
     from .ner_stratified import check_stratified_options, strata_counts, stratified_recall
-    from .ner_uncertainty import check_uncertainty_options, document_units, families_of, interval_results
+    from .ner_uncertainty import align_types, check_same_layout, check_uncertainty_options, comparison_results
+    from .ner_uncertainty import document_units, families_of, interval_results, paired
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import fbeta_key
     from ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode
@@ -58,7 +59,8 @@ else:  # imported from the repo root: tests, ner_report, app
                               tokens_correct_by_sentence)
     from ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
     from ner_stratified import check_stratified_options, strata_counts, stratified_recall
-    from ner_uncertainty import check_uncertainty_options, document_units, families_of, interval_results
+    from ner_uncertainty import align_types, check_same_layout, check_uncertainty_options, comparison_results
+    from ner_uncertainty import document_units, families_of, interval_results, paired
 
 # ---------------------------------------------------------------------------- options, declared once
 
@@ -558,3 +560,36 @@ def score_system(predictions, references, options, units, name):
     except ValueError as error:
         raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
     return score_tags(corpus, options, None, units)
+
+
+def compare_systems(predictions, predictions_b, references, options, settings, document_ids=None,
+                    system_intervals=0):
+    """Two systems on the same references, each scored once: the dict ``compare`` returns.
+
+    ``settings``: the checked comparison options (``check_comparison_options``). With
+    ``system_intervals`` each system's results also get their own ``"intervals"``, from the same
+    per-unit rows, at ``system_intervals`` resamples (the command line and the app show them
+    beside the difference; 0: none).
+    """
+    check_same_layout(predictions_b, references)
+    if len(references) == 0:
+        raise ValueError("no sentences: predictions and references are empty")
+    units = document_units(document_ids, len(references))
+    systems = [score_system(p, references, options, units, name)
+               for name, p in (("predictions", predictions), ("predictions_b", predictions_b))]
+    families = families_of(options.scoring.scores)
+    if system_intervals:
+        level = {"resamples": system_intervals, "confidence_level": settings["confidence_level"],
+                 "seed": settings["seed"]}
+        for results, stats, types in systems:
+            results["intervals"] = interval_results(stats, types, level, families, beta=options.beta,
+                                                    zero_division=options.zero_division)
+    union = tuple(sorted(set(systems[0][2]) | set(systems[1][2])))
+    stats_a, stats_b = (align_types(stats, types, union) for _, stats, types in systems)
+    out = paired(stats_a, stats_b, union, settings["permutations"], settings["resamples"],
+                 settings["confidence_level"], settings["seed"], families, beta=options.beta,
+                 zero_division=options.zero_division)
+    summary = {"unit": "sentence" if document_ids is None else "document", "units": units[1],
+               "permutations": settings["permutations"], "ci_resamples": settings["resamples"],
+               "confidence_level": settings["confidence_level"], "seed": settings["seed"]}
+    return comparison_results(out, systems[0][0], systems[1][0], summary)

@@ -24,13 +24,12 @@ from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
 from .ner_matching import match
 from .ner_pipeline import CONFIG_OPTIONS
 from .ner_pipeline import ALL_OPTIONS, SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
-from .ner_pipeline import is_default, score_spans, score_system, score_tags, tag_corpus
+from .ner_pipeline import compare_systems, is_default, score_spans, score_tags, tag_corpus
 from .ner_scorings import DEFAULT_SCORES
 from .ner_spans import check_entity_types, place_strings, placement_report
 from .ner_stratified import CI_METHODS
 from .ner_trainer import make_compute_metrics
-from .ner_uncertainty import align_types, check_comparison_options, check_same_layout, comparison_results
-from .ner_uncertainty import document_units, families_of, paired
+from .ner_uncertainty import check_comparison_options
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -348,21 +347,7 @@ class NerRecallMetric(evaluate.Metric):
         options = check_options("default", compute_options)
         settings = check_comparison_options(permutations, ci_resamples, confidence_level, seed, document_ids,
                                             options.scoring.scores)
-        check_same_layout(predictions_b, references)
-        if len(references) == 0:
-            raise ValueError("no sentences: predictions and references are empty")
-        units = document_units(document_ids, len(references))
-        systems = [score_system(p, references, options, units, name)
-                   for name, p in (("predictions", predictions), ("predictions_b", predictions_b))]
-        union = tuple(sorted(set(systems[0][2]) | set(systems[1][2])))
-        stats_a, stats_b = (align_types(stats, types, union) for _, stats, types in systems)
-        out = paired(stats_a, stats_b, union, settings["permutations"], settings["resamples"],
-                     settings["confidence_level"], settings["seed"], families_of(options.scoring.scores),
-                     beta=options.beta, zero_division=options.zero_division)
-        settings = {"unit": "sentence" if document_ids is None else "document", "units": units[1],
-                    "permutations": settings["permutations"], "ci_resamples": settings["resamples"],
-                    "confidence_level": settings["confidence_level"], "seed": settings["seed"]}
-        return comparison_results(out, systems[0][0], systems[1][0], settings)
+        return compare_systems(predictions, predictions_b, references, options, settings, document_ids)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Add a batch of sentences, validated first, so that errors name their place and a

@@ -28,6 +28,8 @@ if str(HERE) not in sys.path:  # ner_files beside this file, whatever the workin
 import ner_files  # noqa: E402
 from ner_decoding import SCHEMES  # noqa: E402
 from ner_matching import MODES  # noqa: E402
+import ner_pipeline  # noqa: E402
+from ner_uncertainty import check_comparison_options  # noqa: E402
 
 METRIC_PATH = HERE / "ner_recall_metric.py"
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
@@ -54,17 +56,15 @@ def is_spans(inputs):
         isinstance(x, dict) for example in inputs.references for x in example)
 
 
-def prepare(inputs):
-    """(metric, inputs, whether tag options apply) for reader output: spans go to the "spans" config."""
-    if is_spans(inputs):
-        return load_metric("spans"), inputs, False
-    return load_metric(), inputs, True
+def _metric(inputs):
+    """(metric, whether tag options apply) for reader output: spans go to the "spans" config."""
+    return (load_metric("spans"), False) if is_spans(inputs) else (load_metric(), True)
 
 
 def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True):
     """The metric's results on reader output, with "confusion" (and "errors" unless ``errors`` is
     False). ValueErrors name file and line."""
-    metric, inputs, tags = prepare(inputs)
+    metric, tags = _metric(inputs)
     options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
     try:
         return metric.compute(**inputs.compute_inputs(), errors=errors, ci_resamples=ci_resamples,
@@ -73,20 +73,22 @@ def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=T
         raise ValueError(ner_files.locate(str(error), inputs)) from None
 
 
-def compare(inputs, inputs_b, scheme=None, mode=None, suffix=False, ci_resamples=0):
-    """``metric.compare`` of two tag systems; None for spans (``compare`` scores tags)."""
-    metric, inputs, tags = prepare(inputs)
-    if not tags:
-        return None
-    _, inputs_b, _ = prepare(inputs_b)
-    options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
-    if ci_resamples:
-        options["ci_resamples"] = ci_resamples
+def score_two(inputs, inputs_b, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True):
+    """Two systems on one gold, each scored once: (results, results_b, comparison). Tag systems get
+    ``metric.compare``'s difference, interval and p-value (comparison None for spans); each
+    system's own intervals come from the same per-unit rows. ValueErrors name file and line."""
+    if is_spans(inputs):
+        return score(inputs, ci_resamples=ci_resamples, errors=errors), score(inputs_b, ci_resamples=ci_resamples,
+                                                                               errors=errors), None
+    options = ner_pipeline.check_options("default", dict(scheme=scheme, mode=mode, suffix=suffix, errors=errors,
+                                                         scores=["seqeval", "muc", "confusion"]))
+    settings = check_comparison_options(ci_resamples=ci_resamples or 1000, scores=options.scoring.scores)
     try:
-        return metric.compare(predictions=inputs.predictions, predictions_b=inputs_b.predictions,
-                              references=inputs.references, **options)
+        out = ner_pipeline.compare_systems(inputs.predictions, inputs_b.predictions, inputs.references, options,
+                                           settings, system_intervals=ci_resamples)
     except ValueError as error:
-        raise ValueError(ner_files.locate(str(error), inputs_b)) from None
+        raise ValueError(ner_files.locate(str(error), inputs_b if "predictions_b" in str(error) else inputs)) from None
+    return out["a"], out["b"], out
 
 
 # ---------------------------------------------------------------------------- the printed report
@@ -182,24 +184,35 @@ def parse_args(argv):
 def run(args):
     """(text, results as a JSON-ready dict) of parsed arguments; ValueError on bad input."""
     options = dict(scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix)
-    inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check, args.suffix)
-    results = score(inputs, ci_resamples=args.ci_resamples, **options)
+    inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check)
     names = [args.gold, args.predictions or args.gold]
-    payload = {"files": {"gold": args.gold, "predictions": names[1]}, "results": results}
+    payload = {"files": {"gold": args.gold, "predictions": names[1]}}
     results_b = comparison = None
     if args.predictions_b:
-        inputs_b = ner_files.read_second_predictions(inputs, args.predictions_b, not args.no_token_check, args.suffix)
-        results_b = score(inputs_b, ci_resamples=args.ci_resamples, **options)
-        comparison = compare(inputs, inputs_b, ci_resamples=args.ci_resamples, **options)
+        inputs_b = ner_files.read_second_predictions(inputs, args.predictions_b, not args.no_token_check)
+        results, results_b, comparison = score_two(inputs, inputs_b, ci_resamples=args.ci_resamples, **options)
         names.append(args.predictions_b)
-        payload.update(results_b=results_b, comparison=comparison)
+        payload.update(results=results, results_b=results_b, comparison=comparison)
         payload["files"]["predictions_b"] = args.predictions_b
+    else:
+        payload["results"] = results = score(inputs, ci_resamples=args.ci_resamples, **options)
     return report(results, names, len(inputs.references), results_b, comparison), payload
+
+
+def check_output(path):
+    """Raise unless ``path`` can be written (checked before any scoring, so nothing is printed in vain)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"--json {path}: the folder {folder} does not exist")
+    if os.path.isdir(path) or not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise ValueError(f"--json {path}: not a file this process can write")
 
 
 def main(argv=None):
     args = parse_args(argv)
     try:
+        if args.json:
+            check_output(args.json)
         text, payload = run(args)
     except ValueError as error:
         print(f"ner_report: {error}", file=sys.stderr)

@@ -118,7 +118,11 @@ def _check_id_list(document_ids, name="document_ids"):
 
 
 def check_same_layout(predictions_b, references, name="predictions_b"):
-    """Raise unless the second system has as many sentences as the references, each as long."""
+    """Raise unless the second system has as many sentences as the references, each as long
+    (the references first: a bad one is named as such)."""
+    for side, value in (("references", references), (name, predictions_b)):
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+            raise ValueError(f"{side} must be a list of tag lists, one per sentence; got {type(value).__name__}")
     if isinstance(predictions_b, (str, bytes)) or not hasattr(predictions_b, "__len__"):
         raise ValueError(f"{name} must be a list of tag lists, one per sentence; got {type(predictions_b).__name__}")
     if len(predictions_b) != len(references):

@@ -376,7 +376,6 @@ def test_two_tag_columns_and_jsonl_give_the_same_scores(tmp_path, metric):
 
 @pytest.mark.parametrize("text, message", [
     ("EU B-ORG\nrejects O O\n", "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
-    ("EU B-ORG\nrejects S-ORG\nx U-ORG\n", "bad.conll line 3: tag 'U-ORG' is BILOU"),
 ])
 def test_bad_files_show_the_readers_message(tmp_path, text, message):
     (tmp_path / "bad.conll").write_text(text, encoding="utf-8")
@@ -457,3 +456,25 @@ def test_span_inputs_are_drawn_from_their_spans():
     entry = {"sentence": 0, "gold": ["LOC", 11, 19], "pred": ["ORG", 11, 14]}
     card = app.error_card_html({"inputs": text, "options": {}}, "incorrect", entry, {})
     assert "gold LOC <i>New York</i> / predicted ORG <i>New</i>" in card
+
+
+def test_bad_tags_show_the_decoders_message_with_file_and_line(tmp_path):
+    gold = (tmp_path / "g.conll")
+    gold.write_text("EU B-ORG\nrejects S-ORG\nx U-ORG\n", encoding="utf-8")
+    pred = (tmp_path / "p.conll")
+    pred.write_text("EU B-ORG\nrejects O\nx O\n", encoding="utf-8")
+    shown = files_view(str(gold), str(pred))
+    assert "invalid tag &#x27;U-ORG&#x27; at references[0][2]" in shown["error"] and "g.conll line 3" in shown["error"]
+
+
+def test_io_files_with_bare_types_and_untyped_files_score_in_the_files_tab(tmp_path):
+    gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
+    gold.write_text("Anna PER\nsang O\nin O\nRiga LOC\n", encoding="utf-8")
+    pred.write_text("Anna PER\nsang O\nin O\nRiga PER\n", encoding="utf-8")
+    io = next(name for name, (scheme, _) in app.DECODINGS.items() if scheme == "IO")
+    state = app.score_uploads(str(gold), str(pred), decoding=io)
+    assert state["results"]["muc"]["strict"]["correct"] == 1 and state["results"]["muc"]["strict"]["incorrect"] == 1
+    gold.write_text("Anna B\nKarenina I\nsang O\n", encoding="utf-8")
+    pred.write_text("Anna B\nKarenina O\nsang O\n", encoding="utf-8")
+    state = app.score_uploads(str(gold), str(pred))
+    assert state["results"]["muc"]["partial"]["partial"] == 1

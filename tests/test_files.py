@@ -44,13 +44,10 @@ def test_pair_and_two_columns_agree(metric):
     ("New York\tB-LOC\n", [["New York"]], [["B-LOC"]]),  # tab-separated: fields may hold spaces
     ("a\tO\r\nb\tO\r\n", [["a", "b"]], [["O", "O"]]),  # Windows line ends
     ("\ufeffa O\n", [["a"]], [["O"]]),  # a byte-order mark
-    ("a PER-B\n", None, None),  # suffix tags, read with suffix=True below
+    ("a PER-B\nb PER\nc B\n", [["a", "b", "c"]], [["PER-B", "PER", "B"]]),  # tags are the decoder's to judge
 ])
 def test_conll_layouts(tmp_path, text, tokens, tags):
     path = write(tmp_path, "x.conll", text)
-    if tokens is None:
-        assert ner_files.read_conll(path, suffix=True).columns[0] == [["PER-B"]]
-        return
     s = ner_files.read_conll(path)
     assert (s.tokens, s.columns[0]) == (tokens, tags)
 
@@ -59,12 +56,6 @@ def test_conll_layouts(tmp_path, text, tokens, tags):
     ("a O\nb X O\n", "x.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
     ("a\nb\n", "x.conll line 1: 1 field(s), but a token and 1 tag column(s) need 2 (a tag column is missing)"),
     ("", "x.conll: no token lines"),
-    ("a B-PER\nb S-LOC\n\nc U-ORG\n", "x.conll line 4: tag 'U-ORG' is BILOU, but line 2 has 'S-LOC'"),
-    ("a L-PER\nb E-LOC\n", "x.conll line 2: tag 'E-LOC' is IOBES/IOE, but line 1 has 'L-PER' (BILOU)"),
-    ("a B-PER\nb LOC-B\n", "x.conll line 2: 'LOC-B' is not a tag: O, or B-, I-, E-, S-, L-, U- and a type "
-                           "(suffix tags like PER-B need suffix=True)"),
-    ("a B-PER\nb X-LOC\n", "x.conll line 2: 'X-LOC' is not a tag"),
-    ("a B-\n", "x.conll line 1: 'B-' is not a tag"),
 ])
 def test_bad_conll(tmp_path, text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -163,3 +154,31 @@ def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path):
     with pytest.raises(ValueError):
         ner_files.read_conll(write(tmp_path, "y.conll", "a O\nb O O\n"))
     assert gc.isenabled()
+
+
+# one tag grammar: the decoder judges the tags of a file with the options of the scoring, and the
+# reader only locates its errors
+TAG_FILES = [
+    # (gold, pred, options, message)
+    ("a B-PER\nb S-LOC\n\nc U-ORG\n", "a O\nb O\n\nc O\n", {}, "invalid tag 'U-ORG' at references[1][0]"),
+    ("a B-PER\nb LOC-B\n", "a O\nb O\n", {}, "invalid tag 'LOC-B' at references[0][1]"),
+    ("a B-PER\nb X-LOC\n", "a O\nb O\n", {}, "'X-LOC' at references[0][1]"),
+    ("a O\nb O\n", "a O\nb B-\n", {}, "tag 'B-' at predictions[0][1] has an empty entity type"),
+    ("a PER\nb O\n", "a PER\nb LOC\n", {"scheme": "IO", "mode": "strict", "suffix": False}, None),
+    ("a B\nb I\n", "a B\nb O\n", {}, None),
+    ("a PER-B\nb PER-I\n", "a PER-B\nb O\n", {"suffix": True}, None),
+]
+
+
+@pytest.mark.parametrize("gold, pred, options, message", TAG_FILES)
+def test_tags_are_judged_by_the_decoder_and_located_in_the_file(tmp_path, gold, pred, options, message):
+    import ner_report
+
+    inputs = ner_files.read_pair(write(tmp_path, "g.conll", gold), write(tmp_path, "p.conll", pred))
+    if message is None:
+        results = ner_report.score(inputs, **options)
+        assert results["muc"]["strict"]["possible"] >= 1
+        return
+    line = {"references": "g.conll line", "predictions": "p.conll line"}[message.split(" at ")[1].split("[")[0]]
+    with pytest.raises(ValueError, match=re.escape(message) + ".*" + re.escape(line)):
+        ner_report.score(inputs, **options)

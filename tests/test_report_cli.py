@@ -116,3 +116,25 @@ def test_a_scheme_implies_strict_decoding(capsys, monkeypatch):
     implied = capsys.readouterr().out
     assert ner_report.main([GOLD, PRED_A, "--scheme", "IOB2", "--mode", "strict"]) == 0
     assert capsys.readouterr().out == implied
+
+
+def test_io_files_with_bare_types_and_untyped_files_from_another_folder(tmp_path):
+    gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
+    gold.write_text("Anna PER\nsang O\nin O\nRiga LOC\n", encoding="utf-8")
+    pred.write_text("Anna PER\nsang O\nin O\nRiga PER\n", encoding="utf-8")
+    done = run(SCRIPT, str(gold), str(pred), "--scheme", "IO", "--json", str(tmp_path / "io.json"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    strict = json.loads((tmp_path / "io.json").read_text())["results"]["muc"]["strict"]
+    assert (strict["correct"], strict["incorrect"]) == (1, 1)  # Anna right, Riga typed PER for LOC
+    gold.write_text("Anna B\nKarenina I\nsang O\n", encoding="utf-8")
+    pred.write_text("Anna B\nKarenina O\nsang O\n", encoding="utf-8")
+    done = run(SCRIPT, str(gold), str(pred), "--json", str(tmp_path / "untyped.json"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    partial = json.loads((tmp_path / "untyped.json").read_text())["results"]["muc"]["partial"]
+    assert (partial["partial"], partial["correct"]) == (1, 0)
+
+
+def test_json_into_a_missing_folder_fails_before_printing(tmp_path):
+    done = run(SCRIPT, GOLD, PRED_A, "--json", "no/such/dir/out.json", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
+    assert "--json no/such/dir/out.json: the folder" in done.stderr and "does not exist" in done.stderr
