@@ -105,10 +105,10 @@ EXAMPLES = {
                                                      "O O B-LOC O B-LOC O O O",
                                                      "O O B-LOC I-LOC I-LOC O O O"),
 }
-SCENARIOS = list(EXAMPLES)[:6]
+BATISTA_EXAMPLES = list(EXAMPLES)[:6]
 FIRST_EXAMPLE = "La patiente a une fièvre aiguë ."
 EXAMPLES["All six scenarios in one text"] = Case(*(  # the scenarios' sentences one after the other
-    [item for name in SCENARIOS for item in getattr(EXAMPLES[name], side)] for side in Case._fields))
+    [item for name in BATISTA_EXAMPLES for item in getattr(EXAMPLES[name], side)] for side in Case._fields))
 
 
 def split_items(text):
@@ -124,7 +124,7 @@ def example_fields(name):
     return tuple(" ".join(items) for items in EXAMPLES[name])
 
 
-def compare(tokens_text, gold_text, pred_text, decoding=next(iter(DECODINGS)), suffix=False):
+def score_sentence(tokens_text, gold_text, pred_text, decoding=next(iter(DECODINGS)), suffix=False):
     """(case, options, results) of one sentence; ValueError with the metric's message if it refuses."""
     case = Case(split_items(tokens_text), split_items(gold_text), split_items(pred_text))
     if not case.gold and not case.pred:
@@ -246,7 +246,7 @@ def mode_cards_html(results):
 PER_TYPE_HEADERS = ["type", "mode", *COUNT_KEYS, *SCORE_KEYS]
 
 
-def per_type_rows(results):
+def per_type_mode_rows(results):
     """One row per entity type and mode: the counts and scores of ``results["muc"][mode]["per_type"]``."""
     rows = []
     for name in sorted(results["muc"]["strict"]["per_type"]):
@@ -296,14 +296,14 @@ def error_html(error, heading, hint=""):
 def compare_view(tokens_text, gold_text, pred_text, decoding, suffix):
     """All outputs of the Compare tab: error, results visibility, entities, cards, tables, code."""
     try:
-        case, options, results = compare(tokens_text, gold_text, pred_text, decoding, suffix)
+        case, options, results = score_sentence(tokens_text, gold_text, pred_text, decoding, suffix)
     except Exception as error:  # noqa: BLE001 -- shown in the page, never as a stack trace
         hint = COMPARE_HINT if "references" in str(error) or "predictions" in str(error) else ""
         return (error_html(error, "The metric refused this input", hint), gr.Column(visible=False),
                 "", "", None, None, "")
     accuracy = f"seqeval-compatible (overall_accuracy, of the tags: {fmt(results['overall_accuracy'])})"
     return ("", gr.Column(visible=True), entities_html(case, options, results), mode_cards_html(results),
-            per_type_rows(results), gr.Dataframe(seqeval_rows(results), label=accuracy),
+            per_type_mode_rows(results), gr.Dataframe(seqeval_rows(results), label=accuracy),
             python_snippet(case, options))
 
 
@@ -944,17 +944,10 @@ def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True):
 
 # ============================================================================ About tab
 
-def scenario_outcomes(case):
-    """Per mode, the outcome the metric gives the one entity pair of a scenario."""
-    results = metric().compute(predictions=[case.pred], references=[case.gold], errors=True)
-    (_, outcomes), = entity_pairs(results)
-    return outcomes
-
-
 def scenario_table_html():
     """Batista's scenario table, each outcome computed by the metric on the scenario's example."""
     rows = []
-    for name in SCENARIOS:
+    for name in BATISTA_EXAMPLES:
         case = EXAMPLES[name]
         results = metric().compute(predictions=[case.pred], references=[case.gold], errors=True)
         rows += [(name, case, pair, outcomes) for pair, outcomes in entity_pairs(results)]

@@ -58,7 +58,7 @@ else:  # imported from the repo root: tests, ner_report, app
 
 DESCRIPTION_COLUMNS = ("population", *SIZE_KEYS, "file")
 FILE_COLUMNS = ("text", "span")
-SPAN_KEYS = ("start", "end", "text", "labels")
+BENCHMARK_SPAN_KEYS = ("start", "end", "text", "labels")
 CORRECT_VALUES = {"yes": True, "no": False}
 
 FEATURES = datasets.Features({
@@ -226,9 +226,9 @@ def _parse_span(literal, text, where):
         span = ast.literal_eval(literal)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as error:
         raise ValueError(f"{where}: span is not a Python literal: {literal!r}") from error
-    if not isinstance(span, dict) or any(key not in span for key in SPAN_KEYS):
-        raise ValueError(f"{where}: span must be a dict with keys {list(SPAN_KEYS)}; got {literal!r}")
-    start, end, span_text, labels = (span[key] for key in SPAN_KEYS)
+    if not isinstance(span, dict) or any(key not in span for key in BENCHMARK_SPAN_KEYS):
+        raise ValueError(f"{where}: span must be a dict with keys {list(BENCHMARK_SPAN_KEYS)}; got {literal!r}")
+    start, end, span_text, labels = (span[key] for key in BENCHMARK_SPAN_KEYS)
     if not (is_int(start) and is_int(end) and 0 <= start < end <= len(text)):
         raise ValueError(f"{where}: span offsets ({start!r}, {end!r}) must be ints with "
                          f"0 <= start < end <= {len(text)} (the text's length)")
@@ -247,7 +247,7 @@ def _parse_correct(value, where):
 
 def _example(text, start, end, span_text, label, subgroup, row, correct):
     words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-    starts, ends = refine(text, [a for a, _ in words], [b for _, b in words], [(start, end, label)])
+    starts, ends = refine([a for a, _ in words], [b for _, b in words], [(start, end, label)])
     return {
         "text": text, "tokens": [text[a:b] for a, b in zip(starts, ends)],
         "token_starts": starts, "token_ends": ends,
@@ -271,7 +271,7 @@ def _warn_duplicate(example, seen):
 
 # ---------------------------------------------------------------- alignment
 
-def refine(text, token_starts, token_ends, spans):
+def refine(token_starts, token_ends, spans):
     """Cut a token grid at every boundary of ``spans``; return the new ``(starts, ends)``.
 
     A token that a span boundary falls inside is split there. A span boundary in the whitespace
@@ -280,14 +280,13 @@ def refine(text, token_starts, token_ends, spans):
     the same tokens exactly when they have the same character offsets.
 
     Args:
-        text (str): the sentence.
         token_starts, token_ends (list of int): the grid, sorted, non-overlapping, end exclusive.
         spans (list of (start, end, label)): character offsets, end exclusive.
 
-    >>> text = "Ujusime Pühajärves ."
-    >>> refine(text, [0, 8, 19], [7, 18, 20], [(8, 17, "LOC")])
+    >>> # "Ujusime Pühajärves ." with the span "Pühajärve"
+    >>> refine([0, 8, 19], [7, 18, 20], [(8, 17, "LOC")])
     ([0, 8, 17, 19], [7, 17, 18, 20])
-    >>> refine(text, [0, 8, 19], [7, 18, 20], [(7, 18, "LOC")])  # starts on the space
+    >>> refine([0, 8, 19], [7, 18, 20], [(7, 18, "LOC")])  # starts on the space
     ([0, 7, 8, 19], [7, 8, 18, 20])
     """
     cuts = sorted(set(token_starts) | set(token_ends) | {x for span in spans for x in span[:2]})
@@ -378,6 +377,6 @@ def align(example, pred_spans):
     text = example["text"]
     gold = (example["span_start"], example["span_end"], example["span_label"])
     preds = check_spans(pred_spans, len(text), "predicted span")
-    starts, ends = refine(text, list(example["token_starts"]), list(example["token_ends"]), preds)
+    starts, ends = refine(list(example["token_starts"]), list(example["token_ends"]), preds)
     tokens = [text[a:b] for a, b in zip(starts, ends)]
     return tokens, spans_to_tags(starts, ends, [gold]), spans_to_tags(starts, ends, preds)

@@ -157,6 +157,8 @@ def fbeta_key(beta):
 
 # ---------------------------------------------------------------------------- small shared facts
 
+#: the keys of an entity of the span configs
+ENTITY_KEYS = ("label", "start", "end")
 #: the class id that marks a position to ignore (padding, sub-word pieces), as transformers does
 IGNORE_INDEX = -100
 #: the population sizes of a stratum of a recall benchmark (spelt as its published files spell them)

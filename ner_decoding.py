@@ -209,7 +209,7 @@ def _is_prefix(prefix, delimiter):
     return delimiter == "-" and (prefix in PREFIXES or prefix in PREFIXES.lower())
 
 
-def _bare(tag, suffix, scheme):
+def _bare(tag, scheme):
     """A tag with no prefix: a type of its own with ``scheme="IO"``, else invalid (None)."""
     return (_type_problem(tag) or (_I, tag)) if scheme == "IO" else None
 
@@ -221,7 +221,7 @@ def _hint(tag, suffix, scheme):
         return "; for BILOU tags use mode='strict', scheme='BILOU'" if scheme is None and prefix in "LU" else ""
     if _is_prefix(*_split(tag, not suffix)[:2]):
         return f"; as {'PREFIX-TYPE' if suffix else 'TYPE-PREFIX'} it needs suffix={not suffix}"
-    if isinstance(_bare(tag, suffix, "IO"), tuple):
+    if isinstance(_bare(tag, "IO"), tuple):
         return "; tags that are a bare type, such as 'PER', need mode='strict', scheme='IO'"
     return ""
 
@@ -238,7 +238,7 @@ def _parse_tag(tag, suffix, scheme):
         return odd
     prefix, delimiter, label = _split(tag, suffix)
     if not _is_prefix(prefix, delimiter):
-        return _bare(tag, suffix, scheme)
+        return _bare(tag, scheme)
     if prefix.islower():
         return f"has the lower-case prefix {prefix!r} (prefixes are upper case: {prefix.upper()!r})"
     if prefix == "O" or prefix not in ALLOWED_PREFIXES[scheme]:

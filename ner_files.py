@@ -42,9 +42,10 @@ import os
 import re
 from typing import NamedTuple
 
+from ner_core import ENTITY_KEYS
+
 DOCSTART = "-DOCSTART-"
 COMMENT = "#"
-SPAN_KEYS = ("label", "start", "end")
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
 
@@ -254,9 +255,9 @@ def _example(item, where):
 
 
 def _span(entity, size, where):
-    if not isinstance(entity, dict) or any(k not in entity for k in SPAN_KEYS):
+    if not isinstance(entity, dict) or any(k not in entity for k in ENTITY_KEYS):
         raise ValueError(f'{where}: needs "label", "start" and "end"; got {entity!r}')
-    label, start, end = (entity[k] for k in SPAN_KEYS)
+    label, start, end = (entity[k] for k in ENTITY_KEYS)
     if not isinstance(label, str) or not label:
         raise ValueError(f"{where}: label must be a non-empty str; got {label!r}")
     if not all(type(x) is int for x in (start, end)) or not 0 <= start < end <= size:

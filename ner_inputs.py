@@ -17,8 +17,6 @@ each module beside the metric script on its own). Two jobs:
 
 >>> input_codes([[1, 2, 0]], [[1, 2, -100]], ["O", "B-PER", "I-PER"])[:4]
 (('O', 'B-PER', 'I-PER'), array([1, 2]), array([1, 2]), array([2]))
->>> as_tags([[0, 1, 2]], [[0, 1, 1]], ["O", "B-PER", "I-PER"])
-([['O', 'B-PER', 'I-PER']], [['O', 'B-PER', 'B-PER']])
 >>> check_batch([["O", 5]], [["O", "O"]])
 Traceback (most recent call last):
 ValueError: predictions[0][1] is a class id (5) but the other items are tags
@@ -521,21 +519,6 @@ def input_codes(predictions, references, label_names=None):
     if names is None:
         return _tag_codes(pred, ref, batch.lengths)
     return _id_codes(pred, ref, batch.lengths, names)
-
-
-def as_tags(predictions, references, label_names=None):
-    """Both sides as lists of tag strings: class ids are mapped through ``label_names`` (a
-    position whose reference is -100 is dropped on both sides)."""
-    codes = input_codes(predictions, references, label_names)
-    if codes is None:
-        return predictions, references
-    table = np.array(codes.vocabulary, dtype=object)
-    bounds = np.concatenate(([0], np.cumsum(codes.lengths))).tolist()
-    out = []
-    for flat in (codes.predictions, codes.references):
-        tags = table[flat].tolist()
-        out.append([tags[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
-    return tuple(out)
 
 
 def arrow_column(col, kind, lengths):

@@ -115,7 +115,7 @@ def headline(results):
     return "overall (seqeval): " + "  ".join(parts) + accuracy
 
 
-def per_type_rows(results):
+def per_type_summary_rows(results):
     strict = results["muc"]["strict"]["per_type"]
     return [[name, t["possible"], t["actual"], t["precision"], t["recall"], t["f1"],
              *(results["muc"][m]["per_type"][name]["f1"] for m in MODES[1:])] for name, t in sorted(strict.items())]
@@ -140,7 +140,7 @@ def report(results, names, sentences, results_b=None, comparison=None):
            f"{results['muc']['strict']['actual']} predicted", "", headline(results), "",
            "per type (strict counts; f1 of each mode)",
            _table(["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in MODES[1:])],
-                  per_type_rows(results)), "",
+                  per_type_summary_rows(results)), "",
            "MUC / SemEval-2013 modes", _table(["mode", *MUC_COLUMNS], muc_rows(results)), "",
            "most frequent type confusions (gold -> predicted)", *confusion_lines(results["confusion"])]
     if results_b is not None:

@@ -39,11 +39,10 @@ from typing import NamedTuple
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_core import SpanArrays
+    from .ner_core import ENTITY_KEYS, SpanArrays
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import SpanArrays
+    from ner_core import ENTITY_KEYS, SpanArrays
 
-ENTITY_KEYS = ("label", "start", "end")
 
 
 class SpanCorpus(NamedTuple):

@@ -89,9 +89,9 @@ def test_an_empty_first_sentence_keeps_class_ids_as_ids(metric, streamed):
     ([[0, 1], [2, "B-A"]], r"predictions\[1\]\[1\] is a tag \('B-A'\) but the other items are class ids"),
     ([[0, 1.5]], r"predictions\[0\]\[1\] is 1.5, neither a tag \(str\) nor a class id"),
 ])
-def test_as_tags_rejects_non_ids(sequences, message):
+def test_input_codes_reject_non_ids(sequences, message):
     with pytest.raises(ValueError, match=message):
-        I.as_tags(sequences, [[0] * len(s) for s in sequences], NAMES)
+        I.input_codes(sequences, [[0] * len(s) for s in sequences], NAMES)
 
 
 def test_references_at_minus_100_are_ignored_on_both_sides(metric, corpus):
