@@ -7,26 +7,22 @@ the family table live in ``ner_pipeline``, every count and score in the ``ner_*`
 this file, and the patches to evaluate's cache and distributed runs in their own section.
 """
 
-import os
-import uuid
-
 import datasets
 import evaluate
-import pyarrow as pa
-from datasets.utils.py_utils import temp_seed
 
 # evaluate copies exactly the siblings imported here, one top-level line each and no comment on
 # the line (it would be read as a file to fetch); some are imported for that alone
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
-from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
+from .ner_evaluate import EvaluatePatches
+from .ner_inputs import as_list
 from .ner_matching import match
 from .ner_pipeline import CONFIG_OPTIONS
 from .ner_pipeline import ALL_OPTIONS, SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
 from .ner_pipeline import compare_systems, is_default, score_spans, score_tags, tag_corpus
 from .ner_scorings import DEFAULT_SCORES
-from .ner_spans import check_entity_types, place_strings, placement_report
+from .ner_spans import place_strings, placement_report
 from .ner_stratified import CI_METHODS
 from .ner_trainer import make_compute_metrics
 from .ner_uncertainty import check_comparison_options
@@ -185,26 +181,8 @@ Examples:
     (0.0, 0.375)
 """
 
-def _read_caches(paths):
-    """Every process's cache file as one Arrow-backed ``datasets.Dataset``; files of a process
-    that added nothing are left out (their format may differ from the others')."""
-    tables = []
-    for process_id, path in enumerate(paths):
-        try:
-            tables.append(datasets.table.MemoryMappedTable.from_file(path))
-        except FileNotFoundError:
-            raise ValueError(f"the cache file of process {process_id} ({path}) is gone: another run with the same"
-                             " experiment_id and cache_dir removed it; give each run its own experiment_id") from None
-    kept = [t for t in tables if t.num_rows] or tables[:1]
-    kinds = {str(t.schema.field("predictions").type) for t in kept}
-    if len(kinds) > 1:
-        raise ValueError(f"the processes added different kinds of input ({sorted(kinds)}): every process adds"
-                         " tags, or every process class ids")
-    return datasets.Dataset(datasets.table.concat_tables(kept))
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class NerRecallMetric(evaluate.Metric):
+class NerRecallMetric(EvaluatePatches, evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
 
     #: the values of the ``scheme``, ``recall_mode`` and ``ci_method`` options
@@ -273,65 +251,6 @@ class NerRecallMetric(evaluate.Metric):
             raise ValueError("no sentences: predictions and references are empty")
         return score_tags(tag_corpus(predictions, references, options), options, subgroups)[0]
 
-    # ---------------------------------------------------------------- the input path
-
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score the inputs given here and everything added before (see the Args below).
-
-        Options are checked before anything is read or the cache touched, so that a typo costs
-        nothing. With nothing added before and one process (the common case), the inputs are
-        validated here and scored directly, without evaluate's cache.
-        """
-        names = self._feature_names()
-        given = {"predictions": predictions, "references": references, **kwargs}
-        missing = [k for k in names if k not in given]
-        if missing and not (predictions is None and references is None):  # evaluate's own message
-            raise ValueError(f"Evaluation module inputs are missing: {missing}. All required inputs are {names}")
-        inputs = {k: given.get(k) for k in names}
-        options = {k: v for k, v in kwargs.items() if k not in names}
-        check_options(self.config_name, options)  # before the cache is touched: a typo costs nothing
-        label_names = options.get("label_names")
-        if any(v is not None for v in inputs.values()):
-            if self.writer is None and self.num_process == 1:
-                return self._compute_directly(inputs, options, label_names)
-            self.add_batch(**inputs)
-        elif self.writer is None and self.num_process == 1:
-            raise ValueError("no sentences: compute got no predictions and references, and none were added"
-                             " (add_batch, add)")
-        elif self.writer is None:  # a process with an empty shard still takes part
-            self.selected_feature_format = self._input_features(getattr(self, "_kind", None))
-            self._init_writer()
-        if self.process_id == 0 and self.num_process == 1:
-            check_kind(getattr(self, "_kind", None), getattr(self, "_first", None), label_names)
-        try:
-            return super().compute(**options)
-        except BaseException:
-            self._release_cache()
-            raise
-        finally:
-            self._forget_stream()
-
-    def _compute_directly(self, inputs, options, label_names):
-        """``_compute`` on validated inputs: evaluate's cache is neither written nor read."""
-        if self.config_name in SPAN_CONFIGS:
-            sides = {name: check_entity_types(inputs[name], name) for name in ("predictions", "references")}
-            subgroups = inputs.get("subgroups")
-            if subgroups is not None and not isinstance(subgroups, (str, bytes)) and len(subgroups) != len(sides["references"]):
-                raise ValueError(f"subgroups has {len(subgroups)} names but there are {len(sides['references'])} examples")
-            return self._compute(**dict(inputs, **sides), **options)
-        batch = check_batch(inputs["predictions"], inputs["references"])
-        if self.config_name == "subgroups":
-            check_subgroups(inputs.get("subgroups"), "subgroups")
-            if len(inputs["subgroups"]) != len(batch.lengths):
-                raise ValueError(f"subgroups has {len(inputs['subgroups'])} names but there are"
-                                 f" {len(batch.lengths)} sentences")
-        check_kind(batch.kind, batch.first, label_names)
-        if not len(batch.lengths):
-            raise ValueError("no sentences: predictions and references are empty")
-        inputs = dict(inputs, predictions=batch.predictions, references=batch.references)
-        with temp_seed(self.seed):
-            return self._compute(**inputs, **options)
-
     def compare(self, *, predictions, predictions_b, references, permutations=10_000, ci_resamples=1_000,
                 document_ids=None, confidence_level=0.95, seed=0, **compute_options):
         """Two systems on the same references: each headline score's difference (b - a) with a
@@ -348,146 +267,6 @@ class NerRecallMetric(evaluate.Metric):
         settings = check_comparison_options(permutations, ci_resamples, confidence_level, seed, document_ids,
                                             options.scoring.scores)
         return compare_systems(predictions, predictions_b, references, options, settings, document_ids)
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Add a batch of sentences, validated first, so that errors name their place and a
-        failed call stores nothing. An empty batch adds nothing."""
-        unknown = sorted(set(kwargs) - set(self._feature_names()))
-        if unknown:
-            raise ValueError(f"unknown input {unknown[0]!r}; inputs: {self._feature_names()}")
-        if self.config_name in SPAN_CONFIGS:
-            return self._add_entities(predictions, references, kwargs)
-        batch = check_batch(predictions, references)
-        if self.config_name in SUBGROUP_CONFIGS:
-            check_subgroups(kwargs.get("subgroups"), "subgroups")
-            if len(kwargs["subgroups"]) != len(batch.lengths):
-                raise ValueError(f"subgroups has {len(kwargs['subgroups'])} names but the batch has"
-                                 f" {len(batch.lengths)} sentences")
-        if not len(batch.lengths):
-            return
-        self._store(batch, kwargs)
-
-    def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one sentence, validated first (errors name the place in the sentence)."""
-        unknown = sorted(set(kwargs) - set(self._feature_names()))
-        if unknown:
-            raise ValueError(f"unknown input {unknown[0]!r}; inputs: {self._feature_names()}")
-        if self.config_name in SPAN_CONFIGS:
-            return self._add_entities([prediction], [reference], {k: [v] for k, v in kwargs.items()}, single=True)
-        batch = check_batch(prediction, reference, single=True)
-        if self.config_name in SUBGROUP_CONFIGS:
-            check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
-        self._store(batch, {k: [v] for k, v in kwargs.items()})
-
-    def _store(self, batch, extra):
-        """Write a validated batch to evaluate's cache, as one Arrow table in the format of its
-        kind (evaluate's own encoding, one Python call per sentence, is not needed); a failed
-        first write leaves no cache file behind."""
-        kind, added = getattr(self, "_kind", None), getattr(self, "_added", 0)
-        if kind and batch.kind and kind != batch.kind:
-            side, i, j, value = batch.first
-            raise ValueError(f"{side}[{added + i}][{j}] is a {batch.kind} ({value!r}) but earlier sentences hold"
-                             f" {kind}s; compute the stream added so far first, or add the same kind")
-        created = self.writer is None
-        try:
-            if created:
-                self.selected_feature_format = self._input_features(kind or batch.kind)
-                self._init_writer()
-            table = {side: arrow_column(column, kind or batch.kind, batch.lengths)
-                     for side, column in (("predictions", batch.predictions), ("references", batch.references))}
-            table.update({name: pa.array(as_list(values), type=pa.string()) for name, values in extra.items()})
-            self.writer.write_table(pa.table(table).select(self._feature_names()))  # cast to the cache's schema
-        except BaseException:
-            if created:
-                self._drop_writer()
-            raise
-        if batch.first is not None and getattr(self, "_first", None) is None:
-            side, i, j, value = batch.first
-            self._first = (side, added + i, j, value)
-        self._kind, self._added = kind or batch.kind, added + len(batch.lengths)
-
-    def _input_features(self, kind):
-        """evaluate's input format for tags (the default) or class ids."""
-        return self.features[1] if kind == CLASS_ID else self.features[0]
-
-    def _forget_stream(self):
-        self._kind = self._first = None
-        self._added = 0
-
-    def _drop_writer(self):
-        """Forget the cache file a failed first write created, so that the next call starts clean."""
-        writer, self.writer = self.writer, None
-        del writer
-        if self.cache_file_name is not None and os.path.exists(self.cache_file_name):
-            os.remove(self.cache_file_name)
-        if self.filelock is not None:
-            self.filelock.release()
-        self.cache_file_name = self.filelock = self.selected_feature_format = self.buf_writer = None
-        self._forget_stream()
-
-    def _release_cache(self):
-        """After a failed ``compute``: the data read, the locks held and the cache files go, as
-        after a successful one, so that the object stays usable."""
-        self.data = None
-        self.buf_writer = None
-        for lock, path in reversed(list(zip(self.filelocks or [], self.file_paths or []))):
-            if os.path.exists(path):
-                os.remove(path)
-            if lock is not None:
-                lock.release()
-        self.file_paths = self.filelocks = None
-        self._remove_join_logs()
-
-    # ---------------------------------------------------------------- distributed runs
-
-    def _join_log(self, process_id):
-        return os.path.join(self.data_dir, f"{self.experiment_id}-{self.num_process}-{process_id}.joined")
-
-    def _init_writer(self, timeout=1):
-        super()._init_writer(timeout)
-        if self.num_process > 1 and not self.keep_in_memory:  # after the rendez-vous: one line per process
-            with open(self._join_log(self.process_id), "a") as f:
-                f.write(f"{uuid.uuid4().hex}\n")
-
-    def _finalize(self):
-        if self.num_process == 1 or self.process_id != 0 or self.keep_in_memory:
-            return super()._finalize()
-        if self.writer is not None:
-            self.writer.finalize()
-        self.writer = None
-        self.file_paths, self.filelocks = self._get_all_cache_files()
-        self._check_one_run()
-        self.data = _read_caches(self.file_paths)
-
-    def _check_one_run(self):
-        """Raise unless exactly one process of each process_id joined this run: two runs that
-        share an ``experiment_id`` and a cache directory would otherwise read each other's data."""
-        for process_id in range(self.num_process):
-            path = self._join_log(process_id)
-            joined = open(path).read().split() if os.path.exists(path) else []
-            if len(joined) != 1:
-                self._remove_join_logs()
-                raise ValueError(
-                    f"process {process_id} of experiment_id {self.experiment_id!r} joined {len(joined)} times in"
-                    f" {self.data_dir}: two distributed runs share this experiment_id and cache_dir, and their"
-                    f" data would mix; give each run its own experiment_id (one value shared by its processes,"
-                    f" e.g. a uuid made by process 0 and broadcast)")
-
-    def _remove_join_logs(self):
-        if self.num_process > 1 and self.process_id == 0:
-            for process_id in range(self.num_process):
-                if os.path.exists(self._join_log(process_id)):
-                    os.remove(self._join_log(process_id))
-
-    def _add_entities(self, predictions, references, extra, single=False):
-        """The span configs' ``add_batch`` / ``add``: entities checked (dicts of lists made lists of
-        dicts), then stored by evaluate, a list of entity dicts per example."""
-        # what the Arrow cast would change is checked now (shape, value types); offsets at compute
-        sides = {name: check_entity_types(column, name[:-1] if single else name, single=single)
-                 for name, column in (("predictions", predictions), ("references", references))}
-        if self.config_name in SUBGROUP_CONFIGS:
-            check_subgroups(extra.get("subgroups"), "subgroups", single=single)
-        return super().add_batch(**sides, **extra)
 
     def find_entities(self, texts, entities):
         """Place ``(label, string)`` pairs (eval4ner's, or an LLM's output) on their texts.
