@@ -9,7 +9,7 @@ Two decoders, both table-driven:
   (``seqeval.metrics.sequence_labeling.get_entities``). A chunk starts and ends on
   prefix transitions looked up in ``_LENIENT_START`` / ``_LENIENT_END``, or on a change of type.
   Accepts the prefixes O, B, I, E, S; ill-formed sequences (``O I-PER``) are repaired as
-  conlleval does.
+  conlleval does (its counts on IOB and IOE tags; on IOBES it differs, docs/decoding.md).
 * ``scheme`` in IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (strict): the start / inside / end
   patterns of seqeval's ``seqeval.scheme`` classes, as tables. An entity is the first start
   token of a run of "inside" tokens plus that run, kept only if the run ends properly.

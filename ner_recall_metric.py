@@ -58,7 +58,7 @@ Args:
     references (list of list of str or int): gold tags (or class ids), same shape as predictions.
         Class ids of -100 mark positions ignored on both sides (padding, sub-word pieces).
     scheme (str or None): None (default) decodes leniently, as seqeval's default mode and
-        conlleval (accepts O, B-, I-, E-, S- tags and repairs ill-formed sequences). With
+        conlleval on IOB and IOE tags (accepts O, B-, I-, E-, S- tags and repairs ill-formed sequences). With
         mode="strict": one of "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU", decoded like
         seqeval's strict mode (entities that break the scheme are dropped), or "IO" (tags
         "I-PER" or a bare type "PER"; a run of one type is one entity). Tags with no type

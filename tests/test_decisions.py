@@ -239,3 +239,15 @@ def test_every_row_of_the_table_is_pinned_here():
     module = sys.modules[__name__]
     tests = {name for name in dir(module) if name.startswith("test_") and name != "test_every_row_of_the_table_is_pinned_here"}
     assert len(named) == len(set(named)) and set(named) == tests  # one test per row, one row per test
+
+
+def test_iobes_in_lenient_mode_differs_from_conlleval(metric):
+    from test_conlleval import iobes_differs
+
+    iobes_differs(metric)  # conlleval.pl's stored counts against ours, and the hand case S-PER S-PER
+
+
+def test_docstart_lines_are_no_tokens(tmp_path, metric):
+    from test_conlleval import docstart_is_no_token
+
+    docstart_is_no_token(tmp_path, metric)
