@@ -44,7 +44,15 @@ MODE_WORDS = {
 COUNT_KEYS = (*OUTCOMES, "possible", "actual")
 SCORE_KEYS = ("precision", "recall", "f1")
 #: decoding choices of the Compare tab -> (scheme, mode) options of compute
-SCHEME_ORDER = ("IO", "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")  # the order shown; the values are the metric's
+SCHEME_ORDER = (
+    "IO",
+    "IOB1",
+    "IOB2",
+    "IOE1",
+    "IOE2",
+    "IOBES",
+    "BILOU",
+)  # the order shown; the values are the metric's
 PALETTE = ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b7b2", "#9c755f", "#edc948")
 
 
@@ -72,6 +80,7 @@ def fmt(x, digits=4):
 
 # ============================================================================ Compare tab
 
+
 class Case(NamedTuple):
     """One sentence: tokens (may be empty: then unnamed), gold and predicted tags."""
 
@@ -86,29 +95,30 @@ def _case(tokens, gold, pred):
 
 #: name -> Case: the six SemEval-2013 scenarios as in Batista's write-up, two harder cases, all six at once
 EXAMPLES = {
-    "I. exact match": _case("The patient took phenytoin daily .",
-                            "O O O B-DRUG O O", "O O O B-DRUG O O"),
-    "II. spurious: predicted, not in gold": _case("The patient is healthy .",
-                                                  "O O O O O", "O O O B-BRAND O"),
-    "III. missed: in gold, not predicted": _case("Tikosyn was prescribed .",
-                                                 "B-BRAND O O O", "O O O O"),
-    "IV. wrong type, same boundaries": _case("Stop propranolol now .",
-                                             "O B-DRUG O O", "O B-BRAND O O"),
-    "V. same type, overlapping boundaries": _case("The dose of warfarin was lowered .",
-                                                  "O O O B-DRUG O O O", "O O B-DRUG I-DRUG O O O"),
-    "VI. wrong type, overlapping boundaries": _case("She stopped oral contraceptives .",
-                                                    "O O O B-GROUP O", "O O B-DRUG I-DRUG O"),
-    "La patiente a une fièvre aiguë .": _case("La patiente a une fièvre aiguë .",
-                                              "O B-PER O B-DIS I-DIS O O",
-                                              "B-PER B-PER O O B-DIS I-DIS O"),
-    "One prediction across two gold entities": _case("Flights to Paris , France leave today .",
-                                                     "O O B-LOC O B-LOC O O O",
-                                                     "O O B-LOC I-LOC I-LOC O O O"),
+    "I. exact match": _case("The patient took phenytoin daily .", "O O O B-DRUG O O", "O O O B-DRUG O O"),
+    "II. spurious: predicted, not in gold": _case("The patient is healthy .", "O O O O O", "O O O B-BRAND O"),
+    "III. missed: in gold, not predicted": _case("Tikosyn was prescribed .", "B-BRAND O O O", "O O O O"),
+    "IV. wrong type, same boundaries": _case("Stop propranolol now .", "O B-DRUG O O", "O B-BRAND O O"),
+    "V. same type, overlapping boundaries": _case(
+        "The dose of warfarin was lowered .", "O O O B-DRUG O O O", "O O B-DRUG I-DRUG O O O"
+    ),
+    "VI. wrong type, overlapping boundaries": _case(
+        "She stopped oral contraceptives .", "O O O B-GROUP O", "O O B-DRUG I-DRUG O"
+    ),
+    "La patiente a une fièvre aiguë .": _case(
+        "La patiente a une fièvre aiguë .", "O B-PER O B-DIS I-DIS O O", "B-PER B-PER O O B-DIS I-DIS O"
+    ),
+    "One prediction across two gold entities": _case(
+        "Flights to Paris , France leave today .", "O O B-LOC O B-LOC O O O", "O O B-LOC I-LOC I-LOC O O O"
+    ),
 }
 BATISTA_EXAMPLES = list(EXAMPLES)[:6]
 FIRST_EXAMPLE = "La patiente a une fièvre aiguë ."
-EXAMPLES["All six scenarios in one text"] = Case(*(  # the scenarios' sentences one after the other
-    [item for name in BATISTA_EXAMPLES for item in getattr(EXAMPLES[name], side)] for side in Case._fields))
+EXAMPLES["All six scenarios in one text"] = Case(
+    *(  # the scenarios' sentences one after the other
+        [item for name in BATISTA_EXAMPLES for item in getattr(EXAMPLES[name], side)] for side in Case._fields
+    )
+)
 
 
 def split_items(text):
@@ -134,8 +144,10 @@ def score_sentence(tokens_text, gold_text, pred_text, decoding=next(iter(DECODIN
     results = metric().compute(predictions=[case.pred], references=[case.gold], **options)
     # checked after the metric, so that its own message comes first when the tags are wrong too
     if case.tokens and len(case.tokens) != len(case.gold):
-        raise ValueError(f"{len(case.tokens)} tokens but {len(case.gold)} gold tags: give one tag per "
-                         "token, or leave the tokens empty")
+        raise ValueError(
+            f"{len(case.tokens)} tokens but {len(case.gold)} gold tags: give one tag per "
+            "token, or leave the tokens empty"
+        )
     return case, options, results
 
 
@@ -158,28 +170,40 @@ def sentence_grid_html(tokens, gold_spans, pred_spans, colours, tags=None, focus
             start, end = max(s[1], first), min(s[2], stop)
             if start < end:
                 outline = " ner-focus" if tuple(s) in focus else ""
-                cells.append(f'<div class="ner-span{outline}" data-side="{label}" style="grid-row:{row};'
-                             f'grid-column:{start - first + 2}/{end - first + 2};background:'
-                             f'{colours.get(s[0], "#888")}">{html.escape(s[0])}</div>')
+                cells.append(
+                    f'<div class="ner-span{outline}" data-side="{label}" style="grid-row:{row};'
+                    f"grid-column:{start - first + 2}/{end - first + 2};background:"
+                    f'{colours.get(s[0], "#888")}">{html.escape(s[0])}</div>'
+                )
     for i in range(first, stop):
         g, p = (tags[0][i], tags[1][i]) if tags else ("", "")
         differs = " ner-differs" if g != p else ""
-        under = (f'<span class="ner-tag">{html.escape(g)}</span>', f'<span class="ner-tag">{html.escape(p)}</span>')
-        cells.append(f'<div class="ner-token{differs}" style="grid-row:2;grid-column:{i - first + 2}">'
-                     f'{under[0] if tags else ""}<b>{html.escape(tokens[i])}</b>{under[1] if tags else ""}</div>')
-    return (f'<div class="ner-scroll"><div class="ner-grid" style="grid-template-columns:6rem '
-            f'repeat({stop - first},max-content)">{"".join(cells)}</div></div>')
+        under = (
+            f'<span class="ner-tag">{html.escape(g)}</span>',
+            f'<span class="ner-tag">{html.escape(p)}</span>',
+        )
+        cells.append(
+            f'<div class="ner-token{differs}" style="grid-row:2;grid-column:{i - first + 2}">'
+            f"{under[0] if tags else ''}<b>{html.escape(tokens[i])}</b>{under[1] if tags else ''}</div>"
+        )
+    return (
+        f'<div class="ner-scroll"><div class="ner-grid" style="grid-template-columns:6rem '
+        f'repeat({stop - first},max-content)">{"".join(cells)}</div></div>'
+    )
 
 
 def entities_html(case, options, results):
     """The sentence with its entities on both sides, then what each mode makes of each pair."""
     decode = functools.partial(metric().decode, scheme=options["scheme"], suffix=options["suffix"])
     tokens = case.tokens or [f"#{i}" for i in range(len(case.gold))]
-    grid = sentence_grid_html(tokens, decode(case.gold), decode(case.pred), type_colours(results),
-                              tags=(case.gold, case.pred))
+    grid = sentence_grid_html(
+        tokens, decode(case.gold), decode(case.pred), type_colours(results), tags=(case.gold, case.pred)
+    )
     pairs = pairs_table_html([(None, case, pair, outcomes) for pair, outcomes in entity_pairs(results)])
-    return (f'{grid}<p class="ner-legend">Tag pairs that differ are shaded; one colour per entity type.</p>'
-            f'<h4 class="pairs-title">What each mode makes of each entity</h4>{pairs}')
+    return (
+        f'{grid}<p class="ner-legend">Tag pairs that differ are shaded; one colour per entity type.</p>'
+        f'<h4 class="pairs-title">What each mode makes of each entity</h4>{pairs}'
+    )
 
 
 def entity_pairs(results):
@@ -213,14 +237,16 @@ def pairs_table_html(rows, first_column=None):
         cells += [_span_text(gold, case), _span_text(pred, case)]
         cells += [f'<span class="pill seg-{outcomes[m]}">{outcomes[m]}</span>' for m in MODES]
         body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    return (f'<table class="scenarios"><tr>{"".join(f"<th>{h}</th>" for h in head)}</tr>'
-            f'{"".join(body)}</table>')
+    return (
+        f'<table class="scenarios"><tr>{"".join(f"<th>{h}</th>" for h in head)}</tr>{"".join(body)}</table>'
+    )
 
 
 def _bar(parts, total):
     """A stacked bar of (name, count) parts, ``total`` wide."""
-    segments = "".join(f'<span class="seg seg-{name}" style="flex:{n}" title="{name}: {n}"></span>'
-                       for name, n in parts if n)
+    segments = "".join(
+        f'<span class="seg seg-{name}" style="flex:{n}" title="{name}: {n}"></span>' for name, n in parts if n
+    )
     return f'<div class="bar">{segments or "<span class=seg-empty></span>"}</div><small>{total}</small>'
 
 
@@ -229,17 +255,23 @@ def mode_cards_html(results):
     cards = []
     for mode in MODES:
         m = results["muc"][mode]
-        scores = "".join(f'<div class="score"><span data-mode="{mode}" data-key="{k}">{fmt(m[k], 3)}'
-                         f'</span><small>{"F1" if k == "f1" else k}</small></div>' for k in SCORE_KEYS)
-        counts = "".join(f'<li><span class="dot seg-{k}"></span>{k}<b data-mode="{mode}" data-key="{k}">'
-                         f'{m[k]}</b></li>' for k in COUNT_KEYS)
+        scores = "".join(
+            f'<div class="score"><span data-mode="{mode}" data-key="{k}">{fmt(m[k], 3)}'
+            f"</span><small>{'F1' if k == 'f1' else k}</small></div>"
+            for k in SCORE_KEYS
+        )
+        counts = "".join(
+            f'<li><span class="dot seg-{k}"></span>{k}<b data-mode="{mode}" data-key="{k}">{m[k]}</b></li>'
+            for k in COUNT_KEYS
+        )
         outcomes = [(k, m[k]) for k in ("correct", "partial", "incorrect")]
         cards.append(
             f'<div class="mode-card"><h3>{mode}</h3><p>{MODE_WORDS[mode]}</p>'
             f'<div class="scores">{scores}</div>'
             f'<div class="bars"><span>gold</span>{_bar(outcomes + [("missed", m["missed"])], m["possible"])}'
-            f'<span>pred</span>{_bar(outcomes + [("spurious", m["spurious"])], m["actual"])}</div>'
-            f'<ul class="counts">{counts}</ul></div>')
+            f"<span>pred</span>{_bar(outcomes + [('spurious', m['spurious'])], m['actual'])}</div>"
+            f'<ul class="counts">{counts}</ul></div>'
+        )
     return f'<div class="mode-cards">{"".join(cards)}</div>'
 
 
@@ -264,23 +296,31 @@ def seqeval_rows(results):
     types = sorted(k for k, v in results.items() if isinstance(v, dict) and "number" in v)
     rows = [[t, *(round(results[t][k], 4) for k in SCORE_KEYS), results[t]["number"]] for t in types]
     total = sum(results[t]["number"] for t in types)
-    rows += [[avg, *(round(results[f"{avg}_{k}"], 4) for k in SCORE_KEYS), total]
-             for avg in ("overall", "macro", "weighted")]
+    rows += [
+        [avg, *(round(results[f"{avg}_{k}"], 4) for k in SCORE_KEYS), total]
+        for avg in ("overall", "macro", "weighted")
+    ]
     return rows
 
 
 def python_snippet(case, options):
     extra = "".join(f", {k}={v!r}" for k, v in options.items() if v not in (None, False))
-    return ('import evaluate\n\nmetric = evaluate.load("ner_recall_metric.py")\n'
-            f"results = metric.compute(\n    predictions=[{case.pred!r}],\n"
-            f"    references=[{case.gold!r}]{extra},\n)\n"
-            'results["muc"]["partial"]["recall"], results["overall_f1"]')
+    return (
+        'import evaluate\n\nmetric = evaluate.load("ner_recall_metric.py")\n'
+        f"results = metric.compute(\n    predictions=[{case.pred!r}],\n"
+        f"    references=[{case.gold!r}]{extra},\n)\n"
+        'results["muc"]["partial"]["recall"], results["overall_f1"]'
+    )
 
 
-COMPARE_HINT = ("In the message, <code>references</code> is the gold-tags box and <code>predictions</code> "
-                "the predicted-tags box.")
-CSV_HINT = ('The accepted columns are under "CSV formats", below the button; in the metric\'s messages, '
-            '<code>references</code> are the gold tags and <code>predictions</code> the predicted ones.')
+COMPARE_HINT = (
+    "In the message, <code>references</code> is the gold-tags box and <code>predictions</code> "
+    "the predicted-tags box."
+)
+CSV_HINT = (
+    'The accepted columns are under "CSV formats", below the button; in the metric\'s messages, '
+    "<code>references</code> are the gold tags and <code>predictions</code> the predicted ones."
+)
 
 
 def error_html(error, heading, hint=""):
@@ -289,8 +329,10 @@ def error_html(error, heading, hint=""):
         heading, hint = "The metric failed unexpectedly (a bug: please report it with this input)", ""
     message = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
     hint = f"<p>{hint}</p>" if hint else ""
-    return (f'<div class="app-error" role="alert"><strong>{heading}</strong>'
-            f'<pre>{html.escape(message)}</pre>{hint}</div>')
+    return (
+        f'<div class="app-error" role="alert"><strong>{heading}</strong>'
+        f"<pre>{html.escape(message)}</pre>{hint}</div>"
+    )
 
 
 def compare_view(tokens_text, gold_text, pred_text, decoding, suffix):
@@ -299,12 +341,25 @@ def compare_view(tokens_text, gold_text, pred_text, decoding, suffix):
         case, options, results = score_sentence(tokens_text, gold_text, pred_text, decoding, suffix)
     except Exception as error:  # noqa: BLE001 -- shown in the page, never as a stack trace
         hint = COMPARE_HINT if "references" in str(error) or "predictions" in str(error) else ""
-        return (error_html(error, "The metric refused this input", hint), gr.Column(visible=False),
-                "", "", None, None, "")
+        return (
+            error_html(error, "The metric refused this input", hint),
+            gr.Column(visible=False),
+            "",
+            "",
+            None,
+            None,
+            "",
+        )
     accuracy = f"seqeval-compatible (overall_accuracy, of the tags: {fmt(results['overall_accuracy'])})"
-    return ("", gr.Column(visible=True), entities_html(case, options, results), mode_cards_html(results),
-            per_type_mode_rows(results), gr.Dataframe(seqeval_rows(results), label=accuracy),
-            python_snippet(case, options))
+    return (
+        "",
+        gr.Column(visible=True),
+        entities_html(case, options, results),
+        mode_cards_html(results),
+        per_type_mode_rows(results),
+        gr.Dataframe(seqeval_rows(results), label=accuracy),
+        python_snippet(case, options),
+    )
 
 
 # ---------------------------------------------------------------------------- Annotate mode
@@ -348,8 +403,8 @@ def tags_to_marks(tokens, tags, decoding, suffix):
     chunks, i = [], 0
     for span in spans:
         if span.start > i:
-            chunks.append((" ".join(tokens[i:span.start]) + " ", None))
-        chunks.append((" ".join(tokens[span.start:span.end]), span.label))
+            chunks.append((" ".join(tokens[i : span.start]) + " ", None))
+        chunks.append((" ".join(tokens[span.start : span.end]), span.label))
         chunks.append((" ", None))
         i = span.end
     chunks.append((" ".join(tokens[i:]), None))
@@ -361,8 +416,11 @@ def annotate_start(tokens_text, gold_text, pred_text, decoding, suffix):
     case = Case(split_items(tokens_text), split_items(gold_text), split_items(pred_text))
     tokens = case.tokens or [f"w{i}" for i in range(len(case.gold))]
     try:
-        return (" ".join(tokens), tags_to_marks(tokens, case.gold, decoding, suffix),
-                tags_to_marks(tokens, case.pred, decoding, suffix))
+        return (
+            " ".join(tokens),
+            tags_to_marks(tokens, case.gold, decoding, suffix),
+            tags_to_marks(tokens, case.pred, decoding, suffix),
+        )
     except ValueError:  # tags the metric refuses: start from the bare sentence
         return " ".join(tokens), [(" ".join(tokens), None)], [(" ".join(tokens), None)]
 
@@ -384,17 +442,30 @@ def annotate_marks(gold_marks, pred_marks):
 def annotate_panel():
     """The Annotate mode's components (hidden until chosen): sentence, gold marks, predicted marks."""
     with gr.Column(visible=False) as panel:
-        gr.Markdown("Select a word or a phrase, type its entity type and press Enter; click a mark to "
-                    "change or remove it. The tag boxes below follow (IOB2) and the modes update.")
+        gr.Markdown(
+            "Select a word or a phrase, type its entity type and press Enter; click a mark to "
+            "change or remove it. The tag boxes below follow (IOB2) and the modes update."
+        )
         text = gr.Textbox(label="Sentence", elem_id="annotate-text", lines=1)
-        gold = gr.HighlightedText(label="Gold entities", interactive=True, elem_id="annotate-gold",
-                                  show_legend=False, combine_adjacent=False)
-        pred = gr.HighlightedText(label="Predicted entities", interactive=True, elem_id="annotate-pred",
-                                  show_legend=False, combine_adjacent=False)
+        gold = gr.HighlightedText(
+            label="Gold entities",
+            interactive=True,
+            elem_id="annotate-gold",
+            show_legend=False,
+            combine_adjacent=False,
+        )
+        pred = gr.HighlightedText(
+            label="Predicted entities",
+            interactive=True,
+            elem_id="annotate-pred",
+            show_legend=False,
+            combine_adjacent=False,
+        )
     return panel, text, gold, pred
 
 
 # ============================================================================ Stratified recall tab
+
 
 class Entities(NamedTuple):
     """The gold entities of a stratified-recall CSV as the metric's inputs: one sentence each
@@ -428,8 +499,11 @@ def read_csv(path, what):
         with open(path, encoding="utf-8-sig", newline="") as f:
             reader = csv.reader(f)
             header = [h.strip() for h in next(reader, [])]
-            rows = [(reader.line_num, dict(zip(header, (v.strip() for v in values))))
-                    for values in reader if any(v.strip() for v in values)]
+            rows = [
+                (reader.line_num, dict(zip(header, (v.strip() for v in values))))
+                for values in reader
+                if any(v.strip() for v in values)
+            ]
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise ValueError(f"{what}: cannot read it as a UTF-8 CSV file ({error})") from None
     if not header or not rows:
@@ -457,13 +531,21 @@ def read_entities(path):
                 raise ValueError(f"{what} line {line}: {found} must be yes or no; got {row[found]!r}")
             flags.append(FOUND[row[found].lower()])
         # one-token sentences: a gold entity, predicted or not
-        return Entities([row[group] for _, row in rows], [["B-ENT"]] * len(rows),
-                        [["B-ENT"] if f else ["O"] for f in flags])
+        return Entities(
+            [row[group] for _, row in rows],
+            [["B-ENT"]] * len(rows),
+            [["B-ENT"] if f else ["O"] for f in flags],
+        )
     if "gold" in header and "predicted" in header:
-        return Entities([row[group] for _, row in rows], [row["gold"].split() for _, row in rows],
-                        [row["predicted"].split() for _, row in rows])
-    raise ValueError(f"{what}: needs the columns subgroup and found (yes/no), or subgroup, gold and "
-                     f"predicted (space-separated tags); has {header}")
+        return Entities(
+            [row[group] for _, row in rows],
+            [row["gold"].split() for _, row in rows],
+            [row["predicted"].split() for _, row in rows],
+        )
+    raise ValueError(
+        f"{what}: needs the columns subgroup and found (yes/no), or subgroup, gold and "
+        f"predicted (space-separated tags); has {header}"
+    )
 
 
 def _number(value, where):
@@ -484,19 +566,26 @@ def read_sizes(path):
     if "size" in header:
         return {row[group]: _number(row["size"], f"{what} line {line}") for line, row in rows}
     if all(k in header for k in SIZE_KEYS):
-        return {row[group]: {k: _number(row[k], f"{what} line {line}") for k in SIZE_KEYS}
-                for line, row in rows}
-    raise ValueError(f"{what}: needs the columns subgroup and size, or subgroup, {', '.join(SIZE_KEYS)}; "
-                     f"has {header}")
+        return {
+            row[group]: {k: _number(row[k], f"{what} line {line}") for k in SIZE_KEYS} for line, row in rows
+        }
+    raise ValueError(
+        f"{what}: needs the columns subgroup and size, or subgroup, {', '.join(SIZE_KEYS)}; has {header}"
+    )
 
 
 def stratified(entities_path, sizes_path, ci_method="wilson", confidence_level=0.95, recall_mode="strict"):
     """``results["stratified_recall"]`` of the metric's subgroups config on the uploaded CSVs."""
     entities = read_entities(entities_path)
     results = metric("subgroups").compute(
-        predictions=entities.predictions, references=entities.references, subgroups=entities.subgroups,
-        subgroup_weights=read_sizes(sizes_path), ci_method=ci_method,
-        confidence_level=float(confidence_level), recall_mode=recall_mode)
+        predictions=entities.predictions,
+        references=entities.references,
+        subgroups=entities.subgroups,
+        subgroup_weights=read_sizes(sizes_path),
+        ci_method=ci_method,
+        confidence_level=float(confidence_level),
+        recall_mode=recall_mode,
+    )
     return results["stratified_recall"]
 
 
@@ -505,22 +594,35 @@ STRATA_HEADERS = ["subgroup", "n", "correct", "recall", "weight", "ci_low", "ci_
 
 def strata_rows(result):
     """The table behind the plot: each subgroup, then the weighted estimate."""
-    rows = [[name, s["n"], s["correct"], *(round(s[k], 4) for k in STRATA_HEADERS[3:])]
-            for name, s in result["strata"].items()]
-    rows.append(["weighted estimate", result["n"], result["correct"], round(result["recall"], 4), 1.0,
-                 round(result["ci_low"], 4), round(result["ci_high"], 4)])
+    rows = [
+        [name, s["n"], s["correct"], *(round(s[k], 4) for k in STRATA_HEADERS[3:])]
+        for name, s in result["strata"].items()
+    ]
+    rows.append(
+        [
+            "weighted estimate",
+            result["n"],
+            result["correct"],
+            round(result["recall"], 4),
+            1.0,
+            round(result["ci_low"], 4),
+            round(result["ci_high"], 4),
+        ]
+    )
     return rows
 
 
 def headline_html(result):
     level = f"{result['confidence_level']:.0%}"
     plain = result["correct"] / result["n"]
-    return (f'<div class="headline"><div class="big" data-key="recall">{result["recall"]:.1%}</div>'
-            f'<div><b>weighted recall</b>, {level} interval '
-            f'<b>{result["ci_low"]:.1%} – {result["ci_high"]:.1%}</b> ({result["method"]})<br>'
-            f'<small>{result["n"]} gold entities in {len(result["strata"])} subgroups, credit '
-            f'{result["correct"]:g}: plain recall, every entity weighing the same, {plain:.1%}</small>'
-            '</div></div>')
+    return (
+        f'<div class="headline"><div class="big" data-key="recall">{result["recall"]:.1%}</div>'
+        f"<div><b>weighted recall</b>, {level} interval "
+        f"<b>{result['ci_low']:.1%} – {result['ci_high']:.1%}</b> ({result['method']})<br>"
+        f"<small>{result['n']} gold entities in {len(result['strata'])} subgroups, credit "
+        f"{result['correct']:g}: plain recall, every entity weighing the same, {plain:.1%}</small>"
+        "</div></div>"
+    )
 
 
 class _Frame(NamedTuple):
@@ -547,15 +649,19 @@ def recall_svg(result):
     frame = _Frame()
     strata = list(result["strata"].items())
     height = frame.top + frame.row * (len(strata) + 1) + 34
-    parts = [f'<svg viewBox="0 0 {frame.width} {height}" width="100%" role="img" class="recall-plot" '
-             f'font-family="system-ui, sans-serif" font-size="13" fill="currentColor">',
-             _svg_guides(frame, result, height)]
+    parts = [
+        f'<svg viewBox="0 0 {frame.width} {height}" width="100%" role="img" class="recall-plot" '
+        f'font-family="system-ui, sans-serif" font-size="13" fill="currentColor">',
+        _svg_guides(frame, result, height),
+    ]
     parts += [_svg_stratum(frame, frame.y(i), name, s, result["n"]) for i, (name, s) in enumerate(strata)]
     parts += [_svg_estimate(frame, frame.y(len(strata)), result), "</svg>"]
-    caption = (f'<p class="plot-caption">Dots: each subgroup\'s recall, area ~ its weight (its share of '
-               f'the population; n and its share of the sample beside it); bars: its '
-               f'{result["confidence_level"]:.0%} interval taken alone. Red: the weighted estimate and its '
-               'interval; dotted: plain recall.</p>')
+    caption = (
+        f'<p class="plot-caption">Dots: each subgroup\'s recall, area ~ its weight (its share of '
+        f"the population; n and its share of the sample beside it); bars: its "
+        f"{result['confidence_level']:.0%} interval taken alone. Red: the weighted estimate and its "
+        "interval; dotted: plain recall.</p>"
+    )
     return "".join(parts) + caption
 
 
@@ -563,48 +669,60 @@ def _svg_guides(frame, result, height):
     """Grid lines with percentages, the estimate's interval band and line, the plain recall line."""
     x, top, bottom = frame.x, frame.top - 8, height - 26
     plain = result["correct"] / result["n"]
-    parts = [f'<line x1="{x(t)}" x2="{x(t)}" y1="{top}" y2="{bottom}" stroke="currentColor" stroke-opacity=".15"/>'
-             f'<text x="{x(t)}" y="{height - 8}" text-anchor="middle" opacity=".7">{t:.0%}</text>'
-             for t in (0, 0.2, 0.4, 0.6, 0.8, 1)]
+    parts = [
+        f'<line x1="{x(t)}" x2="{x(t)}" y1="{top}" y2="{bottom}" stroke="currentColor" stroke-opacity=".15"/>'
+        f'<text x="{x(t)}" y="{height - 8}" text-anchor="middle" opacity=".7">{t:.0%}</text>'
+        for t in (0, 0.2, 0.4, 0.6, 0.8, 1)
+    ]
     low, high, estimate = x(result["ci_low"]), x(result["ci_high"]), x(result["recall"])
-    parts.append(f'<rect x="{low}" y="{top}" width="{high - low}" height="{bottom - top}" '
-                 f'fill="{ESTIMATE_COLOUR}" opacity=".10"/>'
-                 f'<line x1="{estimate}" x2="{estimate}" y1="{top}" y2="{bottom}" stroke="{ESTIMATE_COLOUR}" '
-                 'stroke-dasharray="5 4"/>'
-                 f'<line x1="{x(plain)}" x2="{x(plain)}" y1="{top}" y2="{bottom}" stroke="currentColor" '
-                 'stroke-opacity=".45" stroke-dasharray="1 3"/>'
-                 f'<text x="{x(plain)}" y="{top - 4}" text-anchor="middle" font-size="11" opacity=".6">'
-                 f'plain {plain:.1%}</text>')
+    parts.append(
+        f'<rect x="{low}" y="{top}" width="{high - low}" height="{bottom - top}" '
+        f'fill="{ESTIMATE_COLOUR}" opacity=".10"/>'
+        f'<line x1="{estimate}" x2="{estimate}" y1="{top}" y2="{bottom}" stroke="{ESTIMATE_COLOUR}" '
+        'stroke-dasharray="5 4"/>'
+        f'<line x1="{x(plain)}" x2="{x(plain)}" y1="{top}" y2="{bottom}" stroke="currentColor" '
+        'stroke-opacity=".45" stroke-dasharray="1 3"/>'
+        f'<text x="{x(plain)}" y="{top - 4}" text-anchor="middle" font-size="11" opacity=".6">'
+        f"plain {plain:.1%}</text>"
+    )
     return "".join(parts)
 
 
 def _svg_stratum(frame, y, name, stratum, n_total):
     """One subgroup: its name, n and weight, its interval and a dot of area ~ weight."""
     radius = 3 + 9 * stratum["weight"] ** 0.5
-    return (f'<text x="{frame.left - 12}" y="{y - 2}" text-anchor="end" font-weight="600">{html.escape(name)}</text>'
-            f'<text x="{frame.left - 12}" y="{y + 13}" text-anchor="end" font-size="11" opacity=".65">'
-            f'n={stratum["n"]} ({stratum["n"] / n_total:.0%}) · weight {stratum["weight"]:.0%}</text>'
-            + _svg_interval(frame, y, stratum, STRATUM_COLOUR, 2.5)
-            + f'<circle cx="{frame.x(stratum["recall"])}" cy="{y}" r="{radius:.1f}" fill="{STRATUM_COLOUR}" '
-            f'fill-opacity=".85"/><text x="{frame.width - frame.right + 8}" y="{y + 4}">{stratum["recall"]:.1%}</text>')
+    return (
+        f'<text x="{frame.left - 12}" y="{y - 2}" text-anchor="end" font-weight="600">{html.escape(name)}</text>'
+        f'<text x="{frame.left - 12}" y="{y + 13}" text-anchor="end" font-size="11" opacity=".65">'
+        f"n={stratum['n']} ({stratum['n'] / n_total:.0%}) · weight {stratum['weight']:.0%}</text>"
+        + _svg_interval(frame, y, stratum, STRATUM_COLOUR, 2.5)
+        + f'<circle cx="{frame.x(stratum["recall"])}" cy="{y}" r="{radius:.1f}" fill="{STRATUM_COLOUR}" '
+        f'fill-opacity=".85"/><text x="{frame.width - frame.right + 8}" y="{y + 4}">{stratum["recall"]:.1%}</text>'
+    )
 
 
 def _svg_estimate(frame, y, result):
     """The weighted estimate: a diamond on its interval."""
     x, d = frame.x(result["recall"]), 8
-    return (f'<text x="{frame.left - 12}" y="{y + 4}" text-anchor="end" font-weight="700" '
-            f'fill="{ESTIMATE_COLOUR}">weighted estimate</text>'
-            + _svg_interval(frame, y, result, ESTIMATE_COLOUR, 4)
-            + f'<path d="M{x} {y - d} L{x + d} {y} L{x} {y + d} L{x - d} {y} Z" fill="{ESTIMATE_COLOUR}"/>'
-            f'<text x="{frame.width - frame.right + 8}" y="{y + 4}" font-weight="700" '
-            f'fill="{ESTIMATE_COLOUR}">{result["recall"]:.1%}</text>')
+    return (
+        f'<text x="{frame.left - 12}" y="{y + 4}" text-anchor="end" font-weight="700" '
+        f'fill="{ESTIMATE_COLOUR}">weighted estimate</text>'
+        + _svg_interval(frame, y, result, ESTIMATE_COLOUR, 4)
+        + f'<path d="M{x} {y - d} L{x + d} {y} L{x} {y + d} L{x - d} {y} Z" fill="{ESTIMATE_COLOUR}"/>'
+        f'<text x="{frame.width - frame.right + 8}" y="{y + 4}" font-weight="700" '
+        f'fill="{ESTIMATE_COLOUR}">{result["recall"]:.1%}</text>'
+    )
 
 
 def _svg_interval(frame, y, s, colour, stroke):
     low, high = frame.x(s["ci_low"]), frame.x(s["ci_high"])
-    return (f'<line x1="{low}" x2="{high}" y1="{y}" y2="{y}" stroke="{colour}" stroke-width="{stroke}"/>'
-            + "".join(f'<line x1="{e}" x2="{e}" y1="{y - 6}" y2="{y + 6}" stroke="{colour}" stroke-width="2"/>'
-                      for e in (low, high)))
+    return (
+        f'<line x1="{low}" x2="{high}" y1="{y}" y2="{y}" stroke="{colour}" stroke-width="{stroke}"/>'
+        + "".join(
+            f'<line x1="{e}" x2="{e}" y1="{y - 6}" y2="{y + 6}" stroke="{colour}" stroke-width="2"/>'
+            for e in (low, high)
+        )
+    )
 
 
 def stratified_view(entities_path, sizes_path, ci_method, confidence_level, recall_mode):
@@ -619,13 +737,21 @@ def stratified_view(entities_path, sizes_path, ci_method, confidence_level, reca
 # ---------------------------------------------------------------------------- example CSVs
 
 #: a small benchmark-shaped example: subgroup -> (found, not found, occurences, labelled, positive)
-SYNTHETIC = {"frequent names": (33, 7, 9000, 300, 40), "ambiguous names": (3, 9, 8000, 300, 12),
-             "rare names": (12, 18, 21000, 300, 30)}
+SYNTHETIC = {
+    "frequent names": (33, 7, 9000, 300, 40),
+    "ambiguous names": (3, 9, 8000, 300, 12),
+    "rare names": (12, 18, 21000, 300, 30),
+}
 TAGGED = (  # subgroup, tokens, gold, predicted
     ("news", "Angela Merkel visited Paris .", "B-PER I-PER O B-LOC O", "B-PER I-PER O B-LOC O"),
     ("news", "The UN met in New York .", "O B-ORG O O B-LOC I-LOC O", "O B-ORG O O B-LOC O O"),
     ("news", "Tallinn hosted Estonia 's song festival .", "B-LOC O B-LOC O O O O", "B-LOC O B-ORG O O O O"),
-    ("clinical", "Patient given warfarin by Dr Tamm .", "O O B-DRUG O B-PER I-PER O", "O O B-DRUG O O B-PER O"),
+    (
+        "clinical",
+        "Patient given warfarin by Dr Tamm .",
+        "O O B-DRUG O B-PER I-PER O",
+        "O O B-DRUG O O B-PER O",
+    ),
     ("clinical", "No fever after aspirin .", "O B-DIS O B-DRUG O", "O O O B-DRUG O"),
     ("clinical", "Seen at Tartu University Hospital .", "O O B-ORG I-ORG I-ORG O", "O O B-LOC O O O"),
     ("social", "omg saw taylor swift in tartu", "O O B-PER I-PER O B-LOC", "O O O O O O"),
@@ -646,35 +772,53 @@ def _write_csv(name, header, rows):
 
 
 def synthetic_example():
-    rows = [[g, "yes" if k < found else "no"] for g, (found, missed, *_) in SYNTHETIC.items()
-            for k in range(found + missed)]
+    rows = [
+        [g, "yes" if k < found else "no"]
+        for g, (found, missed, *_) in SYNTHETIC.items()
+        for k in range(found + missed)
+    ]
     sizes = [[g, *counts[2:]] for g, counts in SYNTHETIC.items()]
-    return (_write_csv("synthetic_entities.csv", ["subgroup", "found"], rows),
-            _write_csv("synthetic_sizes.csv", ["subgroup", *SIZE_KEYS], sizes))
+    return (
+        _write_csv("synthetic_entities.csv", ["subgroup", "found"], rows),
+        _write_csv("synthetic_sizes.csv", ["subgroup", *SIZE_KEYS], sizes),
+    )
 
 
 def tagged_example():
     sizes = [["news", 5], ["clinical", 3], ["social", 2]]
-    return (_write_csv("tagged_entities.csv", ["subgroup", "tokens", "gold", "predicted"], TAGGED),
-            _write_csv("tagged_sizes.csv", ["subgroup", "size"], sizes))
+    return (
+        _write_csv("tagged_entities.csv", ["subgroup", "tokens", "gold", "predicted"], TAGGED),
+        _write_csv("tagged_sizes.csv", ["subgroup", "size"], sizes),
+    )
 
 
 def amundsen_example():
     """amundsen_01 from ../shared: which sampled entity the EstNLTK tagger found, and the sizes."""
     data = metric("subgroups").load_benchmark(BENCHMARK_CSV)
-    rows = [[g, text, "yes" if ok else "no"] for g, text, ok in
-            zip(data["subgroup"], data["span_text"], data["correct"])]
+    rows = [
+        [g, text, "yes" if ok else "no"]
+        for g, text, ok in zip(data["subgroup"], data["span_text"], data["correct"])
+    ]
     sizes = metric("subgroups").benchmark_sizes(BENCHMARK_CSV)
-    return (_write_csv("amundsen_01_entities.csv", ["subgroup", "entity", "found"], rows),
-            _write_csv("amundsen_01_sizes.csv", ["subgroup", *SIZE_KEYS],
-                       [[g, *(s[k] for k in SIZE_KEYS)] for g, s in sizes.items()]))
+    return (
+        _write_csv("amundsen_01_entities.csv", ["subgroup", "entity", "found"], rows),
+        _write_csv(
+            "amundsen_01_sizes.csv",
+            ["subgroup", *SIZE_KEYS],
+            [[g, *(s[k] for k in SIZE_KEYS)] for g, s in sizes.items()],
+        ),
+    )
 
 
-STRATIFIED_EXAMPLES = {"Synthetic benchmark: three subgroups, found yes/no": synthetic_example,
-                       "Tagged sentences in three genres": tagged_example}
+STRATIFIED_EXAMPLES = {
+    "Synthetic benchmark: three subgroups, found yes/no": synthetic_example,
+    "Tagged sentences in three genres": tagged_example,
+}
 if BENCHMARK_CSV.exists():
-    STRATIFIED_EXAMPLES = {"amundsen_01: EstNLTK tagger on Estonian place names": amundsen_example,
-                           **STRATIFIED_EXAMPLES}
+    STRATIFIED_EXAMPLES = {
+        "amundsen_01: EstNLTK tagger on Estonian place names": amundsen_example,
+        **STRATIFIED_EXAMPLES,
+    }
 
 
 def stratified_example_files(name):
@@ -687,7 +831,15 @@ def stratified_example_view(name, ci_method, confidence_level, recall_mode):
     try:
         entities, sizes = stratified_example_files(name)
     except Exception as error:  # noqa: BLE001
-        return None, None, error_html(error, "Cannot build this example"), gr.Column(visible=False), "", "", None
+        return (
+            None,
+            None,
+            error_html(error, "Cannot build this example"),
+            gr.Column(visible=False),
+            "",
+            "",
+            None,
+        )
     return entities, sizes, *stratified_view(entities, sizes, ci_method, confidence_level, recall_mode)
 
 
@@ -733,10 +885,16 @@ def score_uploads(gold, pred, pred_b=None, decoding=next(iter(DECODINGS)), suffi
     scheme, mode = DECODINGS[decoding]
     options = dict(scheme=scheme, mode=mode, suffix=bool(suffix), ci_resamples=int(resamples or 0))
     inputs = ner_files.read_pair(gold, pred)
-    state = {"inputs": inputs, "options": options, "names": [Path(p).name for p in (gold, pred or gold, pred_b) if p]}
+    state = {
+        "inputs": inputs,
+        "options": options,
+        "names": [Path(p).name for p in (gold, pred or gold, pred_b) if p],
+    }
     if pred_b:
         inputs_b = ner_files.read_second_predictions(inputs, pred_b)
-        state["results"], state["results_b"], state["comparison"] = ner_report.score_two(inputs, inputs_b, **options)
+        state["results"], state["results_b"], state["comparison"] = ner_report.score_two(
+            inputs, inputs_b, **options
+        )
     else:
         state["results"] = ner_report.score(inputs, **options)
     return state
@@ -751,14 +909,18 @@ def files_headline_html(results, names, n_sentences):
         value = results[name] if name in results else results["muc"]["strict"][key]
         band = intervals.get(name)
         band = f'<small class="interval">[{band[0]:.4f}, {band[1]:.4f}]</small>' if band else ""
-        cells.append(f'<div class="score"><span data-key="{name}">{fmt(value)}</span>'
-                     f'<small>{"F1" if key == "f1" else key}</small>{band}</div>')
+        cells.append(
+            f'<div class="score"><span data-key="{name}">{fmt(value)}</span>'
+            f"<small>{'F1' if key == 'f1' else key}</small>{band}</div>"
+        )
     strict = results["muc"]["strict"]
     level = " (95% bootstrap intervals)" if intervals else ""
-    return (f'<div class="files-headline"><div class="scores">{"".join(cells)}</div><p>'
-            f'<b>{html.escape(names[1])}</b> against <b>{html.escape(names[0])}</b>: {n_sentences} sentences, '
-            f'{strict["possible"]} gold and {strict["actual"]} predicted entities; seqeval\'s micro '
-            f'scores (exact boundaries and type){level}.</p></div>')
+    return (
+        f'<div class="files-headline"><div class="scores">{"".join(cells)}</div><p>'
+        f"<b>{html.escape(names[1])}</b> against <b>{html.escape(names[0])}</b>: {n_sentences} sentences, "
+        f"{strict['possible']} gold and {strict['actual']} predicted entities; seqeval's micro "
+        f"scores (exact boundaries and type){level}.</p></div>"
+    )
 
 
 def type_f1_svg(results):
@@ -766,23 +928,34 @@ def type_f1_svg(results):
     types = sorted(results["muc"]["strict"]["per_type"])
     bar, gap, left, width = 14, 12, 110, 520
     height = len(types) * (len(MODES) * bar + gap) + 40
-    parts = [f'<svg viewBox="0 0 {left + width + 60} {height}" width="100%" role="img" class="type-f1" '
-             'font-family="system-ui, sans-serif" font-size="12" fill="currentColor">']
-    parts += [f'<line x1="{left + width * t}" x2="{left + width * t}" y1="0" y2="{height - 24}" '
-              f'stroke="currentColor" stroke-opacity=".15"/><text x="{left + width * t}" y="{height - 8}" '
-              f'text-anchor="middle" opacity=".7">{t:.1f}</text>' for t in (0, .2, .4, .6, .8, 1)]
+    parts = [
+        f'<svg viewBox="0 0 {left + width + 60} {height}" width="100%" role="img" class="type-f1" '
+        'font-family="system-ui, sans-serif" font-size="12" fill="currentColor">'
+    ]
+    parts += [
+        f'<line x1="{left + width * t}" x2="{left + width * t}" y1="0" y2="{height - 24}" '
+        f'stroke="currentColor" stroke-opacity=".15"/><text x="{left + width * t}" y="{height - 8}" '
+        f'text-anchor="middle" opacity=".7">{t:.1f}</text>'
+        for t in (0, 0.2, 0.4, 0.6, 0.8, 1)
+    ]
     for i, name in enumerate(types):
         y0 = i * (len(MODES) * bar + gap) + 4
-        parts.append(f'<text x="{left - 10}" y="{y0 + 2 * bar + 4}" text-anchor="end" font-weight="600">'
-                     f'{html.escape(name)}</text>')
+        parts.append(
+            f'<text x="{left - 10}" y="{y0 + 2 * bar + 4}" text-anchor="end" font-weight="600">'
+            f"{html.escape(name)}</text>"
+        )
         for k, mode in enumerate(MODES):
             f1 = results["muc"][mode]["per_type"][name]["f1"]
             y = y0 + k * bar
-            parts.append(f'<rect x="{left}" y="{y}" width="{width * f1:.1f}" height="{bar - 2}" fill="{PALETTE[k]}"'
-                         f' data-type="{html.escape(name)}" data-mode="{mode}" data-f1="{f1:.4f}"><title>{mode}: '
-                         f'{f1:.4f}</title></rect><text x="{left + width * f1 + 4:.1f}" y="{y + bar - 3}" '
-                         f'font-size="11" opacity=".8">{f1:.3f}</text>')
-    legend = "".join(f'<span><i style="background:{PALETTE[k]}"></i>{mode}</span>' for k, mode in enumerate(MODES))
+            parts.append(
+                f'<rect x="{left}" y="{y}" width="{width * f1:.1f}" height="{bar - 2}" fill="{PALETTE[k]}"'
+                f' data-type="{html.escape(name)}" data-mode="{mode}" data-f1="{f1:.4f}"><title>{mode}: '
+                f'{f1:.4f}</title></rect><text x="{left + width * f1 + 4:.1f}" y="{y + bar - 3}" '
+                f'font-size="11" opacity=".8">{f1:.3f}</text>'
+            )
+    legend = "".join(
+        f'<span><i style="background:{PALETTE[k]}"></i>{mode}</span>' for k, mode in enumerate(MODES)
+    )
     return "".join(parts) + f'</svg><div class="legend">F1 per type: {legend}</div>'
 
 
@@ -810,20 +983,24 @@ def heatmap_html(results):
     head = "".join(f"<th>{html.escape(t)}</th>" for t in types) + "<th>missed</th>"
     rows = []
     for gold in [*types, None]:
-        row = [f'<th>{html.escape(gold) if gold else "spurious"}</th>']
+        row = [f"<th>{html.escape(gold) if gold else 'spurious'}</th>"]
         for pred in [*types, None]:
             same, overlap = cells.get((gold, pred), (0, 0))
             n = same + overlap
             hue = "89,161,79" if gold == pred else "225,87,89"
             detail = f"{same} same span, {overlap} overlapping" if gold and pred else f"{n}"
             shade = f"background:rgba({hue},{0.12 + 0.75 * n / peak:.2f})" if n else ""
-            row.append(f'<td style="{shade}" data-gold="{gold or ""}" data-pred="{pred or ""}" data-n="{n}" '
-                       f'title="{html.escape(detail)}">{n or ""}</td>')
+            row.append(
+                f'<td style="{shade}" data-gold="{gold or ""}" data-pred="{pred or ""}" data-n="{n}" '
+                f'title="{html.escape(detail)}">{n or ""}</td>'
+            )
         rows.append("<tr>" + "".join(row) + "</tr>")
-    return (f'<table class="heatmap"><tr><th>gold \\ predicted</th>{head}</tr>{"".join(rows)}</table>'
-            '<p class="ner-legend">Every matched pair once (same span or overlapping, hover for which), a gold '
-            'entity no prediction overlaps in "missed", a prediction no gold entity overlaps in "spurious". '
-            'Green: the type agrees.</p>')
+    return (
+        f'<table class="heatmap"><tr><th>gold \\ predicted</th>{head}</tr>{"".join(rows)}</table>'
+        '<p class="ner-legend">Every matched pair once (same span or overlapping, hover for which), a gold '
+        'entity no prediction overlaps in "missed", a prediction no gold entity overlaps in "spurious". '
+        "Green: the type agrees.</p>"
+    )
 
 
 def sentence_spans(state, i):
@@ -842,8 +1019,12 @@ def browse_errors(state, mode="strict", outcome=NOT_CORRECT, type_name=ALL_TYPES
     predicted type is ``type_name``: [(outcome, entry)] in sentence order."""
     listing = state["results"]["errors"][mode]
     outcomes = [o for o in OUTCOMES if o != "correct"] if outcome == NOT_CORRECT else [outcome]
-    found = [(o, e) for o in outcomes for e in listing.get(o, [])
-             if type_name == ALL_TYPES or type_name in {s[0] for s in (e["gold"], e["pred"]) if s}]
+    found = [
+        (o, e)
+        for o in outcomes
+        for e in listing.get(o, [])
+        if type_name == ALL_TYPES or type_name in {s[0] for s in (e["gold"], e["pred"]) if s}
+    ]
     return sorted(found, key=_text_order)
 
 
@@ -859,17 +1040,24 @@ def error_card_html(state, outcome, entry, colours):
     tokens = state["inputs"].tokens[i]
     pair = [tuple(s) if s else None for s in (entry["gold"], entry["pred"])]
     where = state["inputs"].where("references", i, min(s[1] for s in pair if s))
-    head = (f'<div class="error-head"><span class="pill seg-{outcome}">{outcome}</span> sentence {i + 1} '
-            f'<small>({html.escape(where)})</small></div>')
+    head = (
+        f'<div class="error-head"><span class="pill seg-{outcome}">{outcome}</span> sentence {i + 1} '
+        f"<small>({html.escape(where)})</small></div>"
+    )
     if isinstance(tokens, str):  # JSONL text: character offsets
-        marks = " / ".join(f'{side} {html.escape(s[0])} <i>{html.escape(tokens[s[1]:s[2]])}</i>'
-                           for side, s in zip(("gold", "predicted"), pair) if s)
+        marks = " / ".join(
+            f"{side} {html.escape(s[0])} <i>{html.escape(tokens[s[1] : s[2]])}</i>"
+            for side, s in zip(("gold", "predicted"), pair)
+            if s
+        )
         return f'<div class="error-card">{head}<p>{marks}</p></div>'
     gold_spans, pred_spans, tags = sentence_spans(state, i)
     start = min(s[1] for s in pair if s)
     end = max(s[2] for s in pair if s)
     window = (max(0, start - CONTEXT), min(len(tokens), end + CONTEXT))
-    grid = sentence_grid_html(tokens, gold_spans, pred_spans, colours, tags=tags, focus=set(pair), window=window)
+    grid = sentence_grid_html(
+        tokens, gold_spans, pred_spans, colours, tags=tags, focus=set(pair), window=window
+    )
     return f'<div class="error-card" data-outcome="{outcome}" data-sentence="{i}">{head}{grid}</div>'
 
 
@@ -881,8 +1069,10 @@ def errors_html(state, mode="strict", outcome=NOT_CORRECT, type_name=ALL_TYPES):
     colours = type_colours(state["results"])
     shown = "".join(error_card_html(state, o, e, colours) for o, e in found[:ERROR_PAGE])
     more = f", the first {ERROR_PAGE} shown" if len(found) > ERROR_PAGE else ""
-    return (f'<p class="error-count" data-count="{len(found)}">{len(found)} pair(s) in mode <b>{mode}</b>{more}. '
-            'The pair is outlined; gold above, predicted below.</p>' + shown)
+    return (
+        f'<p class="error-count" data-count="{len(found)}">{len(found)} pair(s) in mode <b>{mode}</b>{more}. '
+        "The pair is outlined; gold above, predicted below.</p>" + shown
+    )
 
 
 def results_json(state):
@@ -906,7 +1096,9 @@ def comparison_frame(state):
         rows = [[row[k] if k == "score" else round(row[k], 4) for k in keys] for row in comparison["table"]]
         return pd.DataFrame(rows, columns=["score", "A", "B", "B - A", "low", "high", "p"])
     rows = ner_report.comparison_rows(state["results"], state["results_b"])
-    return pd.DataFrame([[n, *(round(x, 4) for x in xs)] for n, *xs in rows], columns=["score", "A", "B", "B - A"])
+    return pd.DataFrame(
+        [[n, *(round(x, 4) for x in xs)] for n, *xs in rows], columns=["score", "A", "B", "B - A"]
+    )
 
 
 def files_stream(gold, pred, pred_b, decoding, suffix, resamples):
@@ -929,20 +1121,47 @@ def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True):
     try:
         state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples)
     except Exception as error:  # noqa: BLE001 -- shown in the page
-        return (error_html(error, "Cannot score these files", "The format of each layout is under "
-                           '"File formats".'), gr.Column(visible=False), "", "", "", "",
-                "strict", NOT_CORRECT, gr.Dropdown(choices=[ALL_TYPES], value=ALL_TYPES), "", None,
-                gr.Column(visible=False), None, None)
+        return (
+            error_html(
+                error, "Cannot score these files", 'The format of each layout is under "File formats".'
+            ),
+            gr.Column(visible=False),
+            "",
+            "",
+            "",
+            "",
+            "strict",
+            NOT_CORRECT,
+            gr.Dropdown(choices=[ALL_TYPES], value=ALL_TYPES),
+            "",
+            None,
+            gr.Column(visible=False),
+            None,
+            None,
+        )
     results = state["results"]
     types = [ALL_TYPES, *sorted(results["muc"]["strict"]["per_type"])]
     comparison = comparison_frame(state)
-    return ("", gr.Column(visible=True), files_headline_html(results, state["names"], len(state["inputs"].references)),
-            mode_cards_html(results), type_f1_svg(results), heatmap_html(results), "strict", NOT_CORRECT,
-            gr.Dropdown(choices=types, value=ALL_TYPES), errors_html(state), results_json(state) if download else None,
-            gr.Column(visible=comparison is not None), comparison, state)
+    return (
+        "",
+        gr.Column(visible=True),
+        files_headline_html(results, state["names"], len(state["inputs"].references)),
+        mode_cards_html(results),
+        type_f1_svg(results),
+        heatmap_html(results),
+        "strict",
+        NOT_CORRECT,
+        gr.Dropdown(choices=types, value=ALL_TYPES),
+        errors_html(state),
+        results_json(state) if download else None,
+        gr.Column(visible=comparison is not None),
+        comparison,
+        state,
+    )
 
 
 # ============================================================================ About tab
+
 
 def scenario_table_html():
     """Batista's scenario table, each outcome computed by the metric on the scenario's example."""
@@ -1054,34 +1273,48 @@ CSS = """
 .error-card {border: 1px solid var(--border-color-primary); border-radius: 10px; padding: 6px 10px; margin: 6px 0;}
 .error-head {font-size: 13px;} .error-count {font-size: 13px;}
 """
-THEME = gr.themes.Soft(primary_hue="indigo", font=["system-ui", "sans-serif"],
-                       font_mono=["ui-monospace", "monospace"])
+THEME = gr.themes.Soft(
+    primary_hue="indigo", font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"]
+)
 
 
 def compare_tab():
-    gr.Markdown("Type a sentence's tokens with its gold and predicted tags (space separated, or one "
-                "per line), or pick an example; the four MUC modes then show how each scores it.")
+    gr.Markdown(
+        "Type a sentence's tokens with its gold and predicted tags (space separated, or one "
+        "per line), or pick an example; the four MUC modes then show how each scores it."
+    )
     with gr.Row(equal_height=True):
-        example = gr.Dropdown(list(EXAMPLES), value=FIRST_EXAMPLE, label="Example", scale=3, elem_id="example")
-        decoding = gr.Dropdown(list(DECODINGS), value=next(iter(DECODINGS)), label="Decoding (scheme, mode)",
-                               scale=2)
+        example = gr.Dropdown(
+            list(EXAMPLES), value=FIRST_EXAMPLE, label="Example", scale=3, elem_id="example"
+        )
+        decoding = gr.Dropdown(
+            list(DECODINGS), value=next(iter(DECODINGS)), label="Decoding (scheme, mode)", scale=2
+        )
         suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
     input_mode = gr.Radio(list(INPUT_MODES), value=INPUT_MODES[0], show_label=False, elem_id="input-mode")
     panel, text, gold_marks, pred_marks = annotate_panel()
-    tokens, gold, pred = (gr.Textbox(value=v, label=label, lines=1, max_lines=12, elem_id=elem_id)
-                          for v, label, elem_id in zip(
-                              example_fields(FIRST_EXAMPLE),
-                              ("Tokens (optional)", "Gold tags (references)", "Predicted tags (predictions)"),
-                              ("tokens", "gold", "predicted")))
+    tokens, gold, pred = (
+        gr.Textbox(value=v, label=label, lines=1, max_lines=12, elem_id=elem_id)
+        for v, label, elem_id in zip(
+            example_fields(FIRST_EXAMPLE),
+            ("Tokens (optional)", "Gold tags (references)", "Predicted tags (predictions)"),
+            ("tokens", "gold", "predicted"),
+        )
+    )
     button = gr.Button("Compare", variant="primary", elem_id="compare-button")
     error = gr.HTML(elem_id="compare-error")
     with gr.Column() as results:
         entities = gr.HTML(elem_id="entities")
         cards = gr.HTML(elem_id="mode-cards")
-        per_type = gr.Dataframe(headers=PER_TYPE_HEADERS, label='Per type (results["muc"][mode]["per_type"])',
-                                elem_id="per-type", interactive=False)
-        seqeval = gr.Dataframe(headers=SEQEVAL_HEADERS, label="seqeval-compatible", elem_id="seqeval",
-                               interactive=False)
+        per_type = gr.Dataframe(
+            headers=PER_TYPE_HEADERS,
+            label='Per type (results["muc"][mode]["per_type"])',
+            elem_id="per-type",
+            interactive=False,
+        )
+        seqeval = gr.Dataframe(
+            headers=SEQEVAL_HEADERS, label="seqeval-compatible", elem_id="seqeval", interactive=False
+        )
         with gr.Accordion("The same in Python", open=False):
             code = gr.Code(language="python")
     inputs = [tokens, gold, pred, decoding, suffix]
@@ -1091,31 +1324,38 @@ def compare_tab():
     for option in (decoding, suffix):
         option.input(compare_view, inputs, outputs)
     input_mode.input(lambda choice: gr.Column(visible=choice == INPUT_MODES[1]), input_mode, panel).then(
-        annotate_start, inputs, [text, gold_marks, pred_marks])
+        annotate_start, inputs, [text, gold_marks, pred_marks]
+    )
     marks = [gold_marks, pred_marks]
     one_queue = dict(concurrency_id="annotate", concurrency_limit=1)  # marks scored in the order made
     text.submit(annotate_text, text, marks).then(annotate_marks, marks, [tokens, gold, pred, decoding]).then(
-        compare_view, inputs, outputs, **one_queue)
+        compare_view, inputs, outputs, **one_queue
+    )
     for side in marks:  # a mark made, changed or removed
         side.change(annotate_marks, marks, [tokens, gold, pred, decoding], **one_queue).then(
-            compare_view, inputs, outputs, **one_queue)
+            compare_view, inputs, outputs, **one_queue
+        )
     return inputs, outputs
 
 
 def stratified_tab():
     first = next(iter(STRATIFIED_EXAMPLES))
-    gr.Markdown("Recall estimated from gold entities sampled per subgroup, each subgroup weighted by its "
-                "size, with a confidence interval.")
+    gr.Markdown(
+        "Recall estimated from gold entities sampled per subgroup, each subgroup weighted by its "
+        "size, with a confidence interval."
+    )
     with gr.Row():
         with gr.Column(scale=2):
-            example = gr.Dropdown(list(STRATIFIED_EXAMPLES), value=first, label="Example",
-                                  elem_id="stratified-example")
+            example = gr.Dropdown(
+                list(STRATIFIED_EXAMPLES), value=first, label="Example", elem_id="stratified-example"
+            )
             entities = gr.File(label="Entities CSV", file_types=[".csv"], elem_id="entities-csv")
             sizes = gr.File(label="Subgroup sizes CSV (optional)", file_types=[".csv"], elem_id="sizes-csv")
             method = gr.Radio(list(CI_METHODS), value="wilson", label="Interval method", elem_id="ci-method")
             level = gr.Slider(0.5, 0.99, value=0.95, step=0.01, label="Confidence level", elem_id="level")
-            recall_mode = gr.Radio(list(MODES), value="strict", label="Recall mode (tagged sentences)",
-                                   elem_id="recall-mode")
+            recall_mode = gr.Radio(
+                list(MODES), value="strict", label="Recall mode (tagged sentences)", elem_id="recall-mode"
+            )
             button = gr.Button("Estimate recall", variant="primary", elem_id="estimate-button")
             with gr.Accordion("CSV formats", open=False):
                 gr.Markdown(CSV_HELP)
@@ -1124,8 +1364,12 @@ def stratified_tab():
             with gr.Column() as results:
                 headline = gr.HTML(elem_id="headline")
                 plot = gr.HTML(elem_id="recall-plot")
-                table = gr.Dataframe(headers=STRATA_HEADERS, label='results["stratified_recall"]["strata"]',
-                                     elem_id="strata", interactive=False)
+                table = gr.Dataframe(
+                    headers=STRATA_HEADERS,
+                    label='results["stratified_recall"]["strata"]',
+                    elem_id="strata",
+                    interactive=False,
+                )
     inputs = [entities, sizes, method, level, recall_mode]
     outputs = [error, results, headline, plot, table]
     example.input(stratified_example_view, [example, *inputs[2:]], [entities, sizes, *outputs])
@@ -1141,30 +1385,52 @@ def example_conll_files():
     folder = _example_dir()
     cases = [case for name, case in EXAMPLES.items() if name != "All six scenarios in one text"]
     fixed = len(cases) - 3
-    sides = {"gold.conll": [c.gold for c in cases], "system_a.conll": [c.pred for c in cases],
-             "system_b.conll": [c.pred for c in cases[:fixed]] + [c.gold for c in cases[fixed:]]}
+    sides = {
+        "gold.conll": [c.gold for c in cases],
+        "system_a.conll": [c.pred for c in cases],
+        "system_b.conll": [c.pred for c in cases[:fixed]] + [c.gold for c in cases[fixed:]],
+    }
     paths = []
     for name, tags in sides.items():
-        text = "-DOCSTART- O\n\n" + "\n\n".join("\n".join(f"{token} {tag}" for token, tag in zip(c.tokens, t))
-                                                for c, t in zip(cases, tags)) + "\n"
+        text = (
+            "-DOCSTART- O\n\n"
+            + "\n\n".join(
+                "\n".join(f"{token} {tag}" for token, tag in zip(c.tokens, t)) for c, t in zip(cases, tags)
+            )
+            + "\n"
+        )
         (folder / name).write_text(text, encoding="utf-8")
         paths.append(str(folder / name))
     return tuple(paths)
 
 
 def files_tab():
-    gr.Markdown("Score a whole test set: upload the gold file and a system's predictions (CoNLL, one file "
-                "with two tag columns, or JSONL spans); add a second system to compare the two.")
+    gr.Markdown(
+        "Score a whole test set: upload the gold file and a system's predictions (CoNLL, one file "
+        "with two tag columns, or JSONL spans); add a second system to compare the two."
+    )
     with gr.Row():
         gold = gr.File(label="Gold (references)", elem_id="gold-file")
         pred = gr.File(label="Predictions (empty: the gold file has two tag columns)", elem_id="pred-file")
         pred_b = gr.File(label="Second system's predictions (optional)", elem_id="pred-b-file")
     with gr.Row(equal_height=True):
-        decoding = gr.Dropdown(list(DECODINGS), value=next(iter(DECODINGS)), label="Decoding (scheme, mode)",
-                               elem_id="files-decoding", scale=2)
+        decoding = gr.Dropdown(
+            list(DECODINGS),
+            value=next(iter(DECODINGS)),
+            label="Decoding (scheme, mode)",
+            elem_id="files-decoding",
+            scale=2,
+        )
         suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
-        resamples = gr.Slider(0, 2000, value=200, step=100, label="Bootstrap resamples (intervals)", scale=2,
-                              elem_id="resamples")
+        resamples = gr.Slider(
+            0,
+            2000,
+            value=200,
+            step=100,
+            label="Bootstrap resamples (intervals)",
+            scale=2,
+            elem_id="resamples",
+        )
         example = gr.Button("Example files", scale=1, elem_id="files-example")
         button = gr.Button("Score files", variant="primary", scale=1, elem_id="files-button")
     with gr.Accordion("File formats", open=False):
@@ -1187,15 +1453,31 @@ def files_tab():
         gr.Markdown("### Error browser")
         with gr.Row():
             mode = gr.Radio(list(MODES), value="strict", label="Mode", elem_id="browse-mode")
-            outcome = gr.Dropdown([NOT_CORRECT, *OUTCOMES], value=NOT_CORRECT, label="Outcome",
-                                  elem_id="browse-outcome")
-            type_name = gr.Dropdown([ALL_TYPES], value=ALL_TYPES, label="Type (gold or predicted)",
-                                    elem_id="browse-type")
+            outcome = gr.Dropdown(
+                [NOT_CORRECT, *OUTCOMES], value=NOT_CORRECT, label="Outcome", elem_id="browse-outcome"
+            )
+            type_name = gr.Dropdown(
+                [ALL_TYPES], value=ALL_TYPES, label="Type (gold or predicted)", elem_id="browse-type"
+            )
         browser = gr.HTML(elem_id="error-browser")
         download = gr.File(label="Full results (JSON)", elem_id="results-json")
     inputs = [gold, pred, pred_b, decoding, suffix, resamples]
-    outputs = [error, results, headline, cards, plot, heatmap, mode, outcome, type_name, browser, download,
-               two_systems, comparison, state]
+    outputs = [
+        error,
+        results,
+        headline,
+        cards,
+        plot,
+        heatmap,
+        mode,
+        outcome,
+        type_name,
+        browser,
+        download,
+        two_systems,
+        comparison,
+        state,
+    ]
     button.click(files_stream, inputs, outputs)
     example.click(example_conll_files, None, [gold, pred, pred_b]).then(files_stream, inputs, outputs)
     for control in (mode, outcome, type_name):
@@ -1204,8 +1486,10 @@ def files_tab():
 
 def build_demo():
     with gr.Blocks(title="NER recall metric") as demo:
-        gr.Markdown("# NER recall metric\nEntity-level scores four ways (MUC / SemEval-2013 modes and "
-                    "seqeval's), and recall estimated over subgroups, from one `evaluate` metric.")
+        gr.Markdown(
+            "# NER recall metric\nEntity-level scores four ways (MUC / SemEval-2013 modes and "
+            "seqeval's), and recall estimated over subgroups, from one `evaluate` metric."
+        )
         with gr.Tabs():
             with gr.Tab("Compare", id="compare"):
                 compare_inputs, compare_outputs = compare_tab()

@@ -61,20 +61,22 @@ FILE_COLUMNS = ("text", "span")
 BENCHMARK_SPAN_KEYS = ("start", "end", "text", "labels")
 CORRECT_VALUES = {"yes": True, "no": False}
 
-FEATURES = datasets.Features({
-    "text": datasets.Value("string"),
-    "tokens": datasets.Sequence(datasets.Value("string")),
-    "token_starts": datasets.Sequence(datasets.Value("int32")),
-    "token_ends": datasets.Sequence(datasets.Value("int32")),
-    "ner_tags": datasets.Sequence(datasets.Value("string")),
-    "subgroup": datasets.Value("string"),
-    "row": datasets.Value("int32"),
-    "span_start": datasets.Value("int32"),
-    "span_end": datasets.Value("int32"),
-    "span_text": datasets.Value("string"),
-    "span_label": datasets.Value("string"),
-    "correct": datasets.Value("bool"),
-})
+FEATURES = datasets.Features(
+    {
+        "text": datasets.Value("string"),
+        "tokens": datasets.Sequence(datasets.Value("string")),
+        "token_starts": datasets.Sequence(datasets.Value("int32")),
+        "token_ends": datasets.Sequence(datasets.Value("int32")),
+        "ner_tags": datasets.Sequence(datasets.Value("string")),
+        "subgroup": datasets.Value("string"),
+        "row": datasets.Value("int32"),
+        "span_start": datasets.Value("int32"),
+        "span_end": datasets.Value("int32"),
+        "span_text": datasets.Value("string"),
+        "span_label": datasets.Value("string"),
+        "correct": datasets.Value("bool"),
+    }
+)
 
 
 class Population(NamedTuple):
@@ -89,6 +91,7 @@ class Population(NamedTuple):
 
 
 # ---------------------------------------------------------------- loading
+
 
 def load_benchmark(description_csv):
     """Load a benchmark as a ``datasets.Dataset``, one example per sampled entity.
@@ -134,8 +137,11 @@ def benchmark_sizes(description_csv):
     positives in the corpus is ``positive * occurences / labelled``. Populations with no positive
     (no rows, so no weight) are left out. Only ``data_description.csv`` is read and checked.
     """
-    return {p.name: {key: getattr(p, key) for key in SIZE_KEYS}
-            for p in read_description(description_csv) if p.positive > 0}
+    return {
+        p.name: {key: getattr(p, key) for key in SIZE_KEYS}
+        for p in read_description(description_csv)
+        if p.positive > 0
+    }
 
 
 def read_description(description_csv):
@@ -154,9 +160,12 @@ def read_description(description_csv):
         if positive > labelled:
             raise ValueError(f"{where}: positive ({positive}) > labelled ({labelled})")
         if labelled > occurences:
-            warnings.warn(f"{where}: labelled ({labelled}) > occurences ({occurences}); the size "
-                          "estimate positive * occurences / labelled is used as given", UserWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"{where}: labelled ({labelled}) > occurences ({occurences}); the size "
+                "estimate positive * occurences / labelled is used as given",
+                UserWarning,
+                stacklevel=3,
+            )
         path = _resolve(record["file"], description_csv, where)
         populations.append(Population(name, occurences, labelled, positive, path, where))
     return populations
@@ -173,8 +182,10 @@ def _read_csv(path):
             rows, line = [], reader.line_num + 1
             for i, values in enumerate(reader):
                 if len(values) != len(header):
-                    raise ValueError(f"{path}: row {i} (line {line}) has {len(values)} fields; "
-                                     f"the header has {len(header)}")
+                    raise ValueError(
+                        f"{path}: row {i} (line {line}) has {len(values)} fields; "
+                        f"the header has {len(header)}"
+                    )
                 rows.append((i, line, dict(zip(header, values))))
                 line = reader.line_num + 1
     except (OSError, UnicodeDecodeError, csv.Error) as error:
@@ -210,14 +221,24 @@ def _read_population(population):
     header, rows = _read_csv(population.path)
     _require_columns(header, FILE_COLUMNS, population.path)
     if len(rows) != population.positive:
-        raise ValueError(f"{population.path}: has {len(rows)} rows but {population.where} gives "
-                         f"positive={population.positive}")
+        raise ValueError(
+            f"{population.path}: has {len(rows)} rows but {population.where} gives "
+            f"positive={population.positive}"
+        )
     has_correct = "correct" in header
     for i, line, record in rows:
         where = f"{population.path}: row {i} (line {line})"
         start, end, span_text, label = _parse_span(record["span"], record["text"], where)
-        yield _example(record["text"], start, end, span_text, label, population.name, i,
-                       _parse_correct(record["correct"], where) if has_correct else None)
+        yield _example(
+            record["text"],
+            start,
+            end,
+            span_text,
+            label,
+            population.name,
+            i,
+            _parse_correct(record["correct"], where) if has_correct else None,
+        )
 
 
 def _parse_span(literal, text, where):
@@ -227,11 +248,15 @@ def _parse_span(literal, text, where):
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as error:
         raise ValueError(f"{where}: span is not a Python literal: {literal!r}") from error
     if not isinstance(span, dict) or any(key not in span for key in BENCHMARK_SPAN_KEYS):
-        raise ValueError(f"{where}: span must be a dict with keys {list(BENCHMARK_SPAN_KEYS)}; got {literal!r}")
+        raise ValueError(
+            f"{where}: span must be a dict with keys {list(BENCHMARK_SPAN_KEYS)}; got {literal!r}"
+        )
     start, end, span_text, labels = (span[key] for key in BENCHMARK_SPAN_KEYS)
     if not (is_int(start) and is_int(end) and 0 <= start < end <= len(text)):
-        raise ValueError(f"{where}: span offsets ({start!r}, {end!r}) must be ints with "
-                         f"0 <= start < end <= {len(text)} (the text's length)")
+        raise ValueError(
+            f"{where}: span offsets ({start!r}, {end!r}) must be ints with "
+            f"0 <= start < end <= {len(text)} (the text's length)"
+        )
     if span_text != text[start:end]:
         raise ValueError(f"{where}: span text {span_text!r} != text[{start}:{end}] {text[start:end]!r}")
     if not (isinstance(labels, list) and labels and all(isinstance(x, str) and x for x in labels)):
@@ -249,11 +274,18 @@ def _example(text, start, end, span_text, label, subgroup, row, correct):
     words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     starts, ends = refine([a for a, _ in words], [b for _, b in words], [(start, end, label)])
     return {
-        "text": text, "tokens": [text[a:b] for a, b in zip(starts, ends)],
-        "token_starts": starts, "token_ends": ends,
+        "text": text,
+        "tokens": [text[a:b] for a, b in zip(starts, ends)],
+        "token_starts": starts,
+        "token_ends": ends,
         "ner_tags": spans_to_tags(starts, ends, [(start, end, label)]),
-        "subgroup": subgroup, "row": row, "span_start": start, "span_end": end,
-        "span_text": span_text, "span_label": label, "correct": correct,
+        "subgroup": subgroup,
+        "row": row,
+        "span_start": start,
+        "span_end": end,
+        "span_text": span_text,
+        "span_label": label,
+        "correct": correct,
     }
 
 
@@ -262,14 +294,18 @@ def _warn_duplicate(example, seen):
     here = (example["subgroup"], example["row"])
     if key in seen:
         (group, row), (span_text, start, end) = seen[key], (example["span_text"], *key[1:])
-        warnings.warn(f"the same sentence and span {span_text!r} ({start}, {end}) occur in population "
-                      f"{group!r} row {row} and population {here[0]!r} row {here[1]}", UserWarning,
-                      stacklevel=3)
+        warnings.warn(
+            f"the same sentence and span {span_text!r} ({start}, {end}) occur in population "
+            f"{group!r} row {row} and population {here[0]!r} row {here[1]}",
+            UserWarning,
+            stacklevel=3,
+        )
     else:
         seen[key] = here
 
 
 # ---------------------------------------------------------------- alignment
+
 
 def refine(token_starts, token_ends, spans):
     """Cut a token grid at every boundary of ``spans``; return the new ``(starts, ends)``.
@@ -320,10 +356,11 @@ def spans_to_tags(token_starts, token_ends, spans):
     for span in spans:
         start, end, label = span
         if start not in first or end not in last:
-            raise ValueError(f"span {span!r} is not on token boundaries; refine the token grid first "
-                             "(see align)")
+            raise ValueError(
+                f"span {span!r} is not on token boundaries; refine the token grid first (see align)"
+            )
         i, j = first[start], last[end]
-        tags[i:j + 1] = [f"B-{label}"] + [f"I-{label}"] * (j - i)
+        tags[i : j + 1] = [f"B-{label}"] + [f"I-{label}"] * (j - i)
     return tags
 
 
@@ -335,8 +372,9 @@ def check_spans(spans, length, what="span"):
             raise ValueError(f"{what} {span!r} must be a (start, end, label) tuple")
         start, end, label = span
         if not (is_int(start) and is_int(end) and 0 <= start < end <= length):
-            raise ValueError(f"{what} {tuple(span)!r}: offsets must be ints with "
-                             f"0 <= start < end <= {length}")
+            raise ValueError(
+                f"{what} {tuple(span)!r}: offsets must be ints with 0 <= start < end <= {length}"
+            )
         if not (isinstance(label, str) and label):
             raise ValueError(f"{what} {tuple(span)!r}: label must be a non-empty str")
         checked.append((int(start), int(end), label))

@@ -108,8 +108,16 @@ OUTCOME_CODES = {**{o: i for i, o in enumerate(OUTCOMES)}, "missed": len(OUTCOME
 #: the column blocks of a count row, one column per entity type each: the matched gold spans of
 #: each scenario (by gold type), the predicted spans of the two other-type scenarios (by
 #: predicted type; the same-type ones are the gold ones), the missed and the spurious spans
-COLUMNS = ("gold_exact", "gold_exact_other_type", "gold_overlap", "gold_overlap_other_type",
-           "pred_exact_other_type", "pred_overlap_other_type", "missed", "spurious")
+COLUMNS = (
+    "gold_exact",
+    "gold_exact_other_type",
+    "gold_overlap",
+    "gold_overlap_other_type",
+    "pred_exact_other_type",
+    "pred_overlap_other_type",
+    "missed",
+    "spurious",
+)
 
 # ---------------------------------------------------------------------------- ratios
 

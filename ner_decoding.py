@@ -92,8 +92,8 @@ def _table(patterns):
     """A boolean [prev prefix, prefix, same type] table from seqeval-style patterns."""
     table = np.zeros((len(PREFIXES), len(PREFIXES), 2), dtype=bool)
     for prev, cur, same in patterns:
-        for p in (prev if isinstance(prev, tuple) else (prev,)):
-            for c in (cur if isinstance(cur, tuple) else (cur,)):
+        for p in prev if isinstance(prev, tuple) else (prev,):
+            for c in cur if isinstance(cur, tuple) else (cur,):
                 table[p, c, list(same)] = True
     return table
 
@@ -110,8 +110,14 @@ _STRICT_PATTERNS = {
     "IOB1": (
         [(_O, _I, _EITHER), (_I, _I, _DIFF), (_B, _I, _EITHER), (_I, _B, _SAME), (_B, _B, _SAME)],
         [(_B, _I, _SAME), (_I, _I, _SAME)],
-        [(_I, _I, _DIFF), (_I, _O, _EITHER), (_I, _B, _EITHER), (_B, _O, _EITHER),
-         (_B, _I, _DIFF), (_B, _B, _SAME)],
+        [
+            (_I, _I, _DIFF),
+            (_I, _O, _EITHER),
+            (_I, _B, _EITHER),
+            (_B, _O, _EITHER),
+            (_B, _I, _DIFF),
+            (_B, _B, _SAME),
+        ],
     ),
     "IOE1": (
         [(_O, _I, _EITHER), (_I, _I, _DIFF), (_E, _I, _EITHER), (_E, _E, _SAME)],
@@ -121,12 +127,24 @@ _STRICT_PATTERNS = {
     "IOB2": (
         [(_ANY, _B, _EITHER)],
         [(_B, _I, _SAME), (_I, _I, _SAME)],
-        [(_I, _O, _EITHER), (_I, _I, _DIFF), (_I, _B, _EITHER), (_B, _O, _EITHER),
-         (_B, _I, _DIFF), (_B, _B, _EITHER)],
+        [
+            (_I, _O, _EITHER),
+            (_I, _I, _DIFF),
+            (_I, _B, _EITHER),
+            (_B, _O, _EITHER),
+            (_B, _I, _DIFF),
+            (_B, _B, _EITHER),
+        ],
     ),
     "IOE2": (
-        [(_O, _I, _EITHER), (_O, _E, _EITHER), (_E, _I, _EITHER), (_E, _E, _EITHER),
-         (_I, _I, _DIFF), (_I, _E, _DIFF)],
+        [
+            (_O, _I, _EITHER),
+            (_O, _E, _EITHER),
+            (_E, _I, _EITHER),
+            (_E, _E, _EITHER),
+            (_I, _I, _DIFF),
+            (_I, _E, _DIFF),
+        ],
         [(_I, _E, _SAME), (_I, _I, _SAME)],
         [(_E, _ANY, _EITHER)],
     ),
@@ -188,8 +206,10 @@ def _odd_characters(tag):
 def _type_problem(label):
     """Why ``label`` (a non-empty entity type) cannot be one, or None."""
     if label.startswith("-") or label.endswith("-"):
-        return (f"has the entity type {label!r}, which begins or ends with '-' (seqeval reads it "
-                f"as {label!r} in its default mode and as {label.strip('-') or UNTYPED!r} in strict mode)")
+        return (
+            f"has the entity type {label!r}, which begins or ends with '-' (seqeval reads it "
+            f"as {label!r} in its default mode and as {label.strip('-') or UNTYPED!r} in strict mode)"
+        )
     if label == "O":
         return "has the entity type 'O', the name of the outside tag"
     if _invisible_end(label):
@@ -218,7 +238,9 @@ def _hint(tag, suffix, scheme):
     """What an invalid tag may have meant."""
     if _is_prefix(*_split(tag, suffix)[:2]):
         prefix = tag[-1 if suffix else 0]
-        return "; for BILOU tags use mode='strict', scheme='BILOU'" if scheme is None and prefix in "LU" else ""
+        return (
+            "; for BILOU tags use mode='strict', scheme='BILOU'" if scheme is None and prefix in "LU" else ""
+        )
     if _is_prefix(*_split(tag, not suffix)[:2]):
         return f"; as {'PREFIX-TYPE' if suffix else 'TYPE-PREFIX'} it needs suffix={not suffix}"
     if isinstance(_bare(tag, "IO"), tuple):
@@ -253,15 +275,21 @@ def _tag_error(tag, where, suffix, scheme):
     if isinstance(reason, str):
         return f"tag {tag!r} at {where} {reason}"
     shape = "TYPE-PREFIX" if suffix else "PREFIX-TYPE"
-    name, bare = ("None (lenient)", "") if scheme is None else (scheme, ", or a bare type" if scheme == "IO" else "")
-    return (f"invalid tag {tag!r} at {where} (scheme {name} expects {_expected(scheme)} as {shape}{bare})"
-            f"{_hint(tag, suffix, scheme)}")
+    name, bare = (
+        ("None (lenient)", "") if scheme is None else (scheme, ", or a bare type" if scheme == "IO" else "")
+    )
+    return (
+        f"invalid tag {tag!r} at {where} (scheme {name} expects {_expected(scheme)} as {shape}{bare})"
+        f"{_hint(tag, suffix, scheme)}"
+    )
 
 
 def _mixed_error(untyped, typed, sides):
-    return (f"tag {untyped!r} at {_locate(untyped, sides)} has no entity type but tag {typed!r} at "
-            f"{_locate(typed, sides)} has one: tag every entity with a type, or none "
-            f"(tags with no type are read as one type, {UNTYPED!r})")
+    return (
+        f"tag {untyped!r} at {_locate(untyped, sides)} has no entity type but tag {typed!r} at "
+        f"{_locate(typed, sides)} has one: tag every entity with a type, or none "
+        f"(tags with no type are read as one type, {UNTYPED!r})"
+    )
 
 
 def _first_place(tags, sides):
@@ -296,9 +324,7 @@ def check_lengths(predictions, references):
     Returns the sentence lengths.
     """
     if len(predictions) != len(references):
-        raise ValueError(
-            f"predictions has {len(predictions)} sentences but references has {len(references)}"
-        )
+        raise ValueError(f"predictions has {len(predictions)} sentences but references has {len(references)}")
     try:  # fast path: lists only (``list.__len__`` rejects anything else), lengths equal
         lengths = _lengths(references, list.__len__)
         if np.array_equal(_lengths(predictions, list.__len__), lengths):
@@ -306,9 +332,16 @@ def check_lengths(predictions, references):
     except TypeError:
         pass
     for i, (pred, ref) in enumerate(zip(predictions, references)):
-        if isinstance(pred, str) or isinstance(ref, str) or not hasattr(pred, "__len__") or not hasattr(ref, "__len__"):
+        if (
+            isinstance(pred, str)
+            or isinstance(ref, str)
+            or not hasattr(pred, "__len__")
+            or not hasattr(ref, "__len__")
+        ):
             side = "predictions" if isinstance(pred, str) or not hasattr(pred, "__len__") else "references"
-            raise ValueError(f"{side}[{i}] must be a list of tags; got {type(pred if side == 'predictions' else ref).__name__}")
+            raise ValueError(
+                f"{side}[{i}] must be a list of tags; got {type(pred if side == 'predictions' else ref).__name__}"
+            )
         if len(pred) != len(ref):
             raise ValueError(f"predictions[{i}] has {len(pred)} tags but references[{i}] has {len(ref)}")
     return _lengths(references)
@@ -347,6 +380,7 @@ def _codes(sequences, numbered):
     Python lists, no list built; one byte per token while there are at most 256 tags
     (``bytearray`` takes small ints faster than ``np.fromiter``).
     """
+
     def codes():
         return map(numbered.__getitem__, chain.from_iterable(sequences))
 
@@ -370,8 +404,9 @@ def encode(predictions, references, *, suffix=False, scheme=None):
     except TypeError:  # an unhashable tag, e.g. a list
         bad = _first_non_string(sides)
         raise ValueError(_tag_error(bad, _locate(bad, sides), suffix, scheme)) from None
-    return corpus_from_codes(list(numbered), pred_codes, ref_codes, lengths, suffix=suffix, scheme=scheme,
-                             sides=sides)
+    return corpus_from_codes(
+        list(numbered), pred_codes, ref_codes, lengths, suffix=suffix, scheme=scheme, sides=sides
+    )
 
 
 #: tokens per step where a code array is indexed, so that no intp copy of a whole side is made
@@ -381,7 +416,7 @@ _CHUNK = 1 << 20
 def _chunked_take(table, codes):
     out = np.empty(len(codes), dtype=table.dtype)
     for a in range(0, len(codes), _CHUNK):
-        np.take(table, codes[a:a + _CHUNK], out=out[a:a + _CHUNK])
+        np.take(table, codes[a : a + _CHUNK], out=out[a : a + _CHUNK])
     return out
 
 
@@ -389,7 +424,7 @@ def _used(codes, n):
     """Which of the codes ``0 .. n-1`` occur in ``codes``."""
     seen = np.zeros(n, dtype=bool)
     for a in range(0, len(codes), _CHUNK):
-        seen |= np.bincount(codes[a:a + _CHUNK], minlength=n) > 0
+        seen |= np.bincount(codes[a : a + _CHUNK], minlength=n) > 0
     return seen
 
 
@@ -399,7 +434,9 @@ def _dense(vocabulary, predictions, references):
     n = len(vocabulary)
     used = _used(predictions, n) | _used(references, n)
     numbered = defaultdict(count(1).__next__, {"O": 0})
-    remap = np.array([numbered[tag] if seen else 0 for tag, seen in zip(vocabulary, used.tolist())], dtype=np.int64)
+    remap = np.array(
+        [numbered[tag] if seen else 0 for tag, seen in zip(vocabulary, used.tolist())], dtype=np.int64
+    )
     dtype = np.uint8 if len(numbered) <= 256 else np.int32
     identity = n == len(numbered) and np.array_equal(remap, np.arange(n))
     if identity and predictions.dtype == references.dtype == dtype:
@@ -441,15 +478,18 @@ def corpus_from_codes(vocabulary, predictions, references, lengths, *, suffix=Fa
     pred_codes, ref_codes = (np.zeros(len(real), dtype=pred_tokens.dtype) for _ in range(2))
     pred_codes[real], ref_codes[real] = pred_tokens, ref_tokens
     if sides is None:
-        sides = (("predictions", _CodeSentences(tags, pred_tokens, lengths)),
-                 ("references", _CodeSentences(tags, ref_tokens, lengths)))
+        sides = (
+            ("predictions", _CodeSentences(tags, pred_tokens, lengths)),
+            ("references", _CodeSentences(tags, ref_tokens, lengths)),
+        )
     numbered = {tag: code for code, tag in enumerate(tags)}
     prefixes, labels = _vocabulary(numbered, sides, suffix, scheme)
     types = tuple(sorted({label for label in labels if label is not None}))
     type_index = {name: i for i, name in enumerate(types)}
     type_codes = np.array([-1 if lab is None else type_index[lab] for lab in labels], dtype=np.int32)
-    return EncodedCorpus(ref_codes, pred_codes, lengths, starts,
-                         np.array(prefixes, dtype=np.int8), type_codes, types)
+    return EncodedCorpus(
+        ref_codes, pred_codes, lengths, starts, np.array(prefixes, dtype=np.int8), type_codes, types
+    )
 
 
 def _spans(starts, ends, types, sentence_starts):
@@ -540,8 +580,12 @@ def _skip_inside(inside, positions):
 def spans_by_sentence(spans, types, n_sentences):
     """Per sentence, its entities as :class:`Span` lists."""
     out = [[] for _ in range(n_sentences)]
-    for s, o, length, t in zip(spans.sentence.tolist(), spans.offset.tolist(),
-                               (spans.end - spans.start).tolist(), spans.type.tolist()):
+    for s, o, length, t in zip(
+        spans.sentence.tolist(),
+        spans.offset.tolist(),
+        (spans.end - spans.start).tolist(),
+        spans.type.tolist(),
+    ):
         out[s].append(Span(types[t], o, o + length))
     return out
 
@@ -584,8 +628,10 @@ REPORT_PLACES = 5
 def decoding_reports(corpus, predicted, gold, scheme=None, places=0):
     """``{"predictions": report, "references": report}``: :func:`decoding_report` of both sides,
     given their entities; with ``places`` > 0 each lists its first ``places`` places."""
-    return {"predictions": decoding_report(corpus.predictions, corpus, predicted, scheme, places),
-            "references": decoding_report(corpus.references, corpus, gold, scheme, places)}
+    return {
+        "predictions": decoding_report(corpus.predictions, corpus, predicted, scheme, places),
+        "references": decoding_report(corpus.references, corpus, gold, scheme, places),
+    }
 
 
 def decoding_report(codes, corpus, spans, scheme=None, places=REPORT_PLACES):
@@ -606,15 +652,22 @@ def decoding_report(codes, corpus, spans, scheme=None, places=REPORT_PLACES):
     starts, ends = (_repaired if scheme is None else _dropped)(codes, corpus, spans)
     reasons = _reasons(codes, corpus, starts, scheme)
     tally = np.bincount(reasons, minlength=len(REASONS)).tolist()
-    report = {"entities": len(spans), "repaired": len(starts) if scheme is None else 0,
-              "dropped": 0 if scheme is None else len(starts), "reasons": dict(zip(REASONS, tally))}
+    report = {
+        "entities": len(spans),
+        "repaired": len(starts) if scheme is None else 0,
+        "dropped": 0 if scheme is None else len(starts),
+        "reasons": dict(zip(REASONS, tally)),
+    }
     if places > 0:
         head = starts[:places]
         sentence = np.searchsorted(corpus.sentence_starts, head, side="right") - 1
         offset = head - corpus.sentence_starts[sentence]
-        report["first"] = [{"sentence": i, "start": a, "end": a + n, "reason": REASONS[r]} for i, a, n, r in
-                           zip(sentence.tolist(), offset.tolist(), (ends[:places] - head).tolist(),
-                               reasons[:places].tolist())]
+        report["first"] = [
+            {"sentence": i, "start": a, "end": a + n, "reason": REASONS[r]}
+            for i, a, n, r in zip(
+                sentence.tolist(), offset.tolist(), (ends[:places] - head).tolist(), reasons[:places].tolist()
+            )
+        ]
     return report
 
 

@@ -38,13 +38,17 @@ def _read_caches(paths):
         try:
             tables.append(datasets.table.MemoryMappedTable.from_file(path))
         except FileNotFoundError:
-            raise ValueError(f"the cache file of process {process_id} ({path}) is gone: another run with the same"
-                             " experiment_id and cache_dir removed it; give each run its own experiment_id") from None
+            raise ValueError(
+                f"the cache file of process {process_id} ({path}) is gone: another run with the same"
+                " experiment_id and cache_dir removed it; give each run its own experiment_id"
+            ) from None
     kept = [t for t in tables if t.num_rows] or tables[:1]
     kinds = {str(t.schema.field("predictions").type) for t in kept}
     if len(kinds) > 1:
-        raise ValueError(f"the processes added different kinds of input ({sorted(kinds)}): every process adds"
-                         " tags, or every process class ids")
+        raise ValueError(
+            f"the processes added different kinds of input ({sorted(kinds)}): every process adds"
+            " tags, or every process class ids"
+        )
     return datasets.Dataset(datasets.table.concat_tables(kept))
 
 
@@ -69,7 +73,9 @@ class EvaluatePatches:
         given = {"predictions": predictions, "references": references, **kwargs}
         missing = [k for k in names if k not in given]
         if missing and not (predictions is None and references is None):  # evaluate's own message
-            raise ValueError(f"Evaluation module inputs are missing: {missing}. All required inputs are {names}")
+            raise ValueError(
+                f"Evaluation module inputs are missing: {missing}. All required inputs are {names}"
+            )
         inputs = {k: given.get(k) for k in names}
         options = {k: v for k, v in kwargs.items() if k not in names}
         check_options(self.config_name, options)  # before the cache is touched: a typo costs nothing
@@ -79,8 +85,10 @@ class EvaluatePatches:
                 return self._compute_directly(inputs, options, label_names)
             self.add_batch(**inputs)
         elif self.writer is None and self.num_process == 1:
-            raise ValueError("no sentences: compute got no predictions and references, and none were added"
-                             " (add_batch, add)")
+            raise ValueError(
+                "no sentences: compute got no predictions and references, and none were added"
+                " (add_batch, add)"
+            )
         elif self.writer is None:  # a process with an empty shard still takes part
             self.selected_feature_format = self._input_features(getattr(self, "_kind", None))
             self._init_writer()
@@ -99,15 +107,23 @@ class EvaluatePatches:
         if self.config_name in SPAN_CONFIGS:
             sides = {name: check_entity_types(inputs[name], name) for name in ("predictions", "references")}
             subgroups = inputs.get("subgroups")
-            if subgroups is not None and not isinstance(subgroups, (str, bytes)) and len(subgroups) != len(sides["references"]):
-                raise ValueError(f"subgroups has {len(subgroups)} names but there are {len(sides['references'])} examples")
+            if (
+                subgroups is not None
+                and not isinstance(subgroups, (str, bytes))
+                and len(subgroups) != len(sides["references"])
+            ):
+                raise ValueError(
+                    f"subgroups has {len(subgroups)} names but there are {len(sides['references'])} examples"
+                )
             return self._compute(**dict(inputs, **sides), **options)
         batch = check_batch(inputs["predictions"], inputs["references"])
         if self.config_name == "subgroups":
             check_subgroups(inputs.get("subgroups"), "subgroups")
             if len(inputs["subgroups"]) != len(batch.lengths):
-                raise ValueError(f"subgroups has {len(inputs['subgroups'])} names but there are"
-                                 f" {len(batch.lengths)} sentences")
+                raise ValueError(
+                    f"subgroups has {len(inputs['subgroups'])} names but there are"
+                    f" {len(batch.lengths)} sentences"
+                )
         check_kind(batch.kind, batch.first, label_names)
         if not len(batch.lengths):
             raise ValueError("no sentences: predictions and references are empty")
@@ -131,8 +147,10 @@ class EvaluatePatches:
         if self.config_name in SUBGROUP_CONFIGS:
             check_subgroups(kwargs.get("subgroups"), "subgroups")
             if len(kwargs["subgroups"]) != len(batch.lengths):
-                raise ValueError(f"subgroups has {len(kwargs['subgroups'])} names but the batch has"
-                                 f" {len(batch.lengths)} sentences")
+                raise ValueError(
+                    f"subgroups has {len(kwargs['subgroups'])} names but the batch has"
+                    f" {len(batch.lengths)} sentences"
+                )
         if not len(batch.lengths):
             return
         self._store(batch, kwargs)
@@ -143,7 +161,9 @@ class EvaluatePatches:
         if unknown:
             raise ValueError(f"unknown input {unknown[0]!r}; inputs: {self._feature_names()}")
         if self.config_name in SPAN_CONFIGS:
-            return self._add_entities([prediction], [reference], {k: [v] for k, v in kwargs.items()}, single=True)
+            return self._add_entities(
+                [prediction], [reference], {k: [v] for k, v in kwargs.items()}, single=True
+            )
         batch = check_batch(prediction, reference, single=True)
         if self.config_name in SUBGROUP_CONFIGS:
             check_subgroups([kwargs.get("subgroups")], "subgroups", single=True)
@@ -156,17 +176,25 @@ class EvaluatePatches:
         kind, added = getattr(self, "_kind", None), getattr(self, "_added", 0)
         if kind and batch.kind and kind != batch.kind:
             side, i, j, value = batch.first
-            raise ValueError(f"{side}[{added + i}][{j}] is a {batch.kind} ({value!r}) but earlier sentences hold"
-                             f" {kind}s; compute the stream added so far first, or add the same kind")
+            raise ValueError(
+                f"{side}[{added + i}][{j}] is a {batch.kind} ({value!r}) but earlier sentences hold"
+                f" {kind}s; compute the stream added so far first, or add the same kind"
+            )
         created = self.writer is None
         try:
             if created:
                 self.selected_feature_format = self._input_features(kind or batch.kind)
                 self._init_writer()
-            table = {side: arrow_column(column, kind or batch.kind, batch.lengths)
-                     for side, column in (("predictions", batch.predictions), ("references", batch.references))}
-            table.update({name: pa.array(as_list(values), type=pa.string()) for name, values in extra.items()})
-            self.writer.write_table(pa.table(table).select(self._feature_names()))  # cast to the cache's schema
+            table = {
+                side: arrow_column(column, kind or batch.kind, batch.lengths)
+                for side, column in (("predictions", batch.predictions), ("references", batch.references))
+            }
+            table.update(
+                {name: pa.array(as_list(values), type=pa.string()) for name, values in extra.items()}
+            )
+            self.writer.write_table(
+                pa.table(table).select(self._feature_names())
+            )  # cast to the cache's schema
         except BaseException:
             if created:
                 self._drop_writer()
@@ -248,7 +276,8 @@ class EvaluatePatches:
                     f"process {process_id} of experiment_id {self.experiment_id!r} joined {len(joined)} times in"
                     f" {self.data_dir}: two distributed runs share this experiment_id and cache_dir, and their"
                     f" data would mix; give each run its own experiment_id (one value shared by its processes,"
-                    f" e.g. a uuid made by process 0 and broadcast)")
+                    f" e.g. a uuid made by process 0 and broadcast)"
+                )
 
     def _remove_join_logs(self):
         if self.num_process > 1 and self.process_id == 0:
@@ -260,8 +289,10 @@ class EvaluatePatches:
         """The span configs' ``add_batch`` / ``add``: entities checked (dicts of lists made lists of
         dicts), then stored by evaluate, a list of entity dicts per example."""
         # what the Arrow cast would change is checked now (shape, value types); offsets at compute
-        sides = {name: check_entity_types(column, name[:-1] if single else name, single=single)
-                 for name, column in (("predictions", predictions), ("references", references))}
+        sides = {
+            name: check_entity_types(column, name[:-1] if single else name, single=single)
+            for name, column in (("predictions", predictions), ("references", references))
+        }
         if self.config_name in SUBGROUP_CONFIGS:
             check_subgroups(extra.get("subgroups"), "subgroups", single=single)
         return super().add_batch(**sides, **extra)

@@ -143,8 +143,10 @@ def _read_conll(path, tag_columns):
     width = _width(path, records)
     needed = 1 + max(c if c >= 0 else -c for c in tag_columns)
     if width < needed:
-        raise ValueError(f"{name} line {_first_token_line(records)}: {width} field(s), but a token and "
-                         f"{len(tag_columns)} tag column(s) need {needed} (a tag column is missing)")
+        raise ValueError(
+            f"{name} line {_first_token_line(records)}: {width} field(s), but a token and "
+            f"{len(tag_columns)} tag column(s) need {needed} (a tag column is missing)"
+        )
     sentences, current = Sentences(path, [], tuple([] for _ in tag_columns), []), []
     for n, fields in records + [(len(records) + 1, [])]:
         if not fields or fields[0] == DOCSTART:
@@ -152,8 +154,10 @@ def _read_conll(path, tag_columns):
             current = []
         elif not _is_comment(fields, width):
             if len(fields) != width:
-                raise ValueError(f"{name} line {n}: {len(fields)} fields, but the token lines before have "
-                                 f"{width} (ragged columns)")
+                raise ValueError(
+                    f"{name} line {n}: {len(fields)} fields, but the token lines before have "
+                    f"{width} (ragged columns)"
+                )
             current.append((n, fields))
     return sentences
 
@@ -177,36 +181,51 @@ def _check_same_sentences(gold, pred, check_tokens=True):
         return
     for i, (gt, pt, gl, pl) in enumerate(zip(gold.tokens, pred.tokens, gold.lines, pred.lines)):
         if len(gt) != len(pt):
-            raise ValueError(f"sentence {i + 1} has {len(gt)} tokens in {g} (line {gl[0]}) but {len(pt)} in "
-                             f"{p} (line {pl[0]}): the files must hold the same sentences")
+            raise ValueError(
+                f"sentence {i + 1} has {len(gt)} tokens in {g} (line {gl[0]}) but {len(pt)} in "
+                f"{p} (line {pl[0]}): the files must hold the same sentences"
+            )
         if check_tokens:
             for j, (a, b) in enumerate(zip(gt, pt)):
                 if a != b:
-                    raise ValueError(f"token {a!r} at {g} line {gl[j]} but {b!r} at {p} line {pl[j]}: the "
-                                     "files must hold the same tokens (check_tokens=False skips this check)")
+                    raise ValueError(
+                        f"token {a!r} at {g} line {gl[j]} but {b!r} at {p} line {pl[j]}: the "
+                        "files must hold the same tokens (check_tokens=False skips this check)"
+                    )
     if len(gold.tokens) != len(pred.tokens):
-        raise ValueError(f"{g} has {len(gold.tokens)} sentences but {p} has {len(pred.tokens)}: the first "
-                         f"{min(len(gold.tokens), len(pred.tokens))} agree, the rest of the longer one has no "
-                         "partner")
+        raise ValueError(
+            f"{g} has {len(gold.tokens)} sentences but {p} has {len(pred.tokens)}: the first "
+            f"{min(len(gold.tokens), len(pred.tokens))} agree, the rest of the longer one has no "
+            "partner"
+        )
 
 
 def read_conll_pair(gold_path, pred_path, check_tokens=True):
     """:class:`Inputs` of a gold and a predicted CoNLL file (each token, tag last)."""
     gold, pred = read_conll(gold_path), read_conll(pred_path)
     _check_same_sentences(gold, pred, check_tokens)
-    return Inputs(gold.columns[0], pred.columns[0], gold.tokens,
-                  {"references": gold_path, "predictions": pred_path},
-                  {"references": gold.lines, "predictions": pred.lines})
+    return Inputs(
+        gold.columns[0],
+        pred.columns[0],
+        gold.tokens,
+        {"references": gold_path, "predictions": pred_path},
+        {"references": gold.lines, "predictions": pred.lines},
+    )
 
 
 def read_other_predictions(inputs, pred_path, check_tokens=True):
     """``inputs`` with the predictions of another CoNLL file, checked against the same sentences
     (the gold file is not read again)."""
     pred = read_conll(pred_path)
-    gold = Sentences(inputs.paths["references"], inputs.tokens, (inputs.references,), inputs.lines["references"])
+    gold = Sentences(
+        inputs.paths["references"], inputs.tokens, (inputs.references,), inputs.lines["references"]
+    )
     _check_same_sentences(gold, pred, check_tokens)
-    return inputs._replace(predictions=pred.columns[0], paths={**inputs.paths, "predictions": pred_path},
-                           lines={**inputs.lines, "predictions": pred.lines})
+    return inputs._replace(
+        predictions=pred.columns[0],
+        paths={**inputs.paths, "predictions": pred_path},
+        lines={**inputs.lines, "predictions": pred.lines},
+    )
 
 
 def read_two_columns(path):
@@ -220,8 +239,13 @@ def read_two_columns(path):
     """
     sentences = read_conll(path, tag_columns=(-2, -1))
     gold, pred = sentences.columns
-    return Inputs(gold, pred, sentences.tokens, {"references": path, "predictions": path},
-                  {"references": sentences.lines, "predictions": sentences.lines})
+    return Inputs(
+        gold,
+        pred,
+        sentences.tokens,
+        {"references": path, "predictions": path},
+        {"references": sentences.lines, "predictions": sentences.lines},
+    )
 
 
 class Examples(NamedTuple):
@@ -246,7 +270,9 @@ def _json_line(text, where):
 def _example(item, where):
     """(tokens or text, [span dicts]) of one JSONL example."""
     content = item.get("tokens", item.get("text"))
-    if not (isinstance(content, str) or (isinstance(content, list) and all(isinstance(t, str) for t in content))):
+    if not (
+        isinstance(content, str) or (isinstance(content, list) and all(isinstance(t, str) for t in content))
+    ):
         raise ValueError(f'{where}: needs "tokens" (a list of str) or "text" (a str)')
     entities = item.get("entities")
     if not isinstance(entities, list):
@@ -261,8 +287,10 @@ def _span(entity, size, where):
     if not isinstance(label, str) or not label:
         raise ValueError(f"{where}: label must be a non-empty str; got {label!r}")
     if not all(type(x) is int for x in (start, end)) or not 0 <= start < end <= size:
-        raise ValueError(f"{where}: start and end must be ints with 0 <= start < end <= {size} (end exclusive); "
-                         f"got {start!r}, {end!r}")
+        raise ValueError(
+            f"{where}: start and end must be ints with 0 <= start < end <= {size} (end exclusive); "
+            f"got {start!r}, {end!r}"
+        )
     return {"label": label, "start": start, "end": end}
 
 
@@ -307,12 +335,19 @@ def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
     g, p = os.path.basename(gold_path), os.path.basename(pred_path)
     for i, (a, b) in enumerate(zip(gold.tokens, pred.tokens)):
         if check_tokens and a != b:
-            raise ValueError(f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} "
-                             "hold different tokens or text (check_tokens=False skips this check)")
+            raise ValueError(
+                f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} "
+                "hold different tokens or text (check_tokens=False skips this check)"
+            )
     if len(gold.lines) != len(pred.lines):
         raise ValueError(f"{g} has {len(gold.lines)} examples but {p} has {len(pred.lines)}")
-    return Inputs(gold.entities, pred.entities, gold.tokens, {"references": gold_path, "predictions": pred_path},
-                  {"references": gold.lines, "predictions": pred.lines})
+    return Inputs(
+        gold.entities,
+        pred.entities,
+        gold.tokens,
+        {"references": gold_path, "predictions": pred_path},
+        {"references": gold.lines, "predictions": pred.lines},
+    )
 
 
 def read_second_predictions(inputs, pred_path, check_tokens=True):
@@ -320,7 +355,9 @@ def read_second_predictions(inputs, pred_path, check_tokens=True):
     if is_jsonl(inputs.paths["references"]):
         return read_jsonl_pair(inputs.paths["references"], pred_path, check_tokens)
     if inputs.paths["references"] == inputs.paths["predictions"]:
-        raise ValueError("a second predictions file needs a gold file of its own, not one with two tag columns")
+        raise ValueError(
+            "a second predictions file needs a gold file of its own, not one with two tag columns"
+        )
     return read_other_predictions(inputs, pred_path, check_tokens)
 
 
@@ -334,8 +371,10 @@ def read_pair(gold_path, pred_path=None, check_tokens=True):
     if pred_path is None:
         return read_two_columns(gold_path)
     if is_jsonl(gold_path) != is_jsonl(pred_path):
-        raise ValueError(f"{os.path.basename(gold_path)} and {os.path.basename(pred_path)}: one is JSONL, the "
-                         "other CoNLL; give both in one format")
+        raise ValueError(
+            f"{os.path.basename(gold_path)} and {os.path.basename(pred_path)}: one is JSONL, the "
+            "other CoNLL; give both in one format"
+        )
     if is_jsonl(gold_path):
         return read_jsonl_pair(gold_path, pred_path, check_tokens)
     return read_conll_pair(gold_path, pred_path, check_tokens)

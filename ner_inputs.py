@@ -90,14 +90,22 @@ def _tensor(value):
     """A tensor (torch, tensorflow, jax) as a numpy array; anything else unchanged."""
     if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch
         return value.detach().cpu().numpy()
-    if not isinstance(value, np.ndarray) and hasattr(value, "__array__") and hasattr(value, "shape") \
-            and not hasattr(value, "iloc"):
+    if (
+        not isinstance(value, np.ndarray)
+        and hasattr(value, "__array__")
+        and hasattr(value, "shape")
+        and not hasattr(value, "iloc")
+    ):
         return np.asarray(value)
     return value
 
 
 def _is_list_type(arrow_type):
-    return pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type)
+    return (
+        pa.types.is_list(arrow_type)
+        or pa.types.is_large_list(arrow_type)
+        or pa.types.is_fixed_size_list(arrow_type)
+    )
 
 
 def column(value, name):
@@ -109,7 +117,9 @@ def column(value, name):
     arrow = _arrow(value)
     if arrow is not None:
         if not _is_list_type(arrow.type):
-            raise ValueError(f"{name} is an Arrow column of {arrow.type}; expected one list of tags per sentence")
+            raise ValueError(
+                f"{name} is an Arrow column of {arrow.type}; expected one list of tags per sentence"
+            )
         if arrow.null_count:
             i = int(np.flatnonzero(arrow.is_null().to_numpy(zero_copy_only=False))[0])
             raise ValueError(f"{name}[{i}] is None; every sentence is a list of tags or class ids")
@@ -119,8 +129,10 @@ def column(value, name):
     if hasattr(value, "iloc") and hasattr(value, "index"):  # a pandas Series
         index = value.index
         if not (type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1):
-            raise ValueError(f"{name} is a pandas Series indexed {list(index[:3])}...; sentences pair up by"
-                             f" position, so pass series.reset_index(drop=True) or series.tolist()")
+            raise ValueError(
+                f"{name} is a pandas Series indexed {list(index[:3])}...; sentences pair up by"
+                f" position, so pass series.reset_index(drop=True) or series.tolist()"
+            )
         return value.tolist()
     value = _tensor(value)
     if isinstance(value, np.ndarray):
@@ -128,13 +140,17 @@ def column(value, name):
             return list(value)
         if value.ndim != 2:
             hint = " (logits? take the argmax over the last axis)" if value.ndim == 3 else ""
-            raise ValueError(f"{name} is an array of shape {value.shape}; expected 2-D (sentences x tokens),"
-                             f" or a list of sentences{hint}")
+            raise ValueError(
+                f"{name} is an array of shape {value.shape}; expected 2-D (sentences x tokens),"
+                f" or a list of sentences{hint}"
+            )
         return value
     if isinstance(value, (list, tuple)):
         return value
     what = "None" if value is None else type(value).__name__
-    raise ValueError(f"{name} must be a list of sentences (or a 2-D array, a tensor, an Arrow list column); got {what}")
+    raise ValueError(
+        f"{name} must be a list of sentences (or a 2-D array, a tensor, an Arrow list column); got {what}"
+    )
 
 
 def _sentence(value, where):
@@ -170,7 +186,7 @@ def _kind(value):
 
 def _dtype_kind(dtype):
     """TAG, CLASS_ID, "object" or None (neither) for an array dtype."""
-    if dtype == object:
+    if dtype == object:  # noqa: E721  (a numpy dtype, equal to the object type when it holds objects)
         return "object"
     if np.issubdtype(dtype, np.integer):
         return CLASS_ID
@@ -212,9 +228,13 @@ def _misfit(sentences, name, single):
         for j, value in enumerate(sentence.tolist() if isinstance(sentence, np.ndarray) else sentence):
             kind = _kind(value)
             if kind is None:
-                return ValueError(f"{_where(name, i, j, single)} is {value!r}, neither a tag (str) nor a class id (int)")
+                return ValueError(
+                    f"{_where(name, i, j, single)} is {value!r}, neither a tag (str) nor a class id (int)"
+                )
             if kind != expected:
-                return ValueError(f"{_where(name, i, j, single)} is a {kind} ({value!r}) but the other items are {expected}s")
+                return ValueError(
+                    f"{_where(name, i, j, single)} is a {kind} ({value!r}) but the other items are {expected}s"
+                )
     return None
 
 
@@ -251,11 +271,17 @@ def kind_of(col, name, single=False, every_tag=True):
     if isinstance(col, ARROW):
         kind = _arrow_kind(col)
         if kind is None:
-            raise ValueError(f"{name} holds {col.type.value_type} values, neither tags (str) nor class ids (int)")
+            raise ValueError(
+                f"{name} holds {col.type.value_type} values, neither tags (str) nor class ids (int)"
+            )
         values = pc.list_flatten(col)
         if values.null_count:
-            i, j = _place(col_lengths(col), int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0]))
-            raise ValueError(f"{_where(name, i, j, single)} is None, neither a tag (str) nor a class id (int)")
+            i, j = _place(
+                col_lengths(col), int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+            )
+            raise ValueError(
+                f"{_where(name, i, j, single)} is None, neither a tag (str) nor a class id (int)"
+            )
         return kind if len(values) else None
     if isinstance(col, np.ndarray):
         kind = _dtype_kind(col.dtype)
@@ -340,8 +366,10 @@ def check_batch(predictions, references, single=False, every_tag=True):
     firsts = [_first_item(n, c, lengths[0]) for n, c in zip(names, cols)]
     if kinds[0] and kinds[1] and kinds[0] != kinds[1]:
         side, i, j, value = firsts[1]
-        raise ValueError(f"{_where(side, i, j, single)} is a {kinds[1]} ({value!r}) but {names[0]} hold"
-                         f" {kinds[0]}s; both sides are tags, or both class ids")
+        raise ValueError(
+            f"{_where(side, i, j, single)} is a {kinds[1]} ({value!r}) but {names[0]} hold"
+            f" {kinds[0]}s; both sides are tags, or both class ids"
+        )
     _check_int64(cols, names, kinds[0] or kinds[1], lengths[0], single)
     if not single and not isinstance(cols[0], (*ARROW, np.ndarray)):
         cols[0] = _Checked(cols[0])
@@ -364,15 +392,20 @@ def _check_int64(cols, names, kind, lengths, single):
     if kind != CLASS_ID:
         return
     for col, name in zip(cols, names):
-        if isinstance(col, (*ARROW, np.ndarray)) and not (isinstance(col, np.ndarray) and col.dtype == np.uint64):
+        if isinstance(col, (*ARROW, np.ndarray)) and not (
+            isinstance(col, np.ndarray) and col.dtype == np.uint64
+        ):
             continue
         try:
             _id_values(col, lengths)
         except OverflowError:
-            k, value = next((k, v) for k, v in enumerate(_flat_items(col)) if not _INT64.min <= v <= _INT64.max)
+            k, value = next(
+                (k, v) for k, v in enumerate(_flat_items(col)) if not _INT64.min <= v <= _INT64.max
+            )
             i, j = _place(lengths, k)
-            raise ValueError(f"{_where(name, i, j, single)} = {value} is not a class id: out of the int64 range"
-                             ) from None
+            raise ValueError(
+                f"{_where(name, i, j, single)} = {value} is not a class id: out of the int64 range"
+            ) from None
 
 
 def _flat_items(col):
@@ -394,7 +427,7 @@ def _id_values(col, lengths, n_names=None):
         out = np.empty(len(values), dtype=np.int16 if n_names <= 2**15 else np.int32)
         start = 0
         for piece in _pieces(values):
-            out[start:start + len(piece)] = piece.to_numpy(zero_copy_only=False)
+            out[start : start + len(piece)] = piece.to_numpy(zero_copy_only=False)
             start += len(piece)
         return out
     if isinstance(col, np.ndarray):
@@ -417,7 +450,9 @@ def _tag_array(col):
         return pa.array(col.ravel().astype(str))
     if set(map(type, col)) <= {list, tuple}:
         return pc.list_flatten(pa.array(col, type=pa.list_(pa.string())))
-    return pa.array(np.concatenate([np.asarray(s, dtype=str) for s in col]) if len(col) else [], type=pa.string())
+    return pa.array(
+        np.concatenate([np.asarray(s, dtype=str) for s in col]) if len(col) else [], type=pa.string()
+    )
 
 
 #: tags encoded per step, so that no temporary array spans a whole side
@@ -425,7 +460,7 @@ _STEP = 1 << 20
 
 
 def _pieces(values):
-    for chunk in (values.chunks if isinstance(values, pa.ChunkedArray) else [values]):
+    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
         for start in range(0, len(chunk), _STEP):
             yield chunk.slice(start, _STEP)
 
@@ -438,11 +473,13 @@ def _dictionary_codes(values, numbered):
     start = 0
     for piece in _pieces(values):
         encoded = pc.dictionary_encode(piece)
-        remap = np.array([numbered.setdefault(tag, len(numbered)) for tag in encoded.dictionary.to_pylist()],
-                         dtype=np.int64)
+        remap = np.array(
+            [numbered.setdefault(tag, len(numbered)) for tag in encoded.dictionary.to_pylist()],
+            dtype=np.int64,
+        )
         if len(numbered) > 256 and codes.dtype == np.uint8:
             codes = codes.astype(np.int32)
-        codes[start:start + len(piece)] = remap[encoded.indices.to_numpy(zero_copy_only=False)]
+        codes[start : start + len(piece)] = remap[encoded.indices.to_numpy(zero_copy_only=False)]
         start += len(piece)
     return codes
 
@@ -465,7 +502,9 @@ class _IdSentences:
     def __iter__(self):
         ends = np.cumsum(self.lengths)
         for a, b in zip((ends - self.lengths).tolist(), ends.tolist()):
-            yield [self.names[v] if k else None for v, k in zip(self.ids[a:b].tolist(), self.keep[a:b].tolist())]
+            yield [
+                self.names[v] if k else None for v, k in zip(self.ids[a:b].tolist(), self.keep[a:b].tolist())
+            ]
 
 
 def _id_codes(pred, ref, lengths, names):
@@ -479,8 +518,10 @@ def _id_codes(pred, ref, lengths, names):
     if keep.all():
         return Codes(names, pred_ids, ref_ids, lengths)
     dropped = np.bincount(np.repeat(np.arange(len(lengths)), lengths)[~keep], minlength=len(lengths))
-    sides = tuple((side, _IdSentences(names, ids, lengths, keep))
-                  for side, ids in (("predictions", pred_ids), ("references", ref_ids)))
+    sides = tuple(
+        (side, _IdSentences(names, ids, lengths, keep))
+        for side, ids in (("predictions", pred_ids), ("references", ref_ids))
+    )
     return Codes(names, pred_ids[keep], ref_ids[keep], lengths - dropped, sides)
 
 
@@ -512,8 +553,9 @@ def input_codes(predictions, references, label_names=None):
     batch = check_batch(predictions, references, every_tag=False)
     check_kind(batch.kind, batch.first, names)
     pred, ref = batch.predictions, batch.references
-    plain = not any(isinstance(c, (*ARROW, np.ndarray)) for c in (pred, ref)) and \
-        set(map(type, pred)) | set(map(type, ref)) <= {list, tuple}
+    plain = not any(isinstance(c, (*ARROW, np.ndarray)) for c in (pred, ref)) and set(map(type, pred)) | set(
+        map(type, ref)
+    ) <= {list, tuple}
     if names is None and plain:
         return None
     if names is None:

@@ -37,13 +37,42 @@ from typing import NamedTuple
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_core import (COLUMNS, MODES, OUTCOME_CODES, OUTCOME_TABLE, OUTCOMES, SCENARIO_CREDIT, ZERO_DIVISION,
-                           divide, fbeta_array, fbeta_key, ratio, shared_length)
-    from .ner_core import CREDIT, SCENARIOS, fbeta  # noqa: F401  (re-exported: the scores' vocabulary)
+    from .ner_core import (  # noqa: F401  (re-exported: the scores' vocabulary)
+        COLUMNS,
+        CREDIT,
+        MODES,
+        OUTCOME_CODES,
+        OUTCOME_TABLE,
+        OUTCOMES,
+        SCENARIO_CREDIT,
+        SCENARIOS,
+        ZERO_DIVISION,
+        divide,
+        fbeta,
+        fbeta_array,
+        fbeta_key,
+        ratio,
+        shared_length,
+    )
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import (COLUMNS, MODES, OUTCOME_CODES, OUTCOME_TABLE, OUTCOMES, SCENARIO_CREDIT, ZERO_DIVISION,
-                          divide, fbeta_array, fbeta_key, ratio, shared_length)
-    from ner_core import CREDIT, SCENARIOS, fbeta  # noqa: F401  (re-exported: the scores' vocabulary)
+    from ner_core import (  # noqa: F401  (re-exported: the scores' vocabulary)
+        COLUMNS,
+        CREDIT,
+        MODES,
+        OUTCOME_CODES,
+        OUTCOME_TABLE,
+        OUTCOMES,
+        SCENARIO_CREDIT,
+        SCENARIOS,
+        ZERO_DIVISION,
+        divide,
+        fbeta,
+        fbeta_array,
+        fbeta_key,
+        ratio,
+        shared_length,
+    )
+
 
 class Matching(NamedTuple):
     """Matched pairs (indices into the gold and predicted SpanArrays, sorted by gold then
@@ -90,8 +119,10 @@ def check_duplicates(spans, side_name, types=None):
         label = types[t] if types is not None else t
         start = int(spans.offset[first])
         end = start + int(spans.end[first] - spans.start[first])
-        raise ValueError(f"{side_name}[{sentence}] entities {int(rank[first])} and {int(rank[second])} are the same "
-                         f"entity ({label!r}, {start}, {end}); each entity may appear once")
+        raise ValueError(
+            f"{side_name}[{sentence}] entities {int(rank[first])} and {int(rank[second])} are the same "
+            f"entity ({label!r}, {start}, {end}); each entity may appear once"
+        )
 
 
 def _is_flat(spans):
@@ -168,7 +199,7 @@ def _chain_weights(same, shared, first, length):
     unit = scale * (int(length.max()) + 1)  # above same-type count * scale + shared tokens
     top = (unit + scale) * (int(length.max()) + 1)
     dtype = np.int64 if top < 2**62 else object
-    return (np.full(len(same), unit, dtype=dtype) + same.astype(dtype) * scale + shared.astype(dtype))
+    return np.full(len(same), unit, dtype=dtype) + same.astype(dtype) * scale + shared.astype(dtype)
 
 
 def _heaviest_chains(first, length, bound, weight):
@@ -187,7 +218,9 @@ def _heaviest_chains(first, length, bound, weight):
     prev = np.where(bound >= 0, bound - 1, n)
     chains = np.argsort(-length, kind="stable")
     starts = first[chains]  # longest chains first: the chains still running at step t lead
-    active = len(chains) - np.searchsorted(np.sort(length), np.arange(int(length.max(initial=0))), side="right")
+    active = len(chains) - np.searchsorted(
+        np.sort(length), np.arange(int(length.max(initial=0))), side="right"
+    )
     for t, n_active in enumerate(active.tolist()):
         if n_active < _FEW_CHAINS and len(active) - t > 64:
             for c in chains[:n_active].tolist():
@@ -287,8 +320,10 @@ def _nested_resolution(g, p, gold, pred):
     Weights compare (pairs, same-type pairs, shared tokens) as tuples; ties go to the pairs
     that come first by position (start, end, type of the gold span, then of the prediction).
     """
-    exact = ((gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p]) & (gold.type[g] == pred.type[p]))
-    exact &= (np.bincount(g[exact], minlength=len(gold))[g] == 1) & (np.bincount(p[exact], minlength=len(pred))[p] == 1)
+    exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p]) & (gold.type[g] == pred.type[p])
+    exact &= (np.bincount(g[exact], minlength=len(gold))[g] == 1) & (
+        np.bincount(p[exact], minlength=len(pred))[p] == 1
+    )
     gold_free = np.ones(len(gold), dtype=bool)
     gold_free[g[exact]] = False
     pred_free = np.ones(len(pred), dtype=bool)
@@ -401,6 +436,7 @@ def _assign(row, col, shape, same, shared):
     chosen = np.zeros(shape, dtype=bool)
     chosen[r, c] = True
     return chosen[row, col]
+
 
 class Pairs(NamedTuple):
     """Matched pairs as a sparse table: one row per (scenario, gold type, predicted type) that
@@ -558,7 +594,9 @@ def averages(scores, number, predicted, zero_division):
     return macro, np.where(total > 0, weighted, empty)
 
 
-def derive(rows, types, families=("seqeval", "muc"), zero_division=0.0, beta=1.0, present=None, undefined=False):
+def derive(
+    rows, types, families=("seqeval", "muc"), zero_division=0.0, beta=1.0, present=None, undefined=False
+):
     """Every seqeval and MUC score of each count row, as arrays over the rows.
 
     The point estimate is a batch of one row; bootstrap resamples and permutations are a batch
@@ -596,8 +634,14 @@ def _seqeval(gold, pred, missed, spurious, present, zero_division, beta, undefin
     macro, weighted = averages(per, number[:, at], predicted.sum(1), zero_division)
     if undefined:  # per type, a 0/0 is undefined; the averages above follow zero_division
         per = prf(tp[:, at], tp[:, at], number[:, at], predicted[:, at], zero_division, beta, True)
-    return {"overall": np.stack(overall), "macro": macro, "weighted": weighted, "per_type": np.stack(per),
-            "present": present, "number": number}
+    return {
+        "overall": np.stack(overall),
+        "macro": macro,
+        "weighted": weighted,
+        "per_type": np.stack(per),
+        "present": present,
+        "number": number,
+    }
 
 
 def _muc(gold, pred, missed, spurious, zero_division, beta, undefined):
@@ -606,7 +650,9 @@ def _muc(gold, pred, missed, spurious, zero_division, beta, undefined):
     for mode in MODES:
         credit = np.array(SCENARIO_CREDIT[mode])
         hit_gold, hit_pred = credit @ gold, credit @ pred  # rows x types
-        overall = prf(hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), zero_division, beta, undefined)
+        overall = prf(
+            hit_gold.sum(1), hit_pred.sum(1), possible.sum(1), actual.sum(1), zero_division, beta, undefined
+        )
         per = prf(hit_gold, hit_pred, possible, actual, zero_division, beta, undefined)
         out[mode] = {"overall": np.stack(overall), "per_type": np.stack(per)}
     return out
@@ -620,12 +666,16 @@ def flat_scores(derived, types):
     names, columns = [], []
     if "seqeval" in derived:
         s = derived["seqeval"]
-        names += [f"overall_{key}" for key in keys] + [f"{avg}_{key}" for key in keys for avg in ("macro", "weighted")]
+        names += [f"overall_{key}" for key in keys] + [
+            f"{avg}_{key}" for key in keys for avg in ("macro", "weighted")
+        ]
         columns += [s["overall"], np.stack([s[avg][j] for j in range(3) for avg in ("macro", "weighted")])]
         names += [f"{types[i]}_{key}" for i in s["present"] for key in keys]
         columns.append(s["per_type"].transpose(2, 0, 1).reshape(-1, s["per_type"].shape[1]))
     for mode, m in derived.get("muc", {}).items():
-        names += [f"muc_{mode}_{key}" for key in keys] + [f"muc_{mode}_{t}_{key}" for t in types for key in keys]
+        names += [f"muc_{mode}_{key}" for key in keys] + [
+            f"muc_{mode}_{t}_{key}" for t in types for key in keys
+        ]
         columns += [m["overall"], m["per_type"].transpose(2, 0, 1).reshape(-1, m["per_type"].shape[1])]
     n_rows = len(columns[0][0]) if columns else 0
     values = np.concatenate(columns).T if columns else np.zeros((n_rows, 0))
@@ -645,8 +695,12 @@ def _by_outcome(mode, per_scenario):
 
 def _muc_table(recall_side, precision_side, missed, spurious, scores, fkey):
     table = {o: recall_side[o] for o in OUTCOMES}
-    table.update(missed=int(missed), spurious=int(spurious), possible=sum(recall_side.values()) + int(missed),
-                 actual=sum(precision_side.values()) + int(spurious))
+    table.update(
+        missed=int(missed),
+        spurious=int(spurious),
+        possible=sum(recall_side.values()) + int(missed),
+        actual=sum(precision_side.values()) + int(spurious),
+    )
     table.update(zip(("precision", "recall", fkey), scores))
     return table
 
@@ -657,14 +711,27 @@ def muc_results(row, types, derived, beta=1.0):
     gold, pred, missed, spurious = (a[0] for a in sides(row, k))
     gold, pred = gold.astype(np.int64), pred.astype(np.int64)
     fkey = fbeta_key(beta)
-    per_type = list(zip(types, gold.T.tolist(), pred.T.tolist(), missed.astype(np.int64).tolist(),
-                        spurious.astype(np.int64).tolist()))
+    per_type = list(
+        zip(
+            types,
+            gold.T.tolist(),
+            pred.T.tolist(),
+            missed.astype(np.int64).tolist(),
+            spurious.astype(np.int64).tolist(),
+        )
+    )
     overall = gold.sum(axis=1).tolist()
     results = {}
     for mode in MODES:
         scores = derived["muc"][mode]
-        table = _muc_table(_by_outcome(mode, overall), _by_outcome(mode, overall), missed.sum(), spurious.sum(),
-                           scores["overall"][:, 0].tolist(), fkey)
+        table = _muc_table(
+            _by_outcome(mode, overall),
+            _by_outcome(mode, overall),
+            missed.sum(),
+            spurious.sum(),
+            scores["overall"][:, 0].tolist(),
+            fkey,
+        )
         columns = scores["per_type"][:, 0].T.tolist()  # types x 3
         table["per_type"] = {
             name: _muc_table(_by_outcome(mode, g), _by_outcome(mode, p), m, s, columns[i], fkey)
@@ -708,7 +775,9 @@ def seqeval_scores(counts, zero_division=0.0, beta=1.0):
     """
     row = rows_of(counts)
     derived = derive(row, counts.types, ("seqeval",), zero_division, beta)
-    return seqeval_results(row, counts.types, derived, counts.tokens_correct, counts.tokens, zero_division, beta)
+    return seqeval_results(
+        row, counts.types, derived, counts.tokens_correct, counts.tokens, zero_division, beta
+    )
 
 
 def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, hit_names=(), beta=1.0):
@@ -721,11 +790,18 @@ def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, h
     The F key is ``fbeta_key(beta)``: ``f1``, ``macro_f1``, ... for the default beta of 1.
     """
     names = ("precision", "recall", fbeta_key(beta))
-    hit_gold, hit_pred, number, predicted = (np.asarray(a, dtype=np.int64) for a in (hit_gold, hit_pred, number,
-                                                                                       predicted))
+    hit_gold, hit_pred, number, predicted = (
+        np.asarray(a, dtype=np.int64) for a in (hit_gold, hit_pred, number, predicted)
+    )
     present = np.flatnonzero((number + predicted) > 0)
-    per = prf(hit_gold[None, present], hit_pred[None, present], number[None, present], predicted[None, present],
-              zero_division, beta)
+    per = prf(
+        hit_gold[None, present],
+        hit_pred[None, present],
+        number[None, present],
+        predicted[None, present],
+        zero_division,
+        beta,
+    )
     n, k = int(number.sum()), int(predicted.sum())
     overall = prf(hit_gold.sum(), hit_pred.sum(), n, k, zero_division, beta)
     macro, weighted = averages(per, number[None, present], np.array([k]), zero_division)
@@ -733,8 +809,10 @@ def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, h
     table.update({f"macro_{name}": float(v[0]) for name, v in zip(names, macro)})
     table.update({f"weighted_{name}": float(v[0]) for name, v in zip(names, weighted)})
     columns = np.stack(per)[:, 0].T.tolist()  # present x 3
-    per_type = {types[i]: {**dict(zip(names, columns[j])), "number": int(number[i]), "predicted": int(predicted[i])}
-                for j, i in enumerate(present.tolist())}
+    per_type = {
+        types[i]: {**dict(zip(names, columns[j])), "number": int(number[i]), "predicted": int(predicted[i])}
+        for j, i in enumerate(present.tolist())
+    }
     table["per_type"] = per_type
     if hit_names:
         gold_name, pred_name = hit_names

@@ -26,41 +26,120 @@ ValueError: seed=3 changes nothing here: it needs ci_resamples > 0 (or the strat
 """
 
 import re
+from collections.abc import Callable
 from functools import cached_property
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import fbeta_key
-    from .ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode
-    from .ner_decoding import decoding_reports, encode
+    from .ner_decoding import (
+        REPORT_PLACES,
+        SCHEMES,
+        check_scheme,
+        check_suffix,
+        corpus_from_codes,
+        decode,
+        decoding_reports,
+        encode,
+    )
     from .ner_inputs import check_label_names, input_codes
-    from .ner_matching import (MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion,
-                               count, count_rows, derive, gold_outcomes, match, muc_results, prf_table,
-                               seqeval_results)
-    from .ner_scorings import (DEFAULT_SCORES, SCORES, check_scoring_options, error_listing, harem_alignment,
-                               harem_scores, overlap_counts, overlap_hits, select_and_relabel, token_counts,
-                               tokens_correct_by_sentence)
+    from .ner_matching import (
+        MODES,
+        OUTCOME_TABLE,
+        check_beta,
+        check_duplicates,
+        check_zero_division,
+        confusion,
+        count,
+        count_rows,
+        derive,
+        gold_outcomes,
+        match,
+        muc_results,
+        prf_table,
+        seqeval_results,
+    )
+    from .ner_scorings import (
+        DEFAULT_SCORES,
+        SCORES,
+        check_scoring_options,
+        error_listing,
+        harem_alignment,
+        harem_scores,
+        overlap_counts,
+        overlap_hits,
+        select_and_relabel,
+        token_counts,
+        tokens_correct_by_sentence,
+    )
     from .ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
     from .ner_stratified import check_stratified_options, strata_counts, stratified_recall
-    from .ner_uncertainty import align_types, check_same_layout, check_uncertainty_options, comparison_results
-    from .ner_uncertainty import document_units, families_of, interval_results, paired
+    from .ner_uncertainty import (
+        align_types,
+        check_same_layout,
+        check_uncertainty_options,
+        comparison_results,
+        document_units,
+        families_of,
+        interval_results,
+        paired,
+    )
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import fbeta_key
-    from ner_decoding import REPORT_PLACES, SCHEMES, check_scheme, check_suffix, corpus_from_codes, decode
-    from ner_decoding import decoding_reports, encode
+    from ner_decoding import (
+        REPORT_PLACES,
+        SCHEMES,
+        check_scheme,
+        check_suffix,
+        corpus_from_codes,
+        decode,
+        decoding_reports,
+        encode,
+    )
     from ner_inputs import check_label_names, input_codes
-    from ner_matching import (MODES, OUTCOME_TABLE, check_beta, check_duplicates, check_zero_division, confusion,
-                              count, count_rows, derive, gold_outcomes, match, muc_results, prf_table,
-                              seqeval_results)
-    from ner_scorings import (DEFAULT_SCORES, SCORES, check_scoring_options, error_listing, harem_alignment,
-                              harem_scores, overlap_counts, overlap_hits, select_and_relabel, token_counts,
-                              tokens_correct_by_sentence)
+    from ner_matching import (
+        MODES,
+        OUTCOME_TABLE,
+        check_beta,
+        check_duplicates,
+        check_zero_division,
+        confusion,
+        count,
+        count_rows,
+        derive,
+        gold_outcomes,
+        match,
+        muc_results,
+        prf_table,
+        seqeval_results,
+    )
+    from ner_scorings import (
+        DEFAULT_SCORES,
+        SCORES,
+        check_scoring_options,
+        error_listing,
+        harem_alignment,
+        harem_scores,
+        overlap_counts,
+        overlap_hits,
+        select_and_relabel,
+        token_counts,
+        tokens_correct_by_sentence,
+    )
     from ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
     from ner_stratified import check_stratified_options, strata_counts, stratified_recall
-    from ner_uncertainty import align_types, check_same_layout, check_uncertainty_options, comparison_results
-    from ner_uncertainty import document_units, families_of, interval_results, paired
+    from ner_uncertainty import (
+        align_types,
+        check_same_layout,
+        check_uncertainty_options,
+        comparison_results,
+        document_units,
+        families_of,
+        interval_results,
+        paired,
+    )
 
 # ---------------------------------------------------------------------------- options, declared once
 
@@ -124,8 +203,9 @@ OPTIONS = {
     "confidence_level": Option(0.95, CONFIGS, _with_level, "ci_resamples > 0 (or a subgroups config)"),
     "recall_mode": Option("strict", SUBGROUP_CONFIGS),
     "n_bootstrap": Option(10_000, SUBGROUP_CONFIGS, _with_bootstrap, "ci_method='bootstrap'"),
-    "seed": Option(0, CONFIGS, _with_randomness,
-                   "ci_resamples > 0 (or the stratified recall's 'bootstrap' ci_method)"),
+    "seed": Option(
+        0, CONFIGS, _with_randomness, "ci_resamples > 0 (or the stratified recall's 'bootstrap' ci_method)"
+    ),
     "texts": Option(None, SPAN_CONFIGS),
     "ci_resamples": Option(0, CONFIGS),
     "document_ids": Option(None, CONFIGS, _with_intervals, "ci_resamples > 0"),
@@ -133,16 +213,27 @@ OPTIONS = {
 }
 ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
 #: the options of each config, with their defaults
-CONFIG_OPTIONS = {config: {name: o.default for name, o in OPTIONS.items() if config in o.configs}
-                  for config in CONFIGS}
+CONFIG_OPTIONS = {
+    config: {name: o.default for name, o in OPTIONS.items() if config in o.configs} for config in CONFIGS
+}
 #: the config to name when an option (or input) is missing from another
 OPTION_CONFIGS = {name: o.configs[0] for name, o in OPTIONS.items() if o.configs != CONFIGS}
 OPTION_CONFIGS["subgroups"] = "subgroups"
 
 #: top-level result keys an entity type may not take
 RESERVED_KEYS = frozenset(
-    ["muc", "stratified_recall", "token", "overlap", "harem", "confusion", "errors", "decoding", "intervals",
-     "slices"]
+    [
+        "muc",
+        "stratified_recall",
+        "token",
+        "overlap",
+        "harem",
+        "confusion",
+        "errors",
+        "decoding",
+        "intervals",
+        "slices",
+    ]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
 )
@@ -166,7 +257,9 @@ class Options(NamedTuple):
 
 def is_default(value, default):
     """Whether an option's value is its default (an option left alone is no error in any config)."""
-    return value is default or (type(value) is type(default) and not isinstance(value, dict) and value == default)
+    return value is default or (
+        type(value) is type(default) and not isinstance(value, dict) and value == default
+    )
 
 
 def check_options(config_name, options):
@@ -178,33 +271,61 @@ def check_options(config_name, options):
     """
     config = config_name if config_name in CONFIGS else "default"
     for name, value in options.items():  # numpy's "truth value is ambiguous" would name nothing
-        if isinstance(value, (np.ndarray, complex, np.complexfloating)) and name not in ("document_ids", "slices"):
+        if isinstance(value, (np.ndarray, complex, np.complexfloating)) and name not in (
+            "document_ids",
+            "slices",
+        ):
             raise ValueError(f"{name} must be a plain value, not an array or a complex number; got {value!r}")
     unknown = sorted(set(options) - set(CONFIG_OPTIONS[config]))
     if unknown:
         name = unknown[0]
         if name in OPTION_CONFIGS:
-            raise ValueError(f"{name} needs the {OPTION_CONFIGS[name]!r} config: "
-                             f"evaluate.load(path, {OPTION_CONFIGS[name]!r})")
+            raise ValueError(
+                f"{name} needs the {OPTION_CONFIGS[name]!r} config: "
+                f"evaluate.load(path, {OPTION_CONFIGS[name]!r})"
+            )
         raise ValueError(f"unknown compute option {name!r}; options: {sorted(CONFIG_OPTIONS[config])}")
     o = {**ALL_OPTIONS, **options}
     _check_mode(o["mode"], o["scheme"])
     check_suffix(o["suffix"])
     label_names = None if o["label_names"] is None else check_label_names(o["label_names"])
     zero, beta = check_zero_division(o["zero_division"]), check_beta(o["beta"])
-    scoring = check_scoring_options(o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"])
+    scoring = check_scoring_options(
+        o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"]
+    )
     check_types(scoring.types or (), beta)
-    intervals = check_uncertainty_options(o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"],
-                                          scoring.scores)
+    intervals = check_uncertainty_options(
+        o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"], scoring.scores
+    )
     stratified = None
     if config in SUBGROUP_CONFIGS:
-        stratified = {name: o[name] for name in ("subgroup_weights", "ci_method", "recall_mode", "n_bootstrap",
-                                                 "confidence_level", "seed")}
+        stratified = {
+            name: o[name]
+            for name in (
+                "subgroup_weights",
+                "ci_method",
+                "recall_mode",
+                "n_bootstrap",
+                "confidence_level",
+                "seed",
+            )
+        }
         _check_stratified(stratified)
     _check_needs(config, options)
     texts = check_texts(o["texts"])
-    return Options(o["scheme"], o["mode"], o["suffix"], label_names, zero, beta, scoring, stratified, texts, intervals,
-                   check_slices(o["slices"]))
+    return Options(
+        o["scheme"],
+        o["mode"],
+        o["suffix"],
+        label_names,
+        zero,
+        beta,
+        scoring,
+        stratified,
+        texts,
+        intervals,
+        check_slices(o["slices"]),
+    )
 
 
 def _check_needs(config, options):
@@ -222,7 +343,9 @@ def _check_mode(mode, scheme):
     if mode == "strict" and scheme is None:
         raise ValueError(f"mode='strict' needs a scheme, one of {list(SCHEMES)}")
     if mode is None and scheme is not None:
-        raise ValueError(f"scheme={scheme!r} only applies with mode='strict' (lenient decoding has no scheme)")
+        raise ValueError(
+            f"scheme={scheme!r} only applies with mode='strict' (lenient decoding has no scheme)"
+        )
 
 
 def check_types(types, beta=1.0):
@@ -236,8 +359,13 @@ def check_types(types, beta=1.0):
 def _check_stratified(options):
     if options["recall_mode"] not in MODES:
         raise ValueError(f"recall_mode must be one of {sorted(MODES)}; got {options['recall_mode']!r}")
-    check_stratified_options(options["subgroup_weights"], options["ci_method"], options["confidence_level"],
-                             options["n_bootstrap"], options["seed"])
+    check_stratified_options(
+        options["subgroup_weights"],
+        options["ci_method"],
+        options["confidence_level"],
+        options["n_bootstrap"],
+        options["seed"],
+    )
 
 
 def check_subgroups(column, name, single=False):
@@ -293,8 +421,15 @@ def build_view(corpus, gold, pred, options):
 
 def _seqeval(view):
     o = view.options
-    return seqeval_results(view.row, view.types, view.derived, view.selection.tokens_correct, view.tokens,
-                           o.zero_division, o.beta)
+    return seqeval_results(
+        view.row,
+        view.types,
+        view.derived,
+        view.selection.tokens_correct,
+        view.tokens,
+        o.zero_division,
+        o.beta,
+    )
 
 
 def _muc(view):
@@ -307,14 +442,27 @@ def _confusion(view):
 
 def _token(view):
     correct, number, predicted = token_counts(view.gold, view.pred, len(view.types))
-    return prf_table(correct, correct, number, predicted, view.types, view.options.zero_division,
-                     hit_names=("correct", "correct"), beta=view.options.beta)
+    return prf_table(
+        correct,
+        correct,
+        number,
+        predicted,
+        view.types,
+        view.options.zero_division,
+        hit_names=("correct", "correct"),
+        beta=view.options.beta,
+    )
 
 
 def _overlap(view):
     counts = overlap_counts(view.gold, view.pred, view.hits, len(view.types))
-    table = prf_table(*counts, view.types, view.options.zero_division, hit_names=("matched_gold", "matched_pred"),
-                      beta=view.options.beta)
+    table = prf_table(
+        *counts,
+        view.types,
+        view.options.zero_division,
+        hit_names=("matched_gold", "matched_pred"),
+        beta=view.options.beta,
+    )
     table["threshold"] = view.options.scoring.overlap_threshold
     return table
 
@@ -355,9 +503,13 @@ def run_families(view):
                 results[family.key] = out
     if view.options.scoring.errors:
         scores = view.options.scoring.scores
-        results["errors"] = error_listing(view.selection, view.matching, OUTCOME_TABLE,
-                                          view.hits if "overlap" in scores else None,
-                                          view.alignment if "harem" in scores else None)
+        results["errors"] = error_listing(
+            view.selection,
+            view.matching,
+            OUTCOME_TABLE,
+            view.hits if "overlap" in scores else None,
+            view.alignment if "harem" in scores else None,
+        )
     return results
 
 
@@ -381,7 +533,9 @@ def check_slices(slices):
         if not isinstance(key, str) or not key:
             raise ValueError(f"slices keys must be non-empty str; got {key!r}")
         if isinstance(column, (str, bytes, dict, set, frozenset)) or not hasattr(column, "__len__"):
-            raise ValueError(f"{where} must be a list with one value per sentence; got {type(column).__name__}")
+            raise ValueError(
+                f"{where} must be a list with one value per sentence; got {type(column).__name__}"
+            )
         values = column.tolist() if isinstance(column, np.ndarray) else list(column)
         for i, value in enumerate(values):
             if not isinstance(value, (str, int, np.integer, bool)) or value is None:
@@ -393,8 +547,9 @@ def check_slices(slices):
 def _slice_codes(values, where, n_sentences):
     """The sorted distinct values of one slice key and each sentence's index into them."""
     if len(values) != n_sentences:
-        raise ValueError(f"{where} has {len(values)} values but there are {n_sentences} sentences; give one per"
-                         " sentence")
+        raise ValueError(
+            f"{where} has {len(values)} values but there are {n_sentences} sentences; give one per sentence"
+        )
     distinct = sorted(set(values), key=lambda v: (type(v).__name__, v))
     index = {v: i for i, v in enumerate(distinct)}
     return distinct, np.fromiter((index[v] for v in values), dtype=np.intp, count=len(values))
@@ -406,10 +561,16 @@ def slice_view(view, keep, tokens, tokens_correct):
     gold_at, pred_at = np.cumsum(gold_keep) - 1, np.cumsum(pred_keep) - 1
     m = view.matching
     pair, overlap = gold_keep[m.gold], gold_keep[m.overlap_gold]
-    matching = type(m)(gold_at[m.gold[pair]], pred_at[m.pred[pair]], m.scenario[pair],
-                       gold_at[m.overlap_gold[overlap]], pred_at[m.overlap_pred[overlap]])
-    selection = view.selection._replace(gold=_take(view.gold, gold_keep), pred=_take(view.pred, pred_keep),
-                                        tokens_correct=int(tokens_correct))
+    matching = type(m)(
+        gold_at[m.gold[pair]],
+        pred_at[m.pred[pair]],
+        m.scenario[pair],
+        gold_at[m.overlap_gold[overlap]],
+        pred_at[m.overlap_pred[overlap]],
+    )
+    selection = view.selection._replace(
+        gold=_take(view.gold, gold_keep), pred=_take(view.pred, pred_keep), tokens_correct=int(tokens_correct)
+    )
     return View(view.options, selection, matching, int(tokens))
 
 
@@ -494,7 +655,9 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     results = run_families(view)
     if options.stratified is not None:
         results["stratified_recall"] = _stratified_recall(view, subgroups, options.stratified)
-    stats = None if units is None else count_rows(view.gold, view.pred, view.matching, len(view.types), *units)
+    stats = (
+        None if units is None else count_rows(view.gold, view.pred, view.matching, len(view.types), *units)
+    )
     if options.intervals is not None:
         results["intervals"] = _intervals(view, stats)
     if options.slices is not None:
@@ -505,17 +668,28 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
 
 def _intervals(view, stats):
     o = view.options
-    return interval_results(stats, view.types, o.intervals, families_of(o.scoring.scores), beta=o.beta,
-                            zero_division=o.zero_division)
+    return interval_results(
+        stats,
+        view.types,
+        o.intervals,
+        families_of(o.scoring.scores),
+        beta=o.beta,
+        zero_division=o.zero_division,
+    )
 
 
 def _stratified_recall(view, subgroups, options):
     """Stratum-weighted recall of the gold entities, each in its sentence's subgroup."""
     outcome = gold_outcomes(view.matching, len(view.gold), options["recall_mode"])
     strata = strata_counts(subgroups, view.gold.sentence, outcome)
-    result = stratified_recall(strata, options["subgroup_weights"], ci_method=options["ci_method"],
-                               confidence_level=options["confidence_level"],
-                               n_bootstrap=options["n_bootstrap"], seed=options["seed"])
+    result = stratified_recall(
+        strata,
+        options["subgroup_weights"],
+        ci_method=options["ci_method"],
+        confidence_level=options["confidence_level"],
+        n_bootstrap=options["n_bootstrap"],
+        seed=options["seed"],
+    )
     result["mode"] = options["recall_mode"]
     return result
 
@@ -533,8 +707,9 @@ def score_tags(corpus, options, subgroups=None, units=None):
     gold = decode(corpus.references, corpus, options.scheme)
     pred = decode(corpus.predictions, corpus, options.scheme)
     results, stats, types = score_view(corpus, gold, pred, options, subgroups, units)
-    results["decoding"] = decoding_reports(corpus, pred, gold, options.scheme,
-                                           places=REPORT_PLACES if options.scoring.errors else 0)
+    results["decoding"] = decoding_reports(
+        corpus, pred, gold, options.scheme, places=REPORT_PLACES if options.scoring.errors else 0
+    )
     return results, stats, types
 
 
@@ -543,12 +718,16 @@ def score_spans(predictions, references, options, subgroups=None):
     corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
     if len(corpus.lengths) == 0:
         raise ValueError("no examples: predictions and references are empty")
-    for name, spans, order in (("predictions", corpus.pred, corpus.pred_order),
-                               ("references", corpus.gold, corpus.gold_order)):
+    for name, spans, order in (
+        ("predictions", corpus.pred, corpus.pred_order),
+        ("references", corpus.gold, corpus.gold_order),
+    ):
         if has_duplicates(spans):  # named by their index in the input
             check_duplicates(in_input_order(spans, order), name, corpus.types)
     results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups)[0]
-    for table in [results] + [t for key in results.get("slices", {}).values() for t in key["values"].values()]:
+    for table in [results] + [
+        t for key in results.get("slices", {}).values() for t in key["values"].values()
+    ]:
         table.pop("overall_accuracy", None)
     return results
 
@@ -562,8 +741,9 @@ def score_system(predictions, references, options, units, name):
     return score_tags(corpus, options, None, units)
 
 
-def compare_systems(predictions, predictions_b, references, options, settings, document_ids=None,
-                    system_intervals=0):
+def compare_systems(
+    predictions, predictions_b, references, options, settings, document_ids=None, system_intervals=0
+):
     """Two systems on the same references, each scored once: the dict ``compare`` returns.
 
     ``settings``: the checked comparison options (``check_comparison_options``). With
@@ -575,21 +755,41 @@ def compare_systems(predictions, predictions_b, references, options, settings, d
     if len(references) == 0:
         raise ValueError("no sentences: predictions and references are empty")
     units = document_units(document_ids, len(references))
-    systems = [score_system(p, references, options, units, name)
-               for name, p in (("predictions", predictions), ("predictions_b", predictions_b))]
+    systems = [
+        score_system(p, references, options, units, name)
+        for name, p in (("predictions", predictions), ("predictions_b", predictions_b))
+    ]
     families = families_of(options.scoring.scores)
     if system_intervals:
-        level = {"resamples": system_intervals, "confidence_level": settings["confidence_level"],
-                 "seed": settings["seed"]}
+        level = {
+            "resamples": system_intervals,
+            "confidence_level": settings["confidence_level"],
+            "seed": settings["seed"],
+        }
         for results, stats, types in systems:
-            results["intervals"] = interval_results(stats, types, level, families, beta=options.beta,
-                                                    zero_division=options.zero_division)
+            results["intervals"] = interval_results(
+                stats, types, level, families, beta=options.beta, zero_division=options.zero_division
+            )
     union = tuple(sorted(set(systems[0][2]) | set(systems[1][2])))
     stats_a, stats_b = (align_types(stats, types, union) for _, stats, types in systems)
-    out = paired(stats_a, stats_b, union, settings["permutations"], settings["resamples"],
-                 settings["confidence_level"], settings["seed"], families, beta=options.beta,
-                 zero_division=options.zero_division)
-    summary = {"unit": "sentence" if document_ids is None else "document", "units": units[1],
-               "permutations": settings["permutations"], "ci_resamples": settings["resamples"],
-               "confidence_level": settings["confidence_level"], "seed": settings["seed"]}
+    out = paired(
+        stats_a,
+        stats_b,
+        union,
+        settings["permutations"],
+        settings["resamples"],
+        settings["confidence_level"],
+        settings["seed"],
+        families,
+        beta=options.beta,
+        zero_division=options.zero_division,
+    )
+    summary = {
+        "unit": "sentence" if document_ids is None else "document",
+        "units": units[1],
+        "permutations": settings["permutations"],
+        "ci_resamples": settings["resamples"],
+        "confidence_level": settings["confidence_level"],
+        "seed": settings["seed"],
+    }
     return comparison_results(out, systems[0][0], systems[1][0], summary)

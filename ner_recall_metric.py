@@ -18,9 +18,19 @@ from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_evaluate import EvaluatePatches
 from .ner_inputs import as_list
 from .ner_matching import match
-from .ner_pipeline import CONFIG_OPTIONS
-from .ner_pipeline import ALL_OPTIONS, SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
-from .ner_pipeline import compare_systems, is_default, score_spans, score_tags, tag_corpus
+from .ner_pipeline import (
+    ALL_OPTIONS,
+    CONFIG_OPTIONS,
+    SPAN_CONFIGS,
+    SUBGROUP_CONFIGS,
+    check_options,
+    check_subgroups,
+    compare_systems,
+    is_default,
+    score_spans,
+    score_tags,
+    tag_corpus,
+)
 from .ner_scorings import DEFAULT_SCORES
 from .ner_spans import place_strings, placement_report
 from .ner_stratified import CI_METHODS
@@ -181,6 +191,7 @@ Examples:
     (0.0, 0.375)
 """
 
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class NerRecallMetric(EvaluatePatches, evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
@@ -192,11 +203,18 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
 
     def _info(self):
         formats = [  # tags, or class ids (a ClassLabel column) with label_names
-            {side: datasets.Sequence(datasets.Value(dtype, id="label"), id="sequence") for side in ("predictions", "references")}
+            {
+                side: datasets.Sequence(datasets.Value(dtype, id="label"), id="sequence")
+                for side in ("predictions", "references")
+            }
             for dtype in ("string", "int64")
         ]
         if self.config_name in SPAN_CONFIGS:  # a list of entities per example
-            entity = {"label": datasets.Value("string"), "start": datasets.Value("int64"), "end": datasets.Value("int64")}
+            entity = {
+                "label": datasets.Value("string"),
+                "start": datasets.Value("int64"),
+                "end": datasets.Value("int64"),
+            }
             formats = [{side: datasets.List(entity) for side in ("predictions", "references")}]
         if self.config_name in SUBGROUP_CONFIGS:  # one subgroup (stratum) name per sentence
             for f in formats:
@@ -206,7 +224,10 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=[datasets.Features(f) for f in formats],
-            codebase_urls=["https://github.com/chakki-works/seqeval", "https://github.com/MantisAI/nervaluate"],
+            codebase_urls=[
+                "https://github.com/chakki-works/seqeval",
+                "https://github.com/MantisAI/nervaluate",
+            ],
             reference_urls=["https://www.davidsbatista.net/blog/2018/05/09/Named_Entity_Evaluation/"],
         )
         # the cache is read back as Arrow columns, not as Python lists (MetricInfo rejects a
@@ -215,31 +236,42 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             info.format = "arrow"
         return info
 
-    def _compute(self, predictions, references, subgroups=None,
-                 scheme=None,
-                 mode=None,
-                 suffix=False,
-                 label_names=None,
-                 zero_division=0,
-                 beta=1.0,
-                 scores=DEFAULT_SCORES,
-                 types=None,
-                 label_map=None,
-                 overlap_threshold=None,
-                 errors=False,
-                 subgroup_weights=None,
-                 ci_method="wilson",
-                 confidence_level=0.95,
-                 recall_mode="strict",
-                 n_bootstrap=10_000,
-                 seed=0,
-                 texts=None,
-                 ci_resamples=0,
-                 document_ids=None,
-                 slices=None):
+    def _compute(
+        self,
+        predictions,
+        references,
+        subgroups=None,
+        scheme=None,
+        mode=None,
+        suffix=False,
+        label_names=None,
+        zero_division=0,
+        beta=1.0,
+        scores=DEFAULT_SCORES,
+        types=None,
+        label_map=None,
+        overlap_threshold=None,
+        errors=False,
+        subgroup_weights=None,
+        ci_method="wilson",
+        confidence_level=0.95,
+        recall_mode="strict",
+        n_bootstrap=10_000,
+        seed=0,
+        texts=None,
+        ci_resamples=0,
+        document_ids=None,
+        slices=None,
+    ):
         given = locals()
-        options = check_options(self.config_name, {name: given[name] for name, default in ALL_OPTIONS.items()
-                                                   if not is_default(given[name], default)})
+        options = check_options(
+            self.config_name,
+            {
+                name: given[name]
+                for name, default in ALL_OPTIONS.items()
+                if not is_default(given[name], default)
+            },
+        )
         subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
         if self.config_name in SUBGROUP_CONFIGS:
             check_subgroups(subgroups, "subgroups")
@@ -251,8 +283,19 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             raise ValueError("no sentences: predictions and references are empty")
         return score_tags(tag_corpus(predictions, references, options), options, subgroups)[0]
 
-    def compare(self, *, predictions, predictions_b, references, permutations=10_000, ci_resamples=1_000,
-                document_ids=None, confidence_level=0.95, seed=0, **compute_options):
+    def compare(
+        self,
+        *,
+        predictions,
+        predictions_b,
+        references,
+        permutations=10_000,
+        ci_resamples=1_000,
+        document_ids=None,
+        confidence_level=0.95,
+        seed=0,
+        **compute_options,
+    ):
         """Two systems on the same references: each headline score's difference (b - a) with a
         paired-bootstrap interval and an approximate-randomisation p-value (two-sided).
 
@@ -264,8 +307,9 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         "settings"; see docs/uncertainty.md.
         """
         options = check_options("default", compute_options)
-        settings = check_comparison_options(permutations, ci_resamples, confidence_level, seed, document_ids,
-                                            options.scoring.scores)
+        settings = check_comparison_options(
+            permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
+        )
         return compare_systems(predictions, predictions_b, references, options, settings, document_ids)
 
     def find_entities(self, texts, entities):
@@ -281,8 +325,12 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         "ambiguous", "not_found"}`` counts``}``. See ``ner_spans.place_strings``.
         """
         placement = place_strings(texts, entities)
-        return {"entities": placement.spans, "ambiguous": placement.ambiguous,
-                "not_found": placement.not_found, "total": placement_report(placement)}
+        return {
+            "entities": placement.spans,
+            "ambiguous": placement.ambiguous,
+            "not_found": placement.not_found,
+            "total": placement_report(placement),
+        }
 
     def load_benchmark(self, description_csv):
         """A recall benchmark (its ``data_description.csv``) as a ``datasets.Dataset``.

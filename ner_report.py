@@ -26,9 +26,9 @@ if str(HERE) not in sys.path:  # ner_files beside this file, whatever the workin
     sys.path.insert(0, str(HERE))
 
 import ner_files  # noqa: E402
+import ner_pipeline  # noqa: E402
 from ner_decoding import SCHEMES  # noqa: E402
 from ner_matching import MODES  # noqa: E402
-import ner_pipeline  # noqa: E402
 from ner_uncertainty import check_comparison_options  # noqa: E402
 
 METRIC_PATH = HERE / "ner_recall_metric.py"
@@ -52,8 +52,11 @@ def _load(config_name):
 
 
 def is_spans(inputs):
-    return bool(inputs.references) and isinstance(inputs.references[0], list) and any(
-        isinstance(x, dict) for example in inputs.references for x in example)
+    return (
+        bool(inputs.references)
+        and isinstance(inputs.references[0], list)
+        and any(isinstance(x, dict) for example in inputs.references for x in example)
+    )
 
 
 def _metric(inputs):
@@ -67,8 +70,13 @@ def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=T
     metric, tags = _metric(inputs)
     options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
     try:
-        return metric.compute(**inputs.compute_inputs(), errors=errors, ci_resamples=ci_resamples,
-                              scores=["seqeval", "muc", "confusion"], **options)
+        return metric.compute(
+            **inputs.compute_inputs(),
+            errors=errors,
+            ci_resamples=ci_resamples,
+            scores=["seqeval", "muc", "confusion"],
+            **options,
+        )
     except ValueError as error:
         raise ValueError(ner_files.locate(str(error), inputs)) from None
 
@@ -78,26 +86,44 @@ def score_two(inputs, inputs_b, scheme=None, mode=None, suffix=False, ci_resampl
     ``metric.compare``'s difference, interval and p-value (comparison None for spans); each
     system's own intervals come from the same per-unit rows. ValueErrors name file and line."""
     if is_spans(inputs):
-        return score(inputs, ci_resamples=ci_resamples, errors=errors), score(inputs_b, ci_resamples=ci_resamples,
-                                                                               errors=errors), None
-    options = ner_pipeline.check_options("default", dict(scheme=scheme, mode=mode, suffix=suffix, errors=errors,
-                                                         scores=["seqeval", "muc", "confusion"]))
+        return (
+            score(inputs, ci_resamples=ci_resamples, errors=errors),
+            score(inputs_b, ci_resamples=ci_resamples, errors=errors),
+            None,
+        )
+    options = ner_pipeline.check_options(
+        "default",
+        dict(scheme=scheme, mode=mode, suffix=suffix, errors=errors, scores=["seqeval", "muc", "confusion"]),
+    )
     settings = check_comparison_options(ci_resamples=ci_resamples or 1000, scores=options.scoring.scores)
     try:
-        out = ner_pipeline.compare_systems(inputs.predictions, inputs_b.predictions, inputs.references, options,
-                                           settings, system_intervals=ci_resamples)
+        out = ner_pipeline.compare_systems(
+            inputs.predictions,
+            inputs_b.predictions,
+            inputs.references,
+            options,
+            settings,
+            system_intervals=ci_resamples,
+        )
     except ValueError as error:
-        raise ValueError(ner_files.locate(str(error), inputs_b if "predictions_b" in str(error) else inputs)) from None
+        raise ValueError(
+            ner_files.locate(str(error), inputs_b if "predictions_b" in str(error) else inputs)
+        ) from None
     return out["a"], out["b"], out
 
 
 # ---------------------------------------------------------------------------- the printed report
 
+
 def _table(header, rows):
-    cells = [[str(h) for h in header]] + [[f"{c:.4f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    cells = [[str(h) for h in header]] + [
+        [f"{c:.4f}" if isinstance(c, float) else str(c) for c in r] for r in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                     for row in cells)
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        for row in cells
+    )
 
 
 def _interval(results, name):
@@ -109,16 +135,30 @@ def headline(results):
     if "overall_f1" not in results:
         strict = results["muc"]["strict"]
         return f"strict: precision {strict['precision']:.4f}  recall {strict['recall']:.4f}  f1 {strict['f1']:.4f}"
-    parts = [f"{k} {results[f'overall_{k}']:.4f}{_interval(results, f'overall_{k}')}"
-             for k in ("precision", "recall", "f1")]
-    accuracy = f"  accuracy {results['overall_accuracy']:.4f}" if "overall_accuracy" in results else ""  # no tokens: spans
+    parts = [
+        f"{k} {results[f'overall_{k}']:.4f}{_interval(results, f'overall_{k}')}"
+        for k in ("precision", "recall", "f1")
+    ]
+    accuracy = (
+        f"  accuracy {results['overall_accuracy']:.4f}" if "overall_accuracy" in results else ""
+    )  # no tokens: spans
     return "overall (seqeval): " + "  ".join(parts) + accuracy
 
 
 def per_type_summary_rows(results):
     strict = results["muc"]["strict"]["per_type"]
-    return [[name, t["possible"], t["actual"], t["precision"], t["recall"], t["f1"],
-             *(results["muc"][m]["per_type"][name]["f1"] for m in MODES[1:])] for name, t in sorted(strict.items())]
+    return [
+        [
+            name,
+            t["possible"],
+            t["actual"],
+            t["precision"],
+            t["recall"],
+            t["f1"],
+            *(results["muc"][m]["per_type"][name]["f1"] for m in MODES[1:]),
+        ]
+        for name, t in sorted(strict.items())
+    ]
 
 
 def muc_rows(results):
@@ -126,23 +166,41 @@ def muc_rows(results):
 
 
 def confusion_lines(confusion, top=10):
-    pairs = [(n, gold, pred, scenario) for scenario in ("same_span", "overlap")
-             for gold, row in confusion[scenario].items() for pred, n in row.items() if gold != pred]
+    pairs = [
+        (n, gold, pred, scenario)
+        for scenario in ("same_span", "overlap")
+        for gold, row in confusion[scenario].items()
+        for pred, n in row.items()
+        if gold != pred
+    ]
     pairs.sort(key=lambda p: (-p[0], p[1], p[2]))
-    lines = [f"  {gold} -> {pred} ({scenario.replace('_', ' ')}): {n}" for n, gold, pred, scenario in pairs[:top]]
+    lines = [
+        f"  {gold} -> {pred} ({scenario.replace('_', ' ')}): {n}" for n, gold, pred, scenario in pairs[:top]
+    ]
     return lines or ["  no entity took another type"]
 
 
 def report(results, names, sentences, results_b=None, comparison=None):
     """The text the command line prints."""
-    out = [f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
-           f"{sentences} sentences, {results['muc']['strict']['possible']} gold entities, "
-           f"{results['muc']['strict']['actual']} predicted", "", headline(results), "",
-           "per type (strict counts; f1 of each mode)",
-           _table(["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in MODES[1:])],
-                  per_type_summary_rows(results)), "",
-           "MUC / SemEval-2013 modes", _table(["mode", *MUC_COLUMNS], muc_rows(results)), "",
-           "most frequent type confusions (gold -> predicted)", *confusion_lines(results["confusion"])]
+    out = [
+        f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
+        f"{sentences} sentences, {results['muc']['strict']['possible']} gold entities, "
+        f"{results['muc']['strict']['actual']} predicted",
+        "",
+        headline(results),
+        "",
+        "per type (strict counts; f1 of each mode)",
+        _table(
+            ["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in MODES[1:])],
+            per_type_summary_rows(results),
+        ),
+        "",
+        "MUC / SemEval-2013 modes",
+        _table(["mode", *MUC_COLUMNS], muc_rows(results)),
+        "",
+        "most frequent type confusions (gold -> predicted)",
+        *confusion_lines(results["confusion"]),
+    ]
     if results_b is not None:
         out += ["", "two systems", comparison_text(results, results_b, comparison)]
     return "\n".join(out) + "\n"
@@ -152,45 +210,69 @@ def comparison_rows(results, results_b):
     """(score, A, B, B - A) for the headline scores and each mode's F1."""
     names = [f"overall_{k}" for k in ("precision", "recall", "f1")] if "overall_f1" in results else []
     rows = [[n, results[n], results_b[n], results_b[n] - results[n]] for n in names]
-    return rows + [[f"muc_{m}_f1", results["muc"][m]["f1"], results_b["muc"][m]["f1"],
-                    results_b["muc"][m]["f1"] - results["muc"][m]["f1"]] for m in MODES]
+    return rows + [
+        [
+            f"muc_{m}_f1",
+            results["muc"][m]["f1"],
+            results_b["muc"][m]["f1"],
+            results_b["muc"][m]["f1"] - results["muc"][m]["f1"],
+        ]
+        for m in MODES
+    ]
 
 
 def comparison_text(results, results_b, comparison):
     if comparison and comparison.get("table"):
-        rows = [[r["score"], r["a"], r["b"], r["difference"], r["low"], r["high"], r["p_value"]]
-                for r in comparison["table"] if r["score"].startswith(("overall_", "muc_")) and
-                r["score"].count("_") <= 2]
+        rows = [
+            [r["score"], r["a"], r["b"], r["difference"], r["low"], r["high"], r["p_value"]]
+            for r in comparison["table"]
+            if r["score"].startswith(("overall_", "muc_")) and r["score"].count("_") <= 2
+        ]
         return _table(["score", "A", "B", "B - A", "low", "high", "p"], rows)
     return _table(["score", "A", "B", "B - A"], comparison_rows(results, results_b))
 
 
 # ---------------------------------------------------------------------------- command line
 
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="ner_report", description=__doc__.split("\n\n")[0])
-    parser.add_argument("gold", help="gold file (CoNLL or JSONL); alone: one file with gold and predicted columns")
+    parser.add_argument(
+        "gold", help="gold file (CoNLL or JSONL); alone: one file with gold and predicted columns"
+    )
     parser.add_argument("predictions", nargs="?", help="predictions file, same format and sentences")
-    parser.add_argument("predictions_b", nargs="?", help="a second system's predictions: compared with the first")
-    parser.add_argument("--scheme", choices=SCHEMES, help="decode strictly in this scheme (implies --mode strict)")
-    parser.add_argument("--mode", choices=("strict",), help="strict decoding (needs --scheme); default: lenient")
+    parser.add_argument(
+        "predictions_b", nargs="?", help="a second system's predictions: compared with the first"
+    )
+    parser.add_argument(
+        "--scheme", choices=SCHEMES, help="decode strictly in this scheme (implies --mode strict)"
+    )
+    parser.add_argument(
+        "--mode", choices=("strict",), help="strict decoding (needs --scheme); default: lenient"
+    )
     parser.add_argument("--suffix", action="store_true", help="tags carry the prefix last (PER-B)")
     parser.add_argument("--no-token-check", action="store_true", help="do not require identical tokens")
-    parser.add_argument("--ci-resamples", type=int, default=0, help="bootstrap resamples of the intervals (0: none)")
+    parser.add_argument(
+        "--ci-resamples", type=int, default=0, help="bootstrap resamples of the intervals (0: none)"
+    )
     parser.add_argument("--json", metavar="PATH", help="write every result (with the error listing) as JSON")
     return parser.parse_args(argv)
 
 
 def run(args):
     """(text, results as a JSON-ready dict) of parsed arguments; ValueError on bad input."""
-    options = dict(scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix)
+    options = dict(
+        scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
+    )
     inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check)
     names = [args.gold, args.predictions or args.gold]
     payload = {"files": {"gold": args.gold, "predictions": names[1]}}
     results_b = comparison = None
     if args.predictions_b:
         inputs_b = ner_files.read_second_predictions(inputs, args.predictions_b, not args.no_token_check)
-        results, results_b, comparison = score_two(inputs, inputs_b, ci_resamples=args.ci_resamples, **options)
+        results, results_b, comparison = score_two(
+            inputs, inputs_b, ci_resamples=args.ci_resamples, **options
+        )
         names.append(args.predictions_b)
         payload.update(results=results, results_b=results_b, comparison=comparison)
         payload["files"]["predictions_b"] = args.predictions_b
@@ -204,7 +286,11 @@ def check_output(path):
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"--json {path}: the folder {folder} does not exist")
-    if os.path.isdir(path) or not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+    if (
+        os.path.isdir(path)
+        or not os.access(folder, os.W_OK)
+        or (os.path.exists(path) and not os.access(path, os.W_OK))
+    ):
         raise ValueError(f"--json {path}: not a file this process can write")
 
 

@@ -107,10 +107,14 @@ def _check_label_map(label_map):
     if label_map is None:
         return None
     if not isinstance(label_map, dict):
-        raise ValueError(f"label_map must be a dict of predicted type -> gold type; got {type(label_map).__name__}")
+        raise ValueError(
+            f"label_map must be a dict of predicted type -> gold type; got {type(label_map).__name__}"
+        )
     for key, value in label_map.items():
         if not (isinstance(key, str) and key and isinstance(value, str) and value):
-            raise ValueError(f"label_map maps {key!r} to {value!r}; both must be entity types (non-empty strings)")
+            raise ValueError(
+                f"label_map maps {key!r} to {value!r}; both must be entity types (non-empty strings)"
+            )
     return dict(label_map)
 
 
@@ -120,11 +124,15 @@ def _check_threshold(threshold, scores):
     if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 < threshold <= 1:
         raise ValueError(f"overlap_threshold must be in (0, 1]; got {threshold!r}")
     if "overlap" not in scores:
-        raise ValueError(f"overlap_threshold only applies with 'overlap' in scores; got scores={list(scores)}")
+        raise ValueError(
+            f"overlap_threshold only applies with 'overlap' in scores; got scores={list(scores)}"
+        )
     return float(threshold)
 
 
-def check_scoring_options(scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None, errors=False):
+def check_scoring_options(
+    scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None, errors=False
+):
     """Validate the scoring options; raise ``ValueError`` naming the first bad one."""
     scores = _names(scores, "scores")
     unknown = [s for s in scores if s not in SCORES]
@@ -135,8 +143,9 @@ def check_scoring_options(scores=DEFAULT_SCORES, types=None, label_map=None, ove
     if not isinstance(errors, bool):
         raise ValueError(f"errors must be True or False; got {errors!r}")
     threshold = _check_threshold(overlap_threshold, scores)
-    return ScoringOptions(tuple(s for s in SCORES if s in scores), types, _check_label_map(label_map),
-                          threshold, errors)
+    return ScoringOptions(
+        tuple(s for s in SCORES if s in scores), types, _check_label_map(label_map), threshold, errors
+    )
 
 
 # ---------------------------------------------------------------------------- selection
@@ -145,8 +154,13 @@ def check_scoring_options(scores=DEFAULT_SCORES, types=None, label_map=None, ove
 def _keep(spans, mask, new_type):
     """The spans where ``mask`` holds, their types replaced by ``new_type``."""
     # by keyword, not ``_replace``: SpanArrays' ``__len__`` counts spans and trips ``_make``
-    return type(spans)(start=spans.start[mask], end=spans.end[mask], type=new_type[mask],
-                       sentence=spans.sentence[mask], offset=spans.offset[mask])
+    return type(spans)(
+        start=spans.start[mask],
+        end=spans.end[mask],
+        type=new_type[mask],
+        sentence=spans.sentence[mask],
+        offset=spans.offset[mask],
+    )
 
 
 def _used(codes, n):
@@ -173,12 +187,18 @@ def select_and_relabel(corpus, gold, pred, options):
     """
     label_map, keep = options.label_map or {}, options.types
     if not label_map and keep is None:
-        return Selection(gold, pred, tuple(corpus.types), _real_tokens(corpus, corpus.references == corpus.predictions))
+        return Selection(
+            gold, pred, tuple(corpus.types), _real_tokens(corpus, corpus.references == corpus.predictions)
+        )
     types, gold_index, pred_index = _relabelling(corpus, gold, pred, options)
     new_gold = _keep(gold, gold_index[gold.type] >= 0, gold_index[gold.type])
     new_pred = _keep(pred, pred_index[pred.type] >= 0, pred_index[pred.type])
-    return Selection(new_gold, new_pred, types, _real_tokens(corpus, _same_tags(corpus, gold_index, pred_index,
-                                                                                  len(types))))
+    return Selection(
+        new_gold,
+        new_pred,
+        types,
+        _real_tokens(corpus, _same_tags(corpus, gold_index, pred_index, len(types))),
+    )
 
 
 def _relabelling(corpus, gold, pred, options):
@@ -195,6 +215,7 @@ def _relabelling(corpus, gold, pred, options):
 def _same_tags(corpus, gold_index, pred_index, n_types):
     """Per flat position, whether the (prefix, relabelled type) of both sides agree; unselected
     types count as ``O``."""
+
     def keys(index):
         new_type = index[corpus.type]  # the type code -1 (tag O) hits the trailing -1
         prefix = np.where(new_type >= 0, corpus.prefix.astype(np.int64), 0)
@@ -244,8 +265,11 @@ def token_counts(gold, pred, k):
     k = max(k, 1)
     gold_items, pred_items = _items(gold, k), _items(pred, k)
     hits = np.intersect1d(gold_items, pred_items, assume_unique=True) % k
-    return (np.bincount(hits, minlength=k), np.bincount(gold_items % k, minlength=k),
-            np.bincount(pred_items % k, minlength=k))
+    return (
+        np.bincount(hits, minlength=k),
+        np.bincount(gold_items % k, minlength=k),
+        np.bincount(pred_items % k, minlength=k),
+    )
 
 
 def overlap_hits(gold, pred, matching, threshold=DEFAULT_OVERLAP_THRESHOLD):
@@ -266,8 +290,12 @@ def overlap_counts(gold, pred, hits, k):
     found[g] = True
     right = np.zeros(len(pred), dtype=bool)
     right[p] = True
-    return (np.bincount(gold.type[found], minlength=k), np.bincount(pred.type[right], minlength=k),
-            np.bincount(gold.type, minlength=k), np.bincount(pred.type, minlength=k))
+    return (
+        np.bincount(gold.type[found], minlength=k),
+        np.bincount(pred.type[right], minlength=k),
+        np.bincount(gold.type, minlength=k),
+        np.bincount(pred.type, minlength=k),
+    )
 
 
 class HaremAlignment(NamedTuple):
@@ -307,9 +335,13 @@ def harem_counts(gold, pred, alignment):
     """
     counts = np.bincount(alignment.outcome, minlength=3)
     table = {name: int(n) for name, n in zip(HAREM_OUTCOMES, counts)}
-    table.update(missed=int(len(gold) - len(_used(alignment.gold, len(gold)))),
-                 spurious=int(len(pred) - len(_used(alignment.pred, len(pred)))),
-                 possible=len(gold), actual=len(pred), credit=float(exact_credit(gold, pred, alignment)))
+    table.update(
+        missed=int(len(gold) - len(_used(alignment.gold, len(gold)))),
+        spurious=int(len(pred) - len(_used(alignment.pred, len(pred)))),
+        possible=len(gold),
+        actual=len(pred),
+        credit=float(exact_credit(gold, pred, alignment)),
+    )
     return table
 
 
@@ -335,8 +367,10 @@ def capped_credits(gold, pred, alignment):
     entities partially aligned with several on the other side could earn more.
     """
     total = exact_credit(gold, pred, alignment)
-    return tuple(float(total - _excess(idx, n, gold, pred, alignment))
-                 for idx, n in ((alignment.gold, len(gold.start)), (alignment.pred, len(pred.start))))
+    return tuple(
+        float(total - _excess(idx, n, gold, pred, alignment))
+        for idx, n in ((alignment.gold, len(gold.start)), (alignment.pred, len(pred.start)))
+    )
 
 
 def _excess(idx, n, gold, pred, alignment):
@@ -348,9 +382,13 @@ def _excess(idx, n, gold, pred, alignment):
         g, p = alignment.gold[pairs], alignment.pred[pairs]
         common = shared_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
         distinct = union_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
-        earned = sum((Fraction(1) if o == 0 else Fraction(int(c), 2 * int(d))
-                      for o, c, d in zip(alignment.outcome[pairs].tolist(), common.tolist(), distinct.tolist())),
-                     Fraction(0))
+        earned = sum(
+            (
+                Fraction(1) if o == 0 else Fraction(int(c), 2 * int(d))
+                for o, c, d in zip(alignment.outcome[pairs].tolist(), common.tolist(), distinct.tolist())
+            ),
+            Fraction(0),
+        )
         excess += max(earned - 1, Fraction(0))
     return excess
 
@@ -377,8 +415,9 @@ def exact_credit(gold, pred, alignment):
     common, distinct = common[order].astype(np.int64), distinct[order]
     starts = np.flatnonzero(np.append(True, distinct[1:] != distinct[:-1])) if len(distinct) else np.arange(0)
     sums = np.add.reduceat(common, starts) if len(starts) else common
-    partial_credit = sum((Fraction(int(c), 2 * int(d)) for c, d in zip(sums.tolist(), distinct[starts].tolist())),
-                         Fraction(0))
+    partial_credit = sum(
+        (Fraction(int(c), 2 * int(d)) for c, d in zip(sums.tolist(), distinct[starts].tolist())), Fraction(0)
+    )
     return int(np.count_nonzero(~partial)) + partial_credit
 
 
@@ -419,18 +458,26 @@ def error_listing(view, matching, outcome_table, overlap=None, harem=None):
     listing = {}
     for mode, outcomes in outcome_table.items():
         outcome = np.array([LISTED_OUTCOMES.index(o) for o in outcomes])[matching.scenario]
-        table = {o: _entries(gold, pred, matching.gold[outcome == i], matching.pred[outcome == i], types)
-                 for i, o in enumerate(LISTED_OUTCOMES[:3])}
+        table = {
+            o: _entries(gold, pred, matching.gold[outcome == i], matching.pred[outcome == i], types)
+            for i, o in enumerate(LISTED_OUTCOMES[:3])
+        }
         listing[mode] = dict(table, missed=missed, spurious=spurious)
     if overlap is not None:
         g, p = overlap
-        listing["overlap"] = {"correct": _entries(gold, pred, g, p, types),
-                              "missed": _entries(gold, pred, _unpaired(len(gold), g), None, types),
-                              "spurious": _entries(gold, pred, None, _unpaired(len(pred), p), types)}
+        listing["overlap"] = {
+            "correct": _entries(gold, pred, g, p, types),
+            "missed": _entries(gold, pred, _unpaired(len(gold), g), None, types),
+            "spurious": _entries(gold, pred, None, _unpaired(len(pred), p), types),
+        }
     if harem is not None:
         a = harem
-        listing["harem"] = {o: _entries(gold, pred, a.gold[a.outcome == i], a.pred[a.outcome == i], types)
-                            for i, o in enumerate(HAREM_OUTCOMES[:3])}
-        listing["harem"].update(missed=_entries(gold, pred, _unpaired(len(gold), a.gold), None, types),
-                                spurious=_entries(gold, pred, None, _unpaired(len(pred), a.pred), types))
+        listing["harem"] = {
+            o: _entries(gold, pred, a.gold[a.outcome == i], a.pred[a.outcome == i], types)
+            for i, o in enumerate(HAREM_OUTCOMES[:3])
+        }
+        listing["harem"].update(
+            missed=_entries(gold, pred, _unpaired(len(gold), a.gold), None, types),
+            spurious=_entries(gold, pred, None, _unpaired(len(pred), a.pred), types),
+        )
     return listing

@@ -44,7 +44,6 @@ else:  # imported from the repo root: tests, ner_report, app
     from ner_core import ENTITY_KEYS, SpanArrays
 
 
-
 class SpanCorpus(NamedTuple):
     """Both sides of a span corpus, and the fields of a corpus without tokens.
 
@@ -79,7 +78,9 @@ def _check_entity_shape(name, i, j, entity):
         raise _entity_error(name, i, j, entity, f"an entity must be a dict with keys {list(ENTITY_KEYS)}")
     unknown = sorted(map(str, set(entity) - set(ENTITY_KEYS)))
     if unknown:
-        raise _entity_error(name, i, j, entity, f"unknown key {unknown[0]!r}; an entity has keys {list(ENTITY_KEYS)}")
+        raise _entity_error(
+            name, i, j, entity, f"unknown key {unknown[0]!r}; an entity has keys {list(ENTITY_KEYS)}"
+        )
     missing = [k for k in ENTITY_KEYS if k not in entity]
     if missing:
         raise _entity_error(name, i, j, entity, f"missing key {missing[0]!r}")
@@ -97,13 +98,17 @@ def as_entity_lists(examples, name):
         return examples
     if dict not in set(map(type, examples)):
         return examples
-    return [_from_dict_of_lists(e, f"{name}[{i}]") if isinstance(e, dict) else e for i, e in enumerate(examples)]
+    return [
+        _from_dict_of_lists(e, f"{name}[{i}]") if isinstance(e, dict) else e for i, e in enumerate(examples)
+    ]
 
 
 def _from_dict_of_lists(example, where):
     if set(example) != set(ENTITY_KEYS) or not all(isinstance(v, (list, tuple)) for v in example.values()):
-        raise ValueError(f"{where} must be a list of entities, or a dict of lists with keys {list(ENTITY_KEYS)}; "
-                         f"got {example!r}")
+        raise ValueError(
+            f"{where} must be a list of entities, or a dict of lists with keys {list(ENTITY_KEYS)}; "
+            f"got {example!r}"
+        )
     sizes = [len(example[k]) for k in ENTITY_KEYS]
     if len(set(sizes)) > 1:
         raise ValueError(f"{where}: label, start and end have {sizes} items; they must have as many")
@@ -116,17 +121,25 @@ def _flatten(examples, name):
     The loops run in C (``map``, ``chain``); the slow path only locates a problem found.
     """
     if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, "__len__"):
-        raise ValueError(f"{name} must be a list of examples, each a list of entities; got {type(examples).__name__}")
+        raise ValueError(
+            f"{name} must be a list of examples, each a list of entities; got {type(examples).__name__}"
+        )
     if not set(map(type, examples)) <= {list, tuple}:
         i = next(i for i, e in enumerate(examples) if type(e) not in (list, tuple))
-        raise ValueError(f"{name}[{i}] must be a list of entities (dicts with keys {list(ENTITY_KEYS)}); "
-                         f"got {type(examples[i]).__name__}")
+        raise ValueError(
+            f"{name}[{i}] must be a list of entities (dicts with keys {list(ENTITY_KEYS)}); "
+            f"got {type(examples[i]).__name__}"
+        )
     counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
     flat = list(chain.from_iterable(examples))
     try:
         if set(map(type, flat)) <= {dict} and set(map(len, flat)) <= {3}:
-            return (list(map(itemgetter("label"), flat)), list(map(itemgetter("start"), flat)),
-                    list(map(itemgetter("end"), flat)), counts)
+            return (
+                list(map(itemgetter("label"), flat)),
+                list(map(itemgetter("start"), flat)),
+                list(map(itemgetter("end"), flat)),
+                counts,
+            )
     except KeyError:
         pass
     for k, entity in enumerate(flat):  # find the entity that is not a dict of exactly label, start, end
@@ -155,9 +168,11 @@ def _first_bad(values, good):
 
 def _type_problem(labels, starts, ends):
     """The first entity whose label is not a str or an offset not an int, as (index, problem)."""
-    checks = [(_first_bad(labels, lambda kind: issubclass(kind, str)), "the label must be a non-empty str"),
-              (_first_bad(starts, _is_offset), "start must be an int"),
-              (_first_bad(ends, _is_offset), "end must be an int")]
+    checks = [
+        (_first_bad(labels, lambda kind: issubclass(kind, str)), "the label must be a non-empty str"),
+        (_first_bad(starts, _is_offset), "start must be an int"),
+        (_first_bad(ends, _is_offset), "end must be an int"),
+    ]
     checks = [(k, msg) for k, msg in checks if k is not None]
     return min(checks) if checks else None
 
@@ -167,7 +182,7 @@ def _int64(values):
     try:
         return np.array(values, dtype=np.int64)
     except OverflowError:
-        return np.array([v if -2**63 <= v < 2**63 else -1 for v in values], dtype=np.int64)
+        return np.array([v if -(2**63) <= v < 2**63 else -1 for v in values], dtype=np.int64)
 
 
 def _value_problem(labels, start, end, reserved, text_lengths, example):
@@ -175,7 +190,10 @@ def _value_problem(labels, start, end, reserved, text_lengths, example):
     label_set = set(labels)
     named = {"": "the label must be a non-empty str"}
     named.update({r: f"the label {r!r} collides with a result key" for r in label_set & set(reserved)})
-    rules = [((start < 0) | (end < 0), "offsets must be >= 0 and < 2**63"), (start >= end, "start must be < end")]
+    rules = [
+        ((start < 0) | (end < 0), "offsets must be >= 0 and < 2**63"),
+        (start >= end, "start must be < end"),
+    ]
     if text_lengths is not None:
         rules.append((end > text_lengths[example], "end is past the end of the text"))
     if label_set & set(named):
@@ -269,7 +287,11 @@ def encode_spans(predictions, references, reserved=(), texts=None):
     ``reserved``: labels that may not be used (result keys). ``texts``: None, or one str per
     example, whose length bounds the (character) ends.
     """
-    if hasattr(predictions, "__len__") and hasattr(references, "__len__") and len(predictions) != len(references):
+    if (
+        hasattr(predictions, "__len__")
+        and hasattr(references, "__len__")
+        and len(predictions) != len(references)
+    ):
         raise ValueError(f"predictions has {len(predictions)} examples but references has {len(references)}")
     texts = check_texts(texts, len(references) if hasattr(references, "__len__") else None)
     pred = check_entities(predictions, "predictions", reserved, texts)
@@ -282,9 +304,21 @@ def encode_spans(predictions, references, reserved=(), texts=None):
     types = tuple(sorted(set(gold[0]) | set(pred[0])))
     type_index = {name: k for k, name in enumerate(types)}
     no_tokens = np.zeros(n, dtype=np.int8)
-    (gold_spans, gold_order), (pred_spans, pred_order) = (_arrays(*side[:4], base, type_index) for side in (gold, pred))
-    return SpanCorpus(gold_spans, pred_spans, types, no_tokens, no_tokens, np.zeros(n, dtype=np.int64),
-                      np.zeros(1, dtype=np.int8), np.full(1, -1, dtype=np.int32), gold_order, pred_order)
+    (gold_spans, gold_order), (pred_spans, pred_order) = (
+        _arrays(*side[:4], base, type_index) for side in (gold, pred)
+    )
+    return SpanCorpus(
+        gold_spans,
+        pred_spans,
+        types,
+        no_tokens,
+        no_tokens,
+        np.zeros(n, dtype=np.int64),
+        np.zeros(1, dtype=np.int8),
+        np.full(1, -1, dtype=np.int32),
+        gold_order,
+        pred_order,
+    )
 
 
 def has_duplicates(spans):
@@ -319,8 +353,12 @@ def spans_from_arrays(spans, types, n_examples):
     [[{'label': 'A', 'start': 1, 'end': 3}]]
     """
     out = [[] for _ in range(n_examples)]
-    for s, o, length, t in zip(spans.sentence.tolist(), spans.offset.tolist(),
-                               (spans.end - spans.start).tolist(), spans.type.tolist()):
+    for s, o, length, t in zip(
+        spans.sentence.tolist(),
+        spans.offset.tolist(),
+        (spans.end - spans.start).tolist(),
+        spans.type.tolist(),
+    ):
         out[s].append({"label": types[t], "start": o, "end": o + length})
     return out
 
@@ -433,5 +471,9 @@ def placement_report(placement):
     """Totals of a :class:`Placement`: ``strings``, ``placed``, ``ambiguous``, ``not_found``."""
     placed = sum(map(len, placement.spans))
     not_found = sum(map(len, placement.not_found))
-    return {"strings": placed + not_found, "placed": placed,
-            "ambiguous": sum(map(len, placement.ambiguous)), "not_found": not_found}
+    return {
+        "strings": placed + not_found,
+        "placed": placed,
+        "ambiguous": sum(map(len, placement.ambiguous)),
+        "not_found": not_found,
+    }

@@ -84,6 +84,7 @@ shows its tables and the rule for choosing a method. The per-stratum intervals
 in the result are each method's interval for the stratum taken alone (one
 stratum of weight 1, with its g_p).
 """
+
 import math
 import numbers
 import warnings
@@ -101,7 +102,7 @@ else:  # imported from the repo root: tests, ner_report, app
 
 CI_METHODS = ("bootstrap", "korn_graubard", "stratified_wald", "weighted_wald", "wilson")
 #: pseudo-items of credit 1 and of credit 0 per stratum in the variance of the default interval
-KAPPA = 1.959963984540054 ** 2 / 2
+KAPPA = 1.959963984540054**2 / 2
 #: effective hits (misses) at or below which the default interval's lower (upper) bound is Jeffreys'
 BOUNDARY_COUNT = 3.5
 #: ints of the estimated-size form must stay below this (they are drawn as int64 by the bootstrap)
@@ -111,8 +112,9 @@ BOOTSTRAP_CELLS = 1_000_000
 _Z95 = 1.959963984540054
 
 
-def stratified_recall(strata, subgroup_weights=None, *, ci_method="wilson", confidence_level=0.95,
-                      n_bootstrap=10_000, seed=0):
+def stratified_recall(
+    strata, subgroup_weights=None, *, ci_method="wilson", confidence_level=0.95, n_bootstrap=10_000, seed=0
+):
     """Stratum-weighted recall of gold entities with a confidence interval.
 
     Args:
@@ -145,7 +147,7 @@ def stratified_recall(strata, subgroup_weights=None, *, ci_method="wilson", conf
     check_stratified_options(subgroup_weights, ci_method, confidence_level, n_bootstrap, seed)
     names, n, full, half = _parse_strata(strata)
     sizes, q, labelled, occurences = _parse_weights(subgroup_weights, names, n)
-    keep = n > 0   # a stratum without gold entities carries no information
+    keep = n > 0  # a stratum without gold entities carries no information
     names = [name for name, k in zip(names, keep) if k]
     n, full, half, sizes, q = n[keep], full[keep], half[keep], sizes[keep], q[keep]
     if labelled is not None:
@@ -153,9 +155,19 @@ def stratified_recall(strata, subgroup_weights=None, *, ci_method="wilson", conf
     if ci_method == "bootstrap":
         _warn_constant_strata(names, n, full, half)
     arrays = stratified_recall_arrays(
-        n, full, half, sizes, q=q, labelled=labelled, occurences=occurences, ci_method=ci_method,
-        confidence_level=confidence_level, n_bootstrap=n_bootstrap, rng=np.random.default_rng(seed),
-        per_stratum=True)
+        n,
+        full,
+        half,
+        sizes,
+        q=q,
+        labelled=labelled,
+        occurences=occurences,
+        ci_method=ci_method,
+        confidence_level=confidence_level,
+        n_bootstrap=n_bootstrap,
+        rng=np.random.default_rng(seed),
+        per_stratum=True,
+    )
     return _result(names, n, full, half, sizes, arrays, ci_method, confidence_level)
 
 
@@ -186,8 +198,10 @@ def strata_counts(subgroups, entity_sentence, entity_outcome):
     if len(sentence) != len(outcome):
         raise ValueError(f"entity_sentence has {len(sentence)} entries but entity_outcome has {len(outcome)}")
     entity_group = group[sentence]
-    counts = [np.bincount(entity_group[keep], minlength=len(names)) for keep in
-              (slice(None), outcome == OUTCOME_CODES["correct"], outcome == OUTCOME_CODES["partial"])]
+    counts = [
+        np.bincount(entity_group[keep], minlength=len(names))
+        for keep in (slice(None), outcome == OUTCOME_CODES["correct"], outcome == OUTCOME_CODES["partial"])
+    ]
     return {name: (int(a), int(b), int(c)) for name, a, b, c in zip(names, *counts)}
 
 
@@ -206,31 +220,50 @@ def _warn_constant_strata(names, n, full, half):
     """The bootstrap cannot vary a stratum whose every item has one credit: say so."""
     constant = [name for name, k, f, h in zip(names, n, full, half) if k == 1 or k in (f, h) or f + h == 0]
     if constant:
-        warnings.warn(f"bootstrap: {len(constant)} stratum(s) (first {constant[0]!r}) have recall 0 or 1 "
-                      "(or a single entity, or only half credits) and do not vary under resampling, so the "
-                      "interval understates their uncertainty; ci_method='wilson' accounts for it",
-                      UserWarning, stacklevel=3)
+        warnings.warn(
+            f"bootstrap: {len(constant)} stratum(s) (first {constant[0]!r}) have recall 0 or 1 "
+            "(or a single entity, or only half credits) and do not vary under resampling, so the "
+            "interval understates their uncertainty; ci_method='wilson' accounts for it",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _result(names, n, full, half, sizes, arrays, ci_method, confidence_level):
     """The returned dict, in plain Python numbers. The estimate is the correctly rounded sum of
     the strata's terms (``math.fsum``), so no order of the strata changes it in the last digit."""
     correct = full + 0.5 * half
-    weights = sizes   # the exact shares, each rounded once
+    weights = sizes  # the exact shares, each rounded once
     recall = min(max(math.fsum(weights * (correct / n)), 0.0), 1.0)
     low, high, se = (float(a[0]) for a in arrays[1:4])
     low, high = min(low, recall), max(high, recall)
     alone_low, alone_high = arrays[4][0], arrays[5][0]
-    strata = {name: {"n": int(n[i]), "correct": float(correct[i]),
-                     "recall": float(correct[i] / n[i]), "weight": float(weights[i]),
-                     "ci_low": float(alone_low[i]), "ci_high": float(alone_high[i])}
-              for i, name in enumerate(names)}
-    return {"recall": recall, "ci_low": low, "ci_high": high, "standard_error": se,
-            "confidence_level": float(confidence_level), "method": ci_method,
-            "n": int(n.sum()), "correct": float(correct.sum()), "strata": strata}
+    strata = {
+        name: {
+            "n": int(n[i]),
+            "correct": float(correct[i]),
+            "recall": float(correct[i] / n[i]),
+            "weight": float(weights[i]),
+            "ci_low": float(alone_low[i]),
+            "ci_high": float(alone_high[i]),
+        }
+        for i, name in enumerate(names)
+    }
+    return {
+        "recall": recall,
+        "ci_low": low,
+        "ci_high": high,
+        "standard_error": se,
+        "confidence_level": float(confidence_level),
+        "method": ci_method,
+        "n": int(n.sum()),
+        "correct": float(correct.sum()),
+        "strata": strata,
+    }
 
 
 # ----------------------------------------------------------------------------- validation
+
 
 def _is_real(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
@@ -272,8 +305,10 @@ def _check_weights(weights):
     for name in weights:
         _check_name(name, "subgroup_weights")
     if len({isinstance(v, Mapping) for v in weights.values()}) > 1:
-        raise ValueError("subgroup_weights mixes numbers and {'occurences', 'labelled', 'positive'} "
-                         "mappings; use one form for every subgroup")
+        raise ValueError(
+            "subgroup_weights mixes numbers and {'occurences', 'labelled', 'positive'} "
+            "mappings; use one form for every subgroup"
+        )
     for name, value in weights.items():
         if isinstance(value, Mapping):
             _check_size_row(name, value)
@@ -291,16 +326,19 @@ def _positive_number(value):
 def _check_size_row(name, value):
     """(occurences, labelled, positive) of one subgroup: positive ints below 2**63, labelled >= positive."""
     if set(value) != set(SIZE_KEYS):
-        raise ValueError(f"subgroup_weights[{name!r}] must have exactly the keys {list(SIZE_KEYS)}; "
-                         f"got {sorted(map(str, value))}")
+        raise ValueError(
+            f"subgroup_weights[{name!r}] must have exactly the keys {list(SIZE_KEYS)}; "
+            f"got {sorted(map(str, value))}"
+        )
     for key in SIZE_KEYS:
         if not (is_int(value[key]) and value[key] > 0):
             raise ValueError(f"subgroup_weights[{name!r}]: {key} must be a positive int; got {value[key]!r}")
         if value[key] >= MAX_COUNT:
             raise ValueError(f"subgroup_weights[{name!r}]: {key} must be below 2**63; got {value[key]!r}")
     if value["labelled"] < value["positive"]:
-        raise ValueError(f"subgroup_weights[{name!r}]: labelled ({value['labelled']}) < positive "
-                         f"({value['positive']})")
+        raise ValueError(
+            f"subgroup_weights[{name!r}]: labelled ({value['labelled']}) < positive ({value['positive']})"
+        )
 
 
 def _parse_strata(strata):
@@ -337,14 +375,14 @@ def _parse_weights(weights, names, n):
     if weights is None:
         return n / n.sum(), ones, None, None
     _match_names(weights, names, n)
-    values = [weights.get(name) for name in names]   # None: a stratum with n = 0, not weighted
+    values = [weights.get(name) for name in names]  # None: a stratum with n = 0, not weighted
     if not any(isinstance(v, Mapping) for v in values):
         return _shares([None if v is None else _fraction(v) for v in values]), ones, None, None
     rows = []
-    for name, v in zip(names, values):   # a loop, so that the warning's stacklevel is exact
+    for name, v in zip(names, values):  # a loop, so that the warning's stacklevel is exact
         rows.append((1, 1, 0) if v is None else _size_row(name, v))
     occurences, labelled, positive = (np.array(col, dtype=float) for col in zip(*rows))
-    sizes = _shares([Fraction(p * o, l) if p else None for o, l, p in rows])
+    sizes = _shares([Fraction(p * o, n) if p else None for o, n, p in rows])
     return sizes, positive / labelled, labelled, occurences
 
 
@@ -362,7 +400,9 @@ def _match_names(weights, names, n):
     present = {name for name, count in zip(names, n) if count > 0}
     unweighted = sorted(present - set(weights))
     if unweighted:
-        raise ValueError(f"subgroup {unweighted[0]!r} occurs in the data but has no entry in subgroup_weights")
+        raise ValueError(
+            f"subgroup {unweighted[0]!r} occurs in the data but has no entry in subgroup_weights"
+        )
     absent = sorted(set(weights) - present)
     if absent:
         raise ValueError(f"subgroup {absent[0]!r} in subgroup_weights has no gold entity in the data")
@@ -372,32 +412,49 @@ def _size_row(name, value):
     """(occurences, labelled, positive) of one subgroup, as ints; warns if labelled > occurences."""
     occurences, labelled, positive = (int(value[key]) for key in SIZE_KEYS)
     if labelled > occurences:
-        warnings.warn(f"subgroup_weights[{name!r}]: labelled ({labelled}) > occurences ({occurences}); "
-                      "the size estimate positive * occurences / labelled is used as given, "
-                      "without a finite-population correction",
-                      UserWarning, stacklevel=4)
+        warnings.warn(
+            f"subgroup_weights[{name!r}]: labelled ({labelled}) > occurences ({occurences}); "
+            "the size estimate positive * occurences / labelled is used as given, "
+            "without a finite-population correction",
+            UserWarning,
+            stacklevel=4,
+        )
     return occurences, labelled, positive
 
 
 # ----------------------------------------------------------------------------- vectorised core
 
+
 class _Sample(NamedTuple):
     """Counts of m replicates x P strata, float arrays of shape (m, P)."""
+
     n: np.ndarray
     full: np.ndarray
     half: np.ndarray
     sizes: np.ndarray
     q: np.ndarray
     labelled: np.ndarray | None
-    fpc: np.ndarray      # finite-population correction 1 - labelled / occurences (1: none)
+    fpc: np.ndarray  # finite-population correction 1 - labelled / occurences (1: none)
     weights: np.ndarray
-    recall: np.ndarray   # per stratum
-    total: np.ndarray    # R, shape (m,)
+    recall: np.ndarray  # per stratum
+    total: np.ndarray  # R, shape (m,)
 
 
-def stratified_recall_arrays(n, full, half, sizes, *, q=None, labelled=None, occurences=None,
-                             ci_method="wilson", confidence_level=0.95, n_bootstrap=10_000, rng=None,
-                             per_stratum=False):
+def stratified_recall_arrays(
+    n,
+    full,
+    half,
+    sizes,
+    *,
+    q=None,
+    labelled=None,
+    occurences=None,
+    ci_method="wilson",
+    confidence_level=0.95,
+    n_bootstrap=10_000,
+    rng=None,
+    per_stratum=False,
+):
     """Vectorised core of ``stratified_recall`` for m replicates at once, without validation.
 
     ``n``, ``full``, ``half``, ``sizes`` (population sizes, any scale), ``q`` (positive /
@@ -414,15 +471,19 @@ def stratified_recall_arrays(n, full, half, sizes, *, q=None, labelled=None, occ
     """
     sample = _sample(n, full, half, sizes, q, labelled, _fpc(labelled, occurences))
     if ci_method == "bootstrap":
-        low, high, se, alone = _bootstrap(sample, confidence_level, n_bootstrap,
-                                          rng or np.random.default_rng(), per_stratum)
+        low, high, se, alone = _bootstrap(
+            sample, confidence_level, n_bootstrap, rng or np.random.default_rng(), per_stratum
+        )
     else:
         z = stats.norm.ppf(0.5 + confidence_level / 2)
         low, high, se = _INTERVALS[ci_method](sample, z)
         if per_stratum:
-            single = _sample(*(a.reshape(-1, 1) for a in (sample.n, sample.full, sample.half,
-                                                          sample.n > 0)),
-                             None, None, sample.fpc.reshape(-1, 1))
+            single = _sample(
+                *(a.reshape(-1, 1) for a in (sample.n, sample.full, sample.half, sample.n > 0)),
+                None,
+                None,
+                sample.fpc.reshape(-1, 1),
+            )
             alone = [a.reshape(sample.n.shape) for a in _INTERVALS[ci_method](single, z)[:2]]
     result = (sample.total, *_ordered(sample.total, low, high), se)
     return result + _ordered(sample.recall, *alone) if per_stratum else result
@@ -452,7 +513,7 @@ def _sample(n, full, half, sizes, q, labelled, fpc=1.0):
     fpc = np.broadcast_to(np.asarray(fpc, dtype=float), n.shape)
     weights = _ratio(sizes, sizes.sum(axis=-1, keepdims=True))
     recall = _ratio(full + 0.5 * half, n)
-    total = np.clip((weights * recall).sum(-1), 0, 1)   # a rounding step must not leave [0, 1]
+    total = np.clip((weights * recall).sum(-1), 0, 1)  # a rounding step must not leave [0, 1]
     return _Sample(n, full, half, sizes, q, labelled, fpc, weights, recall, total)
 
 
@@ -488,8 +549,7 @@ def _design(s):
     spread = item_variance + (1 - s.q) * (r - total) ** 2
     variance = (_ratio(s.weights**2, s.n) * s.fpc * spread).sum(-1)
     total = total[..., 0]
-    n_eff = np.divide(total * (1 - total), variance, out=np.full(variance.shape, np.inf),
-                      where=variance > 0)
+    n_eff = np.divide(total * (1 - total), variance, out=np.full(variance.shape, np.inf), where=variance > 0)
     return variance, n_eff
 
 
@@ -497,7 +557,7 @@ def _wilson(s, z):
     """Wilson score interval for R at n_eff trials; Jeffreys' bound on a side with at most
     BOUNDARY_COUNT effective items beyond it, where that is wider."""
     variance, n_eff = _design(s)
-    census = np.isinf(n_eff)   # no sampling error: the interval is the point
+    census = np.isinf(n_eff)  # no sampling error: the interval is the point
     n_eff = np.where(census, 1.0, n_eff)
     p, k = s.total, z**2 / n_eff
     centre = (p + k / 2) / (1 + k)
@@ -515,7 +575,7 @@ def _wilson(s, z):
 def _korn_graubard(s, z):
     """Clopper-Pearson for R at n_eff trials (x = R n_eff successes)."""
     variance, n_eff = _design(s)
-    census = np.isinf(n_eff)   # no sampling error: the interval is the point
+    census = np.isinf(n_eff)  # no sampling error: the interval is the point
     n_eff = np.where(census, 1.0, n_eff)
     alpha = 2 * stats.norm.sf(z)
     x = s.total * n_eff
@@ -527,11 +587,16 @@ def _korn_graubard(s, z):
     return np.where(census, s.total, low), np.where(census, s.total, high), np.sqrt(variance)
 
 
-_INTERVALS = {"korn_graubard": _korn_graubard, "stratified_wald": _stratified_wald,
-              "weighted_wald": _weighted_wald, "wilson": _wilson}
+_INTERVALS = {
+    "korn_graubard": _korn_graubard,
+    "stratified_wald": _stratified_wald,
+    "weighted_wald": _weighted_wald,
+    "wilson": _wilson,
+}
 
 
 # ----------------------------------------------------------------------------- bootstrap
+
 
 def _bootstrap(s, confidence_level, n_bootstrap, rng, per_stratum):
     """Percentile interval and standard deviation of the rescaled stratified bootstrap, and with
@@ -616,7 +681,7 @@ def _select(draw, n_chunks, rows, total, probs):
     and standard deviations of ``total`` values per row, given in ``n_chunks`` chunks by
     ``draw(k)`` (``rows`` x values, each in [0, 1]). Exact, in memory bounded by the chunk size
     whatever ``total``: passes over the chunks narrow each wanted rank to a range of values."""
-    if rows * total <= SELECT_CELLS:   # few enough to hold: one pass
+    if rows * total <= SELECT_CELLS:  # few enough to hold: one pass
         values = np.concatenate([draw(k) for k in range(n_chunks)], axis=1)
         draw, n_chunks = (lambda k: values), 1
     cache = [draw(0)] if n_chunks == 1 else None
@@ -643,7 +708,11 @@ class _Moments:
     def add(self, values):
         b, chunk_mean = values.shape[1], values.mean(1)
         delta = chunk_mean - self.mean
-        self.m2 = self.m2 + ((values - chunk_mean[:, None]) ** 2).sum(1) + delta**2 * self.count * b / (self.count + b)
+        self.m2 = (
+            self.m2
+            + ((values - chunk_mean[:, None]) ** 2).sum(1)
+            + delta**2 * self.count * b / (self.count + b)
+        )
         self.mean, self.count = self.mean + delta * b / (self.count + b), self.count + b
 
     def sd(self, total):
@@ -663,7 +732,7 @@ def _order_statistics(chunks, ranks, rows, total, first_pass):
     k = len(ranks)
     lo, hi = np.zeros((rows, k), np.int64), np.full((rows, k), _bits(1.0) + 1, np.int64)
     inside = np.full((rows, k), total, np.int64)
-    target = np.repeat(np.asarray(ranks, np.int64)[None], rows, 0)   # rank within [lo, hi)
+    target = np.repeat(np.asarray(ranks, np.int64)[None], rows, 0)  # rank within [lo, hi)
     bins = int(np.clip(SELECT_CELLS // (rows * k), 2, 4096))
     few = max(bins, SELECT_CELLS // (rows * k))
     while first_pass or ((hi - lo > 1) & (inside > few)).any():
@@ -683,7 +752,9 @@ def _order_statistics(chunks, ranks, rows, total, first_pass):
         counts, smallest, largest = (a.reshape(rows, k, bins) for a in (counts, smallest, largest))
         cumulative = counts.cumsum(-1)
         chosen = np.minimum((cumulative <= target[..., None]).sum(-1), bins - 1)[..., None]
-        target = np.where(narrowing, target - np.take_along_axis(cumulative - counts, chosen, -1)[..., 0], target)
+        target = np.where(
+            narrowing, target - np.take_along_axis(cumulative - counts, chosen, -1)[..., 0], target
+        )
         inside = np.where(narrowing, np.take_along_axis(counts, chosen, -1)[..., 0], inside)
         lo = np.where(narrowing, np.take_along_axis(smallest, chosen, -1)[..., 0], lo)
         hi = np.where(narrowing, np.take_along_axis(largest, chosen, -1)[..., 0] + 1, hi)

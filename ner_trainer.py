@@ -52,8 +52,10 @@ def _unpack(eval_prediction):
     elif isinstance(eval_prediction, (tuple, list)) and len(eval_prediction) in (2, 3, 4):
         predictions, label_ids = eval_prediction[0], eval_prediction[1]
     else:
-        raise ValueError(f"expected an EvalPrediction or a (predictions, label_ids, ...) tuple;"
-                         f" got {type(eval_prediction).__name__}")
+        raise ValueError(
+            f"expected an EvalPrediction or a (predictions, label_ids, ...) tuple;"
+            f" got {type(eval_prediction).__name__}"
+        )
     if isinstance(predictions, tuple):  # model outputs: the logits come first
         predictions = predictions[0]
     if isinstance(label_ids, tuple):
@@ -72,20 +74,30 @@ def eval_prediction_ids(eval_prediction, ignore_index=IGNORE_INDEX):
     """
     predictions, labels = _unpack(eval_prediction)
     if labels.ndim != 2 or not np.issubdtype(labels.dtype, np.integer):
-        raise ValueError(f"label_ids must be integer class ids (batch x length); got {labels.dtype} of shape"
-                         f" {labels.shape}")
-    if predictions.ndim == 3 and np.issubdtype(predictions.dtype, np.floating) and predictions.shape[:2] == labels.shape:
+        raise ValueError(
+            f"label_ids must be integer class ids (batch x length); got {labels.dtype} of shape"
+            f" {labels.shape}"
+        )
+    if (
+        predictions.ndim == 3
+        and np.issubdtype(predictions.dtype, np.floating)
+        and predictions.shape[:2] == labels.shape
+    ):
         nan = np.isnan(predictions).any(axis=-1) & (labels != ignore_index)
         if nan.any():
             i, j = map(int, np.argwhere(nan)[0])
             raise ValueError(f"predictions[{i}][{j}]: the logits hold NaN (the model diverged?)")
         predictions = predictions.argmax(axis=-1)
     if predictions.ndim != 2 or not np.issubdtype(predictions.dtype, np.integer):
-        raise ValueError(f"predictions must be logits (batch x length x classes) or integer class ids"
-                         f" (batch x length); got {predictions.dtype} of shape {predictions.shape}")
+        raise ValueError(
+            f"predictions must be logits (batch x length x classes) or integer class ids"
+            f" (batch x length); got {predictions.dtype} of shape {predictions.shape}"
+        )
     if labels.shape != predictions.shape:
-        raise ValueError(f"label_ids must be integer class ids of shape {predictions.shape} like the"
-                         f" predictions; got {labels.dtype} of shape {labels.shape}")
+        raise ValueError(
+            f"label_ids must be integer class ids of shape {predictions.shape} like the"
+            f" predictions; got {labels.dtype} of shape {labels.shape}"
+        )
     return predictions, labels
 
 
@@ -117,8 +129,9 @@ def flatten_results(results):
     for path, number in _leaves(results, ()):
         name = "_".join(path)
         if name in flat:
-            raise ValueError(f"result paths {origin[name]} and {path} both flatten to {name!r};"
-                             f" rename the entity type")
+            raise ValueError(
+                f"result paths {origin[name]} and {path} both flatten to {name!r}; rename the entity type"
+            )
         flat[name], origin[name] = number, path
     return flat
 
@@ -133,13 +146,16 @@ def make_compute_metrics(compute, label_names, options, *, input_names=TAG_INPUT
     """
     extra = [name for name in input_names if name not in TAG_INPUTS]
     if extra:
-        raise ValueError(f"trainer_compute_metrics scores tags only; this configuration also needs inputs {extra}")
+        raise ValueError(
+            f"trainer_compute_metrics scores tags only; this configuration also needs inputs {extra}"
+        )
     every_id = [list(range(len(label_names)))] if isinstance(label_names, (list, tuple)) else [[0]]
     compute(predictions=every_id, references=every_id, label_names=label_names, **options)
 
     def compute_metrics(eval_prediction):
         predictions, label_ids = eval_prediction_ids(eval_prediction)
-        return flatten_results(compute(predictions=predictions, references=label_ids, label_names=label_names,
-                                       **options))
+        return flatten_results(
+            compute(predictions=predictions, references=label_ids, label_names=label_names, **options)
+        )
 
     return compute_metrics

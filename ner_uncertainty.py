@@ -66,20 +66,26 @@ def document_units(document_ids, n_sentences, name="document_ids"):
         return np.arange(n_sentences), n_sentences
     _check_id_list(document_ids, name)
     if len(document_ids) != n_sentences:
-        raise ValueError(f"{name} has {len(document_ids)} ids but there are {n_sentences} sentences; give one per sentence")
+        raise ValueError(
+            f"{name} has {len(document_ids)} ids but there are {n_sentences} sentences; give one per sentence"
+        )
     index = {}
     units = np.empty(n_sentences, dtype=np.intp)
     for i, doc in enumerate(document_ids.tolist() if isinstance(document_ids, np.ndarray) else document_ids):
         try:
             units[i] = index.setdefault(doc, len(index))
         except TypeError:
-            raise ValueError(f"{name}[{i}] is {doc!r}, not hashable; ids must be str, int or another hashable") from None
+            raise ValueError(
+                f"{name}[{i}] is {doc!r}, not hashable; ids must be str, int or another hashable"
+            ) from None
         if doc is None:
             raise ValueError(f"{name}[{i}] is None; every sentence needs a document id")
     return units, len(index)
 
 
-def check_uncertainty_options(ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None, scores=FAMILIES):
+def check_uncertainty_options(
+    ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None, scores=FAMILIES
+):
     """The interval options of ``compute``: a dict, or None when ``ci_resamples`` is 0."""
     resamples = check_resamples(ci_resamples)
     level, seed = check_confidence_level(confidence_level), check_seed(seed)
@@ -94,13 +100,18 @@ def check_uncertainty_options(ci_resamples=0, confidence_level=0.95, seed=0, doc
     return {"resamples": resamples, "confidence_level": level, "seed": seed, "document_ids": document_ids}
 
 
-def check_comparison_options(permutations=10_000, ci_resamples=1000, confidence_level=0.95, seed=0, document_ids=None,
-                             scores=FAMILIES):
+def check_comparison_options(
+    permutations=10_000, ci_resamples=1000, confidence_level=0.95, seed=0, document_ids=None, scores=FAMILIES
+):
     """The options of ``compare``, as a dict."""
     _check_families(scores, "compare")
-    out = {"permutations": check_resamples(permutations, "permutations", minimum=1),
-           "resamples": check_resamples(ci_resamples), "confidence_level": check_confidence_level(confidence_level),
-           "seed": check_seed(seed), "document_ids": document_ids}
+    out = {
+        "permutations": check_resamples(permutations, "permutations", minimum=1),
+        "resamples": check_resamples(ci_resamples),
+        "confidence_level": check_confidence_level(confidence_level),
+        "seed": check_seed(seed),
+        "document_ids": document_ids,
+    }
     if document_ids is not None:
         _check_id_list(document_ids)
     return out
@@ -108,8 +119,10 @@ def check_comparison_options(permutations=10_000, ci_resamples=1000, confidence_
 
 def _check_families(scores, what):
     if not families_of(scores):
-        raise ValueError(f"{what} needs 'seqeval' or 'muc' in scores (the scores it gives intervals for); "
-                         f"got scores={list(scores)!r}")
+        raise ValueError(
+            f"{what} needs 'seqeval' or 'muc' in scores (the scores it gives intervals for); "
+            f"got scores={list(scores)!r}"
+        )
 
 
 def _check_id_list(document_ids, name="document_ids"):
@@ -122,9 +135,13 @@ def check_same_layout(predictions_b, references, name="predictions_b"):
     (the references first: a bad one is named as such)."""
     for side, value in (("references", references), (name, predictions_b)):
         if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
-            raise ValueError(f"{side} must be a list of tag lists, one per sentence; got {type(value).__name__}")
+            raise ValueError(
+                f"{side} must be a list of tag lists, one per sentence; got {type(value).__name__}"
+            )
     if isinstance(predictions_b, (str, bytes)) or not hasattr(predictions_b, "__len__"):
-        raise ValueError(f"{name} must be a list of tag lists, one per sentence; got {type(predictions_b).__name__}")
+        raise ValueError(
+            f"{name} must be a list of tag lists, one per sentence; got {type(predictions_b).__name__}"
+        )
     if len(predictions_b) != len(references):
         raise ValueError(f"{name} has {len(predictions_b)} sentences but references has {len(references)}")
     for i, (pred, ref) in enumerate(zip(predictions_b, references)):
@@ -157,7 +174,7 @@ def group_rows(rows):
     if rows.shape[1] == 0:
         return rows[:1], np.array([len(rows)])
     # one random 64-bit key per row (wrapping arithmetic), checked: a collision falls back
-    coefficients = np.random.default_rng(0).integers(-2**62, 2**62, rows.shape[1], dtype=np.int64)
+    coefficients = np.random.default_rng(0).integers(-(2**62), 2**62, rows.shape[1], dtype=np.int64)
     with np.errstate(over="ignore"):
         keys = rows @ coefficients
     _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
@@ -255,8 +272,8 @@ def _bca_interval(samples, estimate, level, jackknife, weights):
             continue
         z0 = normal.inv_cdf(below)
         d = np.average(jack[keep], weights=weights[keep]) - jack[keep] if keep.any() else np.zeros(0)
-        spread = float(np.sum(weights[keep] * d ** 2))
-        a = float(np.sum(weights[keep] * d ** 3)) / (6 * spread ** 1.5) if spread > 0 else 0.0
+        spread = float(np.sum(weights[keep] * d**2))
+        a = float(np.sum(weights[keep] * d**3)) / (6 * spread**1.5) if spread > 0 else 0.0
         ends = [z0 + z for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
         if any(1 - a * e <= 0 for e in ends):  # the acceleration folds the interval: percentile instead
             out[:, j] = np.quantile(s, [alpha, 1 - alpha])
@@ -289,7 +306,9 @@ def bootstrap(stats, types, resamples=1000, seed=0, families=FAMILIES, beta=1.0,
     names, estimate = score_table(full, types, families, beta, zero_division, present)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
     samples = [score(t) for t in bootstrap_totals(patterns, counts, resamples, rng)]
-    return Bootstrap(names, estimate[0], np.concatenate(samples) if samples else estimate[:0], patterns, counts, score)
+    return Bootstrap(
+        names, estimate[0], np.concatenate(samples) if samples else estimate[:0], patterns, counts, score
+    )
 
 
 def interval_bounds(boot, confidence_level=0.95, method=DEFAULT_METHOD):
@@ -297,7 +316,9 @@ def interval_bounds(boot, confidence_level=0.95, method=DEFAULT_METHOD):
     if method == "percentile":
         return _quantile_interval(boot.samples, boot.estimate, confidence_level)
     if method == "expanded":
-        return _quantile_interval(boot.samples, boot.estimate, expanded_level(confidence_level, boot.counts.sum()))
+        return _quantile_interval(
+            boot.samples, boot.estimate, expanded_level(confidence_level, boot.counts.sum())
+        )
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}; got {method!r}")
     full = (boot.patterns * boot.counts[:, None]).sum(axis=0)
@@ -311,15 +332,35 @@ def _as_dict(names, bounds):
     return {name: [float(bounds[0, j]), float(bounds[1, j])] for j, name in enumerate(names)}
 
 
-def intervals(stats, types, resamples=1000, confidence_level=0.95, seed=0, families=FAMILIES, beta=1.0,
-              zero_division=0.0, method=DEFAULT_METHOD):
+def intervals(
+    stats,
+    types,
+    resamples=1000,
+    confidence_level=0.95,
+    seed=0,
+    families=FAMILIES,
+    beta=1.0,
+    zero_division=0.0,
+    method=DEFAULT_METHOD,
+):
     """``{score name: [low, high]}`` by bootstrap over the rows of ``stats`` (one per unit)."""
     boot = bootstrap(stats, types, resamples, seed, families, beta, zero_division)
     return _as_dict(boot.names, interval_bounds(boot, confidence_level, method))
 
 
-def paired(stats_a, stats_b, types, permutations=10_000, resamples=1000, confidence_level=0.95, seed=0,
-           families=FAMILIES, beta=1.0, zero_division=0.0, method=DEFAULT_METHOD):
+def paired(
+    stats_a,
+    stats_b,
+    types,
+    permutations=10_000,
+    resamples=1000,
+    confidence_level=0.95,
+    seed=0,
+    families=FAMILIES,
+    beta=1.0,
+    zero_division=0.0,
+    method=DEFAULT_METHOD,
+):
     """Two systems on the same units (rows of ``stats_a`` / ``stats_b``, one type space).
 
     Returns names, the scores ``a`` and ``b``, ``difference`` (b - a), its paired-bootstrap
@@ -335,8 +376,13 @@ def paired(stats_a, stats_b, types, permutations=10_000, resamples=1000, confide
     names, both = score_table(np.stack([total_a, total_b]), types, families, beta, zero_division, present)
     observed = both[1] - both[0]
     boot_rng, perm_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
-    out = {"names": names, "a": both[0], "b": both[1], "difference": observed,
-           "p_values": _p_values(stats_b - stats_a, total_a, total_b, observed, permutations, perm_rng, score)}
+    out = {
+        "names": names,
+        "a": both[0],
+        "b": both[1],
+        "difference": observed,
+        "p_values": _p_values(stats_b - stats_a, total_a, total_b, observed, permutations, perm_rng, score),
+    }
     if resamples:
         patterns, counts = group_rows(np.concatenate([stats_a, stats_b], axis=1))
         width = stats_a.shape[1]
@@ -377,8 +423,17 @@ def families_of(scores):
 def interval_results(stats, types, options, families=FAMILIES, beta=1.0, zero_division=0.0):
     """``results["intervals"]`` from per-unit ``stats`` and the dict of
     :func:`check_uncertainty_options`."""
-    return intervals(stats, types, options["resamples"], options["confidence_level"], options["seed"],
-                     families, beta, zero_division, method=DEFAULT_METHOD)
+    return intervals(
+        stats,
+        types,
+        options["resamples"],
+        options["confidence_level"],
+        options["seed"],
+        families,
+        beta,
+        zero_division,
+        method=DEFAULT_METHOD,
+    )
 
 
 def comparison_results(out, results_a, results_b, settings):
@@ -388,7 +443,12 @@ def comparison_results(out, results_a, results_b, settings):
     for j, name in enumerate(names):
         difference[name] = float(out["difference"][j])
         p_values[name] = float(out["p_values"][j])
-        row = {"score": name, "a": float(out["a"][j]), "b": float(out["b"][j]), "difference": difference[name]}
+        row = {
+            "score": name,
+            "a": float(out["a"][j]),
+            "b": float(out["b"][j]),
+            "difference": difference[name],
+        }
         if "intervals" in out:
             bounds[name] = [float(out["intervals"][0, j]), float(out["intervals"][1, j])]
             row.update(low=bounds[name][0], high=bounds[name][1])

@@ -122,24 +122,38 @@ def measure(paths, repeat):
     return {
         "read": median_time(lambda: ner_files.read_pair(gold, pred), repeat),
         "score": median_time(lambda: ner_report.score(inputs), repeat),
-        "tab": median_time(lambda: app.files_view(gold, pred, None, lenient, False, 0, download=False), repeat),
+        "tab": median_time(
+            lambda: app.files_view(gold, pred, None, lenient, False, 0, download=False), repeat
+        ),
         "json": median_time(lambda: app.results_json(state), repeat),
-        "tab_b": median_time(lambda: app.files_view(gold, pred, pred_b, lenient, False, 0, download=False), repeat),
-        "cli": median_time(lambda: subprocess.run(cli, check=True, capture_output=True, cwd=tempfile.gettempdir()),
-                           repeat),
+        "tab_b": median_time(
+            lambda: app.files_view(gold, pred, pred_b, lenient, False, 0, download=False), repeat
+        ),
+        "cli": median_time(
+            lambda: subprocess.run(cli, check=True, capture_output=True, cwd=tempfile.gettempdir()), repeat
+        ),
     }
 
 
-COLUMNS = {"read": "read both files", "score": "score, with errors and confusion",
-           "tab": "Files tab, first result", "json": "then the JSON download",
-           "tab_b": "Files tab, two systems", "cli": "command line, new process"}
+COLUMNS = {
+    "read": "read both files",
+    "score": "score, with errors and confusion",
+    "tab": "Files tab, first result",
+    "json": "then the JSON download",
+    "tab_b": "Files tab, two systems",
+    "cli": "command line, new process",
+}
 
 
 def table(rows):
-    lines = ["| sentences | tokens | " + " | ".join(f"{name}, wall / CPU (s)" for name in COLUMNS.values()) + " |",
-             "|---:|---:|" + "---:|" * len(COLUMNS)]
-    lines += [f"| {n:,} | {tokens:,} | " + " | ".join(f"{t[k][0]:.2f} / {t[k][1]:.2f}" for k in COLUMNS) + " |"
-              for n, tokens, t in rows]
+    lines = [
+        "| sentences | tokens | " + " | ".join(f"{name}, wall / CPU (s)" for name in COLUMNS.values()) + " |",
+        "|---:|---:|" + "---:|" * len(COLUMNS),
+    ]
+    lines += [
+        f"| {n:,} | {tokens:,} | " + " | ".join(f"{t[k][0]:.2f} / {t[k][1]:.2f}" for k in COLUMNS) + " |"
+        for n, tokens, t in rows
+    ]
     return "\n".join(lines)
 
 
@@ -156,8 +170,10 @@ def main():
             rows.append((n, tokens, measure(paths, args.repeat)))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
     command = f"python bench/app_files.py --sizes {args.sizes} --repeat {args.repeat}"
-    text = (f"`{command}`\n(Python {platform.python_version()}, {os.cpu_count()} CPU cores shared with other jobs: "
-            f"the CPU seconds are what an idle machine would take; medians of {args.repeat} runs)\n\n{table(rows)}\n")
+    text = (
+        f"`{command}`\n(Python {platform.python_version()}, {os.cpu_count()} CPU cores shared with other jobs: "
+        f"the CPU seconds are what an idle machine would take; medians of {args.repeat} runs)\n\n{table(rows)}\n"
+    )
     Path(args.out).write_text(text, encoding="utf-8")
     print(text)
 

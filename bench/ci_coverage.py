@@ -20,6 +20,7 @@ the Wilson interval would have with n_eff capped at n.
 
     python bench/ci_coverage.py --design-checks --replicates 2000000
 """
+
 import argparse
 import csv
 import sys
@@ -40,12 +41,13 @@ LEVELS = (0.95, 0.90)
 BANDS = {0.95: (0.935, 0.965), 0.90: (0.885, 0.915)}
 FLOORS = {0.95: 0.925, 0.90: 0.875}
 EXACT_OUTCOMES = 250_000
-EXACT_CELLS = 20_000_000     # outcomes x recall vectors held at once
-RECALL_DRAWS = 400           # recall vectors of an exact averaged row
-CHUNK = 200_000              # Monte Carlo replicates per chunk
+EXACT_CELLS = 20_000_000  # outcomes x recall vectors held at once
+RECALL_DRAWS = 400  # recall vectors of an exact averaged row
+CHUNK = 200_000  # Monte Carlo replicates per chunk
 
 
 # ----------------------------------------------------------------------------- scenarios
+
 
 def scenario(name, n, weights, p_full, p_half=0.0, estimated=None, ranges=None):
     """One scenario: sample sizes n_p, true population sizes, true credit probabilities; or, for
@@ -58,8 +60,16 @@ def scenario(name, n, weights, p_full, p_half=0.0, estimated=None, ranges=None):
     p_full, p_half = (np.broadcast_to(np.asarray(p, dtype=float), n.shape) for p in (p_full, p_half))
     weights = np.asarray(weights, dtype=float)
     true_recall = weights @ (p_full + 0.5 * p_half) / weights.sum()
-    return dict(name=name, n=n, weights=weights, p_full=p_full, p_half=p_half, estimated=estimated,
-                ranges=ranges, truth=float(true_recall))
+    return dict(
+        name=name,
+        n=n,
+        weights=weights,
+        p_full=p_full,
+        p_half=p_half,
+        estimated=estimated,
+        ranges=ranges,
+        truth=float(true_recall),
+    )
 
 
 def read_sizes(benchmark):
@@ -81,8 +91,10 @@ def corpus_scenario(name, occurences, labelled, positive, recalls):
     return dict(scenario(name, positive, entities, p_full, estimated=(occurences, labelled)), finite=finite)
 
 
-AMUNDSEN_RECALLS = {"amundsen_01": [0.76, 0.08, 0.45],
-                    "amundsen_02": [0.40, 0.30, 0.80, 0.60, 0.50, 0.20, 0.50, 0.70, 0.25]}
+AMUNDSEN_RECALLS = {
+    "amundsen_01": [0.76, 0.08, 0.45],
+    "amundsen_02": [0.40, 0.30, 0.80, 0.60, 0.50, 0.20, 0.50, 0.70, 0.25],
+}
 TINY, TINY_WEIGHTS = [4, 5, 6, 5, 4], [0.1, 0.3, 0.2, 0.25, 0.15]
 
 
@@ -108,8 +120,12 @@ def fixed_scenarios():
     ]
     for bench, recalls in AMUNDSEN_RECALLS.items():
         occurences, labelled, positive = read_sizes(bench)
-        rows.append(scenario(f"{bench} shape, sizes known", positive, positive * occurences / labelled, recalls))
-        rows.append(corpus_scenario(f"{bench} shape, sizes estimated", occurences, labelled, positive, recalls))
+        rows.append(
+            scenario(f"{bench} shape, sizes known", positive, positive * occurences / labelled, recalls)
+        )
+        rows.append(
+            corpus_scenario(f"{bench} shape, sizes estimated", occurences, labelled, positive, recalls)
+        )
     return rows
 
 
@@ -124,11 +140,34 @@ def averaged_scenarios():
         scenario("one stratum of 20, recall 0.1-0.9", [20], [1], None, ranges=(0.1, 0.9)),
         scenario("one stratum of 200, recall 0.98-1", [200], [1], None, ranges=(0.98, 1.0)),
         scenario("two of 100, recalls 0.97-1", [100, 100], [0.5, 0.5], None, ranges=(0.97, 1.0)),
-        scenario("30 of 330 carry 0.6, recalls 0-0.05 / 0.5-0.9", [30, 300], [0.6, 0.4], None,
-                 ranges=([0.0, 0.5], [0.05, 0.9])),
-        scenario("three strata of 50-200, recalls 0.5-0.9", [100, 50, 200], [0.3, 0.5, 0.2], None, ranges=(0.5, 0.9)),
-        scenario("three strata of 100-300, recalls 0-0.04", [200, 100, 300], [0.3, 0.3, 0.4], None, ranges=(0.0, 0.04)),
-        scenario("three strata of 100-300, recalls 0.97-1", [200, 100, 300], [0.3, 0.3, 0.4], None, ranges=(0.97, 1.0)),
+        scenario(
+            "30 of 330 carry 0.6, recalls 0-0.05 / 0.5-0.9",
+            [30, 300],
+            [0.6, 0.4],
+            None,
+            ranges=([0.0, 0.5], [0.05, 0.9]),
+        ),
+        scenario(
+            "three strata of 50-200, recalls 0.5-0.9",
+            [100, 50, 200],
+            [0.3, 0.5, 0.2],
+            None,
+            ranges=(0.5, 0.9),
+        ),
+        scenario(
+            "three strata of 100-300, recalls 0-0.04",
+            [200, 100, 300],
+            [0.3, 0.3, 0.4],
+            None,
+            ranges=(0.0, 0.04),
+        ),
+        scenario(
+            "three strata of 100-300, recalls 0.97-1",
+            [200, 100, 300],
+            [0.3, 0.3, 0.4],
+            None,
+            ranges=(0.97, 1.0),
+        ),
     ]
 
 
@@ -142,13 +181,17 @@ def is_exact(sc):
 
 # ----------------------------------------------------------------------------- exact enumeration
 
+
 def exact_coverage(sc, rng, methods=METHODS[:-1]):
     """{level: {method: (coverage, standard error, mean width)}} by enumerating every outcome of
     the full counts (bootstrap excluded); averaged rows: for each drawn recall vector."""
     n = sc["n"].astype(int)
     full = np.stack([g.ravel() for g in np.meshgrid(*(np.arange(k + 1) for k in n), indexing="ij")], -1)
-    draws = (sc["p_full"][None] if sc["ranges"] is None else
-             rng.uniform(*sc["ranges"], size=(min(RECALL_DRAWS, max(1, EXACT_CELLS // len(full))), len(n))))
+    draws = (
+        sc["p_full"][None]
+        if sc["ranges"] is None
+        else rng.uniform(*sc["ranges"], size=(min(RECALL_DRAWS, max(1, EXACT_CELLS // len(full))), len(n)))
+    )
     prob = np.ones((len(full), len(draws)))
     for p in range(len(n)):
         prob *= stats.binom.pmf(np.arange(n[p] + 1)[:, None], n[p], draws[None, :, p])[full[:, p]]
@@ -158,14 +201,16 @@ def exact_coverage(sc, rng, methods=METHODS[:-1]):
         out[level] = {}
         for method in methods:
             _, low, high, _ = ner_stratified.stratified_recall_arrays(
-                sc["n"], full, 0, sc["weights"], ci_method=method, confidence_level=level)
+                sc["n"], full, 0, sc["weights"], ci_method=method, confidence_level=level
+            )
             covered = (((low[:, None] <= truth) & (truth <= high[:, None])) * prob).sum(0)
             se = covered.std(ddof=1) / len(covered) ** 0.5 if len(covered) > 1 else 0.0
-            out[level][method] = (float(covered.mean()), float(se), float((prob.mean(1) @ (high - low))))
+            out[level][method] = (float(covered.mean()), float(se), float(prob.mean(1) @ (high - low)))
     return out
 
 
 # ----------------------------------------------------------------------------- Monte Carlo
+
 
 def simulate(sc, m, rng):
     """Counts of m replicates and their truths: (n, full, half, sizes), sizes keywords, truth."""
@@ -189,7 +234,7 @@ def simulate(sc, m, rng):
         else:
             n[:, p] = rng.binomial(labelled[p], sc["n"][p] / labelled[p], size=m)
     full, half = binomial_credits(np.where(finite, 0, n), p_full, np.broadcast_to(sc["p_half"], shape), rng)
-    for p in np.flatnonzero(finite):   # the credits of entities drawn without replacement
+    for p in np.flatnonzero(finite):  # the credits of entities drawn without replacement
         entities = round(sc["weights"][p])
         found, halved = round(sc["p_full"][p] * entities), round(sc["p_half"][p] * entities)
         full[:, p] = rng.hypergeometric(found, entities - found, n[:, p])
@@ -209,12 +254,22 @@ def monte_carlo_coverage(sc, methods, replicates, rng, n_bootstrap=None):
     """{level: {method: (coverage, standard error, mean width)}} from ``replicates`` simulated samples."""
     covered = {(level, m): 0 for level in LEVELS for m in methods}
     width = dict.fromkeys(covered, 0.0)
-    chunk = CHUNK if n_bootstrap is None else max(1, ner_stratified.BOOTSTRAP_CELLS // (n_bootstrap * len(sc["n"])))
+    chunk = (
+        CHUNK
+        if n_bootstrap is None
+        else max(1, ner_stratified.BOOTSTRAP_CELLS // (n_bootstrap * len(sc["n"])))
+    )
     for start in range(0, replicates, chunk):
         counts, sizes, truth = simulate(sc, min(chunk, replicates - start), rng)
         for level, method in covered:
             _, low, high, _ = ner_stratified.stratified_recall_arrays(
-                *counts, **sizes, ci_method=method, confidence_level=level, n_bootstrap=n_bootstrap or 1, rng=rng)
+                *counts,
+                **sizes,
+                ci_method=method,
+                confidence_level=level,
+                n_bootstrap=n_bootstrap or 1,
+                rng=rng,
+            )
             covered[level, method] += int(((low <= truth) & (truth <= high)).sum())
             width[level, method] += float((high - low).sum())
     out = {level: {} for level in LEVELS}
@@ -239,6 +294,7 @@ def run_row(sc, args, rng):
 
 # ----------------------------------------------------------------------------- report
 
+
 def goal(sc, row, level, averaged):
     """Whether wilson meets its goal at this level, and if not, how it misses."""
     coverage, _, width = row["wilson"]
@@ -246,8 +302,13 @@ def goal(sc, row, level, averaged):
     band = BANDS[level] if averaged else (FLOORS[level], 1.0)
     misses = []
     if not band[0] <= coverage <= band[1]:
-        misses.append("below the floor" if not averaged else
-                      "below the band" if coverage < band[0] else "above the band")
+        misses.append(
+            "below the floor"
+            if not averaged
+            else "below the band"
+            if coverage < band[0]
+            else "above the band"
+        )
     if wald_coverage >= BANDS[level][0] and width > wald_width * (1 + 1e-9):
         misses.append(f"{100 * (width / wald_width - 1):.1f}% wider than weighted_wald")
     return "; ".join(misses) or "met"
@@ -259,14 +320,19 @@ def cell(values):
 
 
 def level_table(results, level):
-    lines = [f"### {round(100 * level)}%", "",
-             "| scenario | kind | how | true R | " + " | ".join(METHODS) + " | goal |",
-             "|---|---|---|---|" + "---|" * len(METHODS) + "---|"]
+    lines = [
+        f"### {round(100 * level)}%",
+        "",
+        "| scenario | kind | how | true R | " + " | ".join(METHODS) + " | goal |",
+        "|---|---|---|---|" + "---|" * len(METHODS) + "---|",
+    ]
     for sc, averaged, (row, how) in results:
         kind = "averaged" if averaged else "fixed"
         truth = "avg " + f"{sc['truth']:.3f}" if averaged else f"{sc['truth']:.4f}"
         cells = " | ".join(cell(row[level][m]) for m in METHODS)
-        lines.append(f"| {sc['name']} | {kind} | {how} | {truth} | {cells} | {goal(sc, row[level], level, averaged)} |")
+        lines.append(
+            f"| {sc['name']} | {kind} | {how} | {truth} | {cells} | {goal(sc, row[level], level, averaged)} |"
+        )
     return lines
 
 
@@ -292,7 +358,7 @@ def table(results, args, seconds):
         f"for each of up to {RECALL_DRAWS} recall vectors drawn uniformly from the ranges; ± is the standard error "
         "of that average). *MC n*: n simulated samples; ± is the binomial standard error. The bootstrap column is "
         f"always Monte Carlo: {args.boot_replicates:,} samples of {args.n_bootstrap} resamples each.",
-        "- \"sizes estimated\" follows the benchmarks' design: a fixed corpus whose population p has occurences_p "
+        '- "sizes estimated" follows the benchmarks\' design: a fixed corpus whose population p has occurences_p '
         "candidates (data_description.csv), K_p = round(occurences_p positive_p / labelled_p) of them entities and "
         "round(recall_p K_p) of those found; per sample labelled_p candidates are drawn without replacement "
         "(positive_p ~ hypergeometric), the entities among them are n_p = positive_p (credits hypergeometric too), "
@@ -315,9 +381,11 @@ def misses(results):
         for sc, averaged, (row, how) in results:
             verdict = goal(sc, row[level], level, averaged)
             if verdict != "met":
-                lines.append(f"- {round(100 * level)}%, {sc['name']} ({'averaged' if averaged else 'fixed'}, {how}): "
-                             f"wilson {row[level]['wilson'][0]:.4f}, korn_graubard "
-                             f"{row[level]['korn_graubard'][0]:.4f}: {verdict}")
+                lines.append(
+                    f"- {round(100 * level)}%, {sc['name']} ({'averaged' if averaged else 'fixed'}, {how}): "
+                    f"wilson {row[level]['wilson'][0]:.4f}, korn_graubard "
+                    f"{row[level]['korn_graubard'][0]:.4f}: {verdict}"
+                )
     return lines or ["- none"]
 
 
@@ -326,7 +394,7 @@ def update_docs(blocks, path=DOCS):
     text = path.read_text()
     for name, lines in blocks.items():
         start = text.index(f"<!-- {name} -->\n") + len(f"<!-- {name} -->\n")
-        text = text[:start] + "".join(line + "\n" for line in lines) + text[text.index(f"<!-- /{name} -->"):]
+        text = text[:start] + "".join(line + "\n" for line in lines) + text[text.index(f"<!-- /{name} -->") :]
     path.write_text(text)
 
 
@@ -350,15 +418,22 @@ def coverage_blocks(results):
 
 def scenario_table(results):
     """Markdown rows: each scenario's sample sizes, relative weights and true credit rates."""
+
     def numbers(values, digits=3):
         return ", ".join(f"{v:.{digits}g}" for v in values)
+
     lines = ["| scenario | n_p | weights W_p | P(credit 1) | P(credit 0.5) |", "|---|---|---|---|---|"]
     for sc, averaged, _ in results:
         weights = sc["weights"] / sc["weights"].sum()
-        rates = (numbers(sc["p_full"]) if sc["ranges"] is None else
-                 ", ".join(f"{a:g}-{b:g}" for a, b in zip(*sc["ranges"])))
-        lines.append(f"| {sc['name']} | {numbers(sc['n'], 6)} | {numbers(weights)} | {rates} | "
-                     f"{numbers(sc['p_half'])} |")
+        rates = (
+            numbers(sc["p_full"])
+            if sc["ranges"] is None
+            else ", ".join(f"{a:g}-{b:g}" for a, b in zip(*sc["ranges"]))
+        )
+        lines.append(
+            f"| {sc['name']} | {numbers(sc['n'], 6)} | {numbers(weights)} | {rates} | "
+            f"{numbers(sc['p_half'])} |"
+        )
     return lines
 
 
@@ -399,7 +474,9 @@ def capped_coverage(sc, replicates, rng):
         for k, variant in enumerate((design, capped_design)):
             ner_stratified._design = variant
             try:
-                _, low, high, _ = ner_stratified.stratified_recall_arrays(*counts, **sizes, ci_method="wilson")
+                _, low, high, _ = ner_stratified.stratified_recall_arrays(
+                    *counts, **sizes, ci_method="wilson"
+                )
             finally:
                 ner_stratified._design = design
             covered[k] += int(((low <= truth) & (truth <= high)).sum())
@@ -424,7 +501,11 @@ def boundary_rule(rng):
             rows.append((sc, cells))
     lines = ["| scenario | 95% | 95%, plain Wilson | 90% | 90%, plain Wilson |", "|---|---|---|---|---|"]
     for sc, (rule, plain) in rows:
-        values = [f"{c[level]['wilson'][0]:.4f} / {c[level]['wilson'][2]:.4f}" for level in LEVELS for c in (rule, plain)]
+        values = [
+            f"{c[level]['wilson'][0]:.4f} / {c[level]['wilson'][2]:.4f}"
+            for level in LEVELS
+            for c in (rule, plain)
+        ]
         lines.append(f"| {sc['name']} | " + " | ".join(values) + " |")
     return lines
 
@@ -451,27 +532,46 @@ def design_report(args, rng):
         "|---|---:|" + "---:|" * len(VARIANCE_METHODS),
     ]
     for sc, var_r, bias in variance_rows:
-        lines.append(f"| {sc['name']} | {var_r:.4e} | " + " | ".join(f"{bias[m]:+.2f}%" for m in VARIANCE_METHODS) + " |")
-    lines += ["", "Wilson coverage / mean width, n_eff as it is and capped at n:", "",
-              "| scenario | wilson | wilson, n_eff capped at n |", "|---|---|---|"]
+        lines.append(
+            f"| {sc['name']} | {var_r:.4e} | "
+            + " | ".join(f"{bias[m]:+.2f}%" for m in VARIANCE_METHODS)
+            + " |"
+        )
+    lines += [
+        "",
+        "Wilson coverage / mean width, n_eff as it is and capped at n:",
+        "",
+        "| scenario | wilson | wilson, n_eff capped at n |",
+        "|---|---|---|",
+    ]
     for sc, ((c0, w0), (c1, w1)) in cap_rows:
         lines.append(f"| {sc['name']} | {c0:.4f} / {w0:.4f} | {c1:.4f} / {w1:.4f} |")
-    lines += ["", "Exact coverage / mean width of the default on the exact rows of the coverage panel, with its Jeffreys "
-              f"bound where at most {ner_stratified.BOUNDARY_COUNT} effective entities lie beyond a bound, and as "
-              "plain Wilson at n_eff:", "", *boundary_lines]
+    lines += [
+        "",
+        "Exact coverage / mean width of the default on the exact rows of the coverage panel, with its Jeffreys "
+        f"bound where at most {ner_stratified.BOUNDARY_COUNT} effective entities lie beyond a bound, and as "
+        "plain Wilson at n_eff:",
+        "",
+        *boundary_lines,
+    ]
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=20_000, help="Monte Carlo samples per row")
-    parser.add_argument("--boot-replicates", type=int, default=1000, help="Monte Carlo samples for the bootstrap")
+    parser.add_argument(
+        "--boot-replicates", type=int, default=1000, help="Monte Carlo samples for the bootstrap"
+    )
     parser.add_argument("--n-bootstrap", type=int, default=500, help="resamples per bootstrap sample")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", help="rows whose name contains this (a quick check; not written)")
     parser.add_argument("--output", type=Path, help="default bench/ci_coverage.md (bench/ci_design.md)")
-    parser.add_argument("--design-checks", action="store_true",
-                        help="the variance and n_eff-cap checks instead of the coverage table")
+    parser.add_argument(
+        "--design-checks",
+        action="store_true",
+        help="the variance and n_eff-cap checks instead of the coverage table",
+    )
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     if args.design_checks:

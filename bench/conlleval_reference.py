@@ -19,11 +19,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "data", "conlleval_reference.json")
 TYPES = ("PER", "LOC", "ORG")
 #: the tag alphabet of each kind of corpus (its prefixes, and whether tags carry a type)
-KINDS = {"IOB1": ("IB", True), "IOB2": ("BI", True), "IOE": ("IE", True), "IOBES": ("BIES", True),
-         "untyped": ("BI", False)}
+KINDS = {
+    "IOB1": ("IB", True),
+    "IOB2": ("BI", True),
+    "IOE": ("IE", True),
+    "IOBES": ("BIES", True),
+    "untyped": ("BI", False),
+}
 #: the hand case of docs/decoding.md: gold S-PER S-PER, predicted S-PER O
-HAND_CASE = {"name": "IOBES S-PER S-PER / S-PER O", "kind": "IOBES",
-             "sentences": [[["a", "S-PER", "S-PER"], ["b", "S-PER", "O"]]]}
+HAND_CASE = {
+    "name": "IOBES S-PER S-PER / S-PER O",
+    "kind": "IOBES",
+    "sentences": [[["a", "S-PER", "S-PER"], ["b", "S-PER", "O"]]],
+}
 
 
 def _valid_tags(rng, kind, length):
@@ -88,15 +96,25 @@ def run_conlleval(script, sentences):
     tokens, gold = map(int, re.search(r"processed (\d+) tokens with (\d+) phrases", out).groups())
     found, correct = map(int, re.search(r"found: (\d+) phrases; correct: (\d+)", out).groups())
     accuracy = re.search(r"accuracy:\s+([\d.]+)%", out).group(1)
-    types = {m[0]: {"precision": m[1], "found": int(m[2])}
-             for m in re.findall(r"^\s*(\S*): precision:\s+([\d.]+)%; recall:.*?FB1:\s+[\d.]+\s+(\d+)$", out, re.M)}
-    return {"tokens": tokens, "gold": gold, "found": found, "correct": correct, "accuracy": accuracy,
-            "types": types}
+    types = {
+        m[0]: {"precision": m[1], "found": int(m[2])}
+        for m in re.findall(r"^\s*(\S*): precision:\s+([\d.]+)%; recall:.*?FB1:\s+[\d.]+\s+(\d+)$", out, re.M)
+    }
+    return {
+        "tokens": tokens,
+        "gold": gold,
+        "found": found,
+        "correct": correct,
+        "accuracy": accuracy,
+        "types": types,
+    }
 
 
 def main(script):
-    rows = [{"name": c["name"], "kind": c["kind"], "conlleval": run_conlleval(script, c["sentences"])}
-            for c in corpora()]
+    rows = [
+        {"name": c["name"], "kind": c["kind"], "conlleval": run_conlleval(script, c["sentences"])}
+        for c in corpora()
+    ]
     with open(OUT, "w") as f:
         json.dump({"script": "conlleval.pl, version 2004-01-26", "corpora": rows}, f, indent=0)
     print(f"{len(rows)} corpora -> {OUT}")

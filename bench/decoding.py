@@ -10,6 +10,7 @@ Steps, each the best of ``--runs`` runs in this process (the corpus built once, 
 
     HF_HUB_OFFLINE=1 python bench/decoding.py [--sentences 100000] [--runs 5] [--out bench/decoding.md]
 """
+
 import argparse
 import os
 import platform
@@ -22,8 +23,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import ner_decoding as D  # noqa: E402
 from speed import as_lists, synthetic_corpus  # noqa: E402
+
+import ner_decoding as D  # noqa: E402
 
 
 def best(step, runs):
@@ -41,13 +43,17 @@ def best(step, runs):
 def steps(predictions, references):
     corpus = D.encode(predictions, references)
     strict = D.encode(predictions, references, scheme="IOB2")
-    sides = {scheme: [(codes, D.decode(codes, c, scheme)) for codes in (c.predictions, c.references)]
-             for scheme, c in ((None, corpus), ("IOB2", strict))}
+    sides = {
+        scheme: [(codes, D.decode(codes, c, scheme)) for codes in (c.predictions, c.references)]
+        for scheme, c in ((None, corpus), ("IOB2", strict))
+    }
     report = getattr(D, "decoding_reports", None)
     out = {
         "encode": lambda: D.encode(predictions, references),
         "decode": lambda: [D.decode(codes, corpus) for codes in (corpus.predictions, corpus.references)],
-        "decode strict": lambda: [D.decode(codes, strict, "IOB2") for codes in (strict.predictions, strict.references)],
+        "decode strict": lambda: [
+            D.decode(codes, strict, "IOB2") for codes in (strict.predictions, strict.references)
+        ],
     }
     if report is not None:
         out["report"] = lambda: report(corpus, sides[None][0][1], sides[None][1][1])
@@ -67,27 +73,37 @@ def steps(predictions, references):
             finally:
                 if reports is not None:
                     module.decoding_reports = reports
+
         return run
 
     out["core"], out["core strict"] = core(None), core("IOB2")
     if reports is not None:
-        out["core without the report"], out["core strict without the report"] = core(None, False), core("IOB2", False)
+        out["core without the report"], out["core strict without the report"] = (
+            core(None, False),
+            core("IOB2", False),
+        )
     return out
 
 
 def _metric():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import evaluate
+
     return evaluate.load(str(ROOT / "ner_recall_metric.py"), experiment_id=f"decoding-{os.getpid()}")
 
 
 def moved_table(lenient, strict):
     """Lenient against strict IOB2 scores of one corpus, and what decoding did to the predictions."""
-    rows = ["| decoding | overall_f1 | predicted entities | repaired | dropped |", "|---|---:|---:|---:|---:|"]
+    rows = [
+        "| decoding | overall_f1 | predicted entities | repaired | dropped |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, results in (("lenient", lenient), ("strict, IOB2", strict)):
         report = results.get("decoding", {}).get("predictions", {})
-        rows.append(f"| {name} | {results['overall_f1']:.4f} | {results['muc']['strict']['actual']:,} | "
-                    f"{report.get('repaired', 0):,} | {report.get('dropped', 0):,} |")
+        rows.append(
+            f"| {name} | {results['overall_f1']:.4f} | {results['muc']['strict']['actual']:,} | "
+            f"{report.get('repaired', 0):,} | {report.get('dropped', 0):,} |"
+        )
     return rows
 
 

@@ -21,6 +21,7 @@ Each case builds its spans directly as SpanArrays (no tags, no evaluate) and tim
 
 With ``--flat-only`` only the flat cases run (the nested cases need nested-aware matching).
 """
+
 import argparse
 import sys
 import time
@@ -31,10 +32,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
+from speed import TAGS, as_lists, synthetic_corpus  # noqa: E402
+
 import ner_matching as M  # noqa: E402
 import ner_scorings as S  # noqa: E402
 from ner_decoding import SpanArrays, decode, encode  # noqa: E402
-from speed import TAGS, as_lists, synthetic_corpus  # noqa: E402
 
 TYPES = ("LOC", "MISC", "ORG", "PER")
 
@@ -42,7 +44,9 @@ TYPES = ("LOC", "MISC", "ORG", "PER")
 def spans(start, end, type_, sentence, sentence_start):
     """SpanArrays from flat positions, sorted by (start, end, type)."""
     order = np.lexsort((type_, end, start))
-    start, end, type_, sentence = (np.asarray(a, dtype=np.int64)[order] for a in (start, end, type_, sentence))
+    start, end, type_, sentence = (
+        np.asarray(a, dtype=np.int64)[order] for a in (start, end, type_, sentence)
+    )
     return SpanArrays(start, end, type_, sentence, start - sentence_start[sentence])
 
 
@@ -59,14 +63,18 @@ def flat_corpus(n_sentences, random_tags=False, seed=0):
 
 def one_sentence(gold, pred):
     """SpanArrays of one sentence from lists of (type, start, end)."""
+
     def side(items):
         t, s, e = (np.array(c, dtype=np.int64) for c in zip(*items))
         return spans(s, e, t, np.zeros(len(s), dtype=np.int64), np.zeros(1, dtype=np.int64))
+
     return side(gold), side(pred)
 
 
 def chain(n):
-    return one_sentence([(0, 2 * i, 2 * i + 2) for i in range(n)], [(0, 2 * i + 1, 2 * i + 3) for i in range(n)])
+    return one_sentence(
+        [(0, 2 * i, 2 * i + 2) for i in range(n)], [(0, 2 * i + 1, 2 * i + 3) for i in range(n)]
+    )
 
 
 def star(n, nested):
@@ -97,10 +105,13 @@ def nested_corpus(n_sentences, seed=0):
     extra = rng.integers(0, n_sentences, n_sentences // 3)
     e_start = rng.integers(0, 13, len(extra))
     gold = _unique(start, end, type_, sentence, sentence_start)
-    pred = _unique(np.concatenate([p_start[keep], e_start]),
-                   np.concatenate([p_end[keep], e_start + 1 + (e_start < 12)]),
-                   np.concatenate([p_type[keep], rng.integers(0, 4, len(extra))]),
-                   np.concatenate([sentence[keep], extra]), sentence_start)
+    pred = _unique(
+        np.concatenate([p_start[keep], e_start]),
+        np.concatenate([p_end[keep], e_start + 1 + (e_start < 12)]),
+        np.concatenate([p_type[keep], rng.integers(0, 4, len(extra))]),
+        np.concatenate([sentence[keep], extra]),
+        sentence_start,
+    )
     return gold, pred
 
 
@@ -156,8 +167,10 @@ def main():
     parser.add_argument("--flat-only", action="store_true")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    rows = ["| case | gold | predicted | matched | match (s) | match + scorings (s) |",
-            "|---|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| case | gold | predicted | matched | match (s) | match + scorings (s) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for name, (gold, pred), with_scorings in cases(args):
         runs = args.runs if len(gold) < 1_000_000 else 1
         matched = len(M.match(gold, pred).gold)

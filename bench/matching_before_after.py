@@ -8,6 +8,7 @@ shared machine).
 
     python bench/matching_before_after.py [--before 911df4c] [--sentences 100000] [--runs 5]
 """
+
 import argparse
 import importlib.util
 import subprocess
@@ -19,14 +20,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
+from matching import flat_corpus  # noqa: E402
+
 import ner_matching  # noqa: E402
 import ner_scorings  # noqa: E402
-from matching import flat_corpus  # noqa: E402
 
 
 def earlier(commit, name, folder):
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:{name}.py"], capture_output=True,
-                            text=True, check=True).stdout
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:{name}.py"], capture_output=True, text=True, check=True
+    ).stdout
     path = Path(folder) / f"{name}_before.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(f"{name}_before", path)
@@ -49,8 +52,10 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        versions = {"before": tuple(earlier(args.before, name, folder) for name in ("ner_matching", "ner_scorings")),
-                    "now": (ner_matching, ner_scorings)}
+        versions = {
+            "before": tuple(earlier(args.before, name, folder) for name in ("ner_matching", "ner_scorings")),
+            "now": (ner_matching, ner_scorings),
+        }
         print(f"<!-- python bench/matching_before_after.py {' '.join(sys.argv[1:])} -->")
         print(f"| corpus ({args.sentences:,} sentences) | step | before {args.before} (s) | now (s) |")
         print("|---|---|---:|---:|")
@@ -58,7 +63,9 @@ def main():
             gold, pred = flat_corpus(args.sentences, random_tags=random_tags)
             times = {(v, step): [] for v in versions for step in ("match", "match + scorings")}
             for run in range(args.runs):
-                for v, (matching, scorings) in list(versions.items())[::1 if run % 2 else -1]:  # each first in turn
+                for v, (matching, scorings) in list(versions.items())[
+                    :: 1 if run % 2 else -1
+                ]:  # each first in turn
                     start = time.perf_counter()
                     matching.match(gold, pred)
                     times[v, "match"].append(time.perf_counter() - start)
@@ -66,7 +73,9 @@ def main():
                     core(matching, scorings, gold, pred)
                     times[v, "match + scorings"].append(time.perf_counter() - start)
             for step in ("match", "match + scorings"):
-                print(f"| {name} | {step} | {min(times['before', step]):.4f} | {min(times['now', step]):.4f} |")
+                print(
+                    f"| {name} | {step} | {min(times['before', step]):.4f} | {min(times['now', step]):.4f} |"
+                )
 
 
 if __name__ == "__main__":

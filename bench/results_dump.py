@@ -19,7 +19,10 @@ FAMILIES = [
     ("default", {"scores": ["seqeval", "muc", "token", "overlap", "harem", "confusion"]}),
     ("default", {"scores": ["seqeval", "muc", "token", "overlap", "harem"], "errors": True, "beta": 0.5}),
     ("default", {"scheme": "IOBES", "mode": "strict", "zero_division": 1}),
-    ("default", {"label_map": {"MISC": "ORG"}, "types": ["PER", "ORG", "LOC"], "scores": ["seqeval", "muc", "token"]}),
+    (
+        "default",
+        {"label_map": {"MISC": "ORG"}, "types": ["PER", "ORG", "LOC"], "scores": ["seqeval", "muc", "token"]},
+    ),
     ("default", {"ci_resamples": 40, "seed": 3}),
     ("default", {"ci_resamples": 30, "seed": 1, "confidence_level": 0.9, "scores": ["muc"], "beta": 2.0}),
     ("subgroups", {"ci_method": "wilson", "recall_mode": "partial"}),
@@ -33,9 +36,16 @@ def corpus(seed, n=40, prefixes="OOOOBIIES"):
     references, predictions = [], []
     for _ in range(n):
         length = rng.randint(1, 14)
-        ref = [p if p == "O" else f"{p}-{rng.choice(TYPES)}" for p in (rng.choice(prefixes) for _ in range(length))]
-        pred = [t if rng.random() < 0.75 else
-                ("O" if rng.random() < 0.3 else f"{rng.choice('BIES')}-{rng.choice(TYPES)}") for t in ref]
+        ref = [
+            p if p == "O" else f"{p}-{rng.choice(TYPES)}"
+            for p in (rng.choice(prefixes) for _ in range(length))
+        ]
+        pred = [
+            t
+            if rng.random() < 0.75
+            else ("O" if rng.random() < 0.3 else f"{rng.choice('BIES')}-{rng.choice(TYPES)}")
+            for t in ref
+        ]
         references.append(ref)
         predictions.append(pred)
     return references, predictions
@@ -48,8 +58,10 @@ def spans_of(metric, tags):
 def dump():
     import evaluate
 
-    metrics = {name: evaluate.load(os.path.join(ROOT, "ner_recall_metric.py"), name)
-               for name in ("default", "subgroups", "spans")}
+    metrics = {
+        name: evaluate.load(os.path.join(ROOT, "ner_recall_metric.py"), name)
+        for name in ("default", "subgroups", "spans")
+    }
     out = {}
     for seed in range(6):
         references, predictions = corpus(seed)
@@ -58,11 +70,16 @@ def dump():
             if config == "subgroups":
                 inputs["subgroups"] = [f"g{j % 3}" for j in range(len(references))]
             if config == "spans":
-                inputs = {"predictions": spans_of(metric, predictions), "references": spans_of(metric, references)}
+                inputs = {
+                    "predictions": spans_of(metric, predictions),
+                    "references": spans_of(metric, references),
+                }
             out[f"{seed}/{i}"] = repr(metric.compute(**inputs, **options))
     return out
 
 
 if __name__ == "__main__":
-    with open(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "bench", "results_dump.json"), "w") as f:
+    with open(
+        sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "bench", "results_dump.json"), "w"
+    ) as f:
         json.dump(dump(), f, indent=0, sort_keys=True)

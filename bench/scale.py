@@ -14,6 +14,7 @@ grows with the data by a few bytes a token.
 
 Linux only (reads ``/proc/self/status``); no psutil.
 """
+
 import argparse
 import os
 import random
@@ -73,7 +74,9 @@ def mb(kb):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sentences", type=int, default=1_000_000)
     parser.add_argument("--batch-size", type=int, default=1000)
     parser.add_argument("--tokens", type=int, default=14, help="mean tokens per sentence")
@@ -81,21 +84,28 @@ def main(argv=None):
     parser.add_argument("--checkpoints", default="100000,300000,1000000")
     parser.add_argument("--out", help="also write the tables to this markdown file")
     args = parser.parse_args(argv)
-    checkpoints = sorted({int(c) for c in args.checkpoints.split(",") if int(c) <= args.sentences} | {args.sentences})
+    checkpoints = sorted(
+        {int(c) for c in args.checkpoints.split(",") if int(c) <= args.sentences} | {args.sentences}
+    )
 
     import evaluate
 
     pairs = pool(args.tokens)
-    lines = [f"`python bench/scale.py --sentences {args.sentences} --batch-size {args.batch_size} --kind {args.kind}`",
-             f"(evaluate {evaluate.__version__}, Python {sys.version.split()[0]}; "
-             f"{sum(len(r) for r, _ in pairs) / POOL:.1f} tokens per sentence on average)", ""]
+    lines = [
+        f"`python bench/scale.py --sentences {args.sentences} --batch-size {args.batch_size} --kind {args.kind}`",
+        f"(evaluate {evaluate.__version__}, Python {sys.version.split()[0]}; "
+        f"{sum(len(r) for r, _ in pairs) / POOL:.1f} tokens per sentence on average)",
+        "",
+    ]
     with tempfile.TemporaryDirectory() as cache_dir:
         metric = evaluate.load(str(ROOT / "ner_recall_metric.py"), cache_dir=cache_dir)
         can_reset = reset_peak()
         base_rss = status_kb("VmRSS")
-        lines += ["| sentences added | RSS (MB) | peak since last row (MB) | cache on disk (MB) | add_batch wall / CPU (s) |",
-                  "|---:|---:|---:|---:|---:|",
-                  f"| 0 (metric loaded) | {mb(base_rss)} | {mb(status_kb('VmHWM'))} | 0 | 0 |"]
+        lines += [
+            "| sentences added | RSS (MB) | peak since last row (MB) | cache on disk (MB) | add_batch wall / CPU (s) |",
+            "|---:|---:|---:|---:|---:|",
+            f"| 0 (metric loaded) | {mb(base_rss)} | {mb(status_kb('VmHWM'))} | 0 | 0 |",
+        ]
         print("\n".join(lines), flush=True)
         start, cpu, added, targets = time.perf_counter(), time.process_time(), 0, iter(checkpoints)
         target = next(targets)
@@ -103,9 +113,11 @@ def main(argv=None):
             metric.add_batch(predictions=predictions, references=references)
             added += len(references)
             if added >= target:
-                row = (f"| {added:,} | {mb(status_kb('VmRSS'))} | {mb(status_kb('VmHWM'))} | "
-                       f"{cache_bytes(cache_dir) / 2**20:,.0f} | {time.perf_counter() - start:.1f} / "
-                       f"{time.process_time() - cpu:.1f} |")
+                row = (
+                    f"| {added:,} | {mb(status_kb('VmRSS'))} | {mb(status_kb('VmHWM'))} | "
+                    f"{cache_bytes(cache_dir) / 2**20:,.0f} | {time.perf_counter() - start:.1f} / "
+                    f"{time.process_time() - cpu:.1f} |"
+                )
                 lines.append(row)
                 print(row, flush=True)
                 reset_peak()
@@ -118,10 +130,13 @@ def main(argv=None):
         results = metric.compute(**options)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         peak = status_kb("VmHWM")
-    tail = ["", "| final compute | wall / CPU (s) | RSS before (MB) | peak during compute (MB) | overall_f1 | gold entities |",
-            "|---|---:|---:|---:|---:|---:|",
-            f"| {args.sentences:,} sentences | {seconds:.1f} / {cpu:.1f} | {mb(before)} | {mb(peak)} | "
-            f"{results['overall_f1']:.4f} | {results['muc']['strict']['possible']:,} |"]
+    tail = [
+        "",
+        "| final compute | wall / CPU (s) | RSS before (MB) | peak during compute (MB) | overall_f1 | gold entities |",
+        "|---|---:|---:|---:|---:|---:|",
+        f"| {args.sentences:,} sentences | {seconds:.1f} / {cpu:.1f} | {mb(before)} | {mb(peak)} | "
+        f"{results['overall_f1']:.4f} | {results['muc']['strict']['possible']:,} |",
+    ]
     if not can_reset:
         tail.append("\n(the kernel refused to reset VmHWM: peaks are since the start of the process)")
     lines += tail

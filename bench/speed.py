@@ -31,6 +31,7 @@ The peers grow faster than linearly and run only up to ``--peers-max`` sentences
 
 Steps at 1M sentences run once, in one process each.
 """
+
 import argparse
 import json
 import os
@@ -41,14 +42,22 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from procmem import reset_peak, status_kb
 
 ROOT = Path(__file__).resolve().parents[1]
 TYPES = ("LOC", "MISC", "ORG", "PER")
 TAGS = ["O"] + [f"{p}-{t}" for t in TYPES for p in "BI"]  # code 1 + 2t: B-t, 2 + 2t: I-t
-CORPUS_STEPS = ("floor", "compute", "core", "core strict", "stream floor", "stream", "seqeval", "seqeval strict",
-                "nervaluate")
+CORPUS_STEPS = (
+    "floor",
+    "compute",
+    "core",
+    "core strict",
+    "stream floor",
+    "stream",
+    "seqeval",
+    "seqeval strict",
+    "nervaluate",
+)
 STREAM_STEPS = ("stream floor", "stream")
 STREAM_BATCH = 1000
 BIG = 1_000_000  # at and above this size, one run per process
@@ -100,7 +109,9 @@ def _prediction_errors(rng, starts, length, kind, first_token):
     """Gold entities with 7% missed, 6% retyped, 8% one token longer or shorter, 3% starting a
     token early, plus spurious entities at 1.5% of the tokens."""
     r = rng.random(len(starts))
-    kind = np.where((r >= 0.07) & (r < 0.13), (kind + rng.integers(1, len(TYPES), len(kind))) % len(TYPES), kind)
+    kind = np.where(
+        (r >= 0.07) & (r < 0.13), (kind + rng.integers(1, len(TYPES), len(kind))) % len(TYPES), kind
+    )
     shift = (r >= 0.13) & (r < 0.21)
     length = np.where(shift, np.maximum(1, length + rng.choice([-1, 1], len(length))), length)
     early = (r >= 0.21) & (r < 0.24) & (starts > first_token[starts])
@@ -169,12 +180,16 @@ def _subgroups_step(step, workdir, predictions, references, seed):
     """``_compute`` in the "subgroups" config: one of 100 subgroups per sentence."""
     import evaluate
 
-    metric = evaluate.load(str(ROOT / "ner_recall_metric.py"), "subgroups", experiment_id=f"speed-{os.getpid()}")
+    metric = evaluate.load(
+        str(ROOT / "ner_recall_metric.py"), "subgroups", experiment_id=f"speed-{os.getpid()}"
+    )
     names = [f"stratum{k:03d}" for k in range(N_STRATA)]
     subgroups = [names[k] for k in np.random.default_rng(seed).integers(0, N_STRATA, len(references))]
     method = {"ci_method": "bootstrap", "n_bootstrap": N_BOOTSTRAP} if step.endswith("bootstrap") else {}
     _time_inside(sys.modules[type(metric).__module__], "_stratified_recall")
-    return lambda: metric._compute(predictions=predictions, references=references, subgroups=subgroups, **method)
+    return lambda: metric._compute(
+        predictions=predictions, references=references, subgroups=subgroups, **method
+    )
 
 
 INSIDE = []  # seconds spent in the function _time_inside wraps, one entry per call
@@ -206,17 +221,20 @@ def _corpus_step(step, workdir, predictions, references, seed):
 
         def stream(metric):
             for start in range(0, len(references), STREAM_BATCH):
-                metric.add_batch(predictions=predictions[start:start + STREAM_BATCH],
-                                 references=references[start:start + STREAM_BATCH])
+                metric.add_batch(
+                    predictions=predictions[start : start + STREAM_BATCH],
+                    references=references[start : start + STREAM_BATCH],
+                )
             return metric.compute()
 
-        return {"floor": lambda: floor.compute(predictions=predictions, references=references),
-                "stream floor": lambda: stream(floor),
-                "stream": lambda: stream(ours),
-                "compute": lambda: ours.compute(predictions=predictions, references=references),
-                "core": lambda: ours._compute(predictions=predictions, references=references),
-                "core strict": lambda: ours._compute(predictions=predictions, references=references, **strict),
-                }[step]
+        return {
+            "floor": lambda: floor.compute(predictions=predictions, references=references),
+            "stream floor": lambda: stream(floor),
+            "stream": lambda: stream(ours),
+            "compute": lambda: ours.compute(predictions=predictions, references=references),
+            "core": lambda: ours._compute(predictions=predictions, references=references),
+            "core strict": lambda: ours._compute(predictions=predictions, references=references, **strict),
+        }[step]
     if step == "nervaluate":
         from nervaluate import Evaluator
 
@@ -225,8 +243,10 @@ def _corpus_step(step, workdir, predictions, references, seed):
     from seqeval.scheme import IOB2
 
     strict = {"mode": "strict", "scheme": IOB2} if step == "seqeval strict" else {}
-    return lambda: (classification_report(references, predictions, output_dict=True, **strict),
-                    accuracy_score(references, predictions))
+    return lambda: (
+        classification_report(references, predictions, output_dict=True, **strict),
+        accuracy_score(references, predictions),
+    )
 
 
 def _strata_step(step, seed):
@@ -282,15 +302,24 @@ def _profile_stages(workdir, predictions, references):
         state["spans"] = (D.decode(c.references, c), D.decode(c.predictions, c))
 
     return [
-        ("options and containers checked (`check_options`, `check_batch` without a pass over the tags)",
-         lambda: (wrapper.check_options("default", {}), I.check_batch(predictions, references, every_tag=False))),
-        ("every item a str (`compute` only; `str.join` over each sentence)",
-         lambda: (I._only_tags(predictions), I._only_tags(references))),
+        (
+            "options and containers checked (`check_options`, `check_batch` without a pass over the tags)",
+            lambda: (
+                wrapper.check_options("default", {}),
+                I.check_batch(predictions, references, every_tag=False),
+            ),
+        ),
+        (
+            "every item a str (`compute` only; `str.join` over each sentence)",
+            lambda: (I._only_tags(predictions), I._only_tags(references)),
+        ),
         ("tags to one-byte codes (a dict lookup per tag, `ner_decoding._codes`)", codes),
         ("codes to the flat layout, each distinct tag parsed once (`corpus_from_codes`)", corpus),
         ("entities of both sides decoded (`ner_decoding.decode`)", decode),
-        ("matching, counting, seqeval keys and the four MUC modes (`score_entities`)",
-         lambda: wrapper.score_entities(state["corpus"], *state["spans"], options)),
+        (
+            "matching, counting, seqeval keys and the four MUC modes (`score_entities`)",
+            lambda: wrapper.score_entities(state["corpus"], *state["spans"], options),
+        ),
     ]
 
 
@@ -308,8 +337,14 @@ def _profile_child(args, workdir, predictions, references):
 def _profile_lines(profile, results):
     """The profile table: CPU seconds of each stage of the core at PROFILE_SIZE sentences."""
     total = sum(seconds for _, seconds in profile)
-    lines = ["", f"Where the core's time goes at {PROFILE_SIZE:,} sentences (best CPU seconds of each stage, "
-             "run in turn in one process):", "", "| stage | cpu s | share |", "|---|---:|---:|"]
+    lines = [
+        "",
+        f"Where the core's time goes at {PROFILE_SIZE:,} sentences (best CPU seconds of each stage, "
+        "run in turn in one process):",
+        "",
+        "| stage | cpu s | share |",
+        "|---|---:|---:|",
+    ]
     lines += [f"| {name} | {seconds:.3f} | {seconds / total:.0%} |" for name, seconds in profile]
     lines.append(f"| all stages | {total:.3f} | 100% |")
     return lines
@@ -355,14 +390,34 @@ def run_child(args):
             wall.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
         peak = status_kb("VmHWM")
-    print(json.dumps({"wall": wall, "cpu": cpu, "above_kb": peak - base, "peak_kb": peak, "peak_reset": reset,
-                      "inside": INSIDE}))
+    print(
+        json.dumps(
+            {
+                "wall": wall,
+                "cpu": cpu,
+                "above_kb": peak - base,
+                "peak_kb": peak,
+                "peak_reset": reset,
+                "inside": INSIDE,
+            }
+        )
+    )
 
 
 def measure(step, size, corpus, args, runs):
     """Run one step in a subprocess; its JSON result."""
-    command = [sys.executable, __file__, "--child", step, "--size", str(size), "--seed", str(args.seed),
-               "--runs", str(runs)] + (["--corpus", corpus] if corpus else [])
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        step,
+        "--size",
+        str(size),
+        "--seed",
+        str(args.seed),
+        "--runs",
+        str(runs),
+    ] + (["--corpus", corpus] if corpus else [])
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1")
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
     if done.returncode:
@@ -374,9 +429,14 @@ def _merge(old, new):
     """Results of two processes of one step: all runs, the higher peaks."""
     if old is None:
         return new
-    return {"wall": old["wall"] + new["wall"], "cpu": old["cpu"] + new["cpu"], "inside": old["inside"] + new["inside"],
-            "above_kb": max(old["above_kb"], new["above_kb"]), "peak_kb": max(old["peak_kb"], new["peak_kb"]),
-            "peak_reset": old["peak_reset"] and new["peak_reset"]}
+    return {
+        "wall": old["wall"] + new["wall"],
+        "cpu": old["cpu"] + new["cpu"],
+        "inside": old["inside"] + new["inside"],
+        "above_kb": max(old["above_kb"], new["above_kb"]),
+        "peak_kb": max(old["peak_kb"], new["peak_kb"]),
+        "peak_reset": old["peak_reset"] and new["peak_reset"],
+    }
 
 
 # ---------------------------------------------------------------------------- report
@@ -385,8 +445,10 @@ def _merge(old, new):
 def _row(step, size, tokens, result, floor):
     wall, cpu = min(result["wall"]), min(result["cpu"])
     ratio = f"{cpu / floor:.2f}" if floor else ""
-    return (f"| {step} | {size:,} | {tokens:,} | {wall:.3f} | {cpu:.3f} | {tokens / wall:,.0f} | {ratio} "
-            f"| {len(result['wall'])} | {result['peak_kb'] / 1024:,.0f} | {result['above_kb'] / 1024:,.0f} |")
+    return (
+        f"| {step} | {size:,} | {tokens:,} | {wall:.3f} | {cpu:.3f} | {tokens / wall:,.0f} | {ratio} "
+        f"| {len(result['wall'])} | {result['peak_kb'] / 1024:,.0f} | {result['above_kb'] / 1024:,.0f} |"
+    )
 
 
 def _best(results, step, size):
@@ -408,10 +470,18 @@ def _targets(results, sizes):
     lines = []
     best = lambda step, size: _best(results, step, size)  # noqa: E731
     for size in sizes:
-        lines += _ratio_line(results, "compute", "floor", size, 0.25, "`compute` (direct) / the no-op metric's `compute`")
+        lines += _ratio_line(
+            results, "compute", "floor", size, 0.25, "`compute` (direct) / the no-op metric's `compute`"
+        )
     for size in sizes:
-        lines += _ratio_line(results, "stream", "stream floor", size, 1.05,
-                             "`add_batch` + `compute` / the no-op metric's, streamed alike,")
+        lines += _ratio_line(
+            results,
+            "stream",
+            "stream floor",
+            size,
+            1.05,
+            "`add_batch` + `compute` / the no-op metric's, streamed alike,",
+        )
     for size in [s for s in sizes if all(best(step, s) for step in ("core",) + PEERS)]:
         parts = [f"{peer} **{best(peer, size) / best('core', size):,.0f}x**" for peer in PEERS]
         lines.append(f"- core faster than, at {size:,} sentences: " + ", ".join(parts) + " (target >= 100x)")
@@ -423,9 +493,11 @@ def _targets(results, sizes):
     for step in ("compute", "stream"):
         if results.get((step, BIG)):
             peak = results[(step, BIG)]["peak_kb"] / 1024
-            lines.append(f"- `{step}` peak memory at {BIG:,} sentences: **{peak:,.0f} MB**, "
-                         f"**{peak / PEAK_BEFORE_MB:.2f}x** the {PEAK_BEFORE_MB:,} MB of `compute` before the direct"
-                         " path (target <= 0.5x)")
+            lines.append(
+                f"- `{step}` peak memory at {BIG:,} sentences: **{peak:,.0f} MB**, "
+                f"**{peak / PEAK_BEFORE_MB:.2f}x** the {PEAK_BEFORE_MB:,} MB of `compute` before the direct"
+                " path (target <= 0.5x)"
+            )
     return lines
 
 
@@ -434,16 +506,22 @@ def _strata_lines(results, entities):
     lines = []
     for step, what in zip(STRATA_STEPS, ("default interval", f"{N_BOOTSTRAP:,} bootstrap resamples")):
         if (step, N_ENTITIES) in results:
-            lines.append(f"- `stratified_recall`, {what}, from {N_ENTITIES:,} gold entities' (stratum, credit): "
-                         f"**{_best(results, step, N_ENTITIES):.3f} s**")
+            lines.append(
+                f"- `stratified_recall`, {what}, from {N_ENTITIES:,} gold entities' (stratum, credit): "
+                f"**{_best(results, step, N_ENTITIES):.3f} s**"
+            )
     plain = _best(results, "core", STRATA_SENTENCES)
-    for step, what in zip(METRIC_STRATA_STEPS[1:], ("default interval", f"{N_BOOTSTRAP:,} bootstrap resamples")):
+    for step, what in zip(
+        METRIC_STRATA_STEPS[1:], ("default interval", f"{N_BOOTSTRAP:,} bootstrap resamples")
+    ):
         if plain and (step, STRATA_SENTENCES) in results:
             inside = results[(step, STRATA_SENTENCES)]["inside"]
             part = f"**{min(inside):.3f} s**" if inside else "not measured (no `_stratified_recall` to time)"
-            lines.append(f"- `_compute` in the \"subgroups\" config, {what}, {entities:,} gold entities in "
-                         f"{STRATA_SENTENCES:,} sentences: {_best(results, step, STRATA_SENTENCES):.3f} s, of which "
-                         f"the stratified recall (subgroups to interval) {part}; without subgroups {plain:.3f} s")
+            lines.append(
+                f'- `_compute` in the "subgroups" config, {what}, {entities:,} gold entities in '
+                f"{STRATA_SENTENCES:,} sentences: {_best(results, step, STRATA_SENTENCES):.3f} s, of which "
+                f"the stratified recall (subgroups to interval) {part}; without subgroups {plain:.3f} s"
+            )
     return lines
 
 
@@ -452,13 +530,15 @@ def report(results, tokens, args, elapsed, entities=None):
     import evaluate
 
     lines = [
-        "# Speed", "",
+        "# Speed",
+        "",
         f"`{' '.join(['python bench/speed.py'] + sys.argv[1:])}`: {elapsed:.0f} s on {os.cpu_count()} cores "
         f"(Python {sys.version.split()[0]}, numpy {np.__version__}, evaluate {evaluate.__version__}), "
         f"{time.strftime('%Y-%m-%d')}. Each step runs in processes of its own ({args.rounds} rounds of "
         f"{args.runs} runs, one process of one run at {BIG:,} sentences, rounds interleaved; peers and the stratified steps once); seconds are the best run, wall clock and CPU; "
         "tokens per side; every ratio (x floor, the targets) divides CPU seconds. Peak: VmHWM of the step's process (input lists included), and above the input "
-        f"lists alone. Peers only up to {args.peers_max:,} sentences: nothing is extrapolated.", "",
+        f"lists alone. Peers only up to {args.peers_max:,} sentences: nothing is extrapolated.",
+        "",
         "| step | sentences | tokens | wall s | cpu s | tokens/s | x floor | runs | peak MB | above input MB |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -466,7 +546,9 @@ def report(results, tokens, args, elapsed, entities=None):
         for step in CORPUS_STEPS:
             if (step, size) in results:
                 base = "stream floor" if step in STREAM_STEPS else "floor"
-                lines.append(_row(step, size, tokens[size], results[(step, size)], _best(results, base, size)))
+                lines.append(
+                    _row(step, size, tokens[size], results[(step, size)], _best(results, base, size))
+                )
     if not all(r["peak_reset"] for r in results.values()):
         lines += ["", "Peaks could not be reset (/proc/self/clear_refs): they include building the input."]
     lines += ["", "Targets:", ""] + _targets(results, args.sizes)
@@ -515,31 +597,60 @@ def run_profile(args):
     """The core's stages at PROFILE_SIZE sentences, in one process: the markdown page."""
     with tempfile.TemporaryDirectory() as workdir:
         corpus, _, _ = _save_corpus(workdir, PROFILE_SIZE, args.seed)
-        command = [sys.executable, __file__, "--child", "profile", "--size", str(PROFILE_SIZE), "--seed",
-                   str(args.seed), "--runs", str(args.runs), "--corpus", corpus]
+        command = [
+            sys.executable,
+            __file__,
+            "--child",
+            "profile",
+            "--size",
+            str(PROFILE_SIZE),
+            "--seed",
+            str(args.seed),
+            "--runs",
+            str(args.runs),
+            "--corpus",
+            corpus,
+        ]
         env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1")
         done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
         if done.returncode:
             raise SystemExit(f"profile failed:\n{done.stderr}")
         profile = json.loads(done.stdout.strip().splitlines()[-1])
-    return "\n".join(["# Profile of the core", "", f"`python bench/speed.py --profile --runs {args.runs}`, "
-                      f"{time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, numpy {np.__version__}."]
-                     + _profile_lines(profile, None)) + "\n"
+    return (
+        "\n".join(
+            [
+                "# Profile of the core",
+                "",
+                f"`python bench/speed.py --profile --runs {args.runs}`, "
+                f"{time.strftime('%Y-%m-%d')}, Python {sys.version.split()[0]}, numpy {np.__version__}.",
+            ]
+            + _profile_lines(profile, None)
+        )
+        + "\n"
+    )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000],
-                        help="corpus sizes in sentences")
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[100_000, 1_000_000], help="corpus sizes in sentences"
+    )
     parser.add_argument("--peers-max", type=int, default=100_000, help="largest size the peers run at")
-    parser.add_argument("--stream-max", type=int, default=1_000_000, help="largest size the stream steps run at")
+    parser.add_argument(
+        "--stream-max", type=int, default=1_000_000, help="largest size the stream steps run at"
+    )
     parser.add_argument("--rounds", type=int, default=2, help="processes per step of ours, interleaved")
     parser.add_argument("--runs", type=int, default=2, help="runs per process (peers: 1)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-strata", dest="strata", action="store_false", help="skip the stratified timings")
+    parser.add_argument(
+        "--no-strata", dest="strata", action="store_false", help="skip the stratified timings"
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "speed.md"))
-    parser.add_argument("--profile", action="store_true",
-                        help="time the core's stages at 100k sentences instead; writes bench/speed_profile.md")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="time the core's stages at 100k sentences instead; writes bench/speed_profile.md",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
@@ -547,7 +658,11 @@ def main():
     if args.child:
         return run_child(args)
     if args.profile:
-        out = args.out if args.out != str(ROOT / "bench" / "speed.md") else str(ROOT / "bench" / "speed_profile.md")
+        out = (
+            args.out
+            if args.out != str(ROOT / "bench" / "speed.md")
+            else str(ROOT / "bench" / "speed_profile.md")
+        )
         page = run_profile(args)
         print(page)
         Path(out).write_text(page)

@@ -15,6 +15,7 @@ Three studies, each timed in this process (best of ``--runs``, wall clock):
     HF_HUB_OFFLINE=1 python bench/speed_spans.py [--flat 100000] [--nested 100000] [--runs 5]
         [--out bench/speed_spans.md]
 """
+
 import argparse
 import os
 import platform
@@ -29,10 +30,10 @@ sys.path[:0] = [HERE, ROOT]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import evaluate  # noqa: E402
+from speed import as_lists, synthetic_corpus  # noqa: E402
 
 import ner_decoding as D  # noqa: E402
 from ner_spans import spans_from_arrays  # noqa: E402
-from speed import as_lists, synthetic_corpus  # noqa: E402
 
 METRIC = os.path.join(ROOT, "ner_recall_metric.py")
 OVERLAP_SIZES = (10, 100, 1000, 3000)
@@ -58,8 +59,10 @@ def flat_inputs(n):
     lengths, gold, pred = synthetic_corpus(n, seed=0)
     references, predictions = as_lists(lengths, gold), as_lists(lengths, pred)
     corpus = D.encode(predictions, references)
-    spans = [spans_from_arrays(D.decode(codes, corpus), corpus.types, n)
-             for codes in (corpus.references, corpus.predictions)]
+    spans = [
+        spans_from_arrays(D.decode(codes, corpus), corpus.types, n)
+        for codes in (corpus.references, corpus.predictions)
+    ]
     return (references, predictions), (spans[0], spans[1])
 
 
@@ -70,8 +73,12 @@ def nested_inputs(n, seed=0, width=24, types=("DIS", "DRUG", "ANAT", "PROC")):
     def side(starts, lengths, kinds, counts):
         out, k = [], 0
         for c in counts.tolist():
-            spans = {(types[t], s, s + length) for t, s, length in
-                     zip(kinds[k:k + c].tolist(), starts[k:k + c].tolist(), lengths[k:k + c].tolist())}
+            spans = {
+                (types[t], s, s + length)
+                for t, s, length in zip(
+                    kinds[k : k + c].tolist(), starts[k : k + c].tolist(), lengths[k : k + c].tolist()
+                )
+            }
             out.append([{"label": t, "start": s, "end": e} for t, s, e in sorted(spans)])
             k += c
         return out
@@ -117,21 +124,31 @@ def main(argv=None):
 
     (refs, preds), (gold, pred) = flat_inputs(args.flat)
     n_ent = f"{entities(gold):,} / {entities(pred):,}"
-    t_tags, t_spans = best_of(args.runs, lambda: tags.compute(predictions=preds, references=refs),
-                              lambda: spans.compute(predictions=pred, references=gold))
-    c_tags, c_spans = best_of(args.runs, lambda: tags._compute(predictions=preds, references=refs),
-                              lambda: spans._compute(predictions=pred, references=gold))
-    rows += [("flat", "default config (tags)", "compute", args.flat, n_ent, t_tags),
-             ("flat", "spans config", "compute", args.flat, n_ent, t_spans),
-             ("flat", "default config (tags)", "core", args.flat, n_ent, c_tags),
-             ("flat", "spans config", "core", args.flat, n_ent, c_spans)]
+    t_tags, t_spans = best_of(
+        args.runs,
+        lambda: tags.compute(predictions=preds, references=refs),
+        lambda: spans.compute(predictions=pred, references=gold),
+    )
+    c_tags, c_spans = best_of(
+        args.runs,
+        lambda: tags._compute(predictions=preds, references=refs),
+        lambda: spans._compute(predictions=pred, references=gold),
+    )
+    rows += [
+        ("flat", "default config (tags)", "compute", args.flat, n_ent, t_tags),
+        ("flat", "spans config", "compute", args.flat, n_ent, t_spans),
+        ("flat", "default config (tags)", "core", args.flat, n_ent, c_tags),
+        ("flat", "spans config", "core", args.flat, n_ent, c_spans),
+    ]
 
     gold, pred = nested_inputs(args.nested)
     n_ent = f"{entities(gold):,} / {entities(pred):,}"
     t_nested = best(lambda: spans.compute(predictions=pred, references=gold), args.runs)
     c_nested = best(lambda: spans._compute(predictions=pred, references=gold), args.runs)
-    rows += [("nested", "spans config", "compute", args.nested, n_ent, t_nested),
-             ("nested", "spans config", "core", args.nested, n_ent, c_nested)]
+    rows += [
+        ("nested", "spans config", "compute", args.nested, n_ent, t_nested),
+        ("nested", "spans config", "core", args.nested, n_ent, c_nested),
+    ]
 
     for shape in ("chain", "nested"):
         for n in OVERLAP_SIZES:

@@ -11,6 +11,7 @@ for more). A case reports the time of the call alone, the process's peak residen
 
 Linux only (reads ``/proc/self/status``); no psutil.
 """
+
 import argparse
 import json
 import os
@@ -30,8 +31,9 @@ ALL_FAMILIES = ["seqeval", "muc", "token", "overlap", "harem", "confusion"]
 def many_types(k):
     """One sentence per type; every other prediction takes the next type on the same span."""
     references = [[f"B-T{i}", f"I-T{i}", "O"] for i in range(k)]
-    predictions = [[f"B-T{i if i % 2 else (i + 1) % k}", f"I-T{i if i % 2 else (i + 1) % k}", "O"]
-                   for i in range(k)]
+    predictions = [
+        [f"B-T{i if i % 2 else (i + 1) % k}", f"I-T{i if i % 2 else (i + 1) % k}", "O"] for i in range(k)
+    ]
     return references, predictions
 
 
@@ -56,7 +58,9 @@ def compute_case(make, *args):
         def call():
             results = metric.compute(predictions=predictions, references=references, scores=ALL_FAMILIES)
             return f"overall_f1 {results['overall_f1']:.4f}, muc partial recall {results['muc']['partial']['recall']:.4f}"
+
         return call
+
     return setup
 
 
@@ -81,7 +85,9 @@ def stratified_case(k, ci_method, n_bootstrap=10_000):
         def call():
             r = stratified_recall(groups, weights, ci_method=ci_method, n_bootstrap=n_bootstrap)
             return f"recall {r['recall']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
+
         return call
+
     return setup
 
 
@@ -90,12 +96,19 @@ CASES = {
     "types_30000": ("30,000 entity types (all families)", compute_case(many_types, 30_000)),
     "chain_128k": ("chain: 128k entities per side, shifted by one token", compute_case(chain, 128_000)),
     "chain_500k": ("chain: 500k entities per side, shifted by one token", compute_case(chain, 500_000)),
-    "one_across_1000": ("one prediction across 1,000 gold entities (all families)", compute_case(one_across, 1_000)),
+    "one_across_1000": (
+        "one prediction across 1,000 gold entities (all families)",
+        compute_case(one_across, 1_000),
+    ),
     "strata_30k_wilson": ("stratified recall, 30k subgroups, Wilson", stratified_case(30_000, "wilson")),
-    "strata_30k_bootstrap": ("stratified recall, 30k subgroups, bootstrap (10,000)",
-                             stratified_case(30_000, "bootstrap")),
-    "bootstrap_1e8": ("stratified recall, 2 subgroups, bootstrap n_bootstrap=10**8",
-                      stratified_case(2, "bootstrap", 10**8)),
+    "strata_30k_bootstrap": (
+        "stratified recall, 30k subgroups, bootstrap (10,000)",
+        stratified_case(30_000, "bootstrap"),
+    ),
+    "bootstrap_1e8": (
+        "stratified recall, 2 subgroups, bootstrap n_bootstrap=10**8",
+        stratified_case(2, "bootstrap", 10**8),
+    ),
 }
 
 
@@ -116,8 +129,11 @@ def run_one(name, memory_gb):
         check = f"out of memory (limit {memory_gb:g} GB)"
     seconds = time.perf_counter() - start
     peak = status_kb("VmHWM")
-    print(json.dumps({"seconds": seconds, "peak_mb": peak / 1024, "added_mb": (peak - before) / 1024,
-                      "check": check}))
+    print(
+        json.dumps(
+            {"seconds": seconds, "peak_mb": peak / 1024, "added_mb": (peak - before) / 1024, "check": check}
+        )
+    )
 
 
 def measure(name, timeout, memory_gb):
@@ -132,11 +148,15 @@ def measure(name, timeout, memory_gb):
 
 
 def table(rows):
-    lines = ["| case | time (s) | peak memory (MB) | added by the call (MB) | result |",
-             "|---|---:|---:|---:|---|"]
+    lines = [
+        "| case | time (s) | peak memory (MB) | added by the call (MB) | result |",
+        "|---|---:|---:|---:|---|",
+    ]
     for title, r in rows:
         if "seconds" in r:
-            lines.append(f"| {title} | {r['seconds']:.2f} | {r['peak_mb']:.0f} | {r['added_mb']:.0f} | {r['check']} |")
+            lines.append(
+                f"| {title} | {r['seconds']:.2f} | {r['peak_mb']:.0f} | {r['added_mb']:.0f} | {r['check']} |"
+            )
         else:
             lines.append(f"| {title} | | | | {r['check']} |")
     return lines
@@ -163,8 +183,10 @@ def main():
         print(table(rows[-1:])[-1], flush=True)
     total = time.perf_counter() - start
     command = "python bench/stress.py" + ("" if len(names) == len(CASES) else f" --cases {args.cases}")
-    text = [f"# Stress cases\n\nCommand: `{command}` (total {total:.0f} s; time limit {args.timeout:g} s and "
-            f"memory limit {args.memory_gb:g} GB per case, each case in its own process).\n"]
+    text = [
+        f"# Stress cases\n\nCommand: `{command}` (total {total:.0f} s; time limit {args.timeout:g} s and "
+        f"memory limit {args.memory_gb:g} GB per case, each case in its own process).\n"
+    ]
     text += table(rows)
     Path(args.out).write_text("\n".join(text) + "\n")
     print(f"wrote {args.out} in {total:.0f} s")

@@ -32,6 +32,7 @@ Speed: ``compute`` with ``ci_resamples=1000`` against a plain ``compute`` on the
     HF_HUB_OFFLINE=1 python bench/uncertainty.py [--replicates 2000] [--speed-sizes 10000 100000]
         [--runs 3] [--out bench/uncertainty.md]
 """
+
 import argparse
 import os
 import platform
@@ -163,8 +164,16 @@ def paired_study(process, replicates, permutations, resamples, seed, rho, by_doc
     rejected = covered = 0
     for r in range(replicates):
         (a, b), doc = simulate(process, rng, rho)
-        out = U.paired(_units(a, doc, by_document), _units(b, doc, by_document), TYPES, permutations, resamples,
-                       0.95, seed=r, families=("seqeval",))
+        out = U.paired(
+            _units(a, doc, by_document),
+            _units(b, doc, by_document),
+            TYPES,
+            permutations,
+            resamples,
+            0.95,
+            seed=r,
+            families=("seqeval",),
+        )
         j = out["names"].index("overall_f1")
         rejected += out["p_values"][j] <= 0.05
         if resamples:
@@ -181,10 +190,16 @@ def _mark(p, goal):
     return "" if goal[0] <= p <= goal[1] else " (!)"
 
 
-COVERAGE_HEADER = ["| corpus | unit | method | level | " + " | ".join(s.replace("overall_", "") for s in SCORES)
-                   + " | mean width of the F1 interval | replicates |", "|---|---|---|---:|" + "---:|" * len(SCORES) + "---:|---:|"]
-PAIRED_HEADER = ["| study | corpus | unit | rho | F1 a | F1 b | rejection rate at 0.05 | 95% difference interval coverage | replicates |",
-                 "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+COVERAGE_HEADER = [
+    "| corpus | unit | method | level | "
+    + " | ".join(s.replace("overall_", "") for s in SCORES)
+    + " | mean width of the F1 interval | replicates |",
+    "|---|---|---|---:|" + "---:|" * len(SCORES) + "---:|---:|",
+]
+PAIRED_HEADER = [
+    "| study | corpus | unit | rho | F1 a | F1 b | rejection rate at 0.05 | 95% difference interval coverage | replicates |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|",
+]
 
 
 def coverage_rows(process, by_document, replicates, resamples, seed):
@@ -197,8 +212,11 @@ def coverage_rows(process, by_document, replicates, resamples, seed):
         for j in range(len(SCORES)):
             p, se = _rate(h[j], replicates)
             cells.append(f"{p:.3f} ± {se:.3f}{_mark(p, GOALS[lv])}")
-        lines.append(f"| {process.name} | {unit} | {m} | {lv:.2f} | " + " | ".join(cells)
-                     + f" | {width[m, lv][2] / replicates:.4f} | {replicates:,} |")
+        lines.append(
+            f"| {process.name} | {unit} | {m} | {lv:.2f} | "
+            + " | ".join(cells)
+            + f" | {width[m, lv][2] / replicates:.4f} | {replicates:,} |"
+        )
     return lines
 
 
@@ -209,26 +227,39 @@ def paired_row(study, process, rho, by_document, replicates, permutations, resam
     f = [true_scores(q)[2] for q in process.found]
     unit = "document" if by_document else "sentence"
     cover = "" if not resamples else "{:.3f} ± {:.3f}".format(*_rate(covered, replicates))
-    return [f"| {study} | {process.name} | {unit} | {rho:.1f} | {f[0]:.4f} | {f[1]:.4f} | "
-            f"{p:.3f} ± {se:.3f} | {cover} | {replicates:,} |"]
+    return [
+        f"| {study} | {process.name} | {unit} | {rho:.1f} | {f[0]:.4f} | {f[1]:.4f} | "
+        f"{p:.3f} ± {se:.3f} | {cover} | {replicates:,} |"
+    ]
 
 
 def coverage_designs():
     """Every coverage design: name -> (process, resampled by document)."""
     conll = Process(f"{CONLL_TEST:,} sentences", CONLL_TEST, False)
     docs = Process(f"{CONLL_TEST:,} sentences, documents share an error rate", CONLL_TEST, True)
-    return {"conll": (conll, False), "documents": (docs, True), "documents-by-sentence": (docs, False),
-            "small-documents": (Process("300 sentences, documents share an error rate", 300, True), True),
-            "small": (Process("150 sentences", 150, False), False)}
+    return {
+        "conll": (conll, False),
+        "documents": (docs, True),
+        "documents-by-sentence": (docs, False),
+        "small-documents": (Process("300 sentences, documents share an error rate", 300, True), True),
+        "small": (Process("150 sentences", 150, False), False),
+    }
 
 
 def paired_designs():
     """Every paired design: name -> (study, process, rho, resampled by document, with the interval)."""
     conll, docs = coverage_designs()["conll"][0], coverage_designs()["documents"][0]
     same, two = (FOUND, FOUND), (FOUND, found_for_f1(true_scores(FOUND)[2] + 0.01))
-    out = {f"null-{rho}": ("type-I error", conll._replace(found=same), rho, False, False) for rho in (0.0, 0.9)}
+    out = {
+        f"null-{rho}": ("type-I error", conll._replace(found=same), rho, False, False) for rho in (0.0, 0.9)
+    }
     out["null-documents"] = ("type-I error", docs._replace(found=same), 0.9, True, False)
-    out.update({f"power-{rho}": ("power, +1 point F1", conll._replace(found=two), rho, False, True) for rho in (0.0, 0.5, 0.9)})
+    out.update(
+        {
+            f"power-{rho}": ("power, +1 point F1", conll._replace(found=two), rho, False, True)
+            for rho in (0.0, 0.5, 0.9)
+        }
+    )
     out["power-documents"] = ("power, +1 point F1", docs._replace(found=two), 0.9, True, True)
     return out
 
@@ -271,8 +302,12 @@ def _core_rows(refs, a, b):
     for p in (a, b):
         corpus = D.encode(p, refs)
         g, q = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
-        out.append((U.unit_stats(g, q, M.match(g, q), len(corpus.types), np.arange(len(refs)), len(refs)),
-                    corpus.types))
+        out.append(
+            (
+                U.unit_stats(g, q, M.match(g, q), len(corpus.types), np.arange(len(refs)), len(refs)),
+                corpus.types,
+            )
+        )
     (stats_a, types), (stats_b, types_b) = out
     assert types == types_b
     return stats_a, stats_b, types
@@ -292,13 +327,18 @@ def speed(sizes, runs):
         docs = (np.arange(n) // PER_DOCUMENT).tolist()
         steps = {
             "compute": lambda: metric.compute(predictions=a, references=refs),
-            "compute, ci_resamples=1000": lambda: metric.compute(predictions=a, references=refs, ci_resamples=1000),
+            "compute, ci_resamples=1000": lambda: metric.compute(
+                predictions=a, references=refs, ci_resamples=1000
+            ),
             "compute, ci_resamples=1000, documents": lambda: metric.compute(
-                predictions=a, references=refs, ci_resamples=1000, document_ids=docs),
+                predictions=a, references=refs, ci_resamples=1000, document_ids=docs
+            ),
             "compare, permutations=10000, ci_resamples=0": lambda: metric.compare(
-                predictions=a, predictions_b=b, references=refs, permutations=10_000, ci_resamples=0),
+                predictions=a, predictions_b=b, references=refs, permutations=10_000, ci_resamples=0
+            ),
             "compare, permutations=10000, ci_resamples=1000": lambda: metric.compare(
-                predictions=a, predictions_b=b, references=refs, permutations=10_000, ci_resamples=1000),
+                predictions=a, predictions_b=b, references=refs, permutations=10_000, ci_resamples=1000
+            ),
         }
         stats_a, stats_b, types = _core_rows(refs, a, b)
         steps["core: intervals, 1000 resamples"] = lambda: U.intervals(stats_a, types, 1000)
@@ -306,7 +346,15 @@ def speed(sizes, runs):
         times = {name: _timed(step, runs) for name, step in steps.items()}
         base = times["compute"][0]
         for name, (seconds, peak) in times.items():
-            rows.append({"sentences": n, "step": name, "seconds": seconds, "x_compute": seconds / base, "peak_mb": peak})
+            rows.append(
+                {
+                    "sentences": n,
+                    "step": name,
+                    "seconds": seconds,
+                    "x_compute": seconds / base,
+                    "peak_mb": peak,
+                }
+            )
     return rows
 
 
@@ -324,7 +372,9 @@ def _check_through_api():
     refs, a = as_lists(lengths, gold), as_lists(lengths, pred)
     b = as_lists(lengths, _second_system(lengths, gold, pred, 4))
     ours = metric.compute(predictions=a, references=refs, ci_resamples=200, seed=5)["intervals"]
-    compared = metric.compare(predictions=a, predictions_b=b, references=refs, permutations=500, ci_resamples=200)
+    compared = metric.compare(
+        predictions=a, predictions_b=b, references=refs, permutations=500, ci_resamples=200
+    )
     ra, rb, types = _core_rows(refs, a, b)
     assert U.intervals(ra, types, 200, 0.95, 5) == ours
     out = U.paired(ra, rb, types, 500, 200)
@@ -337,15 +387,26 @@ def _section(title, lines):
 
 def write(results, out):
     """bench/uncertainty.md from the cached results of every part."""
-    text = ["# Uncertainty: speed and validity", "",
-            "Written by `bench/uncertainty.py` (see its docstring for the simulated processes). "
-            f"{platform.python_version()} Python, numpy {np.__version__}.", ""]
+    text = [
+        "# Uncertainty: speed and validity",
+        "",
+        "Written by `bench/uncertainty.py` (see its docstring for the simulated processes). "
+        f"{platform.python_version()} Python, numpy {np.__version__}.",
+        "",
+    ]
     if "speed" in results:
         r = results["speed"]
-        lines = [r["note"], "", "| sentences | step | seconds | x compute | peak above start MB |",
-                 "|---:|---|---:|---:|---:|"]
-        lines += [f"| {row['sentences']:,} | {row['step']} | {row['seconds']:.3f} | {row['x_compute']:.2f} | "
-                  f"{row['peak_mb']:.0f} |" for row in r["rows"]]
+        lines = [
+            r["note"],
+            "",
+            "| sentences | step | seconds | x compute | peak above start MB |",
+            "|---:|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {row['sentences']:,} | {row['step']} | {row['seconds']:.3f} | {row['x_compute']:.2f} | "
+            f"{row['peak_mb']:.0f} |"
+            for row in r["rows"]
+        ]
         text += _section("Speed", lines)
     if "coverage" in results:
         rows = [line for name in coverage_designs() for line in results["coverage"].get(name, [])]
@@ -359,11 +420,18 @@ def write(results, out):
 def main():
     import json
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", nargs="+", default=["speed", "coverage", "paired"],
-                        choices=["speed", "coverage", "paired"])
-    parser.add_argument("--designs", nargs="+", default=None,
-                        help=f"coverage designs {list(coverage_designs())} and paired designs {list(paired_designs())}")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--parts", nargs="+", default=["speed", "coverage", "paired"], choices=["speed", "coverage", "paired"]
+    )
+    parser.add_argument(
+        "--designs",
+        nargs="+",
+        default=None,
+        help=f"coverage designs {list(coverage_designs())} and paired designs {list(paired_designs())}",
+    )
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--permutations", type=int, default=1000)
@@ -390,8 +458,16 @@ def main():
             for i, name in enumerate(designs):
                 if args.designs is None or name in args.designs:
                     study, process, rho, by_document, interval = designs[name]
-                    rows = paired_row(study, process, rho, by_document, args.replicates, args.permutations,
-                                      args.resamples if interval else 0, args.seed + 100 + i)
+                    rows = paired_row(
+                        study,
+                        process,
+                        rho,
+                        by_document,
+                        args.replicates,
+                        args.permutations,
+                        args.resamples if interval else 0,
+                        args.seed + 100 + i,
+                    )
                     results.setdefault("paired", {})[name] = rows
         print(f"{part}: {time.perf_counter() - start:.0f} s", file=sys.stderr)
         cache.write_text(json.dumps(results, indent=1, ensure_ascii=False))
@@ -399,12 +475,14 @@ def main():
 
 
 def _speed_note(args):
-    return (f"`python bench/uncertainty.py --parts speed --runs {args.runs}`: best of {args.runs} runs, "
-            "wall seconds through `evaluate.load`; bench/speed.py's synthetic corpus (4 types); the "
-            "second system of `compare` tags 20% of the sentences like the gold and 10% with no entity; "
-            "documents: 15 sentences each. x compute: against the plain `compute` of the same size. core: the "
-            "`ner_uncertainty` step alone, on the count rows (no decoding or matching). Peak: "
-            "VmHWM above the resident size at the start of the step (the input lists are excluded).")
+    return (
+        f"`python bench/uncertainty.py --parts speed --runs {args.runs}`: best of {args.runs} runs, "
+        "wall seconds through `evaluate.load`; bench/speed.py's synthetic corpus (4 types); the "
+        "second system of `compare` tags 20% of the sentences like the gold and 10% with no entity; "
+        "documents: 15 sentences each. x compute: against the plain `compute` of the same size. core: the "
+        "`ner_uncertainty` step alone, on the count rows (no decoding or matching). Peak: "
+        "VmHWM above the resident size at the start of the step (the input lists are excluded)."
+    )
 
 
 COVERAGE_NOTE = (
@@ -413,14 +491,16 @@ COVERAGE_NOTE = (
     "± its Monte Carlo standard error; (!) marks a value outside the goal ([0.93, 0.97] at 0.95, [0.88, 0.92] at "
     "0.90). unit: what is resampled (sentences, or documents as with `document_ids`). method: percentile, "
     "expanded percentile, BCa, and expanded BCa (the default of `compute` and `compare`), all four from the "
-    "same resamples.")
+    "same resamples."
+)
 PAIRED_NOTE = (
     "`python bench/uncertainty.py --parts paired [--designs ...] --replicates N --permutations 1000`: N simulated "
     "pairs of systems per design on the same gold, 1000 permutations (and 1000 bootstrap resamples for the "
     "interval, expanded BCa) each: the rejection rate of the approximate-randomisation test of overall_f1 at alpha 0.05 (the "
     "type-I error where both systems draw from one process, the power where b's true F1 is 1 point higher) and "
     "the coverage of the 95% paired-bootstrap interval of the difference, each ± its Monte Carlo standard "
-    "error. rho: the share of gold entities whose difficulty both systems share (0: independent errors).")
+    "error. rho: the share of gold entities whose difficulty both systems share (0: independent errors)."
+)
 
 
 if __name__ == "__main__":

@@ -30,8 +30,12 @@ EXAMPLES = {
 
 #: (row label, what counts, threshold or None, where the micro P / R / F1 are)
 ROWS = [
-    ("span exact (seqeval)", "same type, same boundaries", None,
-     lambda r: (r["overall_precision"], r["overall_recall"], r["overall_f1"])),
+    (
+        "span exact (seqeval)",
+        "same type, same boundaries",
+        None,
+        lambda r: (r["overall_precision"], r["overall_recall"], r["overall_f1"]),
+    ),
     ("MUC strict", "as seqeval, one-to-one", None, lambda r: _prf(r["muc"]["strict"])),
     ("MUC exact", "same boundaries, any type", None, lambda r: _prf(r["muc"]["exact"])),
     ("MUC partial", "overlap earns 0.5, any type", None, lambda r: _prf(r["muc"]["partial"])),
@@ -40,7 +44,12 @@ ROWS = [
     ("overlap, Dice ≥ 1.0", "equals span exact", 1.0, lambda r: _prf(r["overlap"])),
     ("overlap, Dice ≥ 0.5", "EDS-NLP's default", 0.5, lambda r: _prf(r["overlap"])),
     ("overlap, Dice ≥ 1e-9", "any shared token, same type", 1e-9, lambda r: _prf(r["overlap"])),
-    ("HAREM identification", "shared tokens, 0.5·common/distinct, any type", None, lambda r: _prf(r["harem"])),
+    (
+        "HAREM identification",
+        "shared tokens, 0.5·common/distinct, any type",
+        None,
+        lambda r: _prf(r["harem"]),
+    ),
 ]
 
 
@@ -49,14 +58,20 @@ def _prf(table):
 
 
 def results(metric, references, predictions, threshold):
-    return metric.compute(predictions=[predictions], references=[references],
-                          scores=["seqeval", "muc", "token", "overlap", "harem"],
-                          overlap_threshold=threshold if threshold is not None else 0.5)
+    return metric.compute(
+        predictions=[predictions],
+        references=[references],
+        scores=["seqeval", "muc", "token", "overlap", "harem"],
+        overlap_threshold=threshold if threshold is not None else 0.5,
+    )
 
 
 def table(metric):
-    header = "| scoring | counts as a hit | " + " | ".join(
-        f"{name} {s}" for name in EXAMPLES for s in ("P", "R", "F1")) + " |"
+    header = (
+        "| scoring | counts as a hit | "
+        + " | ".join(f"{name} {s}" for name in EXAMPLES for s in ("P", "R", "F1"))
+        + " |"
+    )
     lines = [header, "|" + "---|" * (2 + 3 * len(EXAMPLES))]
     for label, what, threshold, pick in ROWS:
         cells = []

@@ -3,6 +3,7 @@ ner_recall_metric, side by side: the table of docs/decoding.md.
 
     python examples/decoding_cases.py
 """
+
 import os
 import sys
 import warnings
@@ -59,7 +60,11 @@ def ours(tags, options):
         return show(tags_to_spans(tags, **options))
     except ValueError as error:
         message = str(error)  # "tag 'X' at tags[j] <reason>" or "invalid tag 'X' at tags[j] (expected)<hint>"
-        reason = message.split("] ", 1)[1] if message.startswith("tag ") else "invalid tag" + message.rsplit(")", 1)[1]
+        reason = (
+            message.split("] ", 1)[1]
+            if message.startswith("tag ")
+            else "invalid tag" + message.rsplit(")", 1)[1]
+        )
         return "ValueError: " + reason.replace("|", "\\|")
 
 
@@ -69,7 +74,9 @@ def main():
     for case, tags, options in CASES:
         shown = " ".join(repr(t) for t in tags).replace("|", "\\|")
         where = f" ({', '.join(f'{k}={v!r}' for k, v in options.items())})" if options else ""
-        print(f"| {case}{where} | `{shown}` | {seqeval(tags, False)} | {seqeval(tags, True)} | {ours(tags, options)} |")
+        print(
+            f"| {case}{where} | `{shown}` | {seqeval(tags, False)} | {seqeval(tags, True)} | {ours(tags, options)} |"
+        )
 
 
 if __name__ == "__main__":

@@ -18,14 +18,18 @@ MODES = {"strict": "strict", "exact": "exact", "partial": "partial", "type": "en
 KEYS = ("correct", "incorrect", "partial", "missed", "spurious")
 
 CASES = [
-    ("one prediction across two gold entities",
-     "B-PER I-PER O B-PER I-PER", "O B-PER I-PER I-PER O"),
-    ("prediction across two gold entities, the second of its type",
-     "B-PER I-PER B-LOC I-LOC", "B-LOC I-LOC I-LOC I-LOC"),
-    ("two predictions inside one gold entity",
-     "B-LOC I-LOC I-LOC I-LOC I-LOC", "B-LOC O B-LOC I-LOC I-LOC"),
-    ("a chain: one prediction across two gold entities, a second prediction on the second",
-     "B-PER I-PER I-PER B-PER I-PER I-PER I-PER I-PER O", "O O B-PER I-PER I-PER I-PER O B-PER I-PER"),
+    ("one prediction across two gold entities", "B-PER I-PER O B-PER I-PER", "O B-PER I-PER I-PER O"),
+    (
+        "prediction across two gold entities, the second of its type",
+        "B-PER I-PER B-LOC I-LOC",
+        "B-LOC I-LOC I-LOC I-LOC",
+    ),
+    ("two predictions inside one gold entity", "B-LOC I-LOC I-LOC I-LOC I-LOC", "B-LOC O B-LOC I-LOC I-LOC"),
+    (
+        "a chain: one prediction across two gold entities, a second prediction on the second",
+        "B-PER I-PER I-PER B-PER I-PER I-PER I-PER I-PER O",
+        "O O B-PER I-PER I-PER I-PER O B-PER I-PER",
+    ),
 ]
 
 

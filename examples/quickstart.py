@@ -23,20 +23,35 @@ def main(description_csv=BENCHMARK):
     metric = evaluate.load(os.path.join(ROOT, "ner_recall_metric.py"), "subgroups")
     data = metric.load_benchmark(description_csv)
     # the tagger's outcome per sampled entity: found it (its gold tags) or not (all O)
-    predictions = [tags if found else ["O"] * len(tags) for tags, found in zip(data["ner_tags"], data["correct"])]
-    results = metric.compute(predictions=predictions, references=data["ner_tags"], subgroups=data["subgroup"],
-                             subgroup_weights=metric.benchmark_sizes(description_csv), ci_method="weighted_wald")
+    predictions = [
+        tags if found else ["O"] * len(tags) for tags, found in zip(data["ner_tags"], data["correct"])
+    ]
+    results = metric.compute(
+        predictions=predictions,
+        references=data["ner_tags"],
+        subgroups=data["subgroup"],
+        subgroup_weights=metric.benchmark_sizes(description_csv),
+        ci_method="weighted_wald",
+    )
     recall = results["stratified_recall"]
     print(f"{len(data)} sampled entities in {len(recall['strata'])} subgroups")
     for name, stratum in recall["strata"].items():
-        print(f"  {name:20s} found {stratum['correct']:5.0f} of {stratum['n']:4d}  weight {stratum['weight']:.3f}")
+        print(
+            f"  {name:20s} found {stratum['correct']:5.0f} of {stratum['n']:4d}  weight {stratum['weight']:.3f}"
+        )
     print(f"plain recall (strict): {results['muc']['strict']['recall']:.4f}")
     print(f"stratum-weighted recall: {recall['recall']!r}")
     print(f"95% CI ({recall['method']}): ({recall['ci_low']!r}, {recall['ci_high']!r})")
-    wilson = metric.compute(predictions=predictions, references=data["ner_tags"], subgroups=data["subgroup"],
-                            subgroup_weights=metric.benchmark_sizes(description_csv))["stratified_recall"]
-    print(f"95% CI (wilson, the default, with the uncertainty of the sizes): "
-          f"({wilson['ci_low']:.4f}, {wilson['ci_high']:.4f})")
+    wilson = metric.compute(
+        predictions=predictions,
+        references=data["ner_tags"],
+        subgroups=data["subgroup"],
+        subgroup_weights=metric.benchmark_sizes(description_csv),
+    )["stratified_recall"]
+    print(
+        f"95% CI (wilson, the default, with the uncertainty of the sizes): "
+        f"({wilson['ci_low']:.4f}, {wilson['ci_high']:.4f})"
+    )
 
 
 if __name__ == "__main__":

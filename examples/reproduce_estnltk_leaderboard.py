@@ -55,10 +55,14 @@ def score_benchmark(metric, description_csv, tagger):
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--benchmarks-dir", default=os.path.join(ROOT, "..", "shared", "benchmarks"),
-                        help="folder holding amundsen_01/ and amundsen_02/ (default: ../shared/benchmarks)")
-    parser.add_argument("--benchmark", action="append", choices=BENCHMARKS,
-                        help="one benchmark (repeatable; default: both)")
+    parser.add_argument(
+        "--benchmarks-dir",
+        default=os.path.join(ROOT, "..", "shared", "benchmarks"),
+        help="folder holding amundsen_01/ and amundsen_02/ (default: ../shared/benchmarks)",
+    )
+    parser.add_argument(
+        "--benchmark", action="append", choices=BENCHMARKS, help="one benchmark (repeatable; default: both)"
+    )
     parser.add_argument("--strata", help="also write per-population rows to this CSV file")
     return parser.parse_args(argv)
 
@@ -74,13 +78,26 @@ def main(argv=None):
     strata_rows = []
     for name in args.benchmark or BENCHMARKS:
         started = time.perf_counter()
-        result = score_benchmark(metric, os.path.join(args.benchmarks_dir, name, "data_description.csv"), tagger)
+        result = score_benchmark(
+            metric, os.path.join(args.benchmarks_dir, name, "data_description.csv"), tagger
+        )
         correct = round(result["correct"])  # strict mode credits whole entities only
-        out.writerow((name, MODEL_NAME, result["recall"], result["ci_low"], result["ci_high"],
-                      correct, result["n"] - correct))
+        out.writerow(
+            (
+                name,
+                MODEL_NAME,
+                result["recall"],
+                result["ci_low"],
+                result["ci_high"],
+                correct,
+                result["n"] - correct,
+            )
+        )
         sys.stdout.flush()
-        strata_rows += [(name, group, s["n"], round(s["correct"]), s["recall"], s["weight"])
-                        for group, s in result["strata"].items()]
+        strata_rows += [
+            (name, group, s["n"], round(s["correct"]), s["recall"], s["weight"])
+            for group, s in result["strata"].items()
+        ]
         print(f"{name}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
     if args.strata:
         with open(args.strata, "w", encoding="utf-8", newline="") as f:

@@ -9,6 +9,7 @@ A tiny BERT is built from a ``BertConfig`` (nothing is downloaded), evaluated, t
 few seconds on six sentences and evaluated again on the same six (a smoke test, not a
 benchmark). Trainer logs every metric with the ``eval_`` prefix; this prints a few of them.
 """
+
 import os
 import tempfile
 
@@ -57,16 +58,34 @@ def collate(rows):
 
 
 torch.manual_seed(0)
-config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                    intermediate_size=64, num_labels=len(label_names), id2label=dict(enumerate(label_names)))
+config = BertConfig(
+    vocab_size=len(vocab),
+    hidden_size=32,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    intermediate_size=64,
+    num_labels=len(label_names),
+    id2label=dict(enumerate(label_names)),
+)
 model = BertForTokenClassification(config)
 
 metric = evaluate.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ner_recall_metric.py"))
-args = TrainingArguments(output_dir=tempfile.mkdtemp(), num_train_epochs=30, learning_rate=1e-2,
-                         per_device_train_batch_size=6, report_to="none", use_cpu=True,
-                         logging_strategy="no", save_strategy="no")
+args = TrainingArguments(
+    output_dir=tempfile.mkdtemp(),
+    num_train_epochs=30,
+    learning_rate=1e-2,
+    per_device_train_batch_size=6,
+    report_to="none",
+    use_cpu=True,
+    logging_strategy="no",
+    save_strategy="no",
+)
 trainer = Trainer(
-    model=model, args=args, train_dataset=dataset, eval_dataset=dataset, data_collator=collate,
+    model=model,
+    args=args,
+    train_dataset=dataset,
+    eval_dataset=dataset,
+    data_collator=collate,
     # logits -> argmax, -100 positions skipped, ids -> label_names, the result flattened
     compute_metrics=metric.trainer_compute_metrics(label_names, mode="strict", scheme="IOB2"),
 )
@@ -74,6 +93,13 @@ before = trainer.evaluate()
 trainer.train()
 after = trainer.evaluate()
 print(f"{len(after)} numbers logged, among them:")
-for key in ("eval_overall_f1", "eval_PER_f1", "eval_LOC_recall", "eval_muc_strict_f1",
-            "eval_muc_partial_f1", "eval_muc_strict_spurious", "eval_muc_strict_PER_incorrect"):
+for key in (
+    "eval_overall_f1",
+    "eval_PER_f1",
+    "eval_LOC_recall",
+    "eval_muc_strict_f1",
+    "eval_muc_partial_f1",
+    "eval_muc_strict_spurious",
+    "eval_muc_strict_PER_incorrect",
+):
     print(f"  {key:28} {before[key]:6.3g} -> {after[key]:6.3g}")

@@ -1,4 +1,5 @@
 """Test set-up: the repo root on sys.path, the Hub never contacted."""
+
 import os
 import sys
 

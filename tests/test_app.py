@@ -2,8 +2,8 @@
 the metric's own message. The browser drives the same functions in test_app_browser.py."""
 
 import csv
-import json
 import html
+import json
 import re
 
 import pytest
@@ -30,14 +30,17 @@ def test_import_builds_without_launching():
     assert not app.demo.is_running
 
 
-@pytest.mark.parametrize("text, items", [
-    ("B-PER I-PER O", ["B-PER", "I-PER", "O"]),
-    ("  B-PER   O \n", ["B-PER", "O"]),
-    ("B-PER\nI-PER\n\nO\n", ["B-PER", "I-PER", "O"]),
-    ("New York\nis", ["New York", "is"]),  # one per line: a token may hold a space
-    ("", []),
-    (None, []),
-])
+@pytest.mark.parametrize(
+    "text, items",
+    [
+        ("B-PER I-PER O", ["B-PER", "I-PER", "O"]),
+        ("  B-PER   O \n", ["B-PER", "O"]),
+        ("B-PER\nI-PER\n\nO\n", ["B-PER", "I-PER", "O"]),
+        ("New York\nis", ["New York", "is"]),  # one per line: a token may hold a space
+        ("", []),
+        (None, []),
+    ],
+)
 def test_split_items(text, items):
     assert app.split_items(text) == items
 
@@ -60,7 +63,9 @@ def test_examples_parse_and_show_the_metrics_numbers(name):
 
 def test_scenarios_are_batistas():
     expected = {  # strict, exact, partial, type (Batista 2018, table of scenarios I-VI)
-        "I.": ("correct",) * 4, "II.": ("spurious",) * 4, "III.": ("missed",) * 4,
+        "I.": ("correct",) * 4,
+        "II.": ("spurious",) * 4,
+        "III.": ("missed",) * 4,
         "IV.": ("incorrect", "correct", "correct", "incorrect"),
         "V.": ("incorrect", "incorrect", "partial", "correct"),
         "VI.": ("incorrect", "incorrect", "partial", "incorrect"),
@@ -68,7 +73,7 @@ def test_scenarios_are_batistas():
     for name in app.BATISTA_EXAMPLES:
         case = app.EXAMPLES[name]
         results = app.metric().compute(predictions=[case.pred], references=[case.gold], errors=True)
-        (_, outcomes), = app.entity_pairs(results)
+        ((_, outcomes),) = app.entity_pairs(results)
         assert tuple(outcomes.values()) == expected[name.split()[0]], name
     table = app.scenario_table_html()
     assert table.count("<tr>") == 1 + len(app.BATISTA_EXAMPLES)
@@ -79,8 +84,10 @@ def test_each_entity_pair_gets_the_metrics_outcome_per_mode():
     assert app.entity_pairs(results) == [
         ((None, ("PER", 0, 1)), dict.fromkeys(app.MODES, "spurious")),
         ((("PER", 1, 2), ("PER", 1, 2)), dict.fromkeys(app.MODES, "correct")),
-        ((("DIS", 3, 5), ("DIS", 4, 6)), dict(strict="incorrect", exact="incorrect", partial="partial",
-                                               type="correct")),
+        (
+            (("DIS", 3, 5), ("DIS", 4, 6)),
+            dict(strict="incorrect", exact="incorrect", partial="partial", type="correct"),
+        ),
     ]
     fragment = app.entities_html(case, options, results)
     assert fragment.count('class="pill seg-spurious"') == 4
@@ -128,16 +135,21 @@ def test_entities_are_drawn_over_their_tokens():
     fragment = app.entities_html(case, options, results)
     # gold: PER patiente (token 1), DIS une fièvre (3-4); grid columns are offset by the label column
     assert re.findall(r'data-side="gold" style="grid-row:1;grid-column:(\d+)/(\d+)', fragment) == [
-        ("3", "4"), ("5", "7")]
+        ("3", "4"),
+        ("5", "7"),
+    ]
     assert len(re.findall(r'data-side="predicted"', fragment)) == 3
     assert fragment.count("ner-differs") == sum(g != p for g, p in zip(case.gold, case.pred))
 
 
-@pytest.mark.parametrize("gold, pred, inputs", [
-    ("B-PER O", "O", dict(predictions=[["O"]], references=[["B-PER", "O"]])),
-    ("B-PER X-LOC", "O O", dict(predictions=[["O", "O"]], references=[["B-PER", "X-LOC"]])),
-    ("B-PER O", "B-PER 7", dict(predictions=[["B-PER", "7"]], references=[["B-PER", "O"]])),
-])
+@pytest.mark.parametrize(
+    "gold, pred, inputs",
+    [
+        ("B-PER O", "O", dict(predictions=[["O"]], references=[["B-PER", "O"]])),
+        ("B-PER X-LOC", "O O", dict(predictions=[["O", "O"]], references=[["B-PER", "X-LOC"]])),
+        ("B-PER O", "B-PER 7", dict(predictions=[["B-PER", "7"]], references=[["B-PER", "O"]])),
+    ],
+)
 def test_bad_input_shows_the_metrics_message(gold, pred, inputs):
     error, results, *outputs = app.compare_view("", gold, pred, LENIENT, False)
     assert html.escape(metric_error(**inputs)) in error
@@ -150,10 +162,13 @@ def test_strict_decoding_without_a_scheme_shows_the_metrics_message():
     assert error == ""  # the app always passes a scheme with mode="strict"
 
 
-@pytest.mark.parametrize("tokens, gold, message", [
-    ("a b c", "B-PER O", "3 tokens but 2 gold tags"),
-    ("", "", "no tags"),
-])
+@pytest.mark.parametrize(
+    "tokens, gold, message",
+    [
+        ("a b c", "B-PER O", "3 tokens but 2 gold tags"),
+        ("", "", "no tags"),
+    ],
+)
 def test_bad_input_of_the_app_itself(tokens, gold, message):
     error = app.compare_view(tokens, gold, gold, LENIENT, False)[0]
     assert message in error
@@ -171,6 +186,7 @@ def test_an_unexpected_error_is_shown_as_a_bug(monkeypatch):
 
 # ---------------------------------------------------------------------------- stratified recall
 
+
 def write(tmp_path, name, rows):
     path = tmp_path / name
     with open(path, "w", encoding="utf-8", newline="") as f:
@@ -187,18 +203,27 @@ def test_found_csv_becomes_one_token_sentences(tmp_path):
 
 
 def test_tagged_csv_keeps_the_tags(tmp_path):
-    path = write(tmp_path, "e.csv", [["subgroup", "tokens", "gold", "predicted"],
-                                     ["news", "New York", "B-LOC I-LOC", "B-LOC O"]])
+    path = write(
+        tmp_path,
+        "e.csv",
+        [["subgroup", "tokens", "gold", "predicted"], ["news", "New York", "B-LOC I-LOC", "B-LOC O"]],
+    )
     entities = app.read_entities(path)
     assert entities == app.Entities(["news"], [["B-LOC", "I-LOC"]], [["B-LOC", "O"]])
 
 
-@pytest.mark.parametrize("rows, message", [
-    ([["subgroup", "found"], ["a", "maybe"]], "entities CSV line 2: found must be yes or no; got 'maybe'"),
-    ([["group", "found"], ["a", "yes"]], "needs a 'subgroup' column"),
-    ([["subgroup", "gold"], ["a", "B-PER"]], "needs the columns subgroup and found"),
-    ([["subgroup", "found"]], "at least one data row"),
-])
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        (
+            [["subgroup", "found"], ["a", "maybe"]],
+            "entities CSV line 2: found must be yes or no; got 'maybe'",
+        ),
+        ([["group", "found"], ["a", "yes"]], "needs a 'subgroup' column"),
+        ([["subgroup", "gold"], ["a", "B-PER"]], "needs the columns subgroup and found"),
+        ([["subgroup", "found"]], "at least one data row"),
+    ],
+)
 def test_bad_entities_csv(tmp_path, rows, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         app.read_entities(write(tmp_path, "e.csv", rows))
@@ -208,8 +233,14 @@ def test_sizes_csv_forms(tmp_path):
     assert app.read_sizes(None) is None
     relative = write(tmp_path, "s.csv", [["subgroup", "size"], ["a", "3"], ["b", "0.5"]])
     assert app.read_sizes(relative) == {"a": 3, "b": 0.5}
-    estimated = write(tmp_path, "d.csv", [["", "population", "occurences", "labelled", "positive", "file"],
-                                          ["0", "a", "100", "10", "4", "x.csv"]])
+    estimated = write(
+        tmp_path,
+        "d.csv",
+        [
+            ["", "population", "occurences", "labelled", "positive", "file"],
+            ["0", "a", "100", "10", "4", "x.csv"],
+        ],
+    )
     assert app.read_sizes(estimated) == {"a": {"occurences": 100, "labelled": 10, "positive": 4}}
     with pytest.raises(ValueError, match="sizes CSV line 2: not a number: 'many'"):
         app.read_sizes(write(tmp_path, "bad.csv", [["subgroup", "size"], ["a", "many"]]))
@@ -221,12 +252,23 @@ def test_stratified_examples_show_the_metrics_numbers(name):
     entities, sizes = app.read_entities(entities_path), app.read_sizes(sizes_path)
     shown = app.stratified(entities_path, sizes_path, "weighted_wald", 0.9, "partial")
     direct = app.metric("subgroups").compute(
-        predictions=entities.predictions, references=entities.references, subgroups=entities.subgroups,
-        subgroup_weights=sizes, ci_method="weighted_wald", confidence_level=0.9, recall_mode="partial")
+        predictions=entities.predictions,
+        references=entities.references,
+        subgroups=entities.subgroups,
+        subgroup_weights=sizes,
+        ci_method="weighted_wald",
+        confidence_level=0.9,
+        recall_mode="partial",
+    )
     assert shown == direct["stratified_recall"]
     rows = app.strata_rows(shown)
     assert [row[0] for row in rows] == [*shown["strata"], "weighted estimate"]
-    assert rows[-1][3:] == [round(shown["recall"], 4), 1.0, round(shown["ci_low"], 4), round(shown["ci_high"], 4)]
+    assert rows[-1][3:] == [
+        round(shown["recall"], 4),
+        1.0,
+        round(shown["ci_low"], 4),
+        round(shown["ci_high"], 4),
+    ]
     svg = app.recall_svg(shown)
     assert svg.startswith("<svg") and all(html.escape(s) in svg for s in shown["strata"])
 
@@ -236,8 +278,9 @@ def test_amundsen_example_reproduces_the_published_estimate():
     result = app.stratified(*app.amundsen_example(), "weighted_wald", 0.95, "strict")
     assert (result["n"], result["correct"]) == (535, 344)
     assert result["recall"] == pytest.approx(0.5892016803782091, abs=1e-12)
-    assert (result["ci_low"], result["ci_high"]) == pytest.approx((0.5442531601445354, 0.6341502006118828),
-                                                                  abs=1e-6)
+    assert (result["ci_low"], result["ci_high"]) == pytest.approx(
+        (0.5442531601445354, 0.6341502006118828), abs=1e-6
+    )
 
 
 def test_stratified_errors_are_shown(tmp_path):
@@ -245,8 +288,12 @@ def test_stratified_errors_are_shown(tmp_path):
     sizes = write(tmp_path, "s.csv", [["subgroup", "size"], ["a", "3"]])  # b has no size
     error, results, *_ = app.stratified_view(entities, sizes, "wilson", 0.95, "strict")
     with pytest.raises(ValueError) as info:
-        app.metric("subgroups").compute(predictions=[["B-ENT"], ["O"]], references=[["B-ENT"]] * 2,
-                                        subgroups=["a", "b"], subgroup_weights={"a": 3})
+        app.metric("subgroups").compute(
+            predictions=[["B-ENT"], ["O"]],
+            references=[["B-ENT"]] * 2,
+            subgroups=["a", "b"],
+            subgroup_weights={"a": 3},
+        )
     assert html.escape(str(info.value)) in error
     assert results.visible is False
     assert "no entities CSV" in app.stratified_view(None, None, "wilson", 0.95, "strict")[0]
@@ -261,10 +308,25 @@ def test_app_offers_the_metrics_option_values():
 # ---------------------------------------------------------------------------- Files tab
 
 DATA = app.HERE / "tests" / "data"
-GOLD, PRED_A, PRED_B, BOTH = (str(DATA / n) for n in ("gold.conll", "pred_a.conll", "pred_b.conll",
-                                                      "gold_pred_a.conll"))
-FILES_OUTPUTS = ["error", "results", "headline", "cards", "plot", "heatmap", "mode", "outcome", "type", "browser",
-                 "download", "two_systems", "comparison", "state"]
+GOLD, PRED_A, PRED_B, BOTH = (
+    str(DATA / n) for n in ("gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll")
+)
+FILES_OUTPUTS = [
+    "error",
+    "results",
+    "headline",
+    "cards",
+    "plot",
+    "heatmap",
+    "mode",
+    "outcome",
+    "type",
+    "browser",
+    "download",
+    "two_systems",
+    "comparison",
+    "state",
+]
 
 
 def files_view(*paths, decoding=LENIENT):
@@ -286,30 +348,52 @@ def test_files_tab_hand_counted():
     shown = files_view(GOLD, PRED_A)
     assert shown["error"] == ""
     headline = dict(re.findall(r'data-key="(\w+)">([^<]+)<', shown["headline"]))
-    assert headline == {"overall_precision": "0.5714", "overall_recall": "0.5714", "overall_f1": "0.5714"}  # 4/7
+    assert headline == {
+        "overall_precision": "0.5714",
+        "overall_recall": "0.5714",
+        "overall_f1": "0.5714",
+    }  # 4/7
     cards = shown_numbers(shown["cards"])
-    assert [cards["strict", k] for k in ("correct", "incorrect", "missed", "spurious")] == ["4", "2", "1", "1"]
+    assert [cards["strict", k] for k in ("correct", "incorrect", "missed", "spurious")] == [
+        "4",
+        "2",
+        "1",
+        "1",
+    ]
     assert [cards["exact", k] for k in ("correct", "incorrect")] == ["5", "1"]
     assert cards["partial", "partial"] == "1" and cards["partial", "recall"] == "0.786"  # (5 + 1/2) / 7
     assert [cards["type", k] for k in ("correct", "incorrect")] == ["5", "1"]  # Peter right type, British not
-    heat = {(g, p): int(n) for g, p, n in re.findall(r'data-gold="(\w*)" data-pred="(\w*)" data-n="(\d+)"',
-                                                     shown["heatmap"])}
-    assert {k: n for k, n in heat.items() if n} == {("ORG", "ORG"): 2, ("MISC", "MISC"): 2, ("MISC", "LOC"): 1,
-                                                     ("PER", "PER"): 1, ("LOC", ""): 1, ("", "MISC"): 1}
-    f1 = {(t, m): float(v) for t, m, v in re.findall(r'data-type="(\w+)" data-mode="(\w+)" data-f1="([\d.]+)"',
-                                                       shown["plot"])}
+    heat = {
+        (g, p): int(n)
+        for g, p, n in re.findall(r'data-gold="(\w*)" data-pred="(\w*)" data-n="(\d+)"', shown["heatmap"])
+    }
+    assert {k: n for k, n in heat.items() if n} == {
+        ("ORG", "ORG"): 2,
+        ("MISC", "MISC"): 2,
+        ("MISC", "LOC"): 1,
+        ("PER", "PER"): 1,
+        ("LOC", ""): 1,
+        ("", "MISC"): 1,
+    }
+    f1 = {
+        (t, m): float(v)
+        for t, m, v in re.findall(r'data-type="(\w+)" data-mode="(\w+)" data-f1="([\d.]+)"', shown["plot"])
+    }
     assert f1["MISC", "strict"] == pytest.approx(2 / 3, abs=1e-4) and f1["PER", "type"] == 1.0
 
 
-@pytest.mark.parametrize("mode, outcome, type_name, count", [  # counted by hand on tests/data
-    ("strict", app.NOT_CORRECT, app.ALL_TYPES, 4),
-    ("strict", "correct", app.ALL_TYPES, 4),
-    ("strict", app.NOT_CORRECT, "MISC", 2),  # British (gold MISC) and Thursday (predicted MISC)
-    ("strict", app.NOT_CORRECT, "LOC", 2),  # British (predicted LOC) and BRUSSELS
-    ("exact", "incorrect", app.ALL_TYPES, 1),
-    ("partial", "partial", "PER", 1),
-    ("type", "incorrect", "ORG", 0),
-])
+@pytest.mark.parametrize(
+    "mode, outcome, type_name, count",
+    [  # counted by hand on tests/data
+        ("strict", app.NOT_CORRECT, app.ALL_TYPES, 4),
+        ("strict", "correct", app.ALL_TYPES, 4),
+        ("strict", app.NOT_CORRECT, "MISC", 2),  # British (gold MISC) and Thursday (predicted MISC)
+        ("strict", app.NOT_CORRECT, "LOC", 2),  # British (predicted LOC) and BRUSSELS
+        ("exact", "incorrect", app.ALL_TYPES, 1),
+        ("partial", "partial", "PER", 1),
+        ("type", "incorrect", "ORG", 0),
+    ],
+)
 def test_error_browser_filters(mode, outcome, type_name, count):
     state = files_view(GOLD, PRED_A)["state"]
     page = app.errors_html(state, mode, outcome, type_name)
@@ -322,9 +406,13 @@ def test_error_browser_draws_the_pair_in_its_sentence():
     state = files_view(GOLD, PRED_A)["state"]
     page = app.errors_html(state, "strict", "incorrect", "LOC")
     assert "sentence 1 <small>(gold.conll line 9)</small>" in page  # British, line 9 of gold.conll
-    assert re.findall(r'ner-span ner-focus" data-side="(\w+)"[^>]*>(\w+)<', page) == [("gold", "MISC"),
-                                                                                    ("predicted", "LOC")]
-    assert page.count('class="ner-token') == 9 and "<b>lamb</b>" in page  # the whole sentence: 6 tokens around
+    assert re.findall(r'ner-span ner-focus" data-side="(\w+)"[^>]*>(\w+)<', page) == [
+        ("gold", "MISC"),
+        ("predicted", "LOC"),
+    ]
+    assert (
+        page.count('class="ner-token') == 9 and "<b>lamb</b>" in page
+    )  # the whole sentence: 6 tokens around
 
 
 def test_error_browser_window(monkeypatch):
@@ -343,7 +431,9 @@ def test_heatmap_is_the_error_listing_counted_again(metric):
             key = (e["gold"][0] if e["gold"] else "", e["pred"][0] if e["pred"] else "")
             expected[key] = expected.get(key, 0) + 1
     shown = files_view(GOLD, PRED_A)["heatmap"]
-    heat = {(g, p): int(n) for g, p, n in re.findall(r'data-gold="(\w*)" data-pred="(\w*)" data-n="(\d+)"', shown)}
+    heat = {
+        (g, p): int(n) for g, p, n in re.findall(r'data-gold="(\w*)" data-pred="(\w*)" data-n="(\d+)"', shown)
+    }
     assert {k: n for k, n in heat.items() if n} == expected
 
 
@@ -376,9 +466,15 @@ def test_two_tag_columns_and_jsonl_give_the_same_scores(tmp_path, metric):
     assert app.errors_html(shown["state"]).count('class="error-card"') == 4
 
 
-@pytest.mark.parametrize("text, message", [
-    ("EU B-ORG\nrejects O O\n", "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "EU B-ORG\nrejects O O\n",
+            "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)",
+        ),
+    ],
+)
 def test_bad_files_show_the_readers_message(tmp_path, text, message):
     (tmp_path / "bad.conll").write_text(text, encoding="utf-8")
     shown = files_view(str(tmp_path / "bad.conll"), PRED_A)
@@ -393,7 +489,9 @@ def test_the_download_comes_second():
     assert first[2:6] == tuple(files_view(GOLD, PRED_A)[k] for k in ("headline", "cards", "plot", "heatmap"))
     saved = json.loads(open(second[app.FILES_DOWNLOAD], encoding="utf-8").read())
     assert saved["results"]["muc"]["strict"]["correct"] == 4
-    assert list(app.files_stream(None, None, None, LENIENT, False, 0))[0][0].startswith('<div class="app-error"')
+    assert list(app.files_stream(None, None, None, LENIENT, False, 0))[0][0].startswith(
+        '<div class="app-error"'
+    )
 
 
 def test_example_files_score():
@@ -403,16 +501,27 @@ def test_example_files_score():
 
 # ---------------------------------------------------------------------------- Annotate mode
 
-@pytest.mark.parametrize("chunks, tokens, tags", [
-    ([("Anna Tamm", "PER"), (" flew to Riga", None)], "Anna Tamm flew to Riga", "B-PER I-PER O O O"),
-    ([("Anna ", None), ("Tamm", "PER"), (" flew to ", None), ("Riga", "LOC")], "Anna Tamm flew to Riga",
-     "O B-PER O O B-LOC"),
-    ([("Ri", "LOC"), ("ga", None)], "Riga", "B-LOC"),  # part of a word marks the word
-    ([("New", "LOC"), (" ", None), ("York", "LOC")], "New York", "B-LOC B-LOC"),  # two marks, two entities
-    ([("a ", None), (" ", "X"), ("b", None)], "a b", "O O"),  # a mark on spaces only is no entity
-    ([{"token": "Tartu", "class_or_confidence": "LOC"}], "Tartu", "B-LOC"),  # the component's dict form
-    ([], "", ""),
-])
+
+@pytest.mark.parametrize(
+    "chunks, tokens, tags",
+    [
+        ([("Anna Tamm", "PER"), (" flew to Riga", None)], "Anna Tamm flew to Riga", "B-PER I-PER O O O"),
+        (
+            [("Anna ", None), ("Tamm", "PER"), (" flew to ", None), ("Riga", "LOC")],
+            "Anna Tamm flew to Riga",
+            "O B-PER O O B-LOC",
+        ),
+        ([("Ri", "LOC"), ("ga", None)], "Riga", "B-LOC"),  # part of a word marks the word
+        (
+            [("New", "LOC"), (" ", None), ("York", "LOC")],
+            "New York",
+            "B-LOC B-LOC",
+        ),  # two marks, two entities
+        ([("a ", None), (" ", "X"), ("b", None)], "a b", "O O"),  # a mark on spaces only is no entity
+        ([{"token": "Tartu", "class_or_confidence": "LOC"}], "Tartu", "B-LOC"),  # the component's dict form
+        ([], "", ""),
+    ],
+)
 def test_marks_to_tags(chunks, tokens, tags):
     assert app.marks_to_tags(chunks) == (tokens.split(), tags.split())
 
@@ -442,13 +551,16 @@ def test_docs_table_is_the_benchmarks():
     assert all((app.HERE / "docs" / p).exists() for p in re.findall(r"\]\((screenshots/[^)]+)\)", docs))
 
 
-
 def test_span_inputs_are_drawn_from_their_spans():
     """As the "spans" config returns them: span dicts per example, over tokens or characters."""
     loc, org = {"label": "LOC", "start": 2, "end": 4}, {"label": "ORG", "start": 2, "end": 3}
-    inputs = app.ner_files.Inputs([[loc]], [[org]], [["Flights", "to", "New", "York"]],
-                                  {"references": "g.jsonl", "predictions": "p.jsonl"},
-                                  {"references": [1], "predictions": [1]})
+    inputs = app.ner_files.Inputs(
+        [[loc]],
+        [[org]],
+        [["Flights", "to", "New", "York"]],
+        {"references": "g.jsonl", "predictions": "p.jsonl"},
+        {"references": [1], "predictions": [1]},
+    )
     state = {"inputs": inputs, "options": {}}
     assert app.sentence_spans(state, 0) == ([("LOC", 2, 4)], [("ORG", 2, 3)], None)
     entry = {"sentence": 0, "gold": ["LOC", 2, 4], "pred": ["ORG", 2, 3]}
@@ -461,12 +573,15 @@ def test_span_inputs_are_drawn_from_their_spans():
 
 
 def test_bad_tags_show_the_decoders_message_with_file_and_line(tmp_path):
-    gold = (tmp_path / "g.conll")
+    gold = tmp_path / "g.conll"
     gold.write_text("EU B-ORG\nrejects S-ORG\nx U-ORG\n", encoding="utf-8")
-    pred = (tmp_path / "p.conll")
+    pred = tmp_path / "p.conll"
     pred.write_text("EU B-ORG\nrejects O\nx O\n", encoding="utf-8")
     shown = files_view(str(gold), str(pred))
-    assert "invalid tag &#x27;U-ORG&#x27; at references[0][2]" in shown["error"] and "g.conll line 3" in shown["error"]
+    assert (
+        "invalid tag &#x27;U-ORG&#x27; at references[0][2]" in shown["error"]
+        and "g.conll line 3" in shown["error"]
+    )
 
 
 def test_io_files_with_bare_types_and_untyped_files_score_in_the_files_tab(tmp_path):
@@ -475,7 +590,10 @@ def test_io_files_with_bare_types_and_untyped_files_score_in_the_files_tab(tmp_p
     pred.write_text("Anna PER\nsang O\nin O\nRiga PER\n", encoding="utf-8")
     io = next(name for name, (scheme, _) in app.DECODINGS.items() if scheme == "IO")
     state = app.score_uploads(str(gold), str(pred), decoding=io)
-    assert state["results"]["muc"]["strict"]["correct"] == 1 and state["results"]["muc"]["strict"]["incorrect"] == 1
+    assert (
+        state["results"]["muc"]["strict"]["correct"] == 1
+        and state["results"]["muc"]["strict"]["incorrect"] == 1
+    )
     gold.write_text("Anna B\nKarenina I\nsang O\n", encoding="utf-8")
     pred.write_text("Anna B\nKarenina O\nsang O\n", encoding="utf-8")
     state = app.score_uploads(str(gold), str(pred))

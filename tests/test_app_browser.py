@@ -75,11 +75,17 @@ def server(browser):
     """``python app.py`` as a user starts it, on a free port; its output goes to artifacts/."""
     ARTIFACTS.mkdir(exist_ok=True)
     port = _free_port()
-    env = dict(os.environ, GRADIO_SERVER_PORT=str(port), GRADIO_SERVER_NAME="127.0.0.1",
-               HF_HUB_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False")
+    env = dict(
+        os.environ,
+        GRADIO_SERVER_PORT=str(port),
+        GRADIO_SERVER_NAME="127.0.0.1",
+        HF_HUB_OFFLINE="1",
+        GRADIO_ANALYTICS_ENABLED="False",
+    )
     with open(ARTIFACTS / "app_server.log", "w") as log:
-        process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=log,
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            [sys.executable, "app.py"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
         url = f"http://127.0.0.1:{port}/"
         started = time.monotonic()
         try:
@@ -107,8 +113,10 @@ def page(browser, server):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.outside_requests = []
-    page.on("request", lambda r: r.url.startswith((server, "data:", "blob:"))
-            or page.outside_requests.append(r.url))
+    page.on(
+        "request",
+        lambda r: r.url.startswith((server, "data:", "blob:")) or page.outside_requests.append(r.url),
+    )
     page.goto(server)
     page.wait_for_selector("#mode-cards .mode-card", timeout=60_000)  # the first example, computed
     yield page
@@ -144,12 +152,13 @@ def pick(page, elem_id, option):
 def grid(page, elem_id, columns):
     """The rows of a Dataframe as shown: lists of cell texts."""
     cells = page.locator(f"#{elem_id} [role=gridcell]").all_inner_texts()
-    return [[c.strip() for c in cells[i:i + columns]] for i in range(0, len(cells), columns)]
+    return [[c.strip() for c in cells[i : i + columns]] for i in range(0, len(cells), columns)]
 
 
 def shown_cards(page):
     return page.locator("#mode-cards [data-mode][data-key]").evaluate_all(
-        "nodes => nodes.map(n => [n.dataset.mode, n.dataset.key, n.textContent])")
+        "nodes => nodes.map(n => [n.dataset.mode, n.dataset.key, n.textContent])"
+    )
 
 
 def assert_cards_show(page, results):
@@ -236,8 +245,9 @@ def upload(page, elem_id, path):
 
 
 def test_stratified_tab_shows_the_metrics_numbers(page, tmp_path):
-    import app
     import evaluate
+
+    import app
 
     page.get_by_role("tab", name="Stratified recall").click()
     page.wait_for_selector("#recall-plot svg", timeout=60_000)
@@ -257,9 +267,14 @@ def test_stratified_tab_shows_the_metrics_numbers(page, tmp_path):
 
     subgroups = [row[0] for row in STRATA_ROWS]
     expected = evaluate.load(METRIC_PATH, "subgroups").compute(
-        predictions=[row[2].split() for row in STRATA_ROWS], references=[row[1].split() for row in STRATA_ROWS],
-        subgroups=subgroups, subgroup_weights=SIZES, ci_method="stratified_wald", confidence_level=0.9,
-        recall_mode="partial")["stratified_recall"]
+        predictions=[row[2].split() for row in STRATA_ROWS],
+        references=[row[1].split() for row in STRATA_ROWS],
+        subgroups=subgroups,
+        subgroup_weights=SIZES,
+        ci_method="stratified_wald",
+        confidence_level=0.9,
+        recall_mode="partial",
+    )["stratified_recall"]
     rows = {row[0]: row for row in grid(page, "strata", len(app.STRATA_HEADERS))}
     assert set(rows) == {*SIZES, "weighted estimate"}
     for name, stratum in expected["strata"].items():
@@ -307,7 +322,11 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
     import ner_files
 
     page.get_by_role("tab", name="Files").click()
-    for elem_id, name in (("gold-file", "gold.conll"), ("pred-file", "pred_a.conll"), ("pred-b-file", "pred_b.conll")):
+    for elem_id, name in (
+        ("gold-file", "gold.conll"),
+        ("pred-file", "pred_a.conll"),
+        ("pred-b-file", "pred_b.conll"),
+    ):
         upload(page, elem_id, DATA / name)
     pick(page, "files-decoding", "IOB2 strict")
     page.click("#files-button")
@@ -315,31 +334,43 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
 
     inputs = ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_a.conll"))
     results = metric.compute(**inputs.compute_inputs(), scheme="IOB2", mode="strict")
-    shown = dict(page.locator("#files-headline [data-key]").evaluate_all(
-        "nodes => nodes.map(n => [n.dataset.key, n.textContent])"))
+    shown = dict(
+        page.locator("#files-headline [data-key]").evaluate_all(
+            "nodes => nodes.map(n => [n.dataset.key, n.textContent])"
+        )
+    )
     assert set(shown) == {"overall_precision", "overall_recall", "overall_f1"}
     for key, text in shown.items():
         assert float(text) == pytest.approx(results[key], abs=5e-5)
         assert float(text) == pytest.approx(4 / 7, abs=5e-5)  # counted by hand: 4 of 7 entities exact
     cards = page.locator("#files-cards [data-mode][data-key]").evaluate_all(
-        "nodes => nodes.map(n => [n.dataset.mode, n.dataset.key, n.textContent])")
+        "nodes => nodes.map(n => [n.dataset.mode, n.dataset.key, n.textContent])"
+    )
     assert len(cards) == len(app.MODES) * (len(app.COUNT_KEYS) + len(app.SCORE_KEYS))
     for mode, key, text in cards:
         assert float(text) == pytest.approx(results["muc"][mode][key], abs=5e-4), (mode, key)
     bars = page.locator("#type-f1 rect[data-f1]").evaluate_all(
-        "nodes => nodes.map(n => [n.dataset.type, n.dataset.mode, n.dataset.f1])")
+        "nodes => nodes.map(n => [n.dataset.type, n.dataset.mode, n.dataset.f1])"
+    )
     assert len(bars) == len(results["muc"]["strict"]["per_type"]) * len(app.MODES)
     for name, mode, text in bars:
         assert float(text) == pytest.approx(results["muc"][mode]["per_type"][name]["f1"], abs=5e-5)
-    assert page.locator('#heatmap td[data-gold=MISC][data-pred=LOC]').inner_text() == "1"
+    assert page.locator("#heatmap td[data-gold=MISC][data-pred=LOC]").inner_text() == "1"
 
-    results_b = metric.compute(**ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_b.conll"))
-                               .compute_inputs(), scheme="IOB2", mode="strict")
-    rows = {row[0]: row for row in grid(page, "files-comparison", 7) if row}  # score, A, B, B - A, low, high, p
+    results_b = metric.compute(
+        **ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_b.conll")).compute_inputs(),
+        scheme="IOB2",
+        mode="strict",
+    )
+    rows = {
+        row[0]: row for row in grid(page, "files-comparison", 7) if row
+    }  # score, A, B, B - A, low, high, p
     assert float(rows["overall_f1"][1]) == pytest.approx(results["overall_f1"], abs=5e-5)
     assert float(rows["overall_f1"][2]) == pytest.approx(results_b["overall_f1"], abs=5e-5)
     assert float(rows["overall_f1"][3]) == pytest.approx(12 / 13 - 4 / 7, abs=5e-5)  # counted by hand
-    assert float(rows["overall_f1"][4]) <= float(rows["overall_f1"][5]) and 0 < float(rows["overall_f1"][6]) <= 1
+    assert (
+        float(rows["overall_f1"][4]) <= float(rows["overall_f1"][5]) and 0 < float(rows["overall_f1"][6]) <= 1
+    )
     screenshot(page, "files")
 
     assert error_count(page) == 4  # strict, all but correct: British, Peter, BRUSSELS, Thursday
@@ -352,7 +383,9 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
     pick(page, "browse-outcome", "all but correct")
     pick(page, "browse-type", "LOC")
     page.wait_for_selector("#error-browser .error-count[data-count='2']")
-    outcomes = page.locator("#error-browser .error-card").evaluate_all("nodes => nodes.map(n => n.dataset.outcome)")
+    outcomes = page.locator("#error-browser .error-card").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.outcome)"
+    )
     assert outcomes == ["incorrect", "missed"]
     screenshot(page, "files_errors")
     assert page.locator("#results-json a").first.get_attribute("href")
@@ -385,20 +418,29 @@ def test_annotate_mode(page, metric):
     text.press("Enter")
     page.wait_for_selector("#annotate-pred :text('Anna Tamm flew')")
     expect = require("playwright.sync_api").expect
-    expect(page.locator("#tokens textarea, #tokens input").first).to_have_value("Anna Tamm flew to Riga today")
+    expect(page.locator("#tokens textarea, #tokens input").first).to_have_value(
+        "Anna Tamm flew to Riga today"
+    )
     page.wait_for_selector("#entities :text('today')")
     select_and_label(page, "annotate-gold", "Anna Tamm", "PER")
-    expect(page.locator("#gold textarea, #gold input").first).to_have_value("B-PER I-PER O O O O", timeout=60_000)
+    expect(page.locator("#gold textarea, #gold input").first).to_have_value(
+        "B-PER I-PER O O O O", timeout=60_000
+    )
     page.wait_for_selector("#entities .ner-span[data-side=gold]")
     select_and_label(page, "annotate-gold", "Riga", "LOC")
     select_and_label(page, "annotate-pred", "Tamm", "PER")
-    expect(page.locator("#predicted textarea, #predicted input").first).to_have_value("O B-PER O O O O",
-                                                                                       timeout=60_000)
+    expect(page.locator("#predicted textarea, #predicted input").first).to_have_value(
+        "O B-PER O O O O", timeout=60_000
+    )
     expect(page.locator("#gold textarea, #gold input").first).to_have_value("B-PER I-PER O O B-LOC O")
     expect(page.locator("#mode-cards [data-mode=strict][data-key=missed]")).to_have_text("1", timeout=60_000)
     expect(page.locator("#mode-cards [data-mode=type][data-key=correct]")).to_have_text("1", timeout=60_000)
-    results = metric.compute(predictions=[["O", "B-PER", "O", "O", "O", "O"]],
-                             references=[["B-PER", "I-PER", "O", "O", "B-LOC", "O"]], scheme="IOB2", mode="strict")
+    results = metric.compute(
+        predictions=[["O", "B-PER", "O", "O", "O", "O"]],
+        references=[["B-PER", "I-PER", "O", "O", "B-LOC", "O"]],
+        scheme="IOB2",
+        mode="strict",
+    )
     assert_cards_show(page, results)
     # by hand: the PER pair overlaps with the right type (partial in "partial", correct in "type"); Riga missed
     assert (results["muc"]["type"]["correct"], results["muc"]["partial"]["partial"]) == (1, 1)

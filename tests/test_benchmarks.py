@@ -1,4 +1,5 @@
 """ner_benchmarks: the shared benchmarks as datasets, validation, tokenisation, span alignment."""
+
 import collections
 import csv
 import doctest
@@ -14,7 +15,6 @@ import ner_benchmarks
 from conftest import benchmark_csv
 from ner_benchmarks import align, benchmark_sizes, load_benchmark, spans_to_tags
 
-
 SUBGROUPS = {
     "amundsen_01": {"levinumad": 350, "mitmetahenduslikud": 13, "ulejaanud": 172},
     "amundsen_02": {"A": 85, "D": 6, "G": 576, "H": 773, "I": 23, "N": 5, "S": 97, "Y": 116, "Z": 4},
@@ -22,8 +22,10 @@ SUBGROUPS = {
 CORRECT = {"amundsen_01": {True: 344, False: 191}, "amundsen_02": {None: 1685}}
 WARNINGS = {
     "amundsen_01": [],
-    "amundsen_02": [r"population 'I'\): labelled \(1000\) > occurences \(314\)",
-                    r"'Taimõri järve' \(101, 114\) occur in population 'G' row 219 and population 'S' row 9"],
+    "amundsen_02": [
+        r"population 'I'\): labelled \(1000\) > occurences \(314\)",
+        r"'Taimõri järve' \(101, 114\) occur in population 'G' row 219 and population 'S' row 9",
+    ],
 }
 
 
@@ -33,6 +35,7 @@ def entities(tags):
 
 
 # ---------------------------------------------------------------- the shared benchmarks
+
 
 @pytest.fixture(scope="module", params=sorted(SUBGROUPS))
 def shared(request):
@@ -66,8 +69,12 @@ def test_shared_gold_span_on_token_boundaries_and_tags_decode_to_it(shared):
         starts, ends = example["token_starts"], example["token_ends"]
         assert example["tokens"] == [example["text"][a:b] for a, b in zip(starts, ends)]
         [(label, i, j)] = entities(example["ner_tags"])
-        assert (starts[i], ends[j], label) == (example["span_start"], example["span_end"], example["span_label"])
-        assert example["text"][starts[i]:ends[j]] == example["span_text"]
+        assert (starts[i], ends[j], label) == (
+            example["span_start"],
+            example["span_end"],
+            example["span_label"],
+        )
+        assert example["text"][starts[i] : ends[j]] == example["span_text"]
 
 
 def test_shared_correct_column(shared):
@@ -94,14 +101,20 @@ def test_amundsen_02_sizes_plug_into_subgroup_weights():
 
 # ---------------------------------------------------------------- small benchmarks in tmp_path
 
-DESCRIPTION = [["", "population", "occurences", "labelled", "positive", "file"],
-               ["0", "a", "100", "10", "2", "bench/data/a.csv"],
-               ["1", "b", "50", "10", "1", "bench/data/b.csv"]]
-A = [["", "text", "span", "correct"],
-     ["0", "Ujusime Pühajärves .", "{'start': 8, 'end': 18, 'text': 'Pühajärves', 'labels': ['LOC']}", "yes"],
-     ["1", "Anne kanal on puhas", "{'start': 0, 'end': 10, 'text': 'Anne kanal', 'labels': ['LOC']}", "no"]]
-B = [["id", "text", "span"],
-     ["0", "Oahu saarel", "{'start': 0, 'end': 11, 'text': 'Oahu saarel', 'labels': ['LOC']}"]]
+DESCRIPTION = [
+    ["", "population", "occurences", "labelled", "positive", "file"],
+    ["0", "a", "100", "10", "2", "bench/data/a.csv"],
+    ["1", "b", "50", "10", "1", "bench/data/b.csv"],
+]
+A = [
+    ["", "text", "span", "correct"],
+    ["0", "Ujusime Pühajärves .", "{'start': 8, 'end': 18, 'text': 'Pühajärves', 'labels': ['LOC']}", "yes"],
+    ["1", "Anne kanal on puhas", "{'start': 0, 'end': 10, 'text': 'Anne kanal', 'labels': ['LOC']}", "no"],
+]
+B = [
+    ["id", "text", "span"],
+    ["0", "Oahu saarel", "{'start': 0, 'end': 11, 'text': 'Oahu saarel', 'labels': ['LOC']}"],
+]
 
 
 def write_benchmark(root, description=DESCRIPTION, a=A, b=B):
@@ -133,11 +146,16 @@ def test_small_benchmark_columns(tmp_path):
     assert data["correct"] == [True, False, None]
     assert data[1]["tokens"] == ["Anne", "kanal", "on", "puhas"]
     assert data[1]["ner_tags"] == ["B-LOC", "I-LOC", "O", "O"]
-    assert (data[1]["span_start"], data[1]["span_end"], data[1]["span_text"], data[1]["span_label"]) == \
-        (0, 10, "Anne kanal", "LOC")
+    assert (data[1]["span_start"], data[1]["span_end"], data[1]["span_text"], data[1]["span_label"]) == (
+        0,
+        10,
+        "Anne kanal",
+        "LOC",
+    )
     assert benchmark_sizes(write_benchmark(tmp_path)) == {
         "a": {"occurences": 100, "labelled": 10, "positive": 2},
-        "b": {"occurences": 50, "labelled": 10, "positive": 1}}
+        "b": {"occurences": 50, "labelled": 10, "positive": 1},
+    }
 
 
 @pytest.mark.parametrize("file", ["bench/data/a.csv", "data/a.csv", "ABSOLUTE"])
@@ -149,45 +167,133 @@ def test_file_paths_resolve(tmp_path, file):
 
 BROKEN = [
     # (id, description, a, b, message pattern)
-    ("description column", [r[:4] + r[5:] for r in DESCRIPTION], A, B,
-     r"bench/data_description\.csv: missing columns \['positive'\]"),
-    ("file missing", replaced(DESCRIPTION, 2, 5, "bench/data/nope.csv"), A, B,
-     r"data_description\.csv: row 1 \(line 3, population 'b'\): file 'bench/data/nope\.csv' not found"),
+    (
+        "description column",
+        [r[:4] + r[5:] for r in DESCRIPTION],
+        A,
+        B,
+        r"bench/data_description\.csv: missing columns \['positive'\]",
+    ),
+    (
+        "file missing",
+        replaced(DESCRIPTION, 2, 5, "bench/data/nope.csv"),
+        A,
+        B,
+        r"data_description\.csv: row 1 \(line 3, population 'b'\): file 'bench/data/nope\.csv' not found",
+    ),
     ("file column", DESCRIPTION, [r[:2] + r[3:] for r in A], B, r"a\.csv: missing columns \['span'\]"),
-    ("row count", replaced(DESCRIPTION, 1, 4, "3"), A, B,
-     r"a\.csv: has 2 rows but .*row 0 .*population 'a'\) gives positive=3"),
-    ("span text", DESCRIPTION, replaced(A, 2, 2, span(0, 10, "Anne kana")), B,
-     r"a\.csv: row 1 \(line 3\): span text 'Anne kana' != text\[0:10\] 'Anne kanal'"),
-    ("labels empty", DESCRIPTION, replaced(A, 1, 2, span(8, 18, "Pühajärves", "[]")), B,
-     r"a\.csv: row 0 \(line 2\): span labels must be a non-empty list"),
-    ("labels str", DESCRIPTION, A, replaced(B, 1, 2, span(0, 11, "Oahu saarel", "'LOC'")),
-     r"b\.csv: row 0 \(line 2\): span labels must be a non-empty list"),
-    ("labels not str", DESCRIPTION, A, replaced(B, 1, 2, span(0, 11, "Oahu saarel", "[1]")),
-     r"b\.csv: row 0 \(line 2\): span labels must be a non-empty list of non-empty str"),
-    ("end past text", DESCRIPTION, A, replaced(B, 1, 2, span(0, 12, "Oahu saarel")),
-     r"b\.csv: row 0 \(line 2\): span offsets \(0, 12\) must be ints with 0 <= start < end <= 11"),
-    ("negative start", DESCRIPTION, A, replaced(B, 1, 2, span(-1, 11, "Oahu saarel")),
-     r"b\.csv: row 0 \(line 2\): span offsets \(-1, 11\)"),
-    ("empty span", DESCRIPTION, A, replaced(B, 1, 2, span(3, 3, "")),
-     r"b\.csv: row 0 \(line 2\): span offsets \(3, 3\)"),
-    ("span key", DESCRIPTION, A, replaced(B, 1, 2, "{'start': 0, 'end': 11, 'text': 'Oahu saarel'}"),
-     r"b\.csv: row 0 \(line 2\): span must be a dict with keys \['start', 'end', 'text', 'labels'\]"),
-    ("span code", DESCRIPTION, A, replaced(B, 1, 2, "__import__('os').getcwd()"),
-     r"b\.csv: row 0 \(line 2\): span is not a Python literal"),
-    ("correct value", DESCRIPTION, replaced(A, 2, 3, "maybe"), B,
-     r"a\.csv: row 1 \(line 3\): correct must be one of \['yes', 'no'\]; got 'maybe'"),
-    ("fields", DESCRIPTION, A, B[:1] + [B[1][:2]], r"b\.csv: row 0 \(line 2\) has 2 fields; the header has 3"),
-    ("count not int", replaced(DESCRIPTION, 1, 2, "1e5"), A, B,
-     r"row 0 \(line 2, population 'a'\): occurences must be a non-negative integer; got '1e5'"),
-    ("positive > labelled", replaced(DESCRIPTION, 1, 3, "1"), A, B,
-     r"population 'a'\): positive \(2\) > labelled \(1\)"),
-    ("duplicate population", replaced(DESCRIPTION, 2, 1, "a"), A, B,
-     r"row 1 \(line 3, population 'a'\): population names must be non-empty and unique"),
+    (
+        "row count",
+        replaced(DESCRIPTION, 1, 4, "3"),
+        A,
+        B,
+        r"a\.csv: has 2 rows but .*row 0 .*population 'a'\) gives positive=3",
+    ),
+    (
+        "span text",
+        DESCRIPTION,
+        replaced(A, 2, 2, span(0, 10, "Anne kana")),
+        B,
+        r"a\.csv: row 1 \(line 3\): span text 'Anne kana' != text\[0:10\] 'Anne kanal'",
+    ),
+    (
+        "labels empty",
+        DESCRIPTION,
+        replaced(A, 1, 2, span(8, 18, "Pühajärves", "[]")),
+        B,
+        r"a\.csv: row 0 \(line 2\): span labels must be a non-empty list",
+    ),
+    (
+        "labels str",
+        DESCRIPTION,
+        A,
+        replaced(B, 1, 2, span(0, 11, "Oahu saarel", "'LOC'")),
+        r"b\.csv: row 0 \(line 2\): span labels must be a non-empty list",
+    ),
+    (
+        "labels not str",
+        DESCRIPTION,
+        A,
+        replaced(B, 1, 2, span(0, 11, "Oahu saarel", "[1]")),
+        r"b\.csv: row 0 \(line 2\): span labels must be a non-empty list of non-empty str",
+    ),
+    (
+        "end past text",
+        DESCRIPTION,
+        A,
+        replaced(B, 1, 2, span(0, 12, "Oahu saarel")),
+        r"b\.csv: row 0 \(line 2\): span offsets \(0, 12\) must be ints with 0 <= start < end <= 11",
+    ),
+    (
+        "negative start",
+        DESCRIPTION,
+        A,
+        replaced(B, 1, 2, span(-1, 11, "Oahu saarel")),
+        r"b\.csv: row 0 \(line 2\): span offsets \(-1, 11\)",
+    ),
+    (
+        "empty span",
+        DESCRIPTION,
+        A,
+        replaced(B, 1, 2, span(3, 3, "")),
+        r"b\.csv: row 0 \(line 2\): span offsets \(3, 3\)",
+    ),
+    (
+        "span key",
+        DESCRIPTION,
+        A,
+        replaced(B, 1, 2, "{'start': 0, 'end': 11, 'text': 'Oahu saarel'}"),
+        r"b\.csv: row 0 \(line 2\): span must be a dict with keys \['start', 'end', 'text', 'labels'\]",
+    ),
+    (
+        "span code",
+        DESCRIPTION,
+        A,
+        replaced(B, 1, 2, "__import__('os').getcwd()"),
+        r"b\.csv: row 0 \(line 2\): span is not a Python literal",
+    ),
+    (
+        "correct value",
+        DESCRIPTION,
+        replaced(A, 2, 3, "maybe"),
+        B,
+        r"a\.csv: row 1 \(line 3\): correct must be one of \['yes', 'no'\]; got 'maybe'",
+    ),
+    (
+        "fields",
+        DESCRIPTION,
+        A,
+        B[:1] + [B[1][:2]],
+        r"b\.csv: row 0 \(line 2\) has 2 fields; the header has 3",
+    ),
+    (
+        "count not int",
+        replaced(DESCRIPTION, 1, 2, "1e5"),
+        A,
+        B,
+        r"row 0 \(line 2, population 'a'\): occurences must be a non-negative integer; got '1e5'",
+    ),
+    (
+        "positive > labelled",
+        replaced(DESCRIPTION, 1, 3, "1"),
+        A,
+        B,
+        r"population 'a'\): positive \(2\) > labelled \(1\)",
+    ),
+    (
+        "duplicate population",
+        replaced(DESCRIPTION, 2, 1, "a"),
+        A,
+        B,
+        r"row 1 \(line 3, population 'a'\): population names must be non-empty and unique",
+    ),
     ("no description", None, A, B, r"data_description\.csv: cannot read"),
 ]
 
 
-@pytest.mark.parametrize("description, a, b, message", [row[1:] for row in BROKEN], ids=[row[0] for row in BROKEN])
+@pytest.mark.parametrize(
+    "description, a, b, message", [row[1:] for row in BROKEN], ids=[row[0] for row in BROKEN]
+)
 def test_validation_errors(tmp_path, description, a, b, message):
     path = write_benchmark(tmp_path, description, a, b)
     with pytest.raises(ValueError, match=message):
@@ -195,16 +301,33 @@ def test_validation_errors(tmp_path, description, a, b, message):
 
 
 WARNED = [
-    ("labelled > occurences", replaced(DESCRIPTION, 2, 2, "5"), A, B,
-     r"row 1 \(line 3, population 'b'\): labelled \(10\) > occurences \(5\)"),
-    ("same row in two populations", DESCRIPTION, A, [B[0], ["0", A[2][1], A[2][2]]],
-     r"'Anne kanal' \(0, 10\) occur in population 'a' row 1 and population 'b' row 0"),
-    ("same row twice in a population", DESCRIPTION, A[:2] + [A[1]], B,
-     r"'Pühajärves' \(8, 18\) occur in population 'a' row 0 and population 'a' row 1"),
+    (
+        "labelled > occurences",
+        replaced(DESCRIPTION, 2, 2, "5"),
+        A,
+        B,
+        r"row 1 \(line 3, population 'b'\): labelled \(10\) > occurences \(5\)",
+    ),
+    (
+        "same row in two populations",
+        DESCRIPTION,
+        A,
+        [B[0], ["0", A[2][1], A[2][2]]],
+        r"'Anne kanal' \(0, 10\) occur in population 'a' row 1 and population 'b' row 0",
+    ),
+    (
+        "same row twice in a population",
+        DESCRIPTION,
+        A[:2] + [A[1]],
+        B,
+        r"'Pühajärves' \(8, 18\) occur in population 'a' row 0 and population 'a' row 1",
+    ),
 ]
 
 
-@pytest.mark.parametrize("description, a, b, message", [row[1:] for row in WARNED], ids=[row[0] for row in WARNED])
+@pytest.mark.parametrize(
+    "description, a, b, message", [row[1:] for row in WARNED], ids=[row[0] for row in WARNED]
+)
 def test_warnings(tmp_path, description, a, b, message):
     with pytest.warns(UserWarning, match=message):
         data = load_benchmark(write_benchmark(tmp_path, description, a, b))
@@ -217,8 +340,13 @@ TOKENISED = [
     # (text, start, end, tokens, tags)
     ("Inglise kanal on puhas", 0, 13, ["Inglise", "kanal", "on", "puhas"], ["B-LOC", "I-LOC", "O", "O"]),
     ("Ujusime Pühajärves .", 8, 17, ["Ujusime", "Pühajärve", "s", "."], ["O", "B-LOC", "O", "O"]),
-    ("mandri ” -Venemaaga seotud", 10, 19, ["mandri", "”", "-", "Venemaaga", "seotud"],
-     ["O", "O", "O", "B-LOC", "O"]),
+    (
+        "mandri ” -Venemaaga seotud",
+        10,
+        19,
+        ["mandri", "”", "-", "Venemaaga", "seotud"],
+        ["O", "O", "O", "B-LOC", "O"],
+    ),
     ("x-Tartu-y", 2, 7, ["x-", "Tartu", "-y"], ["O", "B-LOC", "O"]),
     ("Pori jõgi voolab", 0, 10, ["Pori", "jõgi", " ", "voolab"], ["B-LOC", "I-LOC", "I-LOC", "O"]),
     ("lend  Assoori saartel", 5, 21, ["lend", " ", "Assoori", "saartel"], ["O", "B-LOC", "I-LOC", "I-LOC"]),
@@ -236,8 +364,14 @@ def test_tokens_split_at_gold_boundaries(tmp_path, text, start, end, tokens, tag
 
 # ---------------------------------------------------------------- alignment
 
-EXAMPLE = {"text": "Ujusime Pühajärves ja Anne kanalis .", "token_starts": [0, 8, 19, 22, 27, 35],
-           "token_ends": [7, 18, 21, 26, 34, 36], "span_start": 22, "span_end": 34, "span_label": "LOC"}
+EXAMPLE = {
+    "text": "Ujusime Pühajärves ja Anne kanalis .",
+    "token_starts": [0, 8, 19, 22, 27, 35],
+    "token_ends": [7, 18, 21, 26, 34, 36],
+    "span_start": 22,
+    "span_end": 34,
+    "span_label": "LOC",
+}
 ALIGNED = [
     # (predicted spans, gold found exactly (any type), gold found with its type, tokens after alignment)
     ([(22, 34, "LOC")], True, True, 6),
@@ -270,22 +404,40 @@ def test_align(pred_spans, exact, strict, n_tokens):
 
 def test_align_keeps_gold_whitespace_edge():
     text = "Pori jõgi voolab"
-    example = {"text": text, "token_starts": [0, 5, 9, 10], "token_ends": [4, 9, 10, 16],
-               "span_start": 0, "span_end": 10, "span_label": "LOC"}
+    example = {
+        "text": text,
+        "token_starts": [0, 5, 9, 10],
+        "token_ends": [4, 9, 10, 16],
+        "span_start": 0,
+        "span_end": 10,
+        "span_label": "LOC",
+    }
     assert entities(align(example, [(0, 9, "LOC")])[2]) != entities(align(example, [(0, 9, "LOC")])[1])
     assert entities(align(example, [(0, 10, "LOC")])[2]) == entities(align(example, [(0, 10, "LOC")])[1])
 
 
-@pytest.mark.parametrize("pred_spans, message", [
-    ([(22, 34, "LOC"), (30, 36, "PER")], r"predicted spans \(22, 34, 'LOC'\) and \(30, 36, 'PER'\) overlap"),
-    ([(0, 36, "LOC"), (22, 26, "LOC")], r"predicted spans \(0, 36, 'LOC'\) and \(22, 26, 'LOC'\) overlap"),
-    ([(22, 34, "LOC"), (22, 34, "LOC")], r"overlap"),
-    ([(34, 22, "LOC")], r"predicted span \(34, 22, 'LOC'\): offsets must be ints with 0 <= start < end <= 36"),
-    ([(30, 40, "LOC")], r"<= 36"),
-    ([(1.0, 4, "LOC")], r"offsets must be ints"),
-    ([(0, 4, "")], r"label must be a non-empty str"),
-    ([(0, 4)], r"must be a \(start, end, label\) tuple"),
-])
+@pytest.mark.parametrize(
+    "pred_spans, message",
+    [
+        (
+            [(22, 34, "LOC"), (30, 36, "PER")],
+            r"predicted spans \(22, 34, 'LOC'\) and \(30, 36, 'PER'\) overlap",
+        ),
+        (
+            [(0, 36, "LOC"), (22, 26, "LOC")],
+            r"predicted spans \(0, 36, 'LOC'\) and \(22, 26, 'LOC'\) overlap",
+        ),
+        ([(22, 34, "LOC"), (22, 34, "LOC")], r"overlap"),
+        (
+            [(34, 22, "LOC")],
+            r"predicted span \(34, 22, 'LOC'\): offsets must be ints with 0 <= start < end <= 36",
+        ),
+        ([(30, 40, "LOC")], r"<= 36"),
+        ([(1.0, 4, "LOC")], r"offsets must be ints"),
+        ([(0, 4, "")], r"label must be a non-empty str"),
+        ([(0, 4)], r"must be a \(start, end, label\) tuple"),
+    ],
+)
 def test_align_rejects(pred_spans, message):
     with pytest.raises(ValueError, match=message):
         align(EXAMPLE, pred_spans)
@@ -300,7 +452,9 @@ def random_rows(rng, n):
     """n random one-sentence rows: words of letters and hyphens, single or double spaces."""
     rows = []
     for i in range(n):
-        words = ["".join(rng.choice("ab-") for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))]
+        words = [
+            "".join(rng.choice("ab-") for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))
+        ]
         text = "".join(w + rng.choice([" ", "  "]) for w in words).rstrip()
         start = rng.randrange(len(text))
         end = rng.randint(start + 1, len(text))
@@ -346,8 +500,14 @@ def test_doctests():
 def test_numpy_integer_offsets_align_like_ints():
     import numpy as np
 
-    example = {"text": "Ujusime Pühajärves .", "token_starts": [0, 8, 19], "token_ends": [7, 18, 20],
-               "span_start": 8, "span_end": 18, "span_label": "LOC"}
+    example = {
+        "text": "Ujusime Pühajärves .",
+        "token_starts": [0, 8, 19],
+        "token_ends": [7, 18, 20],
+        "span_start": 8,
+        "span_end": 18,
+        "span_label": "LOC",
+    }
     assert align(example, [(np.int64(8), np.int32(18), "LOC")]) == align(example, [(8, 18, "LOC")])
     with pytest.raises(ValueError, match="offsets must be ints"):
         align(example, [(np.float64(8), 18, "LOC")])

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from test_parity import random_corpus
 
 import ner_inputs as I
-from test_parity import random_corpus
 from conftest import require
 
 NAMES = ["O", "B-A", "I-A", "B-B", "I-B", "B-C", "I-C", "B-D", "I-D"]
@@ -38,40 +38,79 @@ def test_ids_score_as_their_tags(metric, corpus, as_numpy):
 def test_ids_with_options_score_as_their_tags(metric, corpus):
     references, predictions = corpus
     options = dict(mode="strict", scheme="IOB2", zero_division=1)
-    from_ids = metric.compute(predictions=ids(predictions), references=ids(references), label_names=NAMES, **options)
+    from_ids = metric.compute(
+        predictions=ids(predictions), references=ids(references), label_names=NAMES, **options
+    )
     assert from_ids == metric.compute(predictions=predictions, references=references, **options)
 
 
 def test_ids_stream_through_add_batch(metric, corpus):
     references, predictions = corpus
     for start in range(0, len(references), 64):
-        metric.add_batch(predictions=ids(predictions[start:start + 64]), references=ids(references[start:start + 64]))
+        metric.add_batch(
+            predictions=ids(predictions[start : start + 64]), references=ids(references[start : start + 64])
+        )
     streamed = metric.compute(label_names=NAMES)
     assert streamed == metric.compute(predictions=predictions, references=references)
 
 
-@pytest.mark.parametrize("predictions, references, label_names, message", [
-    ([[1, 2, 0, 12]], [[1, 2, 0, 0]], NAMES, r"predictions\[0\]\[3\] = 12 is not a class id: label_names has 9 names"),
-    ([[1, 2], [0, 0, 1, 0, 0, 9]], [[1, 2], [0] * 6], NAMES, r"predictions\[1\]\[5\] = 9 is not a class id"),
-    ([[1, 2]], [[1, -1]], NAMES, r"references\[0\]\[1\] = -1 is not a class id"),
-    ([[1, -100]], [[1, 2]], NAMES, r"predictions\[0\]\[1\] = -100 is not a class id: label_names has 9 names"
-                                   r" \(-100 marks an ignored position only where the reference is -100\)"),
-    ([[1, 2]], [[1, -2]], NAMES, r"references\[0\]\[1\] = -2 is not a class id.*\(-100, not -2, marks a position"),
-    ([[1, 2]], [[1, 2**62]], NAMES, r"references\[0\]\[1\] = 4611686018427387904 is not a class id.*ids 0 to 8"),
-    ([[1, 2]], [[1, 2]], None, r"predictions\[0\]\[0\] = 1 is a class id: pass label_names"),
-    ([["B-A"]], [["B-A"]], NAMES, r"predictions\[0\]\[0\] = 'B-A' is not a class id, but label_names is given"),
-    ([[1]], [[1]], "O B-A", r"label_names must be a list of str"),
-    ([[1]], [[1]], ["O", 1], r"label_names\[1\] must be a str; got 1"),
-    ([[0]], [[0]], [], r"label_names is empty"),
-    ([[0, 1]], [[0, 1]], ["O", "X-A"], r"invalid tag 'X-A'.*predictions\[0\]\[1\]"),
-])
+@pytest.mark.parametrize(
+    "predictions, references, label_names, message",
+    [
+        (
+            [[1, 2, 0, 12]],
+            [[1, 2, 0, 0]],
+            NAMES,
+            r"predictions\[0\]\[3\] = 12 is not a class id: label_names has 9 names",
+        ),
+        (
+            [[1, 2], [0, 0, 1, 0, 0, 9]],
+            [[1, 2], [0] * 6],
+            NAMES,
+            r"predictions\[1\]\[5\] = 9 is not a class id",
+        ),
+        ([[1, 2]], [[1, -1]], NAMES, r"references\[0\]\[1\] = -1 is not a class id"),
+        (
+            [[1, -100]],
+            [[1, 2]],
+            NAMES,
+            r"predictions\[0\]\[1\] = -100 is not a class id: label_names has 9 names"
+            r" \(-100 marks an ignored position only where the reference is -100\)",
+        ),
+        (
+            [[1, 2]],
+            [[1, -2]],
+            NAMES,
+            r"references\[0\]\[1\] = -2 is not a class id.*\(-100, not -2, marks a position",
+        ),
+        (
+            [[1, 2]],
+            [[1, 2**62]],
+            NAMES,
+            r"references\[0\]\[1\] = 4611686018427387904 is not a class id.*ids 0 to 8",
+        ),
+        ([[1, 2]], [[1, 2]], None, r"predictions\[0\]\[0\] = 1 is a class id: pass label_names"),
+        (
+            [["B-A"]],
+            [["B-A"]],
+            NAMES,
+            r"predictions\[0\]\[0\] = 'B-A' is not a class id, but label_names is given",
+        ),
+        ([[1]], [[1]], "O B-A", r"label_names must be a list of str"),
+        ([[1]], [[1]], ["O", 1], r"label_names\[1\] must be a str; got 1"),
+        ([[0]], [[0]], [], r"label_names is empty"),
+        ([[0, 1]], [[0, 1]], ["O", "X-A"], r"invalid tag 'X-A'.*predictions\[0\]\[1\]"),
+    ],
+)
 def test_invalid_class_ids_fail_naming_the_place(metric, predictions, references, label_names, message):
     with pytest.raises(ValueError, match=message):
         metric.compute(predictions=predictions, references=references, label_names=label_names)
 
 
 def test_ids_and_tags_mixed_fail(metric):
-    with pytest.raises(ValueError, match=r"references\[0\]\[0\] is a tag \('B-A'\) but predictions hold class ids"):
+    with pytest.raises(
+        ValueError, match=r"references\[0\]\[0\] is a tag \('B-A'\) but predictions hold class ids"
+    ):
         metric.compute(predictions=[[1, 2]], references=[["B-A", "I-A"]], label_names=NAMES)
 
 
@@ -85,10 +124,13 @@ def test_an_empty_first_sentence_keeps_class_ids_as_ids(metric, streamed):
     assert metric.compute(**inputs, label_names=NAMES)["A"]["number"] == 1
 
 
-@pytest.mark.parametrize("sequences, message", [
-    ([[0, 1], [2, "B-A"]], r"predictions\[1\]\[1\] is a tag \('B-A'\) but the other items are class ids"),
-    ([[0, 1.5]], r"predictions\[0\]\[1\] is 1.5, neither a tag \(str\) nor a class id"),
-])
+@pytest.mark.parametrize(
+    "sequences, message",
+    [
+        ([[0, 1], [2, "B-A"]], r"predictions\[1\]\[1\] is a tag \('B-A'\) but the other items are class ids"),
+        ([[0, 1.5]], r"predictions\[0\]\[1\] is 1.5, neither a tag \(str\) nor a class id"),
+    ],
+)
 def test_input_codes_reject_non_ids(sequences, message):
     with pytest.raises(ValueError, match=message):
         I.input_codes(sequences, [[0] * len(s) for s in sequences], NAMES)
@@ -97,10 +139,11 @@ def test_input_codes_reject_non_ids(sequences, message):
 def test_references_at_minus_100_are_ignored_on_both_sides(metric, corpus):
     references, predictions = corpus
     pred_ids, ref_ids = ids(predictions), ids(references)
-    padded_pred = [s + [0, 5] for s in pred_ids]   # whatever the model says at padding
+    padded_pred = [s + [0, 5] for s in pred_ids]  # whatever the model says at padding
     padded_ref = [s + [-100, -100] for s in ref_ids]
-    assert metric.compute(predictions=padded_pred, references=padded_ref, label_names=NAMES) == \
-        metric.compute(predictions=predictions, references=references)
+    assert metric.compute(
+        predictions=padded_pred, references=padded_ref, label_names=NAMES
+    ) == metric.compute(predictions=predictions, references=references)
 
 
 def test_a_datasets_classlabel_column_scores_through_its_names(metric, corpus):

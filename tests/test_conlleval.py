@@ -28,10 +28,19 @@ def ours(metric, sentences):
     predictions = [[row[2] for row in s] for s in sentences]
     results = metric.compute(predictions=predictions, references=references)
     strict = results["muc"]["strict"]
-    types = {("" if name == "_" else name): {"precision": f"{100 * t['precision']:.2f}", "found": t["actual"]}
-             for name, t in strict["per_type"].items() if t["actual"]}
-    return {"tokens": sum(map(len, sentences)), "gold": strict["possible"], "found": strict["actual"],
-            "correct": strict["correct"], "accuracy": f"{100 * results['overall_accuracy']:.2f}", "types": types}
+    types = {
+        ("" if name == "_" else name): {"precision": f"{100 * t['precision']:.2f}", "found": t["actual"]}
+        for name, t in strict["per_type"].items()
+        if t["actual"]
+    }
+    return {
+        "tokens": sum(map(len, sentences)),
+        "gold": strict["possible"],
+        "found": strict["actual"],
+        "correct": strict["correct"],
+        "accuracy": f"{100 * results['overall_accuracy']:.2f}",
+        "types": types,
+    }
 
 
 @pytest.mark.parametrize("corpus", [c for c in CORPORA if c["kind"] != "IOBES"], ids=lambda c: c["name"])

@@ -9,8 +9,11 @@ import pytest
 from conftest import require
 
 NAMES = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
-ENTITIES = {"PER": ["Anna", "Mari Kask", "Jaan Saar"], "LOC": ["Tartu", "Tallinn", "Narva"],
-            "ORG": ["Bolt", "Skype", "Tartu Ülikool"]}
+ENTITIES = {
+    "PER": ["Anna", "Mari Kask", "Jaan Saar"],
+    "LOC": ["Tartu", "Tallinn", "Narva"],
+    "ORG": ["Bolt", "Skype", "Tartu Ülikool"],
+}
 #: what the "model" knows: single words, and Tartu is always a place
 GAZETTEER = {"Anna": "PER", "Mari": "PER", "Jaan": "PER", "Tartu": "LOC", "Tallinn": "LOC", "Bolt": "ORG"}
 
@@ -37,15 +40,23 @@ def corpus(n_sentences, seed=0):
 
 def predict(batch):
     """The "model": a one-word gazetteer, one class id per token (so it errs on purpose)."""
-    return {"pred_tags": [[NAMES.index("B-" + GAZETTEER[w]) if w in GAZETTEER else 0 for w in tokens]
-                          for tokens in batch["tokens"]]}
+    return {
+        "pred_tags": [
+            [NAMES.index("B-" + GAZETTEER[w]) if w in GAZETTEER else 0 for w in tokens]
+            for tokens in batch["tokens"]
+        ]
+    }
 
 
 @pytest.fixture(scope="module")
 def dataset():
     datasets = require("datasets")
-    features = datasets.Features({"tokens": datasets.Sequence(datasets.Value("string")),
-                                  "ner_tags": datasets.Sequence(datasets.ClassLabel(names=NAMES))})
+    features = datasets.Features(
+        {
+            "tokens": datasets.Sequence(datasets.Value("string")),
+            "ner_tags": datasets.Sequence(datasets.ClassLabel(names=NAMES)),
+        }
+    )
     return datasets.Dataset.from_dict(corpus(1000), features=features)
 
 
@@ -68,7 +79,9 @@ def test_scored_from_columns(metric, dataset, expected, map_batch_size):
     assert result == expected
 
 
-@pytest.mark.parametrize("iter_batch_size, output_format", [(1, None), (37, None), (256, "numpy"), (5000, None)])
+@pytest.mark.parametrize(
+    "iter_batch_size, output_format", [(1, None), (37, None), (256, "numpy"), (5000, None)]
+)
 def test_streamed_through_add_batch(metric, dataset, expected, iter_batch_size, output_format):
     scored = dataset.map(predict, batched=True).with_format(output_format)
     names = scored.features["ner_tags"].feature.names
@@ -81,8 +94,12 @@ def test_tag_strings_in_the_dataset_score_alike(metric, dataset, expected):
     """A string column (e.g. after ``ClassLabel.int2str``) needs no label_names."""
     names = dataset.features["ner_tags"].feature
     scored = dataset.map(predict, batched=True).map(
-        lambda b: {"pred": [names.int2str(r) for r in b["pred_tags"]], "gold": [names.int2str(r) for r in b["ner_tags"]]},
-        batched=True)
+        lambda b: {
+            "pred": [names.int2str(r) for r in b["pred_tags"]],
+            "gold": [names.int2str(r) for r in b["ner_tags"]],
+        },
+        batched=True,
+    )
     for batch in scored.iter(batch_size=100):
         metric.add_batch(predictions=batch["pred"], references=batch["gold"])
     assert metric.compute() == expected

@@ -40,6 +40,7 @@ def test_scheme_without_strict_mode_is_an_error_not_ignored(metric):
     references, predictions = [["I-PER", "I-PER"]], [["B-PER", "I-PER"]]
     # seqeval ignores the scheme and decodes leniently: I-PER I-PER is an entity
     from seqeval.scheme import IOB2
+
     assert seqeval_report(references, predictions, scheme=IOB2)["micro avg"]["f1-score"] == 1.0
     with pytest.raises(ValueError, match="only applies with mode='strict'"):
         metric.compute(predictions=predictions, references=references, scheme="IOB2")
@@ -49,8 +50,10 @@ def seqeval_both(tags):
     """seqeval's entities of one sequence in its default mode and in strict IOB2 mode, (type, start, end
     exclusive), or the name of the exception it raises."""
     out = []
-    for decode in (lambda: [(t, a, b + 1) for t, a, b in get_entities(tags)],
-                   lambda: [(e.tag, e.start, e.end) for e in Tokens(tags, IOB2).entities]):
+    for decode in (
+        lambda: [(t, a, b + 1) for t, a, b in get_entities(tags)],
+        lambda: [(e.tag, e.start, e.end) for e in Tokens(tags, IOB2).entities],
+    ):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
@@ -90,7 +93,9 @@ def test_io_reads_bare_types_as_well_as_i_tags():
 def test_untyped_and_typed_tags_do_not_mix(metric):
     tags = ["B", "I", "B-PER"]
     assert seqeval_both(tags) == [[("_", 0, 2), ("PER", 2, 3)]] * 2  # seqeval: untyped tags are a type '_'
-    with pytest.raises(ValueError, match=r"tag 'B' at predictions\[0\]\[0\] has no entity type but tag 'B-PER'"):
+    with pytest.raises(
+        ValueError, match=r"tag 'B' at predictions\[0\]\[0\] has no entity type but tag 'B-PER'"
+    ):
         metric.compute(predictions=[tags], references=[tags])
 
 
@@ -102,39 +107,53 @@ def test_an_empty_type_is_an_error(metric):
 
 def assert_tag_error(metric, tag, seqeval, reason):
     assert seqeval_both([tag]) == seqeval
-    with pytest.raises(ValueError, match=rf"tag {re.escape(repr(tag))} at predictions\[0\]\[0\] {re.escape(reason)}"):
+    with pytest.raises(
+        ValueError, match=rf"tag {re.escape(repr(tag))} at predictions\[0\]\[0\] {re.escape(reason)}"
+    ):
         metric.compute(predictions=[[tag]], references=[["O"]])
 
 
-@pytest.mark.parametrize("tag, seqeval, reason", [
-    ("", ["IndexError", "IndexError"], "is empty"),
-    ("B-PER ", [[("PER ", 0, 1)]] * 2, "has whitespace or an invisible character at its start or end"),
-    ("B-PER\r", [[("PER\r", 0, 1)]] * 2, "has whitespace or an invisible character at its start or end"),
-    ("B-PER\x00", [[("PER\x00", 0, 1)]] * 2, "contains the control character"),
-])
+@pytest.mark.parametrize(
+    "tag, seqeval, reason",
+    [
+        ("", ["IndexError", "IndexError"], "is empty"),
+        ("B-PER ", [[("PER ", 0, 1)]] * 2, "has whitespace or an invisible character at its start or end"),
+        ("B-PER\r", [[("PER\r", 0, 1)]] * 2, "has whitespace or an invisible character at its start or end"),
+        ("B-PER\x00", [[("PER\x00", 0, 1)]] * 2, "contains the control character"),
+    ],
+)
 def test_empty_tags_and_invisible_characters_are_errors(metric, tag, seqeval, reason):
     assert_tag_error(metric, tag, seqeval, reason)
 
 
 def test_a_type_that_begins_or_ends_with_a_hyphen_is_an_error(metric):
     # seqeval's two modes disagree on the type
-    assert_tag_error(metric, "B--PER", [[("-PER", 0, 1)], [("PER", 0, 1)]],
-                     "has the entity type '-PER', which begins or ends with '-'")
+    assert_tag_error(
+        metric,
+        "B--PER",
+        [[("-PER", 0, 1)], [("PER", 0, 1)]],
+        "has the entity type '-PER', which begins or ends with '-'",
+    )
 
 
 def test_o_is_not_an_entity_type(metric):
-    assert_tag_error(metric, "B-O", [[("O", 0, 1)]] * 2, "has the entity type 'O', the name of the outside tag")
+    assert_tag_error(
+        metric, "B-O", [[("O", 0, 1)]] * 2, "has the entity type 'O', the name of the outside tag"
+    )
 
 
 def test_prefixes_are_upper_case(metric):
     assert_tag_error(metric, "b-PER", [[("PER", 0, 1)], "KeyError"], "has the lower-case prefix 'b'")
 
 
-@pytest.mark.parametrize("tag, seqeval", [
-    ("BPER", [[("PER", 0, 1)]] * 2),  # read as B-PER
-    ("O-PER", [[], []]),  # read as O
-    ("-", [[], "KeyError"]),
-])
+@pytest.mark.parametrize(
+    "tag, seqeval",
+    [
+        ("BPER", [[("PER", 0, 1)]] * 2),  # read as B-PER
+        ("O-PER", [[], []]),  # read as O
+        ("-", [[], "KeyError"]),
+    ],
+)
 def test_tags_without_a_prefix_and_hyphen_are_errors(metric, tag, seqeval):
     assert seqeval_both([tag]) == seqeval
     with pytest.raises(ValueError, match=rf"invalid tag {re.escape(repr(tag))} at predictions\[0\]\[0\]"):
@@ -170,7 +189,10 @@ def test_the_decoding_block_shows_what_lenient_mode_repaired(metric):
     strict = metric.compute(predictions=predictions, references=references, mode="strict", scheme="IOB2")
     # seqeval reports the two numbers and nothing else; here the block says why they differ
     assert seqeval_report(references, predictions)["micro avg"]["f1-score"] == lenient["overall_f1"] == 0.0
-    assert lenient["decoding"]["predictions"]["repaired"] == 1 and strict["decoding"]["predictions"]["dropped"] == 1
+    assert (
+        lenient["decoding"]["predictions"]["repaired"] == 1
+        and strict["decoding"]["predictions"]["dropped"] == 1
+    )
 
 
 def test_zero_division_warn_and_sample_weight_are_not_offered(metric):
@@ -226,7 +248,9 @@ def test_per_type_tables_add_up_across_types(metric):
     theirs = Evaluator(gold, pred, tags=["PER", "LOC"], loader="list").evaluate()
     # nervaluate scores each type alone: the pair is a miss for PER and a spurious LOC
     assert theirs["overall"]["strict"].incorrect == 1
-    assert theirs["entities"]["PER"]["strict"].missed == 1 and theirs["entities"]["LOC"]["strict"].spurious == 1
+    assert (
+        theirs["entities"]["PER"]["strict"].missed == 1 and theirs["entities"]["LOC"]["strict"].spurious == 1
+    )
     per_type = metric.compute(predictions=pred, references=gold)["muc"]["strict"]["per_type"]
     assert (per_type["PER"]["incorrect"], per_type["PER"]["possible"], per_type["PER"]["actual"]) == (1, 1, 0)
     assert (per_type["LOC"]["spurious"], per_type["LOC"]["possible"], per_type["LOC"]["actual"]) == (0, 0, 1)
@@ -237,7 +261,11 @@ def test_every_row_of_the_table_is_pinned_here():
     rows = [line for line in text.splitlines() if line.startswith("| ")][1:]  # the header row first
     named = [re.fullmatch(r"`(test_\w+)`", row.rstrip(" |").rsplit("| ", 1)[1]).group(1) for row in rows]
     module = sys.modules[__name__]
-    tests = {name for name in dir(module) if name.startswith("test_") and name != "test_every_row_of_the_table_is_pinned_here"}
+    tests = {
+        name
+        for name in dir(module)
+        if name.startswith("test_") and name != "test_every_row_of_the_table_is_pinned_here"
+    }
     assert len(named) == len(set(named)) and set(named) == tests  # one test per row, one row per test
 
 

@@ -148,14 +148,27 @@ def test_untyped_strict_agrees_with_seqeval(scheme):
     corpus = D.encode(sequences, sequences, scheme=scheme)
     ours = D.spans_by_sentence(D.decode(corpus.references, corpus, scheme), corpus.types, len(sequences))
     for tags, got in zip(sequences, ours):
-        assert [tuple(s) for s in got] == [(e.tag, e.start, e.end) for e in Tokens(tags, SEQEVAL_SCHEMES[scheme]).entities]
+        assert [tuple(s) for s in got] == [
+            (e.tag, e.start, e.end) for e in Tokens(tags, SEQEVAL_SCHEMES[scheme]).entities
+        ]
 
 
-@pytest.mark.parametrize("predictions, references, message", [
-    ([["B", "I"]], [["B-PER", "O"]], r"tag 'B' at predictions\[0\]\[0\] has no entity type but tag 'B-PER' at references\[0\]\[0\] has one"),
-    ([["B-PER", "I"]], [["O", "O"]], r"tag 'I' at predictions\[0\]\[1\] has no entity type but tag 'B-PER' at predictions\[0\]\[0\]"),
-    ([["B-_", "B"]], [["O", "O"]], r"tag 'B' at predictions\[0\]\[1\] has no entity type but tag 'B-_'"),
-])
+@pytest.mark.parametrize(
+    "predictions, references, message",
+    [
+        (
+            [["B", "I"]],
+            [["B-PER", "O"]],
+            r"tag 'B' at predictions\[0\]\[0\] has no entity type but tag 'B-PER' at references\[0\]\[0\] has one",
+        ),
+        (
+            [["B-PER", "I"]],
+            [["O", "O"]],
+            r"tag 'I' at predictions\[0\]\[1\] has no entity type but tag 'B-PER' at predictions\[0\]\[0\]",
+        ),
+        ([["B-_", "B"]], [["O", "O"]], r"tag 'B' at predictions\[0\]\[1\] has no entity type but tag 'B-_'"),
+    ],
+)
 def test_typed_and_untyped_tags_do_not_mix(predictions, references, message):
     with pytest.raises(ValueError, match=message):
         D.encode(predictions, references)
@@ -167,7 +180,10 @@ IO = [
     (["PER", "PER", "O", "LOC"], [("PER", 0, 2), ("LOC", 3, 4)]),
     (["I-PER", "I-PER", "I-LOC"], [("PER", 0, 2), ("LOC", 2, 3)]),
     (["PER", "I-PER"], [("PER", 0, 2)]),  # a bare type and its I- tag are one type
-    (["person-actor", "person-actor", "location-GPE"], [("person-actor", 0, 2), ("location-GPE", 2, 3)]),  # Few-NERD
+    (
+        ["person-actor", "person-actor", "location-GPE"],
+        [("person-actor", 0, 2), ("location-GPE", 2, 3)],
+    ),  # Few-NERD
     (["O", "O"], []),
     (["X", "O", "MISC-X"], [("X", 0, 1), ("MISC-X", 2, 3)]),
     (["I", "I", "O"], [("_", 0, 2)]),
@@ -179,12 +195,18 @@ def test_io_table(tags, expected):
     assert spans(tags, scheme="IO") == expected
 
 
-@pytest.mark.parametrize("tags, message", [
-    (["B-PER"], r"invalid tag 'B-PER' at tags\[0\] \(scheme IO expects O, I-\* as PREFIX-TYPE, or a bare type\)"),
-    (["PER", "B"], r"invalid tag 'B' at tags\[1\]"),  # one-letter chunk prefixes are not types
-    (["i-PER"], r"tag 'i-PER' at tags\[0\] has the lower-case prefix 'i'"),
-    (["PER", "I"], r"tag 'I' at tags\[1\] has no entity type but tag 'PER' at tags\[0\] has one"),
-])
+@pytest.mark.parametrize(
+    "tags, message",
+    [
+        (
+            ["B-PER"],
+            r"invalid tag 'B-PER' at tags\[0\] \(scheme IO expects O, I-\* as PREFIX-TYPE, or a bare type\)",
+        ),
+        (["PER", "B"], r"invalid tag 'B' at tags\[1\]"),  # one-letter chunk prefixes are not types
+        (["i-PER"], r"tag 'i-PER' at tags\[0\] has the lower-case prefix 'i'"),
+        (["PER", "I"], r"tag 'I' at tags\[1\] has no entity type but tag 'PER' at tags\[0\] has one"),
+    ],
+)
 def test_io_errors(tags, message):
     with pytest.raises(ValueError, match=message):
         D.tags_to_spans(tags, scheme="IO")
@@ -204,7 +226,9 @@ def random_entities(rng, length, types=("PER", "LOC", "ORG")):
         size = rng.randint(1, 4)
         if position + size > length:
             return entities
-        kind = rng.choice([t for t in types if not (entities and entities[-1][2] == position and entities[-1][0] == t)])
+        kind = rng.choice(
+            [t for t in types if not (entities and entities[-1][2] == position and entities[-1][0] == t)]
+        )
         entities.append((kind, position, position + size))
         position += size
 
@@ -224,7 +248,10 @@ def test_io_projection_of_iob2_decodes_to_the_same_spans(seed):
     strict = D.encode(iob2, iob2, scheme="IOB2")
     projected = D.encode(io, io, scheme="IO")
     expected = D.spans_by_sentence(D.decode(strict.references, strict, "IOB2"), strict.types, len(iob2))
-    assert D.spans_by_sentence(D.decode(projected.references, projected, "IO"), projected.types, len(io)) == expected
+    assert (
+        D.spans_by_sentence(D.decode(projected.references, projected, "IO"), projected.types, len(io))
+        == expected
+    )
 
 
 # ---------------------------------------------------------------------------- tag strings as they come
@@ -233,22 +260,42 @@ def test_io_projection_of_iob2_decodes_to_the_same_spans(seed):
 TAG_STRINGS = [
     # (tag, scheme, suffix, entities of ["O", tag] or the error)
     ("", None, False, "is empty"),  # seqeval: IndexError
-    ("B-PER ", None, False, "has whitespace or an invisible character at its start or end"),  # seqeval: type 'PER '
+    (
+        "B-PER ",
+        None,
+        False,
+        "has whitespace or an invisible character at its start or end",
+    ),  # seqeval: type 'PER '
     (" B-PER", None, False, "has whitespace or an invisible character at its start or end"),
     ("B-PER\r", None, False, "has whitespace or an invisible character at its start or end"),  # a CRLF file
-    ("\ufeffB-PER", None, False, "has whitespace or an invisible character at its start or end"),  # a byte-order mark
+    (
+        "\ufeffB-PER",
+        None,
+        False,
+        "has whitespace or an invisible character at its start or end",
+    ),  # a byte-order mark
     ("B- PER", None, False, "has whitespace or an invisible character around its entity type"),
     ("PER -B", None, True, "has whitespace or an invisible character around its entity type"),
     ("B-PER\x00X", None, False, "contains the control character '\\x00'"),
     ("B-PER\tX", None, False, "contains the control character '\\t'"),
     ("B-WORK OF ART", None, False, [("WORK OF ART", 1, 2)]),  # inner spaces are part of the type
     ("B-組織", None, False, [("組織", 1, 2)]),
-    ("B--PER", None, False, "has the entity type '-PER', which begins or ends with '-'"),  # seqeval: '-PER' or 'PER'
+    (
+        "B--PER",
+        None,
+        False,
+        "has the entity type '-PER', which begins or ends with '-'",
+    ),  # seqeval: '-PER' or 'PER'
     ("B-PER-", "IOB2", False, "has the entity type 'PER-', which begins or ends with '-'"),
     ("PER--B", None, True, "has the entity type 'PER-', which begins or ends with '-'"),
     ("B-MISC-X", None, False, [("MISC-X", 1, 2)]),
     ("B-O", None, False, "has the entity type 'O', the name of the outside tag"),  # seqeval: a type 'O'
-    ("b-PER", None, False, "has the lower-case prefix 'b' (prefixes are upper case: 'B')"),  # seqeval: garbage
+    (
+        "b-PER",
+        None,
+        False,
+        "has the lower-case prefix 'b' (prefixes are upper case: 'B')",
+    ),  # seqeval: garbage
     ("o", None, False, "has the lower-case prefix 'o'"),
     ("U-PER", None, False, r"invalid tag 'U-PER'.*for BILOU tags use mode='strict', scheme='BILOU'"),
     ("-", None, False, r"invalid tag '-' at tags\[1\] \(scheme None \(lenient\)"),  # seqeval: a type '_'
@@ -261,13 +308,20 @@ TAG_STRINGS = [
     ("-", "IO", False, "has the entity type '-', which begins or ends with '-'"),
     ("B-PER", None, True, r"invalid tag 'B-PER'.*as PREFIX-TYPE it needs suffix=False"),
     ("PER-B", None, False, r"invalid tag 'PER-B'.*as TYPE-PREFIX it needs suffix=True"),
-    ("E-PER", "IOB2", False, r"invalid tag 'E-PER' at tags\[1\] \(scheme IOB2 expects O, B-\*, I-\* as PREFIX-TYPE\)"),
+    (
+        "E-PER",
+        "IOB2",
+        False,
+        r"invalid tag 'E-PER' at tags\[1\] \(scheme IOB2 expects O, B-\*, I-\* as PREFIX-TYPE\)",
+    ),
     (b"B-PER", None, False, "is not a string"),
     (None, None, False, "is not a string"),
 ]
 
 
-@pytest.mark.parametrize("tag, scheme, suffix, expected", TAG_STRINGS, ids=[repr(r[0]) + str(r[1]) for r in TAG_STRINGS])
+@pytest.mark.parametrize(
+    "tag, scheme, suffix, expected", TAG_STRINGS, ids=[repr(r[0]) + str(r[1]) for r in TAG_STRINGS]
+)
 def test_tag_strings(tag, scheme, suffix, expected):
     if isinstance(expected, list):
         assert spans(["O", tag], scheme=scheme, suffix=suffix) == expected
@@ -300,7 +354,9 @@ def test_span_arrays_replace_and_length():
     spans = D.decode(corpus.predictions, corpus)
     assert len(spans) == 2
     relabelled = spans._replace(type=spans.type * 0)
-    assert isinstance(relabelled, D.SpanArrays) and len(relabelled) == 2 and relabelled.type.tolist() == [0, 0]
+    assert (
+        isinstance(relabelled, D.SpanArrays) and len(relabelled) == 2 and relabelled.type.tolist() == [0, 0]
+    )
     assert relabelled.start is spans.start
 
 
@@ -332,7 +388,9 @@ REPORTS = [
 def test_report_table(scheme, tags, expected):
     corpus = D.encode([["O"], tags], [["O"], tags], scheme=scheme)
     report = D.decoding_report(corpus.references, corpus, D.decode(corpus.references, corpus, scheme), scheme)
-    assert [(p["sentence"], p["start"], p["end"], p["reason"]) for p in report["first"]] == [(1, *e) for e in expected]
+    assert [(p["sentence"], p["start"], p["end"], p["reason"]) for p in report["first"]] == [
+        (1, *e) for e in expected
+    ]
     assert report["repaired" if scheme is None else "dropped"] == len(expected)
     assert report["dropped" if scheme is None else "repaired"] == 0
     assert report["reasons"] == {r: sum(e[2] == r for e in expected) for r in D.REASONS}
@@ -362,8 +420,13 @@ def test_report_counts_what_a_plain_loop_finds(scheme):
     corpus = D.encode(sequences, sequences, scheme=scheme)
     found = D.decode(corpus.references, corpus, scheme)
     report = D.decoding_report(corpus.references, corpus, found, scheme, places=10**6)
-    expected = [(i, a, b) for i, (tags, sentence) in enumerate(zip(sequences, D.spans_by_sentence(found, corpus.types, len(sequences))))
-                for a, b in plain_report(tags, sentence, scheme)]
+    expected = [
+        (i, a, b)
+        for i, (tags, sentence) in enumerate(
+            zip(sequences, D.spans_by_sentence(found, corpus.types, len(sequences)))
+        )
+        for a, b in plain_report(tags, sentence, scheme)
+    ]
     assert [(p["sentence"], p["start"], p["end"]) for p in report["first"]] == expected
     assert report["repaired"] + report["dropped"] == sum(report["reasons"].values()) == len(expected)
     assert report["entities"] == len(found)
@@ -402,11 +465,14 @@ def test_the_speed_table_is_the_bench_file():
 # ---------------------------------------------------------------------------- fuzz
 
 require("hypothesis", "the fuzz tests")
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 #: characters that make tags odd: prefixes in both cases, hyphens, whitespace, control and format characters
 ODD = "OBIESLUobiesluPER-_ \t\r\n\x00\x1f\u00a0\u200b\ufeff組"
-tag_strings = st.one_of(st.text(alphabet=ODD, max_size=6), st.sampled_from(["O", "B-PER", "I-PER", "PER", "B", "I"]))
+tag_strings = st.one_of(
+    st.text(alphabet=ODD, max_size=6), st.sampled_from(["O", "B-PER", "I-PER", "PER", "B", "I"])
+)
 
 
 @settings(max_examples=400, deadline=None, derandomize=True)
@@ -424,7 +490,9 @@ def test_any_tag_string_decodes_or_names_its_place(tags, scheme, suffix):
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
-@given(st.lists(st.lists(tag_strings, max_size=4), min_size=1, max_size=3), st.sampled_from([None, "IOB2", "IO"]))
+@given(
+    st.lists(st.lists(tag_strings, max_size=4), min_size=1, max_size=3), st.sampled_from([None, "IOB2", "IO"])
+)
 def test_any_corpus_encodes_or_names_its_place(sequences, scheme):
     try:
         D.encode(sequences, [["O"] * len(s) for s in sequences], scheme=scheme)

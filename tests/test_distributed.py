@@ -14,9 +14,9 @@ import sys
 import uuid
 
 import pytest
+from test_parity import random_corpus
 
 from conftest import METRIC_PATH, ROOT
-from test_parity import random_corpus
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 N_SENTENCES = 1200
@@ -47,11 +47,18 @@ def worker(args_file):
         args = pickle.load(f)
     results = {}
     for case, job in args["jobs"].items():
-        metric = evaluate.load(METRIC_PATH, job["config"], num_process=2, process_id=args["process_id"],
-                               experiment_id=job["experiment_id"], cache_dir=args["cache_dir"], timeout=120)
+        metric = evaluate.load(
+            METRIC_PATH,
+            job["config"],
+            num_process=2,
+            process_id=args["process_id"],
+            experiment_id=job["experiment_id"],
+            cache_dir=args["cache_dir"],
+            timeout=120,
+        )
         shard = job["shard"]
         for start in range(0, len(shard["predictions"]), 97):
-            metric.add_batch(**{k: v[start:start + 97] for k, v in shard.items()})
+            metric.add_batch(**{k: v[start : start + 97] for k, v in shard.items()})
         results[case] = metric.compute(**job["options"])
     with open(args["out"], "wb") as f:
         pickle.dump(results, f)
@@ -73,8 +80,10 @@ CASES = [  # config, input kind, split
 
 def shards(inputs, split):
     in_first = [SPLITS[split](i) for i in range(N_SENTENCES)]
-    return [{k: [v for v, first in zip(column, in_first) if first == (p == 0)] for k, column in inputs.items()}
-            for p in (0, 1)]
+    return [
+        {k: [v for v, first in zip(column, in_first) if first == (p == 0)] for k, column in inputs.items()}
+        for p in (0, 1)
+    ]
 
 
 def run_two_processes(tmp_path, jobs_per_process):
@@ -87,8 +96,16 @@ def run_two_processes(tmp_path, jobs_per_process):
         with open(args_file, "wb") as f:
             pickle.dump(dict(process_id=process_id, cache_dir=str(cache_dir), jobs=jobs, out=str(out)), f)
         code = f"import sys; sys.path[:0] = [{TESTS!r}, {ROOT!r}]; from test_distributed import worker; worker({str(args_file)!r})"
-        procs.append(subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", code],
+                env=env,
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
         outs.append(out)
     for process_id, proc in enumerate(procs):
         output, _ = proc.communicate(timeout=600)
@@ -116,7 +133,9 @@ def distributed(tmp_path_factory):
         inputs, options = corpus(config, kind)
         experiment_id = uuid.uuid4().hex
         for process_id, shard in enumerate(shards(inputs, split)):
-            jobs[process_id][case] = dict(config=config, experiment_id=experiment_id, shard=shard, options=options)
+            jobs[process_id][case] = dict(
+                config=config, experiment_id=experiment_id, shard=shard, options=options
+            )
     (first, second), leftovers = run_two_processes(tmp_path_factory.mktemp("distributed"), jobs)
     return first, second, leftovers
 
@@ -137,10 +156,10 @@ def test_process_zero_scores_the_union(single_metrics, distributed, case):
     first, second = shards(inputs, split)
     assert len(first["predictions"]) + len(second["predictions"]) == N_SENTENCES
 
-    assert other is None                      # only process 0 returns the result
+    assert other is None  # only process 0 returns the result
     assert result == single.compute(**inputs, **options)
     per_shard = [single.compute(**shard, **options) for shard in (first, second)]
-    assert per_shard[0] != result             # a process that scored only its own shard would fail
+    assert per_shard[0] != result  # a process that scored only its own shard would fail
     for mode, table in result["muc"].items():  # counts add up over the shards: none lost or doubled
         for key in COUNTS:
             assert table[key] == sum(r["muc"][mode][key] for r in per_shard), (mode, key)
@@ -165,7 +184,9 @@ def empty_shards(tmp_path_factory):
         experiment_id = uuid.uuid4().hex
         for process_id in (0, 1):
             shard = inputs if process_id != empty else {k: [] for k in inputs}
-            jobs[process_id][case] = dict(config=config, experiment_id=experiment_id, shard=shard, options=options)
+            jobs[process_id][case] = dict(
+                config=config, experiment_id=experiment_id, shard=shard, options=options
+            )
     (first, second), leftovers = run_two_processes(tmp_path_factory.mktemp("empty"), jobs)
     return first, second, leftovers
 
@@ -199,8 +220,14 @@ def shared_worker(args_file):
 
     if role == "B1":
         wait_for("A1-done")
-    metric = evaluate.load(METRIC_PATH, num_process=2, process_id=int(role[1]), experiment_id="shared",
-                           cache_dir=args["cache_dir"], timeout=120)
+    metric = evaluate.load(
+        METRIC_PATH,
+        num_process=2,
+        process_id=int(role[1]),
+        experiment_id="shared",
+        cache_dir=args["cache_dir"],
+        timeout=120,
+    )
     metric.add_batch(**args["shard"])
     if role == "A0":
         wait_for("B1-done")
@@ -218,8 +245,11 @@ def test_two_runs_sharing_an_experiment_id_fail_loudly(tmp_path):
     and overwrites A's shard. evaluate cannot tell the two apart by their files; process 0 sees
     that two processes joined as process 1 and refuses to score a mix."""
     inputs, _ = corpus("default", "tags")
-    shards = {"A0": {k: v[:400] for k, v in inputs.items()}, "A1": {k: v[400:800] for k, v in inputs.items()},
-              "B1": {k: v[800:] for k, v in inputs.items()}}
+    shards = {
+        "A0": {k: v[:400] for k, v in inputs.items()},
+        "A1": {k: v[400:800] for k, v in inputs.items()},
+        "B1": {k: v[800:] for k, v in inputs.items()},
+    }
     markers, cache_dir = tmp_path / "markers", tmp_path / "cache"
     markers.mkdir()
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1")
@@ -227,12 +257,28 @@ def test_two_runs_sharing_an_experiment_id_fail_loudly(tmp_path):
     for role, shard in shards.items():
         args_file, outs[role] = tmp_path / f"{role}.pkl", tmp_path / f"{role}.out"
         with open(args_file, "wb") as f:
-            pickle.dump(dict(role=role, markers=str(markers), cache_dir=str(cache_dir), shard=shard,
-                             out=str(outs[role])), f)
-        code = (f"import sys; sys.path[:0] = [{TESTS!r}, {ROOT!r}]; from test_distributed import shared_worker; "
-                f"shared_worker({str(args_file)!r})")
-        procs[role] = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT, stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT, text=True)
+            pickle.dump(
+                dict(
+                    role=role,
+                    markers=str(markers),
+                    cache_dir=str(cache_dir),
+                    shard=shard,
+                    out=str(outs[role]),
+                ),
+                f,
+            )
+        code = (
+            f"import sys; sys.path[:0] = [{TESTS!r}, {ROOT!r}]; from test_distributed import shared_worker; "
+            f"shared_worker({str(args_file)!r})"
+        )
+        procs[role] = subprocess.Popen(
+            [sys.executable, "-c", code],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     for role, proc in procs.items():
         output, _ = proc.communicate(timeout=600)
         assert proc.returncode == 0, f"{role} failed:\n{output[-3000:]}"

@@ -20,8 +20,12 @@ class Plain(evaluate.Metric):
 
     def _info(self):
         sequence = datasets.Sequence(datasets.Value("string"))
-        return evaluate.MetricInfo(description="", citation="", inputs_description="",
-                                   features=datasets.Features({"predictions": sequence, "references": sequence}))
+        return evaluate.MetricInfo(
+            description="",
+            citation="",
+            inputs_description="",
+            features=datasets.Features({"predictions": sequence, "references": sequence}),
+        )
 
     def _compute(self, predictions, references, bogus=None):
         if bogus is not None:
@@ -76,5 +80,5 @@ def test_process_0_reads_every_cache_file_with_one_format_and_knows_no_other_run
     patched("_read_caches")
     patched("_check_one_run")
     source = inspect.getsource(evaluate.Metric._finalize)
-    assert "reader.read_files([{\"filename\": f} for f in file_paths])" in source
+    assert 'reader.read_files([{"filename": f} for f in file_paths])' in source
     assert "experiment_id" in source and "joined" not in source

@@ -13,8 +13,11 @@ from conftest import METRIC_PATH, require
 
 LABELS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "mari", "kask", "lives", "in", "tartu", "tallinn", "is", "big"]
-SENTENCES = [(["Mari", "Kask", "lives", "in", "Tartu"], [1, 2, 0, 0, 3]), (["Tallinn", "is", "big"], [3, 0, 0]),
-             (["Kask", "is", "in", "Tallinn"], [1, 0, 0, 3])]
+SENTENCES = [
+    (["Mari", "Kask", "lives", "in", "Tartu"], [1, 2, 0, 0, 3]),
+    (["Tallinn", "is", "big"], [3, 0, 0]),
+    (["Kask", "is", "in", "Tallinn"], [1, 0, 0, 3]),
+]
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +29,16 @@ def tiny(tmp_path_factory):
     vocab.write_text("\n".join(WORDS) + "\n", encoding="utf-8")
     tokenizer = transformers.BertTokenizerFast(vocab_file=str(vocab))
     torch.manual_seed(0)
-    config = transformers.BertConfig(vocab_size=len(WORDS), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                     intermediate_size=32, num_labels=len(LABELS), id2label=dict(enumerate(LABELS)),
-                                     label2id={label: i for i, label in enumerate(LABELS)})
+    config = transformers.BertConfig(
+        vocab_size=len(WORDS),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        num_labels=len(LABELS),
+        id2label=dict(enumerate(LABELS)),
+        label2id={label: i for i, label in enumerate(LABELS)},
+    )
     return transformers.BertForTokenClassification(config).eval(), tokenizer
 
 
@@ -36,10 +46,15 @@ def tiny(tmp_path_factory):
 def data():
     import datasets
 
-    features = datasets.Features({"tokens": datasets.Sequence(datasets.Value("string")),
-                                  "ner_tags": datasets.Sequence(datasets.ClassLabel(names=LABELS))})
-    return datasets.Dataset.from_dict({"tokens": [w for w, _ in SENTENCES], "ner_tags": [t for _, t in SENTENCES]},
-                                      features=features)
+    features = datasets.Features(
+        {
+            "tokens": datasets.Sequence(datasets.Value("string")),
+            "ner_tags": datasets.Sequence(datasets.ClassLabel(names=LABELS)),
+        }
+    )
+    return datasets.Dataset.from_dict(
+        {"tokens": [w for w, _ in SENTENCES], "ner_tags": [t for _, t in SENTENCES]}, features=features
+    )
 
 
 def predicted_tags(model, tokenizer):
@@ -63,7 +78,8 @@ def test_evaluator_scores_a_model_with_this_metric(tiny, data):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     metric = evaluate.load(METRIC_PATH)
     results = evaluate.evaluator("token-classification").compute(
-        model_or_pipeline=model, tokenizer=tokenizer, data=data, metric=metric)
+        model_or_pipeline=model, tokenizer=tokenizer, data=data, metric=metric
+    )
     references = [[LABELS[t] for t in tags] for _, tags in SENTENCES]
     direct = metric.compute(predictions=predicted_tags(model, tokenizer), references=references)
     assert direct["muc"]["strict"]["actual"] > 0  # the tiny model predicts entities: a real comparison
@@ -79,5 +95,6 @@ def test_a_pipeline_object_fails_inside_evaluate_with_transformers_5(tiny, data)
     model, tokenizer = tiny
     pipe = transformers.pipeline("token-classification", model=model, tokenizer=tokenizer)
     with pytest.raises(AttributeError, match="TFPreTrainedModel"):
-        evaluate.evaluator("token-classification").compute(model_or_pipeline=pipe, data=data,
-                                                           metric=evaluate.load(METRIC_PATH))
+        evaluate.evaluator("token-classification").compute(
+            model_or_pipeline=pipe, data=data, metric=evaluate.load(METRIC_PATH)
+        )

@@ -10,8 +10,9 @@ import ner_files
 from conftest import ROOT
 
 DATA = os.path.join(ROOT, "tests", "data")
-GOLD, PRED_A, PRED_B, BOTH = (os.path.join(DATA, name) for name in (
-    "gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll"))
+GOLD, PRED_A, PRED_B, BOTH = (
+    os.path.join(DATA, name) for name in ("gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll")
+)
 
 
 def write(tmp_path, name, text):
@@ -36,43 +37,67 @@ def test_pair_and_two_columns_agree(metric):
     assert metric.compute(**pair.compute_inputs())["overall_f1"] == pytest.approx(4 / 7)  # hand-counted
 
 
-@pytest.mark.parametrize("text, tokens, tags", [
-    ("a O\n\n\n\nb B-X\n", [["a"], ["b"]], [["O"], ["B-X"]]),  # several blank lines: one break
-    ("a O\n-DOCSTART- O\nb O\n", [["a"], ["b"]], [["O"], ["O"]]),  # no blank line around -DOCSTART-
-    ("# sent_id = 1\n# text = a b\na O\nb O\n", [["a", "b"]], [["O", "O"]]),  # CoNLL-U comments
-    ("a O\n# O\n#tag B-X\n", [["a", "#", "#tag"]], [["O", "O", "B-X"]]),  # '#' tokens: as many fields as token lines
-    ("New York\tB-LOC\n", [["New York"]], [["B-LOC"]]),  # tab-separated: fields may hold spaces
-    ("a\tO\r\nb\tO\r\n", [["a", "b"]], [["O", "O"]]),  # Windows line ends
-    ("\ufeffa O\n", [["a"]], [["O"]]),  # a byte-order mark
-    ("a PER-B\nb PER\nc B\n", [["a", "b", "c"]], [["PER-B", "PER", "B"]]),  # tags are the decoder's to judge
-])
+@pytest.mark.parametrize(
+    "text, tokens, tags",
+    [
+        ("a O\n\n\n\nb B-X\n", [["a"], ["b"]], [["O"], ["B-X"]]),  # several blank lines: one break
+        ("a O\n-DOCSTART- O\nb O\n", [["a"], ["b"]], [["O"], ["O"]]),  # no blank line around -DOCSTART-
+        ("# sent_id = 1\n# text = a b\na O\nb O\n", [["a", "b"]], [["O", "O"]]),  # CoNLL-U comments
+        (
+            "a O\n# O\n#tag B-X\n",
+            [["a", "#", "#tag"]],
+            [["O", "O", "B-X"]],
+        ),  # '#' tokens: as many fields as token lines
+        ("New York\tB-LOC\n", [["New York"]], [["B-LOC"]]),  # tab-separated: fields may hold spaces
+        ("a\tO\r\nb\tO\r\n", [["a", "b"]], [["O", "O"]]),  # Windows line ends
+        ("\ufeffa O\n", [["a"]], [["O"]]),  # a byte-order mark
+        (
+            "a PER-B\nb PER\nc B\n",
+            [["a", "b", "c"]],
+            [["PER-B", "PER", "B"]],
+        ),  # tags are the decoder's to judge
+    ],
+)
 def test_conll_layouts(tmp_path, text, tokens, tags):
     path = write(tmp_path, "x.conll", text)
     s = ner_files.read_conll(path)
     assert (s.tokens, s.columns[0]) == (tokens, tags)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("a O\nb X O\n", "x.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
-    ("a\nb\n", "x.conll line 1: 1 field(s), but a token and 1 tag column(s) need 2 (a tag column is missing)"),
-    ("", "x.conll: no token lines"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a O\nb X O\n", "x.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
+        (
+            "a\nb\n",
+            "x.conll line 1: 1 field(s), but a token and 1 tag column(s) need 2 (a tag column is missing)",
+        ),
+        ("", "x.conll: no token lines"),
+    ],
+)
 def test_bad_conll(tmp_path, text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         ner_files.read_conll(write(tmp_path, "x.conll", text))
 
 
 def test_two_columns_need_three_fields(tmp_path):
-    with pytest.raises(ValueError, match=re.escape("x.conll line 1: 2 field(s), but a token and 2 tag column(s) "
-                                                   "need 3 (a tag column is missing)")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "x.conll line 1: 2 field(s), but a token and 2 tag column(s) need 3 (a tag column is missing)"
+        ),
+    ):
         ner_files.read_two_columns(write(tmp_path, "x.conll", "a O\n"))
 
 
-@pytest.mark.parametrize("pred, message", [
-    ("a O\nb O\n\nc O\n\nd O\n", "g.conll has 2 sentences but p.conll has 3"),
-    ("a O\n\nc O\n", "sentence 1 has 2 tokens in g.conll (line 1) but 1 in p.conll (line 1)"),
-    ("a O\nB O\n\nc O\n", "token 'b' at g.conll line 2 but 'B' at p.conll line 2"),
-])
+@pytest.mark.parametrize(
+    "pred, message",
+    [
+        ("a O\nb O\n\nc O\n\nd O\n", "g.conll has 2 sentences but p.conll has 3"),
+        ("a O\n\nc O\n", "sentence 1 has 2 tokens in g.conll (line 1) but 1 in p.conll (line 1)"),
+        ("a O\nB O\n\nc O\n", "token 'b' at g.conll line 2 but 'B' at p.conll line 2"),
+    ],
+)
 def test_pairs_that_do_not_match(tmp_path, pred, message):
     gold = write(tmp_path, "g.conll", "a O\nb O\n\nc O\n")
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -91,26 +116,46 @@ def jsonl(tmp_path, name, examples):
 
 def test_jsonl_pair(tmp_path):
     per = {"label": "PER", "start": 0, "end": 1}
-    gold = jsonl(tmp_path, "g.jsonl", [{"tokens": ["Anna", "sang"], "entities": [per]},
-                                      {"tokens": ["in", "Riga"], "entities": []}])
-    pred = jsonl(tmp_path, "p.jsonl", [{"tokens": ["Anna", "sang"], "entities": []},
-                                      {"tokens": ["in", "Riga"], "entities": [{"label": "LOC", "start": 1, "end": 2}]}])
+    gold = jsonl(
+        tmp_path,
+        "g.jsonl",
+        [{"tokens": ["Anna", "sang"], "entities": [per]}, {"tokens": ["in", "Riga"], "entities": []}],
+    )
+    pred = jsonl(
+        tmp_path,
+        "p.jsonl",
+        [
+            {"tokens": ["Anna", "sang"], "entities": []},
+            {"tokens": ["in", "Riga"], "entities": [{"label": "LOC", "start": 1, "end": 2}]},
+        ],
+    )
     inputs = ner_files.read_pair(gold, pred)
     assert inputs.references == [[{"label": "PER", "start": 0, "end": 1}], []]
     assert inputs.predictions[1] == [{"label": "LOC", "start": 1, "end": 2}]
     assert inputs.where("predictions", 1) == "p.jsonl line 2"
 
 
-@pytest.mark.parametrize("line, message", [
-    ("{not json", "g.jsonl line 2: not JSON"),
-    ("[1, 2]", "g.jsonl line 2: an example is a JSON object; got list"),
-    ('{"entities": []}', 'g.jsonl line 2: needs "tokens" (a list of str) or "text" (a str)'),
-    ('{"text": "ab"}', 'g.jsonl line 2: needs "entities"'),
-    ('{"text": "ab", "entities": [{"label": "X", "start": 0}]}', 'g.jsonl line 2 entity 0: needs "label"'),
-    ('{"text": "ab", "entities": [{"label": "X", "start": 1, "end": 3}]}',
-     "g.jsonl line 2 entity 0: start and end must be ints with 0 <= start < end <= 2"),
-    ('{"text": "ab", "entities": [{"label": "", "start": 0, "end": 1}]}', "label must be a non-empty str"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("{not json", "g.jsonl line 2: not JSON"),
+        ("[1, 2]", "g.jsonl line 2: an example is a JSON object; got list"),
+        ('{"entities": []}', 'g.jsonl line 2: needs "tokens" (a list of str) or "text" (a str)'),
+        ('{"text": "ab"}', 'g.jsonl line 2: needs "entities"'),
+        (
+            '{"text": "ab", "entities": [{"label": "X", "start": 0}]}',
+            'g.jsonl line 2 entity 0: needs "label"',
+        ),
+        (
+            '{"text": "ab", "entities": [{"label": "X", "start": 1, "end": 3}]}',
+            "g.jsonl line 2 entity 0: start and end must be ints with 0 <= start < end <= 2",
+        ),
+        (
+            '{"text": "ab", "entities": [{"label": "", "start": 0, "end": 1}]}',
+            "label must be a non-empty str",
+        ),
+    ],
+)
 def test_bad_jsonl(tmp_path, line, message):
     path = write(tmp_path, "g.jsonl", '{"text": "a", "entities": []}\n' + line + "\n")
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -179,6 +224,8 @@ def test_tags_are_judged_by_the_decoder_and_located_in_the_file(tmp_path, gold, 
         results = ner_report.score(inputs, **options)
         assert results["muc"]["strict"]["possible"] >= 1
         return
-    line = {"references": "g.conll line", "predictions": "p.conll line"}[message.split(" at ")[1].split("[")[0]]
+    line = {"references": "g.conll line", "predictions": "p.conll line"}[
+        message.split(" at ")[1].split("[")[0]
+    ]
     with pytest.raises(ValueError, match=re.escape(message) + ".*" + re.escape(line)):
         ner_report.score(inputs, **options)

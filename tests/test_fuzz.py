@@ -13,14 +13,18 @@ import pytest
 
 from conftest import METRIC_PATH, require
 
-hypothesis = require("hypothesis", 'pip install -r requirements-dev.txt')
+hypothesis = require("hypothesis", "pip install -r requirements-dev.txt")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 NAMES = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 TAGS = NAMES
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 VALID = dict(predictions=[["B-PER", "I-PER", "O"], ["B-LOC"]], references=[["B-PER", "O", "O"], ["B-LOC"]])
 VALID_F1 = 0.5
 
@@ -41,11 +45,37 @@ def still_usable(metric):
 
 
 corpora = st.lists(st.lists(st.sampled_from(TAGS), min_size=1, max_size=6), min_size=1, max_size=5)
-BAD_ITEMS = [None, 1.5, float("nan"), True, False, b"B-PER", ["O"], ("O",), {"O": 1}, 1 + 2j, object(), np.float32(1),
-             np.bool_(True), 2**63, -(2**63) - 1, 10**30]
+BAD_ITEMS = [
+    None,
+    1.5,
+    float("nan"),
+    True,
+    False,
+    b"B-PER",
+    ["O"],
+    ("O",),
+    {"O": 1},
+    1 + 2j,
+    object(),
+    np.float32(1),
+    np.bool_(True),
+    2**63,
+    -(2**63) - 1,
+    10**30,
+]
 BAD_SENTENCES = [None, "B-PER O", b"O", 5, 1.5, {"a": 1}, {"O"}, np.zeros((2, 2), dtype=int), np.float64(3)]
-BAD_COLUMNS = [None, 5, "B-PER O", b"O", {"a": ["O"]}, {("O",)}, np.zeros(3, dtype=int), np.zeros((2, 3, 4)),
-               np.zeros((2, 2)), 1.5]
+BAD_COLUMNS = [
+    None,
+    5,
+    "B-PER O",
+    b"O",
+    {"a": ["O"]},
+    {("O",)},
+    np.zeros(3, dtype=int),
+    np.zeros((2, 3, 4)),
+    np.zeros((2, 2)),
+    1.5,
+]
 
 
 def call(metric, how, predictions, references, **options):
@@ -64,8 +94,13 @@ def place(side, i, j, how):
 
 
 @FUZZ
-@given(corpus=corpora, data=st.data(), how=st.sampled_from(["compute", "add_batch", "add"]),
-       bad=st.sampled_from(BAD_ITEMS), ids=st.booleans())
+@given(
+    corpus=corpora,
+    data=st.data(),
+    how=st.sampled_from(["compute", "add_batch", "add"]),
+    bad=st.sampled_from(BAD_ITEMS),
+    ids=st.booleans(),
+)
 def test_a_bad_item_is_named_at_its_place(metric, corpus, data, how, bad, ids):
     references = [list(s) for s in corpus]
     predictions = [list(s) for s in corpus]
@@ -97,7 +132,12 @@ def drained(metric, options=None):
 
 
 @FUZZ
-@given(corpus=corpora, data=st.data(), how=st.sampled_from(["compute", "add_batch"]), bad=st.sampled_from(BAD_SENTENCES))
+@given(
+    corpus=corpora,
+    data=st.data(),
+    how=st.sampled_from(["compute", "add_batch"]),
+    bad=st.sampled_from(BAD_SENTENCES),
+)
 def test_a_bad_sentence_is_named(metric, corpus, data, how, bad):
     predictions, references = [list(s) for s in corpus], [list(s) for s in corpus]
     side = data.draw(st.sampled_from(["predictions", "references"]))
@@ -110,8 +150,12 @@ def test_a_bad_sentence_is_named(metric, corpus, data, how, bad):
 
 
 @FUZZ
-@given(corpus=corpora, how=st.sampled_from(["compute", "add_batch"]), bad=st.sampled_from(BAD_COLUMNS),
-       side=st.sampled_from(["predictions", "references"]))
+@given(
+    corpus=corpora,
+    how=st.sampled_from(["compute", "add_batch"]),
+    bad=st.sampled_from(BAD_COLUMNS),
+    side=st.sampled_from(["predictions", "references"]),
+)
 def test_a_bad_column_is_named(metric, corpus, how, bad, side):
     columns = {"predictions": [list(s) for s in corpus], "references": [list(s) for s in corpus]}
     columns[side] = bad
@@ -142,7 +186,9 @@ def test_class_ids_out_of_range_are_named(metric, corpus, data, how):
     side = data.draw(st.sampled_from(["predictions", "references"]))
     i = data.draw(st.integers(0, len(corpus) - 1))
     j = data.draw(st.integers(0, len(corpus[i]) - 1))
-    bad = data.draw(st.sampled_from([len(NAMES), 99, -1, -7, 2**40] + ([-100] if side == "predictions" else [])))
+    bad = data.draw(
+        st.sampled_from([len(NAMES), 99, -1, -7, 2**40] + ([-100] if side == "predictions" else []))
+    )
     (predictions if side == "predictions" else references)[i][j] = bad
     as_array = data.draw(st.booleans()) and len({len(s) for s in corpus}) == 1
     if as_array:

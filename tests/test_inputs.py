@@ -12,10 +12,10 @@ import re
 import numpy as np
 import pyarrow as pa
 import pytest
+from test_parity import random_corpus
 
 import ner_inputs as I
 from conftest import METRIC_PATH, require
-from test_parity import random_corpus
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 OPTION_FAMILIES = [
@@ -41,7 +41,9 @@ def metrics():
 
 
 def corpus(seed, n=300, scheme=None):
-    prefixes = {"BILOU": "OOBILU", "IOBES": "OOBIES", "IOE1": "OOIE", "IOE2": "OOIE"}.get(scheme, "OOOBIES" if scheme is None else "OOBI")
+    prefixes = {"BILOU": "OOBILU", "IOBES": "OOBIES", "IOE1": "OOIE", "IOE2": "OOIE"}.get(
+        scheme, "OOOBIES" if scheme is None else "OOBI"
+    )
     references, predictions = random_corpus(seed, n, prefixes=prefixes)
     references[0], predictions[0] = list(references[0]) or ["O"], list(predictions[0]) or ["O"]
     return references, predictions
@@ -50,7 +52,7 @@ def corpus(seed, n=300, scheme=None):
 def streamed(metric, inputs, options, batch_size):
     n = len(inputs["references"])
     for start in range(0, n, batch_size):
-        metric.add_batch(**{k: v[start:start + batch_size] for k, v in inputs.items()})
+        metric.add_batch(**{k: v[start : start + batch_size] for k, v in inputs.items()})
     return metric.compute(**options)
 
 
@@ -69,8 +71,9 @@ def test_direct_and_cached_paths_agree_byte_for_byte(metrics, options, seed):
     ids = {t: i for i, t in enumerate(names)}
     width = max(map(len, references))
     pad = lambda rows, fill: np.array([[ids[t] for t in r] + [fill] * (width - len(r)) for r in rows])  # noqa: E731
-    from_ids = metric.compute(predictions=pad(predictions, 0), references=pad(references, -100), label_names=names,
-                              **options)
+    from_ids = metric.compute(
+        predictions=pad(predictions, 0), references=pad(references, -100), label_names=names, **options
+    )
     from_arrow = metric.compute(predictions=pa.array(predictions), references=pa.array(references), **options)
     assert repr(from_ids) == repr(direct) == repr(from_arrow)
 
@@ -85,8 +88,21 @@ def test_subgroups_paths_agree_byte_for_byte(metrics, options):
     assert repr(direct) == repr(streamed(metric, inputs, options, batch_size=77))
 
 
-FORMS = ["lists", "tuples", "numpy-2d", "numpy-ragged", "torch-2d", "torch-ragged", "arrow", "chunked-arrow",
-         "datasets-column", "series", "add-one-by-one", "arrow-batches", "numpy-str-2d"]
+FORMS = [
+    "lists",
+    "tuples",
+    "numpy-2d",
+    "numpy-ragged",
+    "torch-2d",
+    "torch-ragged",
+    "arrow",
+    "chunked-arrow",
+    "datasets-column",
+    "series",
+    "add-one-by-one",
+    "arrow-batches",
+    "numpy-str-2d",
+]
 
 
 def as_form(form, rows, fill):
@@ -101,7 +117,9 @@ def as_form(form, rows, fill):
         return [np.array(r, dtype=np.int32) for r in rows]
     if form in ("torch-2d", "torch-ragged"):
         torch = require("torch")
-        return torch.tensor(padded) if form == "torch-2d" else [torch.tensor(r, dtype=torch.long) for r in rows]
+        return (
+            torch.tensor(padded) if form == "torch-2d" else [torch.tensor(r, dtype=torch.long) for r in rows]
+        )
     if form == "arrow":
         return pa.array(rows)
     if form == "chunked-arrow":
@@ -141,15 +159,20 @@ def test_every_form_of_class_ids_scores_alike(metrics, form):
         result = metric.compute(label_names=names)
     elif form == "numpy-str-2d":
         width = max(map(len, references))
-        result = metric.compute(predictions=np.array([s + ["O"] * (width - len(s)) for s in predictions]),
-                                references=np.array([s + ["O"] * (width - len(s)) for s in references]))
+        result = metric.compute(
+            predictions=np.array([s + ["O"] * (width - len(s)) for s in predictions]),
+            references=np.array([s + ["O"] * (width - len(s)) for s in references]),
+        )
         tokens = expected["overall_accuracy"]
-        expected = metric.compute(predictions=[s + ["O"] * (width - len(s)) for s in predictions],
-                                  references=[s + ["O"] * (width - len(s)) for s in references])
+        expected = metric.compute(
+            predictions=[s + ["O"] * (width - len(s)) for s in predictions],
+            references=[s + ["O"] * (width - len(s)) for s in references],
+        )
         assert tokens != expected["overall_accuracy"]  # padding with O counts tokens: a real difference
     else:
-        result = metric.compute(predictions=as_form(form, pred_ids, 0), references=as_form(form, ref_ids, -100),
-                                label_names=names)
+        result = metric.compute(
+            predictions=as_form(form, pred_ids, 0), references=as_form(form, ref_ids, -100), label_names=names
+        )
     assert repr(result) == repr(expected)
 
 
@@ -162,32 +185,66 @@ def test_string_tags_from_a_datasets_arrow_column(metrics):
     assert repr(metrics["default"].compute(predictions=ds["p"], references=ds["r"])) == repr(expected)
     shuffled = datasets.Dataset.from_dict({"p": predictions, "r": references}).select(range(199, -1, -1))
     result = metrics["default"].compute(predictions=shuffled["p"], references=shuffled["r"])
-    assert result["muc"] == metrics["default"].compute(predictions=predictions[::-1], references=references[::-1])["muc"]
+    assert (
+        result["muc"]
+        == metrics["default"].compute(predictions=predictions[::-1], references=references[::-1])["muc"]
+    )
 
 
-@pytest.mark.parametrize("predictions, references, message", [
-    (np.zeros((2, 3, 4)), np.zeros((2, 3), dtype=int), "predictions is an array of shape (2, 3, 4); expected 2-D"
-                                                       " (sentences x tokens), or a list of sentences (logits?"),
-    (np.zeros(3, dtype=int), np.zeros(3, dtype=int), "predictions is an array of shape (3,); expected 2-D"),
-    (np.zeros((2, 3), dtype=int), np.zeros((2, 4), dtype=int), "predictions[0] has 3 tags but references[0] has 4"),
-    (np.zeros((2, 3)), np.zeros((2, 3), dtype=int), "predictions holds float64 values, neither tags"),
-    (pa.array([1, 2]), pa.array([[1], [2]]), "predictions is an Arrow column of int64; expected one list of tags"),
-    (pa.array([[1], None]), pa.array([[1], [2]]), "predictions[1] is None; every sentence is a list"),
-    (pa.array([[1], [None]]), pa.array([[1], [2]]), "predictions[1][0] is None, neither a tag"),
-    (pa.array([[1.5]]), pa.array([[1]]), "predictions holds double values, neither tags"),
-    ([np.zeros((2, 2), dtype=int)], [[0, 0]], "predictions[0] is an array of shape (2, 2); a sentence is a list"),
-    ([[0, 1]], [np.array([0, 2**63], dtype=np.uint64)], "references[0][1] = 9223372036854775808 is not a class id"),
-])
+@pytest.mark.parametrize(
+    "predictions, references, message",
+    [
+        (
+            np.zeros((2, 3, 4)),
+            np.zeros((2, 3), dtype=int),
+            "predictions is an array of shape (2, 3, 4); expected 2-D"
+            " (sentences x tokens), or a list of sentences (logits?",
+        ),
+        (
+            np.zeros(3, dtype=int),
+            np.zeros(3, dtype=int),
+            "predictions is an array of shape (3,); expected 2-D",
+        ),
+        (
+            np.zeros((2, 3), dtype=int),
+            np.zeros((2, 4), dtype=int),
+            "predictions[0] has 3 tags but references[0] has 4",
+        ),
+        (np.zeros((2, 3)), np.zeros((2, 3), dtype=int), "predictions holds float64 values, neither tags"),
+        (
+            pa.array([1, 2]),
+            pa.array([[1], [2]]),
+            "predictions is an Arrow column of int64; expected one list of tags",
+        ),
+        (pa.array([[1], None]), pa.array([[1], [2]]), "predictions[1] is None; every sentence is a list"),
+        (pa.array([[1], [None]]), pa.array([[1], [2]]), "predictions[1][0] is None, neither a tag"),
+        (pa.array([[1.5]]), pa.array([[1]]), "predictions holds double values, neither tags"),
+        (
+            [np.zeros((2, 2), dtype=int)],
+            [[0, 0]],
+            "predictions[0] is an array of shape (2, 2); a sentence is a list",
+        ),
+        (
+            [[0, 1]],
+            [np.array([0, 2**63], dtype=np.uint64)],
+            "references[0][1] = 9223372036854775808 is not a class id",
+        ),
+    ],
+)
 def test_array_and_arrow_errors_name_the_place(metrics, predictions, references, message):
     with pytest.raises(ValueError, match=re.escape(message)):
-        metrics["default"].compute(predictions=predictions, references=references, label_names=["O", "B-A", "I-A"])
+        metrics["default"].compute(
+            predictions=predictions, references=references, label_names=["O", "B-A", "I-A"]
+        )
 
 
 def test_a_series_must_be_indexed_from_zero(metrics):
     pd = require("pandas")
     rows = pd.Series([["B-A"], ["O"]], index=[5, 6])
-    with pytest.raises(ValueError, match=re.escape("predictions is a pandas Series indexed [5, 6]...; sentences pair"
-                                                   " up by position")):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("predictions is a pandas Series indexed [5, 6]...; sentences pair up by position"),
+    ):
         metrics["default"].compute(predictions=rows, references=[["B-A"], ["O"]])
     with pytest.raises(ValueError, match="predictions is a DataFrame; pass one of its columns"):
         metrics["default"].compute(predictions=pd.DataFrame({"a": [1]}), references=[["O"]])
@@ -208,8 +265,11 @@ def test_input_codes_share_one_vocabulary_across_chunks_and_sides():
 def test_ignored_positions_keep_their_places_in_errors(metrics):
     """A bad tag behind -100 positions is named at its place in the input, not in the shortened sentence."""
     with pytest.raises(ValueError, match=re.escape("invalid tag 'X-A' at predictions[0][3]")):
-        metrics["default"].compute(predictions=[[0, 0, 0, 3]], references=[[-100, -100, 0, 0]],
-                                   label_names=["O", "B-A", "I-A", "X-A"])
+        metrics["default"].compute(
+            predictions=[[0, 0, 0, 3]],
+            references=[[-100, -100, 0, 0]],
+            label_names=["O", "B-A", "I-A", "X-A"],
+        )
 
 
 def test_the_speed_profile_in_the_docs_is_the_scripts_output():

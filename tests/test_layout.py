@@ -16,10 +16,31 @@ from conftest import ROOT
 SCRIPT = os.path.join(ROOT, "ner_recall_metric.py")
 MODULES = sorted(glob.glob(os.path.join(ROOT, "ner_*.py")))
 #: the shared facts of ner_core, none defined anywhere else
-VOCABULARY = ("Span", "SpanArrays", "SCENARIOS", "MODES", "OUTCOMES", "OUTCOME_TABLE", "CREDIT", "SCENARIO_CREDIT",
-              "OUTCOME_CODES", "COLUMNS", "ZERO_DIVISION", "divide", "ratio", "fbeta", "fbeta_key", "IGNORE_INDEX",
-              "SIZE_KEYS", "is_int", "_is_int", "shared_length", "union_length", "check_confidence_level",
-              "check_seed")
+VOCABULARY = (
+    "Span",
+    "SpanArrays",
+    "SCENARIOS",
+    "MODES",
+    "OUTCOMES",
+    "OUTCOME_TABLE",
+    "CREDIT",
+    "SCENARIO_CREDIT",
+    "OUTCOME_CODES",
+    "COLUMNS",
+    "ZERO_DIVISION",
+    "divide",
+    "ratio",
+    "fbeta",
+    "fbeta_key",
+    "IGNORE_INDEX",
+    "SIZE_KEYS",
+    "is_int",
+    "_is_int",
+    "shared_length",
+    "union_length",
+    "check_confidence_level",
+    "check_seed",
+)
 
 
 def tree(path):
@@ -39,7 +60,9 @@ def defined(path):
 
 
 def sibling_imports(path):
-    return {node.module for node in ast.walk(tree(path)) if isinstance(node, ast.ImportFrom) and node.level == 1}
+    return {
+        node.module for node in ast.walk(tree(path)) if isinstance(node, ast.ImportFrom) and node.level == 1
+    }
 
 
 def test_no_fact_of_the_vocabulary_is_defined_twice():
@@ -62,8 +85,13 @@ def test_the_wrapper_holds_no_scoring_arithmetic():
     nodes = list(ast.walk(tree(SCRIPT)))
     calls = {n.func.id for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     assert not calls & {"divide", "ratio", "fbeta", "fbeta_array", "prf_table", "derive"}
-    family_tests = [n for n in nodes if isinstance(n, ast.Compare) and isinstance(n.ops[0], ast.In)
-                    and any(getattr(c, "id", getattr(c, "attr", "")) == "scores" for c in n.comparators)]
+    family_tests = [
+        n
+        for n in nodes
+        if isinstance(n, ast.Compare)
+        and isinstance(n.ops[0], ast.In)
+        and any(getattr(c, "id", getattr(c, "attr", "")) == "scores" for c in n.comparators)
+    ]
     assert not family_tests, "the wrapper dispatches families by 'x in scores'"
 
 
@@ -90,8 +118,14 @@ def test_loads_from_a_copied_folder_with_nothing_else_on_the_path(tmp_path, by):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["HF_HUB_OFFLINE"] = env["HF_EVALUATE_OFFLINE"] = "1"
     env["HF_MODULES_CACHE"] = str(tmp_path / "modules")
-    out = subprocess.run([sys.executable, "-c", LOAD, target], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", LOAD, target],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     scores, top_level = out.stdout.strip().splitlines()
     assert scores == "1.0 1.0 1.0"

@@ -16,18 +16,42 @@ OUTCOME_KEYS = ("correct", "incorrect", "partial", "missed", "spurious")
 
 # Batista's six scenarios: (name, gold, prediction, expected outcome per mode)
 SCENARIOS = [
-    ("I exact match", ["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"],
-     {"strict": "correct", "exact": "correct", "partial": "correct", "type": "correct"}),
-    ("II spurious", ["O", "O", "O"], ["O", "B-PER", "O"],
-     {"strict": "spurious", "exact": "spurious", "partial": "spurious", "type": "spurious"}),
-    ("III missed", ["O", "B-PER", "O"], ["O", "O", "O"],
-     {"strict": "missed", "exact": "missed", "partial": "missed", "type": "missed"}),
-    ("IV wrong type", ["B-LOC", "I-LOC", "O"], ["B-ORG", "I-ORG", "O"],
-     {"strict": "incorrect", "exact": "correct", "partial": "correct", "type": "incorrect"}),
-    ("V wrong boundaries", ["B-PER", "I-PER", "O"], ["O", "B-PER", "O"],
-     {"strict": "incorrect", "exact": "incorrect", "partial": "partial", "type": "correct"}),
-    ("VI wrong type and boundaries", ["B-PER", "I-PER", "O"], ["O", "B-ORG", "O"],
-     {"strict": "incorrect", "exact": "incorrect", "partial": "partial", "type": "incorrect"}),
+    (
+        "I exact match",
+        ["B-PER", "I-PER", "O"],
+        ["B-PER", "I-PER", "O"],
+        {"strict": "correct", "exact": "correct", "partial": "correct", "type": "correct"},
+    ),
+    (
+        "II spurious",
+        ["O", "O", "O"],
+        ["O", "B-PER", "O"],
+        {"strict": "spurious", "exact": "spurious", "partial": "spurious", "type": "spurious"},
+    ),
+    (
+        "III missed",
+        ["O", "B-PER", "O"],
+        ["O", "O", "O"],
+        {"strict": "missed", "exact": "missed", "partial": "missed", "type": "missed"},
+    ),
+    (
+        "IV wrong type",
+        ["B-LOC", "I-LOC", "O"],
+        ["B-ORG", "I-ORG", "O"],
+        {"strict": "incorrect", "exact": "correct", "partial": "correct", "type": "incorrect"},
+    ),
+    (
+        "V wrong boundaries",
+        ["B-PER", "I-PER", "O"],
+        ["O", "B-PER", "O"],
+        {"strict": "incorrect", "exact": "incorrect", "partial": "partial", "type": "correct"},
+    ),
+    (
+        "VI wrong type and boundaries",
+        ["B-PER", "I-PER", "O"],
+        ["O", "B-ORG", "O"],
+        {"strict": "incorrect", "exact": "incorrect", "partial": "partial", "type": "incorrect"},
+    ),
 ]
 
 
@@ -51,19 +75,38 @@ def test_partial_credit_is_one_half(metric):
 # Where spans overlap several on the other side: (name, gold, prediction, strict counts,
 # (correct, incorrect, partial, missed, spurious) in partial and type modes)
 AMBIGUOUS = [
-    ("one prediction across two gold entities",
-     ["B-PER", "I-PER", "O", "B-PER", "I-PER"], ["O", "B-PER", "I-PER", "I-PER", "O"],
-     (0, 1, 0, 1, 0), (0, 0, 1, 1, 0), (1, 0, 0, 1, 0)),
-    ("prediction across two gold entities, the second of its type",
-     ["B-PER", "I-PER", "B-LOC", "I-LOC"], ["B-LOC", "I-LOC", "I-LOC", "I-LOC"],
-     (0, 1, 0, 1, 0), (0, 0, 1, 1, 0), (1, 0, 0, 1, 0)),
-    ("two predictions inside one gold entity",
-     ["B-LOC", "I-LOC", "I-LOC", "I-LOC", "I-LOC"], ["B-LOC", "O", "B-LOC", "I-LOC", "I-LOC"],
-     (0, 1, 0, 0, 1), (0, 0, 1, 0, 1), (1, 0, 0, 0, 1)),
-    ("a chain: the most pairs win over the largest overlap",
-     ["B-PER", "I-PER", "I-PER", "B-PER", "I-PER", "I-PER", "I-PER", "I-PER", "O"],
-     ["O", "O", "B-PER", "I-PER", "I-PER", "I-PER", "O", "B-PER", "I-PER"],
-     (0, 2, 0, 0, 0), (0, 0, 2, 0, 0), (2, 0, 0, 0, 0)),
+    (
+        "one prediction across two gold entities",
+        ["B-PER", "I-PER", "O", "B-PER", "I-PER"],
+        ["O", "B-PER", "I-PER", "I-PER", "O"],
+        (0, 1, 0, 1, 0),
+        (0, 0, 1, 1, 0),
+        (1, 0, 0, 1, 0),
+    ),
+    (
+        "prediction across two gold entities, the second of its type",
+        ["B-PER", "I-PER", "B-LOC", "I-LOC"],
+        ["B-LOC", "I-LOC", "I-LOC", "I-LOC"],
+        (0, 1, 0, 1, 0),
+        (0, 0, 1, 1, 0),
+        (1, 0, 0, 1, 0),
+    ),
+    (
+        "two predictions inside one gold entity",
+        ["B-LOC", "I-LOC", "I-LOC", "I-LOC", "I-LOC"],
+        ["B-LOC", "O", "B-LOC", "I-LOC", "I-LOC"],
+        (0, 1, 0, 0, 1),
+        (0, 0, 1, 0, 1),
+        (1, 0, 0, 0, 1),
+    ),
+    (
+        "a chain: the most pairs win over the largest overlap",
+        ["B-PER", "I-PER", "I-PER", "B-PER", "I-PER", "I-PER", "I-PER", "I-PER", "O"],
+        ["O", "O", "B-PER", "I-PER", "I-PER", "I-PER", "O", "B-PER", "I-PER"],
+        (0, 2, 0, 0, 0),
+        (0, 0, 2, 0, 0),
+        (2, 0, 0, 0, 0),
+    ),
 ]
 
 
@@ -74,12 +117,15 @@ def test_one_to_one_matching(metric, name, gold, pred, strict, partial, type_):
         assert tuple(muc[mode][k] for k in OUTCOME_KEYS) == expected, mode
 
 
-@pytest.mark.parametrize("pred, matched", [
-    (["B-LOC", "O", "B-LOC", "I-LOC", "I-LOC"], 1),  # overlaps of 1 and 3 tokens
-    (["B-LOC", "I-LOC", "I-LOC", "O", "B-LOC"], 0),  # overlaps of 3 and 1 tokens
-    (["B-LOC", "O", "O", "O", "B-LOC"], 0),  # a tie: the leftmost
-    (["B-PER", "O", "O", "B-LOC", "O"], 1),  # the same type first
-])
+@pytest.mark.parametrize(
+    "pred, matched",
+    [
+        (["B-LOC", "O", "B-LOC", "I-LOC", "I-LOC"], 1),  # overlaps of 1 and 3 tokens
+        (["B-LOC", "I-LOC", "I-LOC", "O", "B-LOC"], 0),  # overlaps of 3 and 1 tokens
+        (["B-LOC", "O", "O", "O", "B-LOC"], 0),  # a tie: the leftmost
+        (["B-PER", "O", "O", "B-LOC", "O"], 1),  # the same type first
+    ],
+)
 def test_matching_choice_within_a_chain(pred, matched):
     gold = ["B-LOC", "I-LOC", "I-LOC", "I-LOC", "I-LOC"]
     corpus = D.encode([pred], [gold])
@@ -100,7 +146,10 @@ def test_chain_matching_is_mirror_invariant(metric):
         a = metric.compute(predictions=[_tags(pred_r, 9)], references=[_tags(gold_r, 9)])["muc"]
         b = metric.compute(predictions=[mirrored[1]], references=[mirrored[0]])["muc"]
         for mode in a:
-            assert {k: a[mode][k] for k in OUTCOME_KEYS} == {k: b[mode][k] for k in OUTCOME_KEYS}, (gold, pred)
+            assert {k: a[mode][k] for k in OUTCOME_KEYS} == {k: b[mode][k] for k in OUTCOME_KEYS}, (
+                gold,
+                pred,
+            )
 
 
 def _mirror(spans, n):
@@ -111,7 +160,7 @@ def _tags(spans, n):
     tags = ["O"] * n
     for label, start, end in spans:
         tags[start] = f"B-{label}"
-        tags[start + 1:end] = [f"I-{label}"] * (end - start - 1)
+        tags[start + 1 : end] = [f"I-{label}"] * (end - start - 1)
     return tags
 
 
@@ -145,7 +194,7 @@ def _reference_chains(first, n, gi, pi, same, overlap):
     g, p = gi[cols], pi[cols]
     back = np.full(g.shape, -1)
     for k in range(1, n):
-        compatible = (g[:, :k] < g[:, k:k + 1]) & (p[:, :k] < p[:, k:k + 1])
+        compatible = (g[:, :k] < g[:, k : k + 1]) & (p[:, :k] < p[:, k : k + 1])
         total = np.where(compatible, weight[:, :k], -1)
         j = np.array([row.tolist().index(max(row.tolist())) for row in total])
         base = total[np.arange(len(j)), j]
@@ -206,16 +255,23 @@ def test_long_chains_equal_the_quadratic_reference(seed):
     rng.shuffle(lengths)
     gold, pred = random_flat_side(rng, lengths, 2, 0.95), random_flat_side(rng, lengths, 2, 0.95)
     matching = M.match(gold, pred)
-    assert [matching.gold.tolist(), matching.pred.tolist()] == [a.tolist() for a in _reference_match(gold, pred)]
+    assert [matching.gold.tolist(), matching.pred.tolist()] == [
+        a.tolist() for a in _reference_match(gold, pred)
+    ]
 
 
 def test_a_long_chain_of_shifted_entities_matches_every_entity():
     n = 5000
-    gold = D.SpanArrays(np.arange(n) * 2, np.arange(n) * 2 + 2, np.zeros(n, int), np.zeros(n, int), np.arange(n) * 2)
-    pred = D.SpanArrays(np.arange(n) * 2 + 1, np.arange(n) * 2 + 3, np.zeros(n, int), np.zeros(n, int),
-                        np.arange(n) * 2 + 1)
+    gold = D.SpanArrays(
+        np.arange(n) * 2, np.arange(n) * 2 + 2, np.zeros(n, int), np.zeros(n, int), np.arange(n) * 2
+    )
+    pred = D.SpanArrays(
+        np.arange(n) * 2 + 1, np.arange(n) * 2 + 3, np.zeros(n, int), np.zeros(n, int), np.arange(n) * 2 + 1
+    )
     matching = M.match(gold, pred)
-    assert matching.gold.tolist() == matching.pred.tolist() == list(range(n))  # each with the one to its right
+    assert (
+        matching.gold.tolist() == matching.pred.tolist() == list(range(n))
+    )  # each with the one to its right
 
 
 # ---------------------------------------------------------------------------- order of sentences
@@ -249,11 +305,14 @@ def _families(preds, refs):
     counts = M.count(gold, pred, matching, types, selection.tokens_correct, int(corpus.lengths.sum()))
     hits = S.overlap_hits(gold, pred, matching)
     alignment = S.harem_alignment(gold, pred, matching)
-    return {"seqeval": M.seqeval_scores(counts), "muc": M.muc_scores(counts),
-            "token": list(map(np.ndarray.tolist, S.token_counts(gold, pred, len(types)))),
-            "overlap": list(map(np.ndarray.tolist, S.overlap_counts(gold, pred, hits, len(types)))),
-            "harem": S.harem_counts(gold, pred, alignment),
-            "errors": S.error_listing(selection, matching, M.OUTCOME_TABLE, hits, alignment)}
+    return {
+        "seqeval": M.seqeval_scores(counts),
+        "muc": M.muc_scores(counts),
+        "token": list(map(np.ndarray.tolist, S.token_counts(gold, pred, len(types)))),
+        "overlap": list(map(np.ndarray.tolist, S.overlap_counts(gold, pred, hits, len(types)))),
+        "harem": S.harem_counts(gold, pred, alignment),
+        "errors": S.error_listing(selection, matching, M.OUTCOME_TABLE, hits, alignment),
+    }
 
 
 def test_every_family_is_identical_under_any_order_of_sentences():

@@ -19,7 +19,11 @@ TYPES = ("LOC", "ORG", "PER")
 def side(sentences, lengths):
     """SpanArrays from per-sentence lists of (type name, start, end), in the order given."""
     base = np.concatenate([[0], np.cumsum(np.array(lengths) + 1)])
-    rows = [(TYPES.index(t), base[s] + a, base[s] + b, s, a) for s, spans in enumerate(sentences) for t, a, b in spans]
+    rows = [
+        (TYPES.index(t), base[s] + a, base[s] + b, s, a)
+        for s, spans in enumerate(sentences)
+        for t, a, b in spans
+    ]
     type_, start, end, sentence, offset = np.array(rows, dtype=np.int64).reshape(-1, 5).T
     return D.SpanArrays(start, end, type_, sentence, offset)
 
@@ -33,41 +37,73 @@ def pairs(gold_sentences, pred_sentences, lengths):
     """The matched pairs as (sentence, gold entity, predicted entity, scenario), sorted."""
     gold, pred = side(gold_sentences, lengths), side(pred_sentences, lengths)
     matching = M.match(gold, pred)
-    return sorted((int(gold.sentence[g]), entity(gold, g), entity(pred, p), M.SCENARIOS[s])
-                  for g, p, s in zip(matching.gold.tolist(), matching.pred.tolist(), matching.scenario.tolist()))
+    return sorted(
+        (int(gold.sentence[g]), entity(gold, g), entity(pred, p), M.SCENARIOS[s])
+        for g, p, s in zip(matching.gold.tolist(), matching.pred.tolist(), matching.scenario.tolist())
+    )
 
 
 # "Bank of New York Mellon": gold ORG(0,5) and LOC(2,4) "New York" (nested)
 WORKED = [("ORG", 0, 5), ("LOC", 2, 4)]
 # (name, gold, predicted, expected matched pairs (gold, predicted, scenario))
 CASES = [
-    ("worked case: the exact pair first, then the same type",
-     WORKED, [("ORG", 0, 4), ("LOC", 2, 4), ("LOC", 3, 4)],
-     [(("LOC", 2, 4), ("LOC", 2, 4), "exact"), (("ORG", 0, 5), ("ORG", 0, 4), "overlap")]),
-    ("the most pairs beat the same type",
-     WORKED, [("LOC", 0, 1), ("ORG", 2, 3)],
-     [(("LOC", 2, 4), ("ORG", 2, 3), "overlap_other_type"), (("ORG", 0, 5), ("LOC", 0, 1), "overlap_other_type")]),
-    ("the same type beats exact offsets of another type",
-     WORKED, [("LOC", 0, 5), ("ORG", 2, 4)],
-     [(("LOC", 2, 4), ("LOC", 0, 5), "overlap"), (("ORG", 0, 5), ("ORG", 2, 4), "overlap")]),
-    ("one prediction over both nested entities: the same type",
-     WORKED, [("ORG", 1, 5)],
-     [(("ORG", 0, 5), ("ORG", 1, 5), "overlap")]),
-    ("one prediction over both, of neither type: the most shared tokens",
-     WORKED, [("PER", 1, 4)],
-     [(("ORG", 0, 5), ("PER", 1, 4), "overlap_other_type")]),
-    ("an exact pair is kept even where it costs a pair",
-     [("PER", 0, 3), ("PER", 0, 1)], [("PER", 0, 3), ("PER", 2, 5)],
-     [(("PER", 0, 3), ("PER", 0, 3), "exact")]),
-    ("a tie between two nested gold entities: the leftmost",
-     [("PER", 0, 2), ("PER", 2, 4), ("ORG", 0, 4)], [("PER", 1, 3)],
-     [(("PER", 0, 2), ("PER", 1, 3), "overlap")]),
-    ("predictions nested on the other side",
-     [("ORG", 0, 4)], [("ORG", 0, 2), ("ORG", 0, 3), ("LOC", 1, 2)],
-     [(("ORG", 0, 4), ("ORG", 0, 3), "overlap")]),
-    ("two nested levels on each side, shifted by a token",
-     [("ORG", 0, 4), ("PER", 1, 3)], [("ORG", 1, 5), ("PER", 2, 4)],
-     [(("ORG", 0, 4), ("ORG", 1, 5), "overlap"), (("PER", 1, 3), ("PER", 2, 4), "overlap")]),
+    (
+        "worked case: the exact pair first, then the same type",
+        WORKED,
+        [("ORG", 0, 4), ("LOC", 2, 4), ("LOC", 3, 4)],
+        [(("LOC", 2, 4), ("LOC", 2, 4), "exact"), (("ORG", 0, 5), ("ORG", 0, 4), "overlap")],
+    ),
+    (
+        "the most pairs beat the same type",
+        WORKED,
+        [("LOC", 0, 1), ("ORG", 2, 3)],
+        [
+            (("LOC", 2, 4), ("ORG", 2, 3), "overlap_other_type"),
+            (("ORG", 0, 5), ("LOC", 0, 1), "overlap_other_type"),
+        ],
+    ),
+    (
+        "the same type beats exact offsets of another type",
+        WORKED,
+        [("LOC", 0, 5), ("ORG", 2, 4)],
+        [(("LOC", 2, 4), ("LOC", 0, 5), "overlap"), (("ORG", 0, 5), ("ORG", 2, 4), "overlap")],
+    ),
+    (
+        "one prediction over both nested entities: the same type",
+        WORKED,
+        [("ORG", 1, 5)],
+        [(("ORG", 0, 5), ("ORG", 1, 5), "overlap")],
+    ),
+    (
+        "one prediction over both, of neither type: the most shared tokens",
+        WORKED,
+        [("PER", 1, 4)],
+        [(("ORG", 0, 5), ("PER", 1, 4), "overlap_other_type")],
+    ),
+    (
+        "an exact pair is kept even where it costs a pair",
+        [("PER", 0, 3), ("PER", 0, 1)],
+        [("PER", 0, 3), ("PER", 2, 5)],
+        [(("PER", 0, 3), ("PER", 0, 3), "exact")],
+    ),
+    (
+        "a tie between two nested gold entities: the leftmost",
+        [("PER", 0, 2), ("PER", 2, 4), ("ORG", 0, 4)],
+        [("PER", 1, 3)],
+        [(("PER", 0, 2), ("PER", 1, 3), "overlap")],
+    ),
+    (
+        "predictions nested on the other side",
+        [("ORG", 0, 4)],
+        [("ORG", 0, 2), ("ORG", 0, 3), ("LOC", 1, 2)],
+        [(("ORG", 0, 4), ("ORG", 0, 3), "overlap")],
+    ),
+    (
+        "two nested levels on each side, shifted by a token",
+        [("ORG", 0, 4), ("PER", 1, 3)],
+        [("ORG", 1, 5), ("PER", 2, 4)],
+        [(("ORG", 0, 4), ("ORG", 1, 5), "overlap"), (("PER", 1, 3), ("PER", 2, 4), "overlap")],
+    ),
 ]
 
 
@@ -91,18 +127,25 @@ def random_nested(rng, n_sentences, max_length=8, max_spans=4):
     lengths = [rng.randint(1, max_length) for _ in range(n_sentences)]
 
     def one(length):
-        spans = {(rng.choice(TYPES[:2]), a, rng.randint(a + 1, length))
-                 for a in (rng.randrange(length) for _ in range(rng.randint(0, max_spans)))}
+        spans = {
+            (rng.choice(TYPES[:2]), a, rng.randint(a + 1, length))
+            for a in (rng.randrange(length) for _ in range(rng.randint(0, max_spans)))
+        }
         spans = list(spans)
         rng.shuffle(spans)
         return spans
+
     return [one(k) for k in lengths], [one(k) for k in lengths], lengths
 
 
 def _key(matched):
     """(exact same-type pairs, pairs, same-type pairs, shared tokens) of a list of matched pairs."""
-    return (sum(g == p for g, p in matched), len(matched), sum(g[0] == p[0] for g, p in matched),
-            sum(min(g[2], p[2]) - max(g[1], p[1]) for g, p in matched))
+    return (
+        sum(g == p for g, p in matched),
+        len(matched),
+        sum(g[0] == p[0] for g, p in matched),
+        sum(min(g[2], p[2]) - max(g[1], p[1]) for g, p in matched),
+    )
 
 
 def _best_key(gold, pred):
@@ -135,8 +178,11 @@ def test_matching_does_not_depend_on_the_order_of_spans_or_sentences():
         expected = pairs(gold, pred, lengths)
         order = list(range(len(lengths)))
         rng.shuffle(order)
-        shuffled = pairs([rng.sample(gold[i], len(gold[i])) for i in order],
-                         [rng.sample(pred[i], len(pred[i])) for i in order], [lengths[i] for i in order])
+        shuffled = pairs(
+            [rng.sample(gold[i], len(gold[i])) for i in order],
+            [rng.sample(pred[i], len(pred[i])) for i in order],
+            [lengths[i] for i in order],
+        )
         assert sorted((order[s],) + tuple(rest) for s, *rest in shuffled) == expected
 
 
@@ -146,19 +192,28 @@ def test_flat_input_matches_the_same_through_the_nested_path():
     for _ in range(200):
         gold, pred, lengths = random_nested(rng, 4)
         flat = pairs([[("PER", 0, 2), ("PER", 2, 4)]], [[("PER", 1, 3), ("LOC", 3, 4)]], [5])
-        both = pairs(gold + [[("PER", 0, 2), ("PER", 2, 4)]], pred + [[("PER", 1, 3), ("LOC", 3, 4)]], lengths + [5])
+        both = pairs(
+            gold + [[("PER", 0, 2), ("PER", 2, 4)]], pred + [[("PER", 1, 3), ("LOC", 3, 4)]], lengths + [5]
+        )
         assert [p[1:] for p in both if p[0] == len(lengths)] == [p[1:] for p in flat]
 
 
 # ---------------------------------------------------------------------------- duplicates
 
 
-@pytest.mark.parametrize("spans, message", [
-    ([[("PER", 0, 3), ("PER", 1, 2), ("PER", 0, 3)]],
-     r"references\[0\] entities 0 and 2 are the same entity \('PER', 0, 3\)"),
-    ([[("LOC", 0, 1)], [("ORG", 2, 4), ("LOC", 0, 1), ("ORG", 2, 4)]],
-     r"references\[1\] entities 0 and 2 are the same entity \('ORG', 2, 4\)"),
-])
+@pytest.mark.parametrize(
+    "spans, message",
+    [
+        (
+            [[("PER", 0, 3), ("PER", 1, 2), ("PER", 0, 3)]],
+            r"references\[0\] entities 0 and 2 are the same entity \('PER', 0, 3\)",
+        ),
+        (
+            [[("LOC", 0, 1)], [("ORG", 2, 4), ("LOC", 0, 1), ("ORG", 2, 4)]],
+            r"references\[1\] entities 0 and 2 are the same entity \('ORG', 2, 4\)",
+        ),
+    ],
+)
 def test_duplicates_are_named(spans, message):
     with pytest.raises(ValueError, match=message):
         M.check_duplicates(side(spans, [6] * len(spans)), "references", TYPES)
@@ -185,7 +240,11 @@ def test_overlap_and_harem_on_nested_spans():
     hits = S.overlap_hits(gold, pred, matching, threshold=0.5)
     found, right, number, predicted = S.overlap_counts(gold, pred, hits, len(TYPES))
     assert (found.tolist(), right.tolist(), number.tolist(), predicted.tolist()) == (
-        [1, 1, 0], [2, 1, 0], [1, 1, 0], [2, 1, 0])  # LOC(3,4) in LOC(2,4): Dice 2/3
+        [1, 1, 0],
+        [2, 1, 0],
+        [1, 1, 0],
+        [2, 1, 0],
+    )  # LOC(3,4) in LOC(2,4): Dice 2/3
     harem = S.harem_counts(gold, pred, S.harem_alignment(gold, pred, matching))
     # LOC(2,4) has an identical prediction, so it is aligned with it alone (1); the others:
     # ORG(0,5)-ORG(0,4) 0.5 * 4/5, ORG(0,5)-LOC(3,4) 0.5 * 1/5
@@ -205,10 +264,12 @@ def test_error_listing_on_nested_spans():
 def _scorings(g, p):
     matching = M.match(g, p)
     hits = S.overlap_hits(g, p, matching)
-    return {"token": [a.tolist() for a in S.token_counts(g, p, len(TYPES))],
-            "overlap": [a.tolist() for a in S.overlap_counts(g, p, hits, len(TYPES))],
-            "harem": S.harem_counts(g, p, S.harem_alignment(g, p, matching)),
-            "muc": np.bincount(matching.scenario, minlength=len(M.SCENARIOS)).tolist()}
+    return {
+        "token": [a.tolist() for a in S.token_counts(g, p, len(TYPES))],
+        "overlap": [a.tolist() for a in S.overlap_counts(g, p, hits, len(TYPES))],
+        "harem": S.harem_counts(g, p, S.harem_alignment(g, p, matching)),
+        "muc": np.bincount(matching.scenario, minlength=len(M.SCENARIOS)).tolist(),
+    }
 
 
 def test_scorings_are_identical_under_any_order_of_sentences():
@@ -218,9 +279,13 @@ def test_scorings_are_identical_under_any_order_of_sentences():
         gold, pred, lengths = random_nested(rng, 30, max_length=12, max_spans=5)
         order = list(range(len(lengths)))
         rng.shuffle(order)
-        results = [_scorings(side([gold[i] for i in o], [lengths[i] for i in o]),
-                             side([pred[i] for i in o], [lengths[i] for i in o]))
-                   for o in (range(len(lengths)), order)]
+        results = [
+            _scorings(
+                side([gold[i] for i in o], [lengths[i] for i in o]),
+                side([pred[i] for i in o], [lengths[i] for i in o]),
+            )
+            for o in (range(len(lengths)), order)
+        ]
         assert results[0] == results[1]
 
 
@@ -247,7 +312,9 @@ def test_nested_levels_shifted_by_one_token_all_match():
 def test_the_cost_table_in_the_docs_is_the_bench_output():
     """``docs/matching.md`` shows the table ``bench/matching.py`` wrote to ``bench/matching.md``."""
     with open(os.path.join(ROOT, "docs", "matching.md"), encoding="utf-8") as f:
-        shown = re.search(r"<!-- matching-bench -->\n(.*?)\n<!-- /matching-bench -->", f.read(), re.S).group(1)
+        shown = re.search(r"<!-- matching-bench -->\n(.*?)\n<!-- /matching-bench -->", f.read(), re.S).group(
+            1
+        )
     with open(os.path.join(ROOT, "bench", "matching.md"), encoding="utf-8") as f:
         written = [line for line in f.read().splitlines() if line.startswith("|")]
     assert written and shown.splitlines() == written

@@ -68,7 +68,9 @@ def test_a_string_is_not_a_subgroups_column():
     import evaluate
 
     stratified = evaluate.load(METRIC_PATH, "subgroups")
-    with pytest.raises(ValueError, match=re.escape("subgroups is 'ab', one string; give one subgroup name per sentence")):
+    with pytest.raises(
+        ValueError, match=re.escape("subgroups is 'ab', one string; give one subgroup name per sentence")
+    ):
         stratified.add_batch(predictions=[["O"], ["O"]], references=[["O"], ["O"]], subgroups="ab")
     with pytest.raises(ValueError, match=re.escape("subgroups is 'ab', one string")):
         stratified.compute(predictions=[["O"], ["O"]], references=[["O"], ["O"]], subgroups="ab")
@@ -89,7 +91,9 @@ NO_EFFECT = [
 ]
 
 
-@pytest.mark.parametrize("config, options, name, needs", NO_EFFECT, ids=[f"{c}-{n}" for c, _, n, _ in NO_EFFECT])
+@pytest.mark.parametrize(
+    "config, options, name, needs", NO_EFFECT, ids=[f"{c}-{n}" for c, _, n, _ in NO_EFFECT]
+)
 def test_an_option_that_changes_nothing_is_an_error(wrapper, config, options, name, needs):
     with pytest.raises(ValueError, match=re.escape(name) + ".*" + re.escape(needs)):
         wrapper.check_options(config, options)
@@ -115,6 +119,9 @@ def test_every_option_of_compute_is_declared_once_with_its_default(wrapper, metr
 
     signature = inspect.signature(type(metric)._compute).parameters
     declared = wrapper.CONFIG_OPTIONS["default"] | wrapper.CONFIG_OPTIONS["spans_subgroups"]
-    options = {name: p.default for name, p in signature.items() if name not in ("self", "predictions",
-                                                                                   "references", "subgroups")}
+    options = {
+        name: p.default
+        for name, p in signature.items()
+        if name not in ("self", "predictions", "references", "subgroups")
+    }
     assert options == {name: declared[name] for name in options} and set(options) == set(declared)

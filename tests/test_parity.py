@@ -20,11 +20,19 @@ def seqeval_results(references, predictions, mode=None, scheme=None, suffix=Fals
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = classification_report(
-            references, predictions, suffix=suffix, output_dict=True, mode=mode,
-            scheme=getattr(seqeval_scheme, scheme) if scheme else None, zero_division=zero_division)
+            references,
+            predictions,
+            suffix=suffix,
+            output_dict=True,
+            mode=mode,
+            scheme=getattr(seqeval_scheme, scheme) if scheme else None,
+            zero_division=zero_division,
+        )
     averages = {name: report.pop(f"{name} avg") for name in ("micro", "macro", "weighted")}
-    results = {t: {"precision": s["precision"], "recall": s["recall"], "f1": s["f1-score"], "number": s["support"]}
-               for t, s in report.items()}
+    results = {
+        t: {"precision": s["precision"], "recall": s["recall"], "f1": s["f1-score"], "number": s["support"]}
+        for t, s in report.items()
+    }
     for ours, theirs in (("overall", "micro"), ("macro", "macro"), ("weighted", "weighted")):
         for key, name in (("precision", "precision"), ("recall", "recall"), ("f1", "f1-score")):
             results[f"{ours}_{key}"] = averages[theirs][name]
@@ -171,12 +179,15 @@ def test_nervaluate_per_type_parity_where_overlaps_share_a_type(metric):
             assert_counts_equal(muc[mode]["per_type"][label], theirs[label][name])
 
 
-@pytest.mark.parametrize("name, gold, pred", [
-    ("wrong type", ["B-A", "I-A", "O"], ["B-B", "I-B", "O"]),
-    ("boundaries and type", ["B-A", "I-A", "I-A"], ["O", "B-B", "I-B"]),
-    ("I after O", ["O", "I-A", "I-A"], ["O", "B-A", "O"]),
-    ("adjacent entities", ["B-A", "B-A", "B-B"], ["B-A", "B-A", "B-A"]),
-])
+@pytest.mark.parametrize(
+    "name, gold, pred",
+    [
+        ("wrong type", ["B-A", "I-A", "O"], ["B-B", "I-B", "O"]),
+        ("boundaries and type", ["B-A", "I-A", "I-A"], ["O", "B-B", "I-B"]),
+        ("I after O", ["O", "I-A", "I-A"], ["O", "B-A", "O"]),
+        ("adjacent entities", ["B-A", "B-A", "B-B"], ["B-A", "B-A", "B-A"]),
+    ],
+)
 def test_nervaluate_parity_on_tricky_cases(metric, name, gold, pred):
     muc = metric.compute(predictions=[pred], references=[gold])["muc"]
     theirs = Evaluator([gold], [pred], tags=list("AB"), loader="list").evaluate()["overall"]

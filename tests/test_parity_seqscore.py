@@ -22,14 +22,24 @@ seqscore_encoding = require("seqscore.encoding", "decoding parity with seqscore"
 from seqscore.validation import validate_labels  # noqa: E402
 
 #: seqscore's name of each of our schemes, and the prefixes of its tags
-SCHEMES = {"IO": ("IO", "OI"), "IOB2": ("BIO", "OBI"), "IOB1": ("IOB", "OBI"),
-           "IOBES": ("BIOES", "OBIES"), "BILOU": ("BILOU", "OBILU")}
+SCHEMES = {
+    "IO": ("IO", "OI"),
+    "IOB2": ("BIO", "OBI"),
+    "IOB1": ("IOB", "OBI"),
+    "IOBES": ("BIOES", "OBIES"),
+    "BILOU": ("BILOU", "OBILU"),
+}
 
 
 def random_sequences(seed, prefixes, n=1500, types="AB"):
     rng = random.Random(seed)
-    return [["O" if p == "O" else f"{p}-{rng.choice(types)}" for p in
-             (rng.choice(prefixes) for _ in range(rng.randint(1, 9)))] for _ in range(n)]
+    return [
+        [
+            "O" if p == "O" else f"{p}-{rng.choice(types)}"
+            for p in (rng.choice(prefixes) for _ in range(rng.randint(1, 9)))
+        ]
+        for _ in range(n)
+    ]
 
 
 def theirs(encoding, tags):
@@ -94,8 +104,9 @@ def test_io_decoding_on_prefixed_and_bare_tags(types):
         assert ours(tags, None)[0] == expected, tags  # conlleval reads I-only tags the same way
 
 
-@pytest.mark.parametrize("name, scheme", [("BIO", "IOB2"), ("IOB", "IOB1"), ("BIOES", "IOBES"), ("BILOU", "BILOU"),
-                                          ("IO", "IO")])
+@pytest.mark.parametrize(
+    "name, scheme", [("BIO", "IOB2"), ("IOB", "IOB1"), ("BIOES", "IOBES"), ("BILOU", "BILOU"), ("IO", "IO")]
+)
 def test_seqscore_encodings_of_random_mentions_decode_back(name, scheme):
     """seqscore writes random mentions in its encoding; strict decoding gives them back."""
     from seqscore.model import Mention, Span

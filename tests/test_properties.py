@@ -3,9 +3,9 @@
 import random
 
 import pytest
+from test_parity import random_corpus
 
 from ner_matching import fbeta, fbeta_key
-from test_parity import random_corpus
 
 MODES = ("strict", "exact", "partial", "type")
 COUNT_KEYS = ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual")
@@ -38,8 +38,14 @@ def test_results_hold_plain_python_numbers(results):
 def test_perfect_predictions_score_one(metric, corpus):
     references, _ = corpus
     results = metric.compute(predictions=references, references=references)
-    for key in ("overall_precision", "overall_recall", "overall_f1", "overall_accuracy",
-                "macro_f1", "weighted_f1"):
+    for key in (
+        "overall_precision",
+        "overall_recall",
+        "overall_f1",
+        "overall_accuracy",
+        "macro_f1",
+        "weighted_f1",
+    ):
         assert results[key] == 1.0, key
     for mode in MODES:
         m = results["muc"][mode]
@@ -65,7 +71,9 @@ def test_possible_and_actual_decompose(results):
 
 
 def test_possible_equals_seqeval_support(results):
-    support = sum(v["number"] for k, v in results.items() if isinstance(v, dict) and k not in ("muc", "decoding"))
+    support = sum(
+        v["number"] for k, v in results.items() if isinstance(v, dict) and k not in ("muc", "decoding")
+    )
     assert all(results["muc"][mode]["possible"] == support for mode in MODES)
 
 
@@ -80,8 +88,9 @@ def test_invariant_to_sentence_order(metric, corpus, results):
     references, predictions = corpus
     order = list(range(len(references)))
     random.Random(3).shuffle(order)
-    shuffled = metric.compute(predictions=[predictions[i] for i in order],
-                              references=[references[i] for i in order])
+    shuffled = metric.compute(
+        predictions=[predictions[i] for i in order], references=[references[i] for i in order]
+    )
     assert shuffled == results
 
 
@@ -99,7 +108,9 @@ def test_swapping_sides_swaps_precision_and_recall(metric, corpus, results):
 def test_add_batch_and_add_equal_compute(metric, corpus, results):
     references, predictions = corpus
     for start in range(0, len(references), 400):
-        metric.add_batch(predictions=predictions[start:start + 400], references=references[start:start + 400])
+        metric.add_batch(
+            predictions=predictions[start : start + 400], references=references[start : start + 400]
+        )
     assert metric.compute() == results
     for pred, ref in zip(predictions[:50], references[:50]):
         metric.add(prediction=pred, reference=ref)
@@ -126,7 +137,10 @@ def test_no_entity_at_all_follows_zero_division(metric, zero_division):
 # ------------------------------------------------------------------ zero_division and beta, every family
 FAMILIES = ["seqeval", "muc", "token", "overlap", "harem"]
 ZERO_CASES = {
-    "random, with an absent type": (*random_corpus(4, 60, prefixes="OOOOBIES", types="ABC", max_len=6), ["A", "C", "ZZ"]),
+    "random, with an absent type": (
+        *random_corpus(4, 60, prefixes="OOOOBIES", types="ABC", max_len=6),
+        ["A", "C", "ZZ"],
+    ),
     "random, few entities": (*random_corpus(9, 12, prefixes="OOOOOOBI", types="ABCDE", max_len=5), None),
     "no entity at all": ([["O", "O"], []], [["O", "O"], []], None),
     "only empty sentences": ([[]], [[]], None),
@@ -156,9 +170,23 @@ def prf_tables(results):
     """(path, table) of every table with precision / recall / F keys, and their denominators' names."""
     muc = results["muc"]
     for name in seqeval_rows(results):  # seqeval per type: predicted entities are muc's strict "actual"
-        yield (name,), dict(results[name], actual=muc["strict"]["per_type"][name]["actual"]), "actual", "number"
-    yield (), {"precision": results["overall_precision"], "recall": results["overall_recall"],
-               "f1": results["overall_f1"], **{k: muc["strict"][k] for k in ("actual", "possible")}}, "actual", "possible"
+        yield (
+            (name,),
+            dict(results[name], actual=muc["strict"]["per_type"][name]["actual"]),
+            "actual",
+            "number",
+        )
+    yield (
+        (),
+        {
+            "precision": results["overall_precision"],
+            "recall": results["overall_recall"],
+            "f1": results["overall_f1"],
+            **{k: muc["strict"][k] for k in ("actual", "possible")},
+        },
+        "actual",
+        "possible",
+    )
     for mode, table in muc.items():
         yield ("muc", mode), table, "actual", "possible"
         for name, row in table["per_type"].items():
@@ -187,13 +215,17 @@ def derived(path):
 def assert_derived_from_ratios(results, z):
     for path, table, _, _ in prf_tables(results):
         assert table["f1"] == fbeta(table["precision"], table["recall"]), path
-    for rows, averages in [(seqeval_rows(results), results),
-                           (results["token"]["per_type"], results["token"]),
-                           (results["overlap"]["per_type"], results["overlap"])]:
+    for rows, averages in [
+        (seqeval_rows(results), results),
+        (results["token"]["per_type"], results["token"]),
+        (results["overlap"]["per_type"], results["overlap"]),
+    ]:
         support = sum(row["number"] for row in rows.values())
         for key in ("precision", "recall", "f1"):
             values = [row[key] for row in rows.values()]
-            assert averages[f"macro_{key}"] == pytest.approx(sum(values) / len(values) if values else z, abs=1e-12)
+            assert averages[f"macro_{key}"] == pytest.approx(
+                sum(values) / len(values) if values else z, abs=1e-12
+            )
             if support:
                 weighted = sum(row[key] * row["number"] for row in rows.values()) / support
                 assert averages[f"weighted_{key}"] == pytest.approx(weighted, abs=1e-12)
@@ -203,8 +235,12 @@ def assert_derived_from_ratios(results, z):
 def test_zero_division_sets_every_zero_over_zero_score_and_nothing_else(metric, case):
     references, predictions, types = ZERO_CASES[case]
     tokens = sum(map(len, references))
-    runs = [metric.compute(predictions=predictions, references=references, scores=FAMILIES, types=types,
-                           zero_division=z) for z in (0, 1)]
+    runs = [
+        metric.compute(
+            predictions=predictions, references=references, scores=FAMILIES, types=types, zero_division=z
+        )
+        for z in (0, 1)
+    ]
     zero_over_zero = set()
     for (path, v0, d0), (path1, v1, d1) in zip(*(ratios(r, tokens) for r in runs)):
         assert (path, d0) == (path1, d1)
@@ -224,9 +260,20 @@ def test_zero_division_sets_every_zero_over_zero_score_and_nothing_else(metric, 
 def test_beta_names_every_f_key_of_every_family_and_changes_only_f(metric, corpus, beta):
     references, predictions = corpus
     key = fbeta_key(beta)
-    plain, weighted = (dict(leaves(metric.compute(predictions=predictions[:300], references=references[:300],
-                                                  scores=FAMILIES, beta=b))) for b in (1, beta))
-    renamed = {p[:-1] + (p[-1][:-2] + key,) if derived(p) and p[-1].endswith("f1") else p: v for p, v in plain.items()}
+    plain, weighted = (
+        dict(
+            leaves(
+                metric.compute(
+                    predictions=predictions[:300], references=references[:300], scores=FAMILIES, beta=b
+                )
+            )
+        )
+        for b in (1, beta)
+    )
+    renamed = {
+        p[:-1] + (p[-1][:-2] + key,) if derived(p) and p[-1].endswith("f1") else p: v
+        for p, v in plain.items()
+    }
     assert renamed.keys() == weighted.keys()
     assert not any(p[-1].endswith("f1") for p in weighted)
     changed = {p for p in weighted if weighted[p] != renamed[p]}

@@ -17,14 +17,19 @@ README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
 PAGES = sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
 DOCS = {path: open(path, encoding="utf-8").read() for path in [os.path.join(ROOT, "README.md"), *PAGES]}
 #: what a Hub Space of the metric holds
-SPACE_FILES = [*glob.glob(os.path.join(ROOT, "ner_*.py")), *(os.path.join(ROOT, name) for name in
-                                                             ("app.py", "README.md", "requirements.txt"))]
+SPACE_FILES = [
+    *glob.glob(os.path.join(ROOT, "ner_*.py")),
+    *(os.path.join(ROOT, name) for name in ("app.py", "README.md", "requirements.txt")),
+]
 
 
 def block(name):
     """The text between ``<!-- name -->`` and ``<!-- /name -->``, in the README or a docs page."""
-    found = [m.group(1).strip() for text in DOCS.values()
-             for m in re.finditer(rf"<!-- {name} -->\n(.*?)\n<!-- /{name} -->", text, re.S)]
+    found = [
+        m.group(1).strip()
+        for text in DOCS.values()
+        for m in re.finditer(rf"<!-- {name} -->\n(.*?)\n<!-- /{name} -->", text, re.S)
+    ]
     assert len(found) == 1, f"block {name} found {len(found)} times in the README and docs/"
     return found[0]
 
@@ -46,8 +51,17 @@ def test_the_card_is_short_and_links_pages_that_exist():
 
 def test_yaml_header_is_a_metric_card():
     header = README.split("---")[1]
-    for key in ("title:", "emoji:", "colorFrom:", "colorTo:", "sdk: gradio", "app_file: app.py",
-                "- evaluate", "- metric", "description:"):
+    for key in (
+        "title:",
+        "emoji:",
+        "colorFrom:",
+        "colorTo:",
+        "sdk: gradio",
+        "app_file: app.py",
+        "- evaluate",
+        "- metric",
+        "description:",
+    ):
         assert key in header, key
 
 
@@ -62,14 +76,25 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
 
 def test_the_first_command_scores_the_published_benchmark(tmp_path):
     """The example the first command runs prints the published amundsen_01 estimate."""
-    script = re.search(r"python (examples/\S+\.py)", re.findall(r"```bash\n(.*?)\n```", README, re.S)[0]).group(1)
+    script = re.search(
+        r"python (examples/\S+\.py)", re.findall(r"```bash\n(.*?)\n```", README, re.S)[0]
+    ).group(1)
     benchmark_csv("amundsen_01")  # skips when ../shared is not beside the project
-    out = subprocess.run([sys.executable, os.path.join(ROOT, script)], capture_output=True, text=True,
-                         cwd=tmp_path, check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"}).stdout
+    out = subprocess.run(
+        [sys.executable, os.path.join(ROOT, script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    ).stdout
     recall = float(re.search(r"stratum-weighted recall: (\S+)", out).group(1))
     low, high = map(float, re.search(r"CI \(weighted_wald\): \((\S+), (\S+)\)", out).group(1, 2))
     assert recall == pytest.approx(0.5892016803782091, abs=1e-12)
-    assert (low, high) == (pytest.approx(0.5442531601445354, abs=1e-6), pytest.approx(0.6341502006118828, abs=1e-6))
+    assert (low, high) == (
+        pytest.approx(0.5442531601445354, abs=1e-6),
+        pytest.approx(0.6341502006118828, abs=1e-6),
+    )
 
 
 @pytest.fixture
@@ -93,9 +118,18 @@ def test_the_load_lines_of_the_card_hold_from_another_folder(space, tmp_path, mo
 
     monkeypatch.chdir(tmp_path)
     references = [["B-PER", "I-PER", "O"]]
-    for target in (str(space), str(space / "ner_recall_metric.py"), os.path.join(ROOT, "ner_recall_metric.py")):
-        assert evaluate.load(target).compute(predictions=references, references=references)["overall_f1"] == 1.0
-    for line in ('evaluate.load("/path/to/ner_recall_metric")', 'evaluate.load("/path/to/folder/ner_recall_metric.py")'):
+    for target in (
+        str(space),
+        str(space / "ner_recall_metric.py"),
+        os.path.join(ROOT, "ner_recall_metric.py"),
+    ):
+        assert (
+            evaluate.load(target).compute(predictions=references, references=references)["overall_f1"] == 1.0
+        )
+    for line in (
+        'evaluate.load("/path/to/ner_recall_metric")',
+        'evaluate.load("/path/to/folder/ner_recall_metric.py")',
+    ):
         assert line in README
 
 
@@ -106,12 +140,19 @@ def test_docs_examples_run(page, monkeypatch):
     assert failures == 0
 
 
-@pytest.mark.parametrize("script", ["examples/quickstart.py", "examples/matching_cases.py", "examples/compare_scorings.py"])
+@pytest.mark.parametrize(
+    "script", ["examples/quickstart.py", "examples/matching_cases.py", "examples/compare_scorings.py"]
+)
 def test_example_scripts_run_from_another_folder(script, tmp_path):
     if script == "examples/quickstart.py":
         benchmark_csv("amundsen_01")  # skips when ../shared is not beside the project
-    run = subprocess.run([sys.executable, os.path.join(ROOT, script)], capture_output=True, text=True, cwd=tmp_path,
-                         env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    run = subprocess.run(
+        [sys.executable, os.path.join(ROOT, script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip()
 
@@ -120,11 +161,14 @@ def table_lines(text):
     return [line for line in text.splitlines() if line.startswith("|")]
 
 
-@pytest.mark.parametrize("name, script", [("matching-cases", "examples/matching_cases.py"),
-                                          ("compare-scorings", "examples/compare_scorings.py")])
+@pytest.mark.parametrize(
+    "name, script",
+    [("matching-cases", "examples/matching_cases.py"), ("compare-scorings", "examples/compare_scorings.py")],
+)
 def test_tables_come_from_their_scripts(name, script, tmp_path):
-    out = subprocess.run([sys.executable, os.path.join(ROOT, script)], capture_output=True, text=True,
-                         cwd=tmp_path, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, os.path.join(ROOT, script)], capture_output=True, text=True, cwd=tmp_path, check=True
+    ).stdout
     assert table_lines(out) == table_lines(block(name))
 
 
@@ -139,13 +183,16 @@ def tables_of(text):
     return found
 
 
-@pytest.mark.parametrize("name, output, chosen", [
-    ("ci-coverage", "bench/ci_coverage.md", slice(0, 1)),
-    ("ci-design", "bench/ci_design.md", slice(None)),
-    ("speed", "bench/speed.md", slice(0, 1)),
-    ("scale", "bench/scale.md", slice(None)),
-    ("scale-ids", "bench/scale_ids.md", slice(-1, None)),
-])
+@pytest.mark.parametrize(
+    "name, output, chosen",
+    [
+        ("ci-coverage", "bench/ci_coverage.md", slice(0, 1)),
+        ("ci-design", "bench/ci_design.md", slice(None)),
+        ("speed", "bench/speed.md", slice(0, 1)),
+        ("scale", "bench/scale.md", slice(None)),
+        ("scale-ids", "bench/scale_ids.md", slice(-1, None)),
+    ],
+)
 def test_tables_of_long_benchmarks_equal_their_output_files(name, output, chosen):
     """The scripts take minutes, so the README is compared with the file each one writes."""
     with open(os.path.join(ROOT, output), encoding="utf-8") as f:

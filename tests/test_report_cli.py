@@ -13,14 +13,17 @@ import ner_report
 from conftest import ROOT
 
 DATA = os.path.join(ROOT, "tests", "data")
-GOLD, PRED_A, PRED_B, BOTH = (os.path.join(DATA, name) for name in (
-    "gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll"))
+GOLD, PRED_A, PRED_B, BOTH = (
+    os.path.join(DATA, name) for name in ("gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll")
+)
 SCRIPT = os.path.join(ROOT, "ner_report.py")
 
 
 def run(*args, cwd):
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH="")
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_script_from_another_folder_with_json(tmp_path, metric):
@@ -37,7 +40,11 @@ def test_script_from_another_folder_with_json(tmp_path, metric):
     assert f"precision {4 / 7:.4f}  recall {4 / 7:.4f}  f1 {4 / 7:.4f}" in done.stdout
     assert re.search(r"^partial +5 +0 +1 +1 +1 +0\.7857 +0\.7857 +0\.7857$", done.stdout, re.M)
     # A, B, B - A, then the paired interval and p-value
-    assert re.search(rf"^overall_f1 +{4 / 7:.4f} +{12 / 13:.4f} +{12 / 13 - 4 / 7:.4f} +\S+ +\S+ +[01]\.\d{{4}}$", done.stdout, re.M)
+    assert re.search(
+        rf"^overall_f1 +{4 / 7:.4f} +{12 / 13:.4f} +{12 / 13 - 4 / 7:.4f} +\S+ +\S+ +[01]\.\d{{4}}$",
+        done.stdout,
+        re.M,
+    )
     assert "MISC -> LOC (same span): 1" in done.stdout
     assert saved["results_b"]["overall_recall"] == pytest.approx(6 / 7)
 
@@ -48,14 +55,21 @@ def test_module_from_the_repo_root():
     assert "4 sentences, 7 gold entities, 7 predicted" in done.stdout
 
 
-@pytest.mark.parametrize("files, message", [
-    (["bad.conll", PRED_A], "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)"),
-    ([GOLD, "short.conll"], "gold.conll has 4 sentences but short.conll has 1"),
-])
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        (
+            ["bad.conll", PRED_A],
+            "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)",
+        ),
+        ([GOLD, "short.conll"], "gold.conll has 4 sentences but short.conll has 1"),
+    ],
+)
 def test_bad_files_exit_1_with_the_message(tmp_path, files, message):
     (tmp_path / "bad.conll").write_text("EU B-ORG\nrejects O O\n")
-    (tmp_path / "short.conll").write_text("EU B-ORG\nrejects O\nGerman B-MISC\ncall O\nto O\nboycott O\n"
-                                          "British B-LOC\nlamb O\n. O\n")
+    (tmp_path / "short.conll").write_text(
+        "EU B-ORG\nrejects O\nGerman B-MISC\ncall O\nto O\nboycott O\nBritish B-LOC\nlamb O\n. O\n"
+    )
     done = run(SCRIPT, *files, cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.startswith(f"ner_report: {message}")
@@ -64,8 +78,9 @@ def test_bad_files_exit_1_with_the_message(tmp_path, files, message):
 def test_metric_refusal_names_the_line(tmp_path, capsys):
     (tmp_path / "g.conll").write_text("a B-PER\nb I-PER\n")
     (tmp_path / "p.conll").write_text("a B-PER\nb S-PER\n")
-    code = ner_report.main([str(tmp_path / "g.conll"), str(tmp_path / "p.conll"), "--scheme", "IOB2",
-                            "--mode", "strict"])
+    code = ner_report.main(
+        [str(tmp_path / "g.conll"), str(tmp_path / "p.conll"), "--scheme", "IOB2", "--mode", "strict"]
+    )
     assert code == 1
     assert capsys.readouterr().err.rstrip().endswith("(p.conll line 2)")
 
@@ -122,7 +137,9 @@ def test_io_files_with_bare_types_and_untyped_files_from_another_folder(tmp_path
     gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
     gold.write_text("Anna PER\nsang O\nin O\nRiga LOC\n", encoding="utf-8")
     pred.write_text("Anna PER\nsang O\nin O\nRiga PER\n", encoding="utf-8")
-    done = run(SCRIPT, str(gold), str(pred), "--scheme", "IO", "--json", str(tmp_path / "io.json"), cwd=tmp_path)
+    done = run(
+        SCRIPT, str(gold), str(pred), "--scheme", "IO", "--json", str(tmp_path / "io.json"), cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     strict = json.loads((tmp_path / "io.json").read_text())["results"]["muc"]["strict"]
     assert (strict["correct"], strict["incorrect"]) == (1, 1)  # Anna right, Riga typed PER for LOC

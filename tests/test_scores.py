@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_parity import random_corpus
 
 import ner_decoding as D
 import ner_matching as M
-from test_parity import random_corpus
 from conftest import require
 
 
@@ -28,6 +28,7 @@ def core_counts(references, predictions, extra_types=()):
 # ------------------------------------------------------------------ dense reference
 # The counting and scoring as they were with a dense (scenario x gold type x predicted type)
 # array, kept verbatim in substance: the sparse table must give the same scores, to the bit.
+
 
 def dense_pairs(counts):
     k = len(counts.types)
@@ -56,8 +57,15 @@ def ref_mode_scores(recall_side, precision_side, missed, spurious, z):
     precision = ref_divide(sum(M.CREDIT[o] * n for o, n in precision_side.items()), actual, z)
     recall = ref_divide(sum(M.CREDIT[o] * n for o, n in recall_side.items()), possible, z)
     table = {o: int(recall_side[o]) for o in M.OUTCOMES}
-    table.update(missed=int(missed), spurious=int(spurious), possible=int(possible), actual=int(actual),
-                 precision=precision, recall=recall, f1=ref_f1(precision, recall))
+    table.update(
+        missed=int(missed),
+        spurious=int(spurious),
+        possible=int(possible),
+        actual=int(actual),
+        precision=precision,
+        recall=recall,
+        f1=ref_f1(precision, recall),
+    )
     return table
 
 
@@ -72,19 +80,36 @@ def ref_muc_scores(counts, pairs, z):
     gold_side, pred_side, overall = pairs.sum(axis=2), pairs.sum(axis=1), pairs.sum(axis=(1, 2))
     results = {}
     for mode in M.MODES:
-        table = ref_mode_scores(ref_by_outcome(mode, overall), ref_by_outcome(mode, overall),
-                                counts.missed.sum(), counts.spurious.sum(), z)
+        table = ref_mode_scores(
+            ref_by_outcome(mode, overall),
+            ref_by_outcome(mode, overall),
+            counts.missed.sum(),
+            counts.spurious.sum(),
+            z,
+        )
         table["per_type"] = {
-            name: ref_mode_scores(ref_by_outcome(mode, gold_side[:, i]), ref_by_outcome(mode, pred_side[:, i]),
-                                  counts.missed[i], counts.spurious[i], z)
-            for i, name in enumerate(counts.types)}
+            name: ref_mode_scores(
+                ref_by_outcome(mode, gold_side[:, i]),
+                ref_by_outcome(mode, pred_side[:, i]),
+                counts.missed[i],
+                counts.spurious[i],
+                z,
+            )
+            for i, name in enumerate(counts.types)
+        }
         results[mode] = table
     return results
 
 
 def ref_prf(hit_gold, hit_pred, number, predicted, z):
     p, r = ref_divide(hit_pred, predicted, z), ref_divide(hit_gold, number, z)
-    return {"precision": p, "recall": r, "f1": ref_f1(p, r), "number": int(number), "predicted": int(predicted)}
+    return {
+        "precision": p,
+        "recall": r,
+        "f1": ref_f1(p, r),
+        "number": int(number),
+        "predicted": int(predicted),
+    }
 
 
 def ref_averages(rows, predicted, z):
@@ -117,12 +142,19 @@ def ref_seqeval_scores(counts, pairs, z):
     true = pairs.sum(axis=(0, 2)) + counts.missed
     predicted = pairs.sum(axis=(0, 1)) + counts.spurious
     table = ref_prf_table(tp, tp, true, predicted, counts.types, z)
-    results = {name: {k: row[k] for k in ("precision", "recall", "f1", "number")}
-               for name, row in table["per_type"].items()}
+    results = {
+        name: {k: row[k] for k in ("precision", "recall", "f1", "number")}
+        for name, row in table["per_type"].items()
+    }
     results.update({f"overall_{k}": table[k] for k in ("precision", "recall", "f1")})
     results["overall_accuracy"] = ref_divide(counts.tokens_correct, counts.tokens, z)
-    results.update({f"{avg}_{k}": table[f"{avg}_{k}"] for avg in ("macro", "weighted")
-                    for k in ("precision", "recall", "f1")})
+    results.update(
+        {
+            f"{avg}_{k}": table[f"{avg}_{k}"]
+            for avg in ("macro", "weighted")
+            for k in ("precision", "recall", "f1")
+        }
+    )
     return results
 
 
@@ -140,8 +172,11 @@ def assert_same_as_dense(references, predictions, extra_types=()):
 
 TAGS = ["O", "O", "B-A", "I-A", "B-B", "I-B", "E-A", "S-B", "B-C", "I-C", "I-D"]
 sentence_pairs = st.integers(0, 12).flatmap(
-    lambda n: st.tuples(st.lists(st.sampled_from(TAGS), min_size=n, max_size=n),
-                        st.lists(st.sampled_from(TAGS), min_size=n, max_size=n)))
+    lambda n: st.tuples(
+        st.lists(st.sampled_from(TAGS), min_size=n, max_size=n),
+        st.lists(st.sampled_from(TAGS), min_size=n, max_size=n),
+    )
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -180,31 +215,34 @@ def test_no_type_at_all():
 SWAP = ([["B-PER", "I-PER", "O", "B-ORG", "I-ORG"]], [["B-LOC", "I-LOC", "O", "B-ORG", "O"]])
 
 
-@pytest.mark.parametrize("mode, name, key, z, expected", [
-    # the predicted LOC scores on its own (predicted) side
-    ("exact", "LOC", "precision", 0, 1.0),
-    ("partial", "LOC", "precision", 0, 1.0),
-    ("strict", "LOC", "precision", 0, 0.0),
-    ("type", "LOC", "precision", 0, 0.0),
-    ("exact", "LOC", "actual", 0, 1),
-    ("exact", "LOC", "possible", 0, 0),
-    ("exact", "LOC", "recall", 0, 0.0),  # 0/0
-    ("exact", "LOC", "recall", 1, 1.0),
-    # the gold PER on its own (gold) side
-    ("exact", "PER", "recall", 0, 1.0),
-    ("exact", "PER", "correct", 0, 1),
-    ("strict", "PER", "recall", 0, 0.0),
-    ("strict", "PER", "incorrect", 0, 1),
-    ("exact", "PER", "precision", 0, 0.0),  # 0/0
-    ("exact", "PER", "precision", 1, 1.0),
-    ("exact", "PER", "actual", 1, 0),
-    # the overlapping ORG pair
-    ("partial", "ORG", "partial", 0, 1),
-    ("partial", "ORG", "precision", 0, 0.5),
-    ("type", "ORG", "recall", 0, 1.0),
-    ("exact", "ORG", "precision", 0, 0.0),
-    ("strict", "ORG", "f1", 0, 0.0),
-])
+@pytest.mark.parametrize(
+    "mode, name, key, z, expected",
+    [
+        # the predicted LOC scores on its own (predicted) side
+        ("exact", "LOC", "precision", 0, 1.0),
+        ("partial", "LOC", "precision", 0, 1.0),
+        ("strict", "LOC", "precision", 0, 0.0),
+        ("type", "LOC", "precision", 0, 0.0),
+        ("exact", "LOC", "actual", 0, 1),
+        ("exact", "LOC", "possible", 0, 0),
+        ("exact", "LOC", "recall", 0, 0.0),  # 0/0
+        ("exact", "LOC", "recall", 1, 1.0),
+        # the gold PER on its own (gold) side
+        ("exact", "PER", "recall", 0, 1.0),
+        ("exact", "PER", "correct", 0, 1),
+        ("strict", "PER", "recall", 0, 0.0),
+        ("strict", "PER", "incorrect", 0, 1),
+        ("exact", "PER", "precision", 0, 0.0),  # 0/0
+        ("exact", "PER", "precision", 1, 1.0),
+        ("exact", "PER", "actual", 1, 0),
+        # the overlapping ORG pair
+        ("partial", "ORG", "partial", 0, 1),
+        ("partial", "ORG", "precision", 0, 0.5),
+        ("type", "ORG", "recall", 0, 1.0),
+        ("exact", "ORG", "precision", 0, 0.0),
+        ("strict", "ORG", "f1", 0, 0.0),
+    ],
+)
 def test_per_type_muc_table_by_hand(mode, name, key, z, expected):
     references, predictions = SWAP
     table = M.muc_scores(core_counts(references, predictions), float(z))[mode]["per_type"][name]
@@ -225,33 +263,71 @@ def test_muc_recall_with_nothing_possible_follows_zero_division(mode, z):
 def test_muc_precision_with_nothing_predicted_follows_zero_division(z):
     counts = core_counts([["B-PER", "O"]], [["O", "O"]])
     table = M.muc_scores(counts, float(z))["strict"]
-    assert (table["precision"], table["recall"], table["per_type"]["PER"]["precision"]) == (float(z), 0.0, float(z))
+    assert (table["precision"], table["recall"], table["per_type"]["PER"]["precision"]) == (
+        float(z),
+        0.0,
+        float(z),
+    )
 
 
 # ------------------------------------------------------------------ F-beta
-@pytest.mark.parametrize("beta, key", [
-    (1, "f1"), (1.0, "f1"), (np.float64(1), "f1"), (np.int64(2), "f2"), (2, "f2"), (0.5, "f0.5"),
-    (0.25, "f0.25"), (3.5, "f3.5"), (1e-5, "f1e-05"), (1e20, "f1e+20"),
-])
+@pytest.mark.parametrize(
+    "beta, key",
+    [
+        (1, "f1"),
+        (1.0, "f1"),
+        (np.float64(1), "f1"),
+        (np.int64(2), "f2"),
+        (2, "f2"),
+        (0.5, "f0.5"),
+        (0.25, "f0.25"),
+        (3.5, "f3.5"),
+        (1e-5, "f1e-05"),
+        (1e20, "f1e+20"),
+    ],
+)
 def test_fbeta_key(beta, key):
     assert M.fbeta_key(M.check_beta(beta)) == key
 
 
-@pytest.mark.parametrize("beta", [True, False, np.bool_(True), 0, 0.0, -1, -0.5, math.nan, math.inf, -math.inf,
-                                  10**400, "1", None, [1], 1j, np.array(1.0), np.nan])
+@pytest.mark.parametrize(
+    "beta",
+    [
+        True,
+        False,
+        np.bool_(True),
+        0,
+        0.0,
+        -1,
+        -0.5,
+        math.nan,
+        math.inf,
+        -math.inf,
+        10**400,
+        "1",
+        None,
+        [1],
+        1j,
+        np.array(1.0),
+        np.nan,
+    ],
+)
 def test_bad_beta_is_a_value_error(beta):
     with pytest.raises(ValueError, match=r"beta must be a finite number > 0; got "):
         M.check_beta(beta)
 
 
-@pytest.mark.parametrize("precision, recall, beta, expected", [
-    (0.5, 1.0, 2, 5 * 0.5 / (4 * 0.5 + 1)),          # (1 + b2) p r / (b2 p + r)
-    (0.5, 1.0, 0.5, 1.25 * 0.5 / (0.25 * 0.5 + 1)),
-    (1.0, 0.5, 2, 5 * 0.5 / (4 + 0.5)),
-    (0.0, 0.0, 2, 0.0),
-    (0.0, 1.0, 0.5, 0.0),
-    (1.0, 1.0, 3, 1.0),
-])
+@pytest.mark.parametrize(
+    "precision, recall, beta, expected",
+    [
+        (0.5, 1.0, 2, 5 * 0.5 / (4 * 0.5 + 1)),  # (1 + b2) p r / (b2 p + r)
+        (0.5, 1.0, 0.5, 1.25 * 0.5 / (0.25 * 0.5 + 1)),
+        (1.0, 0.5, 2, 5 * 0.5 / (4 + 0.5)),
+        (0.0, 0.0, 2, 0.0),
+        (0.0, 1.0, 0.5, 0.0),
+        (1.0, 1.0, 3, 1.0),
+    ],
+)
 def test_fbeta_by_hand(precision, recall, beta, expected):
     assert M.fbeta(precision, recall, beta) == pytest.approx(expected, abs=1e-15)
 
@@ -290,7 +366,7 @@ def indicator_matrices(references, predictions, types):
 @pytest.mark.parametrize("beta", [0.5, 2.0, 3.0])
 @pytest.mark.parametrize("seed", range(3))
 def test_seqeval_fbeta_equals_scikit_learn(seed, beta):
-    metrics = require("sklearn.metrics", 'pip install -r requirements-dev.txt')
+    metrics = require("sklearn.metrics", "pip install -r requirements-dev.txt")
     references, predictions = random_corpus(seed, 200, prefixes="OOOBI", types="ABCDE")
     counts = core_counts(references, predictions)
     ours = M.seqeval_scores(counts, 0.0, beta=beta)
@@ -309,7 +385,9 @@ def rename_f(value, key):
     """``value`` with every F key (``f1``, ``overall_f1``, ...) renamed for ``key``."""
     if not isinstance(value, dict):
         return value
-    return {(k[:-2] + key if k == "f1" or k.endswith("_f1") else k): rename_f(v, key) for k, v in value.items()}
+    return {
+        (k[:-2] + key if k == "f1" or k.endswith("_f1") else k): rename_f(v, key) for k, v in value.items()
+    }
 
 
 def keys(value):
@@ -317,7 +395,11 @@ def keys(value):
 
 
 def without_f(value, key):
-    return {k: without_f(v, key) for k, v in value.items() if not k.endswith(key)} if isinstance(value, dict) else value
+    return (
+        {k: without_f(v, key) for k, v in value.items() if not k.endswith(key)}
+        if isinstance(value, dict)
+        else value
+    )
 
 
 @pytest.mark.parametrize("beta", [0.5, 2])
@@ -333,14 +415,26 @@ def test_beta_renames_every_f_key_and_changes_only_f(scores, beta):
 
 
 # ------------------------------------------------------------------ type confusion
-@pytest.mark.parametrize("references, predictions, expected", [
-    (*SWAP, {"same_span": {"PER": {"LOC": 1}}, "overlap": {"ORG": {"ORG": 1}}, "missed": {}, "spurious": {}}),
-    ([["B-PER", "O", "B-LOC"], ["B-PER"]], [["B-PER", "O", "O"], ["B-ORG"]],
-     {"same_span": {"PER": {"ORG": 1, "PER": 1}}, "overlap": {}, "missed": {"LOC": 1}, "spurious": {}}),
-    ([["B-PER", "I-PER", "O", "O"]], [["B-LOC", "B-PER", "O", "B-LOC"]],  # two inside one: one matched
-     {"same_span": {}, "overlap": {"PER": {"PER": 1}}, "missed": {}, "spurious": {"LOC": 2}}),
-    ([["O", "O"]], [["O", "O"]], {"same_span": {}, "overlap": {}, "missed": {}, "spurious": {}}),
-])
+@pytest.mark.parametrize(
+    "references, predictions, expected",
+    [
+        (
+            *SWAP,
+            {"same_span": {"PER": {"LOC": 1}}, "overlap": {"ORG": {"ORG": 1}}, "missed": {}, "spurious": {}},
+        ),
+        (
+            [["B-PER", "O", "B-LOC"], ["B-PER"]],
+            [["B-PER", "O", "O"], ["B-ORG"]],
+            {"same_span": {"PER": {"ORG": 1, "PER": 1}}, "overlap": {}, "missed": {"LOC": 1}, "spurious": {}},
+        ),
+        (
+            [["B-PER", "I-PER", "O", "O"]],
+            [["B-LOC", "B-PER", "O", "B-LOC"]],  # two inside one: one matched
+            {"same_span": {}, "overlap": {"PER": {"PER": 1}}, "missed": {}, "spurious": {"LOC": 2}},
+        ),
+        ([["O", "O"]], [["O", "O"]], {"same_span": {}, "overlap": {}, "missed": {}, "spurious": {}}),
+    ],
+)
 def test_confusion_by_hand(references, predictions, expected):
     assert M.confusion(core_counts(references, predictions, ("Z",))) == expected
 
@@ -352,6 +446,7 @@ def test_confusion_adds_up_to_the_muc_counts():
 
     def total(rows, gold=None):
         return sum(n for g, row in rows.items() if gold in (None, g) for n in row.values())
+
     for name, row in muc["exact"]["per_type"].items():  # exact mode: same span is correct
         assert total(table["same_span"], name) == row["correct"]
         assert total(table["overlap"], name) == row["incorrect"]
@@ -383,9 +478,17 @@ def test_beta_checked_with_every_option_before_any_tag_is_read(metric, wrapper, 
 def test_confusion_family_through_compute(metric):
     references, predictions = SWAP
     results = metric.compute(predictions=predictions, references=references, scores=["confusion"])
-    assert results.pop("decoding")["references"]["entities"] == 2  # what the decoder did comes with every family
-    assert results == {"confusion": {"same_span": {"PER": {"LOC": 1}}, "overlap": {"ORG": {"ORG": 1}},
-                                     "missed": {}, "spurious": {}}}
+    assert (
+        results.pop("decoding")["references"]["entities"] == 2
+    )  # what the decoder did comes with every family
+    assert results == {
+        "confusion": {
+            "same_span": {"PER": {"LOC": 1}},
+            "overlap": {"ORG": {"ORG": 1}},
+            "missed": {},
+            "spurious": {},
+        }
+    }
 
 
 def test_confusion_is_a_reserved_result_key(metric):
@@ -401,6 +504,7 @@ def test_docs_stress_table_is_bench_stress_md():
 
     def rows(text):
         return [line for line in text.splitlines() if line.startswith("|")]
+
     with open(os.path.join(ROOT, "docs", "scores.md"), encoding="utf-8") as f:
         page = re.search(r"<!-- stress -->\n(.*?)<!-- /stress -->", f.read(), re.S).group(1)
     with open(os.path.join(ROOT, "bench", "stress.md"), encoding="utf-8") as f:

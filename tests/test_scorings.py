@@ -4,7 +4,6 @@ Published examples recomputed, options validated, and properties checked against
 definitions on seeded random corpora.
 """
 
-import ast
 import math
 import random
 
@@ -42,21 +41,39 @@ def eds_results(metric):
     return metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=ALL, overlap_threshold=0.5)
 
 
-@pytest.mark.parametrize("path, expected", [
-    # span-exact (EDS-NLP ner_exact, seqeval): micro and per label
-    ("overall_precision", 1 / 3), ("overall_recall", 1 / 2), ("overall_f1", 0.4),
-    ("PER.precision", 0.5), ("PER.recall", 1.0), ("DIS.f1", 0.0),
-    # token-level (EDS-NLP ner_token): 3 gold items, 4 predicted, 2 shared
-    ("token.precision", 0.5), ("token.recall", 2 / 3), ("token.f1", 4 / 7),
-    ("token.correct", 2), ("token.number", 3), ("token.predicted", 4),
-    ("token.per_type.PER.precision", 0.5), ("token.per_type.PER.recall", 1.0),
-    ("token.per_type.DIS.precision", 0.5), ("token.per_type.DIS.recall", 0.5),
-    # overlap at Dice 0.5 (EDS-NLP ner_overlap): "une fièvre" ~ "fièvre aiguë" has Dice 0.5
-    ("overlap.precision", 2 / 3), ("overlap.recall", 1.0), ("overlap.f1", 0.8),
-    ("overlap.matched_pred", 2), ("overlap.matched_gold", 2), ("overlap.predicted", 3),
-    ("overlap.per_type.PER.precision", 0.5), ("overlap.per_type.PER.recall", 1.0),
-    ("overlap.per_type.DIS.f1", 1.0),
-])
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        # span-exact (EDS-NLP ner_exact, seqeval): micro and per label
+        ("overall_precision", 1 / 3),
+        ("overall_recall", 1 / 2),
+        ("overall_f1", 0.4),
+        ("PER.precision", 0.5),
+        ("PER.recall", 1.0),
+        ("DIS.f1", 0.0),
+        # token-level (EDS-NLP ner_token): 3 gold items, 4 predicted, 2 shared
+        ("token.precision", 0.5),
+        ("token.recall", 2 / 3),
+        ("token.f1", 4 / 7),
+        ("token.correct", 2),
+        ("token.number", 3),
+        ("token.predicted", 4),
+        ("token.per_type.PER.precision", 0.5),
+        ("token.per_type.PER.recall", 1.0),
+        ("token.per_type.DIS.precision", 0.5),
+        ("token.per_type.DIS.recall", 0.5),
+        # overlap at Dice 0.5 (EDS-NLP ner_overlap): "une fièvre" ~ "fièvre aiguë" has Dice 0.5
+        ("overlap.precision", 2 / 3),
+        ("overlap.recall", 1.0),
+        ("overlap.f1", 0.8),
+        ("overlap.matched_pred", 2),
+        ("overlap.matched_gold", 2),
+        ("overlap.predicted", 3),
+        ("overlap.per_type.PER.precision", 0.5),
+        ("overlap.per_type.PER.recall", 1.0),
+        ("overlap.per_type.DIS.f1", 1.0),
+    ],
+)
 def test_eds_nlp_published_example(eds_results, path, expected):
     assert get(eds_results, path) == pytest.approx(expected, abs=1e-12)
 
@@ -84,20 +101,40 @@ def test_harem_published_split_example():
 
 def test_harem_published_split_example_scores(metric):
     harem = metric.compute(predictions=HAREM_PRED, references=HAREM_GOLD, scores=["harem"])["harem"]
-    assert harem == pytest.approx({
-        "correct": 0, "partial_excess": 0, "partial_shortage": 2, "missed": 0, "spurious": 0,
-        "possible": 1, "actual": 2, "credit": 0.5, "precision": 0.25, "recall": 0.5, "f1": 1 / 3,
-    })
+    assert harem == pytest.approx(
+        {
+            "correct": 0,
+            "partial_excess": 0,
+            "partial_shortage": 2,
+            "missed": 0,
+            "spurious": 0,
+            "possible": 1,
+            "actual": 2,
+            "credit": 0.5,
+            "precision": 0.25,
+            "recall": 0.5,
+            "f1": 1 / 3,
+        }
+    )
 
 
-@pytest.mark.parametrize("name, gold, pred, credit, outcome", [
-    ("exact", ["B-X", "I-X", "O"], ["B-X", "I-X", "O"], 1.0, "correct"),
-    ("exact, other type", ["B-X", "I-X", "O"], ["B-Y", "I-Y", "O"], 1.0, "correct"),
-    ("excess", ["O", "B-X", "O"], ["B-X", "I-X", "I-X"], 0.5 / 3, "partial_excess"),
-    ("shortage", ["B-X", "I-X", "I-X"], ["O", "B-X", "O"], 0.5 / 3, "partial_shortage"),
-    ("shifted, more tokens", ["B-X", "I-X", "O", "O"], ["O", "B-X", "I-X", "I-X"], 0.5 / 4, "partial_excess"),
-    ("shifted, as many", ["B-X", "I-X", "O"], ["O", "B-X", "I-X"], 0.5 / 3, "partial_shortage"),
-])
+@pytest.mark.parametrize(
+    "name, gold, pred, credit, outcome",
+    [
+        ("exact", ["B-X", "I-X", "O"], ["B-X", "I-X", "O"], 1.0, "correct"),
+        ("exact, other type", ["B-X", "I-X", "O"], ["B-Y", "I-Y", "O"], 1.0, "correct"),
+        ("excess", ["O", "B-X", "O"], ["B-X", "I-X", "I-X"], 0.5 / 3, "partial_excess"),
+        ("shortage", ["B-X", "I-X", "I-X"], ["O", "B-X", "O"], 0.5 / 3, "partial_shortage"),
+        (
+            "shifted, more tokens",
+            ["B-X", "I-X", "O", "O"],
+            ["O", "B-X", "I-X", "I-X"],
+            0.5 / 4,
+            "partial_excess",
+        ),
+        ("shifted, as many", ["B-X", "I-X", "O"], ["O", "B-X", "I-X"], 0.5 / 3, "partial_shortage"),
+    ],
+)
 def test_harem_pair_outcomes(name, gold, pred, credit, outcome):
     corpus = encode([pred], [gold])
     gold, pred = decode(corpus.references, corpus), decode(corpus.predictions, corpus)
@@ -108,8 +145,9 @@ def test_harem_pair_outcomes(name, gold, pred, credit, outcome):
 
 def test_harem_many_to_one(metric):
     # one prediction across two gold entities: two pairs, each partial by excess
-    harem = metric.compute(predictions=[["B-X", "I-X", "I-X", "I-X"]], references=[["B-X", "I-X", "B-Y", "O"]],
-                           scores=["harem"])["harem"]
+    harem = metric.compute(
+        predictions=[["B-X", "I-X", "I-X", "I-X"]], references=[["B-X", "I-X", "B-Y", "O"]], scores=["harem"]
+    )["harem"]
     assert (harem["partial_excess"], harem["credit"]) == (2, pytest.approx(0.5 * 2 / 4 + 0.5 * 1 / 4))
     assert (harem["precision"], harem["recall"]) == (pytest.approx(0.375), pytest.approx(0.1875))
 
@@ -117,30 +155,43 @@ def test_harem_many_to_one(metric):
 # ---------------------------------------------------------------------------- options
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"overlap_threshold": 1.5, "scores": ["overlap"]}, r"overlap_threshold must be in \(0, 1\]; got 1\.5$"),
-    ({"overlap_threshold": 0, "scores": ["overlap"]}, r"overlap_threshold must be in \(0, 1\]; got 0$"),
-    ({"overlap_threshold": -0.2, "scores": ["overlap"]}, r"got -0\.2$"),
-    ({"overlap_threshold": float("nan"), "scores": ["overlap"]}, r"got nan$"),
-    ({"overlap_threshold": True, "scores": ["overlap"]}, r"got True$"),
-    ({"overlap_threshold": "0.5", "scores": ["overlap"]}, r"got '0\.5'$"),
-    ({"overlap_threshold": 0.5},
-     r"overlap_threshold only applies with 'overlap' in scores; got scores=\['seqeval', 'muc'\]"),
-    ({"scores": "token"}, r"scores must be a list of names; got 'token'"),
-    ({"scores": ["seqeval", "tokens"]},
-     r"scores must be a subset of \['seqeval', 'muc', 'token', 'overlap', 'harem', 'confusion'\]; got 'tokens'"),
-    ({"scores": []}, r"scores must name at least one; got \[\]"),
-    ({"types": "PER"}, r"types must be a list of names; got 'PER'"),
-    ({"types": []}, r"types must name at least one"),
-    ({"types": ["PER", ""]}, r"types must hold non-empty strings; got ''"),
-    ({"types": [1]}, r"types must hold non-empty strings; got 1"),
-    ({"types": ["muc"]}, r"entity type 'muc' collides with a result key"),
-    ({"label_map": [("GEP", "LOC")]}, r"label_map must be a dict of predicted type -> gold type; got list"),
-    ({"label_map": {"GEP": 1}}, r"label_map maps 'GEP' to 1; both must be entity types"),
-    ({"label_map": {"": "LOC"}}, r"label_map maps '' to 'LOC'"),
-    ({"label_map": {"PER": "overlap"}}, r"entity type 'overlap' collides with a result key"),
-    ({"errors": "yes"}, r"errors must be True or False; got 'yes'"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (
+            {"overlap_threshold": 1.5, "scores": ["overlap"]},
+            r"overlap_threshold must be in \(0, 1\]; got 1\.5$",
+        ),
+        ({"overlap_threshold": 0, "scores": ["overlap"]}, r"overlap_threshold must be in \(0, 1\]; got 0$"),
+        ({"overlap_threshold": -0.2, "scores": ["overlap"]}, r"got -0\.2$"),
+        ({"overlap_threshold": float("nan"), "scores": ["overlap"]}, r"got nan$"),
+        ({"overlap_threshold": True, "scores": ["overlap"]}, r"got True$"),
+        ({"overlap_threshold": "0.5", "scores": ["overlap"]}, r"got '0\.5'$"),
+        (
+            {"overlap_threshold": 0.5},
+            r"overlap_threshold only applies with 'overlap' in scores; got scores=\['seqeval', 'muc'\]",
+        ),
+        ({"scores": "token"}, r"scores must be a list of names; got 'token'"),
+        (
+            {"scores": ["seqeval", "tokens"]},
+            r"scores must be a subset of \['seqeval', 'muc', 'token', 'overlap', 'harem', 'confusion'\]; got 'tokens'",
+        ),
+        ({"scores": []}, r"scores must name at least one; got \[\]"),
+        ({"types": "PER"}, r"types must be a list of names; got 'PER'"),
+        ({"types": []}, r"types must name at least one"),
+        ({"types": ["PER", ""]}, r"types must hold non-empty strings; got ''"),
+        ({"types": [1]}, r"types must hold non-empty strings; got 1"),
+        ({"types": ["muc"]}, r"entity type 'muc' collides with a result key"),
+        (
+            {"label_map": [("GEP", "LOC")]},
+            r"label_map must be a dict of predicted type -> gold type; got list",
+        ),
+        ({"label_map": {"GEP": 1}}, r"label_map maps 'GEP' to 1; both must be entity types"),
+        ({"label_map": {"": "LOC"}}, r"label_map maps '' to 'LOC'"),
+        ({"label_map": {"PER": "overlap"}}, r"entity type 'overlap' collides with a result key"),
+        ({"errors": "yes"}, r"errors must be True or False; got 'yes'"),
+    ],
+)
 def test_option_errors(metric, options, message):
     with pytest.raises(ValueError, match=message):
         metric.compute(predictions=EDS_PRED, references=EDS_GOLD, **options)
@@ -148,19 +199,30 @@ def test_option_errors(metric, options, message):
 
 def test_default_output_is_unchanged(metric):
     default = metric.compute(predictions=EDS_PRED, references=EDS_GOLD)
-    explicit = metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=["muc", "seqeval"],
-                              types=None, label_map=None, errors=False)
+    explicit = metric.compute(
+        predictions=EDS_PRED,
+        references=EDS_GOLD,
+        scores=["muc", "seqeval"],
+        types=None,
+        label_map=None,
+        errors=False,
+    )
     assert default == explicit
     assert not {"token", "overlap", "harem", "errors"} & set(default)
 
 
-@pytest.mark.parametrize("scores, keys", [
-    (["token"], {"token"}),
-    (["harem", "overlap"], {"harem", "overlap"}),
-    (["muc"], {"muc"}),
-])
+@pytest.mark.parametrize(
+    "scores, keys",
+    [
+        (["token"], {"token"}),
+        (["harem", "overlap"], {"harem", "overlap"}),
+        (["muc"], {"muc"}),
+    ],
+)
 def test_only_the_families_asked_for(metric, scores, keys):
-    assert set(metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=scores)) == keys | {"decoding"}
+    assert set(metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=scores)) == keys | {
+        "decoding"
+    }
 
 
 # ---------------------------------------------------------------------------- selection, label maps
@@ -228,19 +290,27 @@ def reencode(sentences, keep, rename=None):
         for span in tags_to_spans(sentence):
             label = rename.get(span.label, span.label)
             if not keep or label in keep:
-                tags[span.start:span.end] = [f"B-{label}"] + [f"I-{label}"] * (span.end - span.start - 1)
+                tags[span.start : span.end] = [f"B-{label}"] + [f"I-{label}"] * (span.end - span.start - 1)
         out.append(tags)
     return out
 
 
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("keep, rename", [
-    (["PER"], None), (["LOC", "ORG"], None), (None, {"LOC": "ORG"}), (["PER", "ORG"], {"LOC": "PER"}),
-])
+@pytest.mark.parametrize(
+    "keep, rename",
+    [
+        (["PER"], None),
+        (["LOC", "ORG"], None),
+        (None, {"LOC": "ORG"}),
+        (["PER", "ORG"], {"LOC": "PER"}),
+    ],
+)
 def test_options_equal_the_same_change_to_the_data(metric, seed, keep, rename):
     refs, preds = random_corpus(seed, 120)
     via_options = metric.compute(predictions=preds, references=refs, scores=ALL, types=keep, label_map=rename)
-    by_hand = metric.compute(predictions=reencode(preds, keep, rename), references=reencode(refs, keep), scores=ALL)
+    by_hand = metric.compute(
+        predictions=reencode(preds, keep, rename), references=reencode(refs, keep), scores=ALL
+    )
     on_tags = metric.compute(predictions=scrub(preds, keep, rename), references=scrub(refs, keep))
     assert via_options.pop("overall_accuracy") == on_tags["overall_accuracy"]
     by_hand.pop("overall_accuracy")
@@ -248,15 +318,21 @@ def test_options_equal_the_same_change_to_the_data(metric, seed, keep, rename):
     if keep:  # selected types absent from the rewritten data have no row there
         for mode in via_options["muc"]:
             via_options["muc"][mode]["per_type"] = {
-                t: row for t, row in via_options["muc"][mode]["per_type"].items()
-                if t in by_hand["muc"][mode]["per_type"]}
+                t: row
+                for t, row in via_options["muc"][mode]["per_type"].items()
+                if t in by_hand["muc"][mode]["per_type"]
+            }
     assert via_options == by_hand
 
 
 def test_label_map_renames_entities_without_merging_them(metric):
     # the tagger made two entities; renaming GEP does not glue them into one
-    results = metric.compute(predictions=[["B-GEP", "I-LOC"]], references=[["B-LOC", "I-LOC"]],
-                             label_map={"GEP": "LOC"}, scores=ALL)
+    results = metric.compute(
+        predictions=[["B-GEP", "I-LOC"]],
+        references=[["B-LOC", "I-LOC"]],
+        label_map={"GEP": "LOC"},
+        scores=ALL,
+    )
     assert results["overall_f1"] == 0.0 and results["overall_accuracy"] == 1.0
     assert results["token"]["f1"] == 1.0 and results["overlap"]["matched_pred"] == 2
 
@@ -271,8 +347,12 @@ def sentence_spans(sentences):
 def brute_force(refs, preds, threshold):
     """EDS-NLP's definitions and HAREM's, spelled out per sentence on Span lists."""
     gold_spans, pred_spans = sentence_spans(refs), sentence_spans(preds)
-    gold_items = {(i, t, s.label) for i, spans in enumerate(gold_spans) for s in spans for t in range(s.start, s.end)}
-    pred_items = {(i, t, s.label) for i, spans in enumerate(pred_spans) for s in spans for t in range(s.start, s.end)}
+    gold_items = {
+        (i, t, s.label) for i, spans in enumerate(gold_spans) for s in spans for t in range(s.start, s.end)
+    }
+    pred_items = {
+        (i, t, s.label) for i, spans in enumerate(pred_spans) for s in spans for t in range(s.start, s.end)
+    }
 
     def dice(a, b):
         return 2 * max(0, min(a.end, b.end) - max(a.start, b.start)) / (a.end - a.start + b.end - b.start)
@@ -288,8 +368,11 @@ def brute_force(refs, preds, threshold):
                     distinct = (g.end - g.start) + (p.end - p.start) - common
                     credit += 1.0 if (g.start, g.end) == (p.start, p.end) else 0.5 * common / distinct
     n_gold, n_pred = sum(map(len, gold_spans)), sum(map(len, pred_spans))
-    return {"token": (len(gold_items & pred_items), len(gold_items), len(pred_items)),
-            "overlap": (found, right, n_gold, n_pred), "credit": credit}
+    return {
+        "token": (len(gold_items & pred_items), len(gold_items), len(pred_items)),
+        "overlap": (found, right, n_gold, n_pred),
+        "credit": credit,
+    }
 
 
 @pytest.mark.parametrize("seed, threshold", [(0, 0.5), (1, 1.0), (2, 1e-9), (3, 0.3), (4, 2 / 3), (5, 0.75)])
@@ -299,8 +382,12 @@ def test_scores_equal_brute_force_definitions(metric, seed, threshold):
     expected = brute_force(refs, preds, threshold)
     token, overlap = results["token"], results["overlap"]
     assert (token["correct"], token["number"], token["predicted"]) == expected["token"]
-    assert (overlap["matched_gold"], overlap["matched_pred"], overlap["number"], overlap["predicted"]) \
-        == expected["overlap"]
+    assert (
+        overlap["matched_gold"],
+        overlap["matched_pred"],
+        overlap["number"],
+        overlap["predicted"],
+    ) == expected["overlap"]
     assert results["harem"]["credit"] == pytest.approx(expected["credit"])
 
 
@@ -313,7 +400,9 @@ def test_dice_one_is_exact_matching(metric, seed):
     for key in ("precision", "recall", "f1", "macro_f1", "weighted_f1"):
         assert overlap[key] == pytest.approx(results[f"overall_{key}" if "_" not in key else key])
     for name, row in overlap["per_type"].items():
-        assert (row["precision"], row["recall"]) == pytest.approx((results[name]["precision"], results[name]["recall"]))
+        assert (row["precision"], row["recall"]) == pytest.approx(
+            (results[name]["precision"], results[name]["recall"])
+        )
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -321,8 +410,11 @@ def test_tiny_threshold_is_any_shared_token_of_the_same_type(metric, seed):
     refs, preds = random_corpus(seed, 200)
     results = metric.compute(predictions=preds, references=refs, scores=["overlap"], overlap_threshold=1e-12)
     gold_spans, pred_spans = sentence_spans(refs), sentence_spans(preds)
-    found = sum(any(g.label == p.label and g.start < p.end and p.start < g.end for p in ps)
-                for gs, ps in zip(gold_spans, pred_spans) for g in gs)
+    found = sum(
+        any(g.label == p.label and g.start < p.end and p.start < g.end for p in ps)
+        for gs, ps in zip(gold_spans, pred_spans)
+        for g in gs
+    )
     assert results["overlap"]["matched_gold"] == found > 0
 
 
@@ -331,7 +423,11 @@ def test_perfect_predictions_score_one_everywhere(metric, seed):
     refs, _ = random_corpus(seed, 100)
     results = metric.compute(predictions=refs, references=refs, scores=ALL)
     for family in ("token", "overlap", "harem"):
-        assert (results[family]["precision"], results[family]["recall"], results[family]["f1"]) == (1.0, 1.0, 1.0)
+        assert (results[family]["precision"], results[family]["recall"], results[family]["f1"]) == (
+            1.0,
+            1.0,
+            1.0,
+        )
     assert results["token"]["macro_f1"] == results["token"]["weighted_f1"] == 1.0
     assert results["harem"]["correct"] == results["harem"]["possible"] > 0
 
@@ -360,8 +456,9 @@ def test_results_hold_plain_python_values(metric):
             yield value
 
     kinds = {type(v) for v in walk(results)}
-    assert kinds <= {int, float, str, type(None)} and not any(isinstance(v, float) and math.isnan(v)
-                                                            for v in walk(results))
+    assert kinds <= {int, float, str, type(None)} and not any(
+        isinstance(v, float) and math.isnan(v) for v in walk(results)
+    )
 
 
 # ---------------------------------------------------------------------------- error listing

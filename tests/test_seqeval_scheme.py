@@ -431,14 +431,18 @@ def token_rows():
     for (scheme, kind), table in TOKENS.items():
         for left, right in rows(table):
             tags = [] if left == "-" else left.split()
-            spans = [(t, int(a), int(b)) for t, a, b in (e.split() for e in right.split(";"))] if right else []
+            spans = (
+                [(t, int(a), int(b)) for t, a, b in (e.split() for e in right.split(";"))] if right else []
+            )
             yield pytest.param(scheme, tags, spans, id=f"{scheme}-{kind}-{left}")
 
 
 def flag_rows():
     for scheme, table in FLAGS.items():
         for left, right in rows(table):
-            yield pytest.param(scheme, *left.split(), [c == "x" for c in right.split()], id=f"{scheme}-{left}")
+            yield pytest.param(
+                scheme, *left.split(), [c == "x" for c in right.split()], id=f"{scheme}-{left}"
+            )
 
 
 @pytest.mark.parametrize("scheme, tags, expected", list(token_rows()))
@@ -453,22 +457,40 @@ def test_start_inside_end_tables(scheme, previous, tag, expected):
     same = int(prev_type == type_)
     assert [bool(table[prev_prefix, prefix, same]) for table in D._STRICT[scheme]] == expected
     theirs = SEQEVAL[scheme](tag), SEQEVAL[scheme](previous)
-    assert [theirs[0].is_start(theirs[1]), theirs[0].is_inside(theirs[1]), theirs[0].is_end(theirs[1])] == expected
+    assert [
+        theirs[0].is_start(theirs[1]),
+        theirs[0].is_inside(theirs[1]),
+        theirs[0].is_end(theirs[1]),
+    ] == expected
 
 
-@pytest.mark.parametrize("tag, suffix, prefix", [
-    ("I-MISC", False, "I"), ("B-MISC", False, "B"), ("O", False, "O"),
-    ("MISC-I", True, "I"), ("MISC-B", True, "B"), ("O", True, "O"),
-])
+@pytest.mark.parametrize(
+    "tag, suffix, prefix",
+    [
+        ("I-MISC", False, "I"),
+        ("B-MISC", False, "B"),
+        ("O", False, "O"),
+        ("MISC-I", True, "I"),
+        ("MISC-B", True, "B"),
+        ("O", True, "O"),
+    ],
+)
 def test_token_prefix(tag, suffix, prefix):
     assert D.PREFIXES[D._parse_tag(tag, suffix, None)[0]] == prefix
     assert Token(tag, suffix=suffix).prefix == Prefix[prefix]
 
 
-@pytest.mark.parametrize("tag, suffix, label", [
-    ("I-MISC", False, "MISC"), ("MISC-I", True, "MISC"), ("I", False, "_"),
-    ("I-ORG-COMPANY", False, "ORG-COMPANY"), ("ORG-COMPANY-I", True, "ORG-COMPANY"), ("I-組織", False, "組織"),
-])
+@pytest.mark.parametrize(
+    "tag, suffix, label",
+    [
+        ("I-MISC", False, "MISC"),
+        ("MISC-I", True, "MISC"),
+        ("I", False, "_"),
+        ("I-ORG-COMPANY", False, "ORG-COMPANY"),
+        ("ORG-COMPANY-I", True, "ORG-COMPANY"),
+        ("I-組織", False, "組織"),
+    ],
+)
 def test_token_type(tag, suffix, label):
     assert D.tags_to_spans([tag], scheme="IOB1", suffix=suffix) == [D.Span(label, 0, 1)]
     assert Token(tag, suffix=suffix).tag == label
@@ -480,11 +502,35 @@ def test_outside_has_no_type():
     assert D._parse_tag("O", False, None) == (D._O, None)
 
 
-VALID_PREFIX = [("I", "IOB1"), ("O", "IOB1"), ("B", "IOB1"), ("I", "IOB2"), ("O", "IOB2"), ("B", "IOB2"),
-                ("I", "IOE1"), ("O", "IOE1"), ("E", "IOE1"), ("I", "IOE2"), ("O", "IOE2"), ("E", "IOE2"),
-                ("I", "IOBES"), ("O", "IOBES"), ("B", "IOBES"), ("E", "IOBES"), ("S", "IOBES")]
-INVALID_PREFIX = [("E", "IOB1"), ("S", "IOB1"), ("E", "IOB2"), ("S", "IOB2"),
-                  ("B", "IOE1"), ("S", "IOE1"), ("B", "IOE2"), ("S", "IOE2")]
+VALID_PREFIX = [
+    ("I", "IOB1"),
+    ("O", "IOB1"),
+    ("B", "IOB1"),
+    ("I", "IOB2"),
+    ("O", "IOB2"),
+    ("B", "IOB2"),
+    ("I", "IOE1"),
+    ("O", "IOE1"),
+    ("E", "IOE1"),
+    ("I", "IOE2"),
+    ("O", "IOE2"),
+    ("E", "IOE2"),
+    ("I", "IOBES"),
+    ("O", "IOBES"),
+    ("B", "IOBES"),
+    ("E", "IOBES"),
+    ("S", "IOBES"),
+]
+INVALID_PREFIX = [
+    ("E", "IOB1"),
+    ("S", "IOB1"),
+    ("E", "IOB2"),
+    ("S", "IOB2"),
+    ("B", "IOE1"),
+    ("S", "IOE1"),
+    ("B", "IOE2"),
+    ("S", "IOE2"),
+]
 
 
 @pytest.mark.parametrize("tag, scheme", VALID_PREFIX)
@@ -497,14 +543,19 @@ def test_valid_prefix(tag, scheme):
 def test_invalid_prefix(tag, scheme):
     with pytest.raises(ValueError):
         SEQEVAL[scheme](tag).is_valid()
-    with pytest.raises(ValueError, match=rf"invalid tag '{tag}' at predictions\[0\]\[0\] \(scheme {scheme} expects"):
+    with pytest.raises(
+        ValueError, match=rf"invalid tag '{tag}' at predictions\[0\]\[0\] \(scheme {scheme} expects"
+    ):
         D.encode([[tag]], [[tag]], scheme=scheme)
 
 
-@pytest.mark.parametrize("tag, seqeval_error, ours", [
-    ("I-組織".encode(), KeyError, "is not a string"),  # TestToken: bytes
-    ("", IndexError, "is empty"),  # TestToken: the empty string
-])
+@pytest.mark.parametrize(
+    "tag, seqeval_error, ours",
+    [
+        ("I-組織".encode(), KeyError, "is not a string"),  # TestToken: bytes
+        ("", IndexError, "is empty"),  # TestToken: the empty string
+    ],
+)
 def test_bad_tags_are_value_errors_naming_the_place(tag, seqeval_error, ours):
     with pytest.raises(seqeval_error):
         Token(tag)
@@ -532,17 +583,42 @@ def test_entities_filter():  # test_entities_filter: entities of one type, from 
     corpus = D.encode(sequences, sequences, scheme="IOB2")
     spans = D.spans_by_sentence(D.decode(corpus.references, corpus, "IOB2"), corpus.types, 1)
     for name in ("", "ORG", "PER"):
-        ours = {(i, s.label, s.start, s.end) for i, sentence in enumerate(spans) for s in sentence if s.label == name}
+        ours = {
+            (i, s.label, s.start, s.end)
+            for i, sentence in enumerate(spans)
+            for s in sentence
+            if s.label == name
+        }
         assert ours == {e.to_tuple() for e in Entities(sequences, IOB2).filter(name)}
 
 
 AUTO_DETECT = [  # TestAutoDetect.test_valid_scheme: the sequences and the scheme seqeval guesses
-    ("B I O", "IOB2"), ("B I", "IOB2"), ("B O", "IOB2"), ("B", "IOB2"),
-    ("I O E", "IOE2"), ("I E", "IOE2"), ("E O", "IOE2"), ("E", "IOE2"),
-    ("I O B E S", "IOBES"), ("I B E S", "IOBES"), ("I O B E", "IOBES"), ("O B E S", "IOBES"), ("I B E", "IOBES"),
-    ("B E S", "IOBES"), ("O B E", "IOBES"), ("B E", "IOBES"), ("S", "IOBES"),
-    ("I O B L U", "BILOU"), ("I B L U", "BILOU"), ("I O B L", "BILOU"), ("O B L U", "BILOU"), ("I B L", "BILOU"),
-    ("B L U", "BILOU"), ("O B L", "BILOU"), ("B L", "BILOU"), ("U", "BILOU"),
+    ("B I O", "IOB2"),
+    ("B I", "IOB2"),
+    ("B O", "IOB2"),
+    ("B", "IOB2"),
+    ("I O E", "IOE2"),
+    ("I E", "IOE2"),
+    ("E O", "IOE2"),
+    ("E", "IOE2"),
+    ("I O B E S", "IOBES"),
+    ("I B E S", "IOBES"),
+    ("I O B E", "IOBES"),
+    ("O B E S", "IOBES"),
+    ("I B E", "IOBES"),
+    ("B E S", "IOBES"),
+    ("O B E", "IOBES"),
+    ("B E", "IOBES"),
+    ("S", "IOBES"),
+    ("I O B L U", "BILOU"),
+    ("I B L U", "BILOU"),
+    ("I O B L", "BILOU"),
+    ("O B L U", "BILOU"),
+    ("I B L", "BILOU"),
+    ("B L U", "BILOU"),
+    ("O B L", "BILOU"),
+    ("B L", "BILOU"),
+    ("U", "BILOU"),
 ]
 
 
@@ -568,10 +644,16 @@ def test_auto_detect_failures(metric, tags):
 # ---------------------------------------------------------------------------- get_entities
 
 GET_ENTITIES = [  # seqeval's tests/test_metrics.py; sentences as lists, entities (sentence, TYPE, start, end)
-    ([["O", "O", "O", "B-MISC", "I-MISC", "I-MISC", "O", "B-PER", "I-PER"]], False,
-     [(0, "MISC", 3, 6), (0, "PER", 7, 9)]),
-    ([["O", "O", "O", "MISC-B", "MISC-I", "MISC-I", "O", "PER-B", "PER-I"]], True,
-     [(0, "MISC", 3, 6), (0, "PER", 7, 9)]),
+    (
+        [["O", "O", "O", "B-MISC", "I-MISC", "I-MISC", "O", "B-PER", "I-PER"]],
+        False,
+        [(0, "MISC", 3, 6), (0, "PER", 7, 9)],
+    ),
+    (
+        [["O", "O", "O", "MISC-B", "MISC-I", "MISC-I", "O", "PER-B", "PER-I"]],
+        True,
+        [(0, "MISC", 3, 6), (0, "PER", 7, 9)],
+    ),
     ([["O", "O", "O", "B", "I", "I", "O"], ["B", "I", "O"]], False, [(0, "_", 3, 6), (1, "_", 0, 2)]),
 ]
 
@@ -597,4 +679,7 @@ def test_get_entities_with_non_ne_input(suffix):
         D.tags_to_spans(tags, suffix=suffix)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert D.tags_to_spans(tags, scheme="IO", suffix=suffix) == [D.Span("MISC", 3, 6), D.Span("PER", 7, 9)]
+        assert D.tags_to_spans(tags, scheme="IO", suffix=suffix) == [
+            D.Span("MISC", 3, 6),
+            D.Span("PER", 7, 9),
+        ]

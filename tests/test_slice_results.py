@@ -5,9 +5,9 @@ import random
 import re
 
 import pytest
+from test_parity import random_corpus
 
 from conftest import METRIC_PATH
-from test_parity import random_corpus
 
 ALL = ["seqeval", "muc", "token", "overlap", "harem", "confusion"]
 GENRES = ("news", "web", "fiction")
@@ -40,7 +40,9 @@ def counts(results):
                 out[f"confusion.{side}.{gold}"] = row
             else:
                 out.update({f"confusion.{side}.{gold}.{p}": n for p, n in row.items()})
-    out.update({f"seqeval.{t}": v["number"] for t, v in results.items() if isinstance(v, dict) and "number" in v})
+    out.update(
+        {f"seqeval.{t}": v["number"] for t, v in results.items() if isinstance(v, dict) and "number" in v}
+    )
     return out
 
 
@@ -64,20 +66,23 @@ def test_a_slice_scores_as_its_sentences_alone(metric, seed):
     results = metric.compute(predictions=predictions, references=references, scores=ALL, slices=slices)
     for genre in GENRES:
         at = [i for i, g in enumerate(slices) if g == genre]
-        alone = metric.compute(predictions=[predictions[i] for i in at], references=[references[i] for i in at],
-                               scores=ALL)
+        alone = metric.compute(
+            predictions=[predictions[i] for i in at], references=[references[i] for i in at], scores=ALL
+        )
         part = results["slices"]["slice"]["values"][genre]
         for key, value in alone.items():
             if key in ("decoding", "muc", "confusion"):
                 continue
             if isinstance(value, dict) and "per_type" in value:
-                assert {k: v for k, v in part[key].items() if k != "per_type"} == \
-                       {k: v for k, v in value.items() if k != "per_type"}, key
+                assert {k: v for k, v in part[key].items() if k != "per_type"} == {
+                    k: v for k, v in value.items() if k != "per_type"
+                }, key
             else:
                 assert part[key] == value, (genre, key)
         for mode, table in alone["muc"].items():
-            assert {k: v for k, v in part["muc"][mode].items() if k != "per_type"} == \
-                   {k: v for k, v in table.items() if k != "per_type"}
+            assert {k: v for k, v in part["muc"][mode].items() if k != "per_type"} == {
+                k: v for k, v in table.items() if k != "per_type"
+            }
             for t, row in table["per_type"].items():
                 assert part["muc"][mode]["per_type"][t] == row
         assert part["confusion"] == alone["confusion"]
@@ -96,7 +101,9 @@ def test_the_worst_slice_and_its_gap_by_hand(metric):
 def test_slices_in_the_span_config_and_with_intervals(spans_metric):
     gold = [[{"label": "PER", "start": 0, "end": 2}], [{"label": "LOC", "start": 1, "end": 3}]] * 10
     pred = [[{"label": "PER", "start": 0, "end": 2}], [{"label": "LOC", "start": 1, "end": 2}]] * 10
-    results = spans_metric.compute(predictions=pred, references=gold, slices={"n": [0, 1] * 10}, ci_resamples=50)
+    results = spans_metric.compute(
+        predictions=pred, references=gold, slices={"n": [0, 1] * 10}, ci_resamples=50
+    )
     values = results["slices"]["n"]["values"]
     assert values[0]["overall_f1"] == 1.0 and values[1]["overall_f1"] == 0.0
     assert values[0]["intervals"]["overall_f1"] == [1.0, 1.0]
@@ -110,8 +117,11 @@ def test_slices_do_not_depend_on_the_order_of_sentences(metric):
     order = list(range(len(references)))
     random.Random(1).shuffle(order)
     first = metric.compute(predictions=predictions, references=references, slices=slices)["slices"]
-    again = metric.compute(predictions=[predictions[i] for i in order], references=[references[i] for i in order],
-                           slices=[slices[i] for i in order])["slices"]
+    again = metric.compute(
+        predictions=[predictions[i] for i in order],
+        references=[references[i] for i in order],
+        slices=[slices[i] for i in order],
+    )["slices"]
     assert first == again
 
 

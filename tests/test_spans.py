@@ -5,12 +5,12 @@ import re
 
 import numpy as np
 import pytest
+from test_parity import random_corpus
 
 import ner_decoding as D
 import ner_matching as M
 import ner_scorings as S
 from ner_spans import SpanCorpus, check_entities, encode_spans, spans_from_arrays
-from test_parity import random_corpus
 
 
 def ent(label, start, end):
@@ -31,11 +31,13 @@ def core_scores(corpus, gold, pred, types=None, label_map=None, zero_division=0)
     correct, number, predicted = S.token_counts(view.gold, view.pred, len(view.types))
     results["token"] = M.prf_table(correct, correct, number, predicted, view.types, zero_division)
     hits = S.overlap_hits(view.gold, view.pred, matching)
-    results["overlap"] = M.prf_table(*S.overlap_counts(view.gold, view.pred, hits, len(view.types)), view.types,
-                                     zero_division)
+    results["overlap"] = M.prf_table(
+        *S.overlap_counts(view.gold, view.pred, hits, len(view.types)), view.types, zero_division
+    )
     results["harem"] = S.harem_counts(view.gold, view.pred, S.harem_alignment(view.gold, view.pred, matching))
-    results["errors"] = S.error_listing(view, matching, M.OUTCOME_TABLE, hits,
-                                        S.harem_alignment(view.gold, view.pred, matching))
+    results["errors"] = S.error_listing(
+        view, matching, M.OUTCOME_TABLE, hits, S.harem_alignment(view.gold, view.pred, matching)
+    )
     del results["overall_accuracy"]  # no tokens in span input
     return results
 
@@ -60,8 +62,7 @@ def decoded(corpus, gold, pred):
 
 
 def test_layout_gives_each_example_its_own_range():
-    corpus = encode_spans([[ent("A", 0, 4)], [ent("A", 0, 1)], []],
-                          [[ent("B", 2, 3)], [], [ent("A", 5, 7)]])
+    corpus = encode_spans([[ent("A", 0, 4)], [ent("A", 0, 1)], []], [[ent("B", 2, 3)], [], [ent("A", 5, 7)]])
     assert isinstance(corpus, SpanCorpus)
     # widths: example 0 ends at 4, example 1 at 1, so example 2 starts at 5 + 2
     assert corpus.pred.start.tolist() == [0, 5]
@@ -93,13 +94,19 @@ def test_corpus_counts_no_tokens():
     corpus = encode_spans([[ent("A", 0, 2)]], [[ent("A", 0, 2)]])
     options = S.check_scoring_options(label_map={"A": "B"})
     assert S.select_and_relabel(corpus, corpus.gold, corpus.pred, options).tokens_correct == 0
-    assert S.select_and_relabel(corpus, corpus.gold, corpus.pred, S.check_scoring_options()).tokens_correct == 0
+    assert (
+        S.select_and_relabel(corpus, corpus.gold, corpus.pred, S.check_scoring_options()).tokens_correct == 0
+    )
 
 
 # ---------------------------------------------------------------------------- bad input
 
 BAD = [
-    ("start == end", [[ent("A", 2, 2)]], r"predictions\[0\]\[0\] \{'label': 'A', 'start': 2, 'end': 2\}: start must be < end"),
+    (
+        "start == end",
+        [[ent("A", 2, 2)]],
+        r"predictions\[0\]\[0\] \{'label': 'A', 'start': 2, 'end': 2\}: start must be < end",
+    ),
     ("start > end", [[], [ent("A", 0, 1), ent("A", 3, 2)]], r"predictions\[1\]\[1\] .*start must be < end"),
     ("negative", [[ent("A", -1, 2)]], r"predictions\[0\]\[0\] .*offsets must be >= 0"),
     ("huge offset", [[ent("A", 0, 2**64)]], r"predictions\[0\]\[0\] .*offsets must be >= 0 and < 2\*\*63"),
@@ -107,17 +114,29 @@ BAD = [
     ("bool offset", [[ent("A", 0, True)]], r"predictions\[0\]\[0\] .*end must be an int"),
     ("str offset", [[ent("A", "0", 2)]], r"predictions\[0\]\[0\] .*start must be an int"),
     ("None offset", [[ent("A", 0, None)]], r"predictions\[0\]\[0\] .*end must be an int"),
-    ("empty label", [[ent("A", 0, 1), ent("", 0, 1)]], r"predictions\[0\]\[1\] .*label must be a non-empty str"),
+    (
+        "empty label",
+        [[ent("A", 0, 1), ent("", 0, 1)]],
+        r"predictions\[0\]\[1\] .*label must be a non-empty str",
+    ),
     ("None label", [[ent(None, 0, 1)]], r"predictions\[0\]\[0\] .*label must be a non-empty str"),
     ("int label", [[ent(3, 0, 1)]], r"predictions\[0\]\[0\] .*label must be a non-empty str"),
     ("missing label", [[{"start": 0, "end": 1}]], r"predictions\[0\]\[0\] .*missing key 'label'"),
     ("missing end", [[{"label": "A", "start": 0}]], r"predictions\[0\]\[0\] .*missing key 'end'"),
-    ("unknown key", [[{"label": "A", "start": 0, "end": 1, "score": 0.9}]], r"predictions\[0\]\[0\] .*unknown key 'score'"),
+    (
+        "unknown key",
+        [[{"label": "A", "start": 0, "end": 1, "score": 0.9}]],
+        r"predictions\[0\]\[0\] .*unknown key 'score'",
+    ),
     ("typo key", [[{"lable": "A", "start": 0, "end": 1}]], r"predictions\[0\]\[0\] .*unknown key 'lable'"),
     ("tuple entity", [[("A", 0, 1)]], r"predictions\[0\]\[0\] .*must be a dict"),
     ("example not a list", ["A"], r"predictions\[0\] must be a list of entities"),
     ("example a dict", [ent("A", 0, 1)], r"predictions\[0\] must be a list of entities"),
-    ("reserved label", [[ent("overall_f1", 0, 1)]], r"predictions\[0\]\[0\] .*'overall_f1' collides with a result key"),
+    (
+        "reserved label",
+        [[ent("overall_f1", 0, 1)]],
+        r"predictions\[0\]\[0\] .*'overall_f1' collides with a result key",
+    ),
 ]
 
 
@@ -152,22 +171,28 @@ def test_offsets_past_the_text():
     encode_spans([[], []], [[], [ent("A", 3, 5)]], texts=["abcdef", "abcde"])
 
 
-@pytest.mark.parametrize("texts, message", [
-    ("ab", "texts must be a list of str"),
-    (["ab"], "texts has 1 items but there are 2 examples"),
-    (["ab", 3], r"texts\[1\] must be a str"),
-])
+@pytest.mark.parametrize(
+    "texts, message",
+    [
+        ("ab", "texts must be a list of str"),
+        (["ab"], "texts has 1 items but there are 2 examples"),
+        (["ab", 3], r"texts\[1\] must be a str"),
+    ],
+)
 def test_bad_texts(texts, message):
     with pytest.raises(ValueError, match=message):
         encode_spans([[], []], [[], []], texts=texts)
 
 
-@pytest.mark.parametrize("predictions, references, message", [
-    ([[]], [[], []], "predictions has 1 examples but references has 2"),
-    ("abc", "abc", "predictions must be a list of examples"),
-    (None, [[]], "predictions must be a list of examples"),
-    ([[]], None, "references must be a list of examples"),
-])
+@pytest.mark.parametrize(
+    "predictions, references, message",
+    [
+        ([[]], [[], []], "predictions has 1 examples but references has 2"),
+        ("abc", "abc", "predictions must be a list of examples"),
+        (None, [[]], "predictions must be a list of examples"),
+        ([[]], None, "references must be a list of examples"),
+    ],
+)
 def test_bad_corpora(predictions, references, message):
     with pytest.raises(ValueError, match=message):
         encode_spans(predictions, references)
@@ -186,8 +211,9 @@ def test_decoded_spans_score_like_their_tags(seed):
     """Thousands of small random corpora: the span path gives the tag path's numbers exactly."""
     rng = random.Random(seed)
     for k in range(400):
-        references, predictions = random_corpus(rng.random(), rng.randint(1, 6), prefixes="OOOBIES",
-                                                types="ABC", max_len=10)
+        references, predictions = random_corpus(
+            rng.random(), rng.randint(1, 6), prefixes="OOOBIES", types="ABC", max_len=10
+        )
         if not any(references):
             continue
         corpus, gold, pred, tags = tag_scores(references, predictions)
@@ -195,17 +221,21 @@ def test_decoded_spans_score_like_their_tags(seed):
         assert_same_scores(tags, span_scores(gold_spans, pred_spans)), (seed, k)
 
 
-@pytest.mark.parametrize("options", [
-    {"types": ["A", "C"]},
-    {"label_map": {"B": "A"}},
-    {"label_map": {"A": "Z"}, "types": ["Z", "B"]},
-    {"zero_division": 1},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"types": ["A", "C"]},
+        {"label_map": {"B": "A"}},
+        {"label_map": {"A": "Z"}, "types": ["Z", "B"]},
+        {"zero_division": 1},
+    ],
+)
 def test_decoded_spans_score_like_their_tags_with_options(options):
     rng = random.Random(str(options))
     for _ in range(300):
-        references, predictions = random_corpus(rng.random(), rng.randint(1, 5), prefixes="OOBI",
-                                                types="ABC", max_len=8)
+        references, predictions = random_corpus(
+            rng.random(), rng.randint(1, 5), prefixes="OOBI", types="ABC", max_len=8
+        )
         if not any(references):
             continue
         corpus, gold, pred, tags = tag_scores(references, predictions, **options)
@@ -238,16 +268,38 @@ def test_strict_schemes_score_like_their_spans(scheme):
 
 #: nervaluate's span-input test cases (its ends are inclusive: +1 here) with the tags it scores
 NERVALUATE_CASES = [
-    ("compute_metrics_case_1",
-     [("PER", 59, 69), ("LOC", 127, 134), ("LOC", 164, 174), ("LOC", 197, 205), ("LOC", 208, 219), ("MISC", 230, 240)],
-     [("PER", 24, 30), ("LOC", 124, 134), ("PER", 164, 174), ("LOC", 197, 205), ("LOC", 208, 219), ("LOC", 225, 243)],
-     ["PER", "LOC", "MISC"]),
-    ("extra_tags_in_prediction",
-     [("PER", 50, 52), ("ORG", 59, 69), ("ORG", 71, 72)],
-     [("LOC", 50, 52), ("ORG", 59, 69), ("MISC", 71, 72)], ["PER", "LOC", "ORG"]),
-    ("extra_tags_in_true",
-     [("PER", 50, 52), ("ORG", 59, 69), ("MISC", 71, 72)],
-     [("LOC", 50, 52), ("ORG", 59, 69), ("ORG", 71, 72)], ["PER", "LOC", "ORG"]),
+    (
+        "compute_metrics_case_1",
+        [
+            ("PER", 59, 69),
+            ("LOC", 127, 134),
+            ("LOC", 164, 174),
+            ("LOC", 197, 205),
+            ("LOC", 208, 219),
+            ("MISC", 230, 240),
+        ],
+        [
+            ("PER", 24, 30),
+            ("LOC", 124, 134),
+            ("PER", 164, 174),
+            ("LOC", 197, 205),
+            ("LOC", 208, 219),
+            ("LOC", 225, 243),
+        ],
+        ["PER", "LOC", "MISC"],
+    ),
+    (
+        "extra_tags_in_prediction",
+        [("PER", 50, 52), ("ORG", 59, 69), ("ORG", 71, 72)],
+        [("LOC", 50, 52), ("ORG", 59, 69), ("MISC", 71, 72)],
+        ["PER", "LOC", "ORG"],
+    ),
+    (
+        "extra_tags_in_true",
+        [("PER", 50, 52), ("ORG", 59, 69), ("MISC", 71, 72)],
+        [("LOC", 50, 52), ("ORG", 59, 69), ("ORG", 71, 72)],
+        ["PER", "LOC", "ORG"],
+    ),
     ("no_predictions", [("PER", 50, 52), ("ORG", 59, 69), ("MISC", 71, 72)], [], ["PER", "ORG", "MISC"]),
     ("min_overlap_default", [("PER", 0, 9)], [("PER", 0, 2)], ["PER"]),
     ("min_overlap_one_token", [("PER", 0, 9)], [("PER", 9, 9)], ["PER"]),
@@ -270,7 +322,9 @@ def test_nervaluate_span_cases(name, gold, pred, tags):
     theirs = Evaluator([inclusive[0]], [inclusive[1]], tags=tags, loader="dict").evaluate()["overall"]
     ours = span_scores([exclusive(gold)], [exclusive(pred)], types=tags)["muc"]
     for mode, their_mode in NERVALUATE_MODE.items():
-        assert {k: ours[mode][k] for k in MUC_KEYS} == {k: getattr(theirs[their_mode], k) for k in MUC_KEYS}, mode
+        assert {k: ours[mode][k] for k in MUC_KEYS} == {
+            k: getattr(theirs[their_mode], k) for k in MUC_KEYS
+        }, mode
         for k in ("precision", "recall", "f1"):
             assert ours[mode][k] == pytest.approx(getattr(theirs[their_mode], k), abs=1e-12)
 
@@ -311,25 +365,38 @@ def as_span_input(metric, sequences):
 def test_spans_config_takes_the_decoded_spans_of_thousands_of_tag_corpora(tags_metric, spans_metric):
     rng = random.Random(19)
     for k in range(2000):
-        references, predictions = random_corpus(rng.random(), rng.randint(1, 5), prefixes="OOOBIES",
-                                                types="ABC", max_len=9)
+        references, predictions = random_corpus(
+            rng.random(), rng.randint(1, 5), prefixes="OOOBIES", types="ABC", max_len=9
+        )
         if not any(references):
             continue
         options = {"scores": ALL_SCORES, "errors": True, "zero_division": k % 2}
         tags = tags_metric._compute(predictions=predictions, references=references, **options)
-        spans = spans_metric._compute(predictions=as_span_input(tags_metric, predictions),
-                                      references=as_span_input(tags_metric, references), **options)
+        spans = spans_metric._compute(
+            predictions=as_span_input(tags_metric, predictions),
+            references=as_span_input(tags_metric, references),
+            **options,
+        )
         del tags["overall_accuracy"], tags["decoding"]  # what the tags' decoder did: no tags, no block
         assert tags == spans, k
 
 
 def test_spans_config_through_compute(tags_metric, spans_metric):
     references, predictions = random_corpus(3, 300, prefixes="OOOBIES")
-    tags = tags_metric.compute(predictions=predictions, references=references, types=["A", "B"],
-                               label_map={"C": "A"}, scores=ALL_SCORES)
-    spans = spans_metric.compute(predictions=as_span_input(tags_metric, predictions),
-                                 references=as_span_input(tags_metric, references), types=["A", "B"],
-                                 label_map={"C": "A"}, scores=ALL_SCORES)
+    tags = tags_metric.compute(
+        predictions=predictions,
+        references=references,
+        types=["A", "B"],
+        label_map={"C": "A"},
+        scores=ALL_SCORES,
+    )
+    spans = spans_metric.compute(
+        predictions=as_span_input(tags_metric, predictions),
+        references=as_span_input(tags_metric, references),
+        types=["A", "B"],
+        label_map={"C": "A"},
+        scores=ALL_SCORES,
+    )
     assert "overall_accuracy" not in spans
     del tags["overall_accuracy"], tags["decoding"]
     assert tags == spans
@@ -342,19 +409,26 @@ def test_spans_subgroups_config(tags_metric):
     groups = [["news", "web", "mail"][i % 3] for i in range(200)]
     options = {"subgroup_weights": {"news": 5, "web": 3, "mail": 1}, "recall_mode": "partial"}
     tags = stratified.compute(predictions=predictions, references=references, subgroups=groups, **options)
-    ours = spans.compute(predictions=as_span_input(tags_metric, predictions),
-                         references=as_span_input(tags_metric, references), subgroups=groups, **options)
+    ours = spans.compute(
+        predictions=as_span_input(tags_metric, predictions),
+        references=as_span_input(tags_metric, references),
+        subgroups=groups,
+        **options,
+    )
     assert ours["stratified_recall"] == tags["stratified_recall"]
 
 
-@pytest.mark.parametrize("config, options, message", [
-    ("spans", {"scheme": "IOB2"}, "scheme needs the 'default' config"),
-    ("spans", {"label_names": ["O", "B-A"]}, "label_names needs the 'default' config"),
-    ("spans", {"subgroup_weights": {"a": 1}}, "subgroup_weights needs the 'subgroups' config"),
-    ("default", {"texts": ["ab"]}, "texts needs the 'spans' config"),
-    ("spans", {"texts": "ab"}, "texts must be a list of str"),
-    ("spans", {"types": ["overall_f1"]}, "entity type 'overall_f1' collides with a result key"),
-])
+@pytest.mark.parametrize(
+    "config, options, message",
+    [
+        ("spans", {"scheme": "IOB2"}, "scheme needs the 'default' config"),
+        ("spans", {"label_names": ["O", "B-A"]}, "label_names needs the 'default' config"),
+        ("spans", {"subgroup_weights": {"a": 1}}, "subgroup_weights needs the 'subgroups' config"),
+        ("default", {"texts": ["ab"]}, "texts needs the 'spans' config"),
+        ("spans", {"texts": "ab"}, "texts must be a list of str"),
+        ("spans", {"types": ["overall_f1"]}, "entity type 'overall_f1' collides with a result key"),
+    ],
+)
 def test_options_of_the_span_configs(config, options, message):
     metric = evaluate.load(METRIC_PATH, config)
     inputs = [[ent("A", 0, 1)]] if config == "spans" else [["B-A"]]
@@ -394,27 +468,41 @@ def test_texts_bound_character_offsets(spans_metric):
 
 # ---------------------------------------------------------------------------- nested entities
 
+
 def muc_counts(results, mode):
     return {k: results["muc"][mode][k] for k in ("correct", "incorrect", "partial", "missed", "spurious")}
 
 
 def test_nested_gold_predicted_exactly(spans_metric):
-    """"Bank of America": ORG over tokens 0-3, LOC "America" inside it, both found."""
+    """ "Bank of America": ORG over tokens 0-3, LOC "America" inside it, both found."""
     gold = [ent("ORG", 0, 3), ent("LOC", 2, 3)]
     results = spans_metric.compute(predictions=[gold[::-1]], references=[gold], scores=ALL_SCORES)
     assert results["overall_f1"] == 1.0
     for mode in M.MODES:
-        assert muc_counts(results, mode) == {"correct": 2, "incorrect": 0, "partial": 0, "missed": 0, "spurious": 0}
+        assert muc_counts(results, mode) == {
+            "correct": 2,
+            "incorrect": 0,
+            "partial": 0,
+            "missed": 0,
+            "spurious": 0,
+        }
     assert results["token"]["f1"] == results["overlap"]["f1"] == 1.0
 
 
 def test_nested_harem_scores_stay_in_bounds(spans_metric):
     gold = [ent("ORG", 0, 3), ent("LOC", 2, 3)]
     harem = spans_metric.compute(predictions=[gold], references=[gold], scores=["harem"])["harem"]
-    assert (harem["precision"], harem["recall"], harem["correct"], harem["partial_excess"]) == (1.0, 1.0, 2, 0)
+    assert (harem["precision"], harem["recall"], harem["correct"], harem["partial_excess"]) == (
+        1.0,
+        1.0,
+        2,
+        0,
+    )
     # one prediction partially over three nested gold entities: 0.45 + 0.4 + 0.35, capped at 1
     nested = [ent("A", 0, 9), ent("A", 0, 8), ent("A", 0, 7)]
-    harem = spans_metric.compute(predictions=[[ent("A", 0, 10)]], references=[nested], scores=["harem"])["harem"]
+    harem = spans_metric.compute(predictions=[[ent("A", 0, 10)]], references=[nested], scores=["harem"])[
+        "harem"
+    ]
     assert harem["credit"] == pytest.approx(1.2) and harem["precision"] == 1.0
     assert harem["recall"] == pytest.approx(1.2 / 3)
 
@@ -422,9 +510,16 @@ def test_nested_harem_scores_stay_in_bounds(spans_metric):
 @pytest.mark.parametrize("seed", range(5))
 def test_harem_scores_in_bounds_on_random_nested_corpora(spans_metric, seed):
     rng = random.Random(seed)
+
     def side():
-        return [[ent(rng.choice("AB"), s, s + rng.randint(1, 6)) for s in sorted(rng.sample(range(12), rng.randint(0, 6)))]
-                for _ in range(30)]
+        return [
+            [
+                ent(rng.choice("AB"), s, s + rng.randint(1, 6))
+                for s in sorted(rng.sample(range(12), rng.randint(0, 6)))
+            ]
+            for _ in range(30)
+        ]
+
     gold, pred = side(), side()
     gold = [list({(e["label"], e["start"], e["end"]): e for e in example}.values()) for example in gold]
     pred = [list({(e["label"], e["start"], e["end"]): e for e in example}.values()) for example in pred]
@@ -437,9 +532,23 @@ def test_nested_gold_one_prediction_pairs_with_its_type(spans_metric):
     and LOC(2, 3) (1 token, same type); the type comes first, so it pairs with the LOC."""
     gold = [ent("ORG", 0, 3), ent("LOC", 2, 3)]
     results = spans_metric.compute(predictions=[[ent("LOC", 1, 3)]], references=[gold], errors=True)
-    assert muc_counts(results, "type") == {"correct": 1, "incorrect": 0, "partial": 0, "missed": 1, "spurious": 0}
-    assert muc_counts(results, "partial") == {"correct": 0, "incorrect": 0, "partial": 1, "missed": 1, "spurious": 0}
-    assert results["errors"]["partial"]["partial"] == [{"sentence": 0, "gold": ["LOC", 2, 3], "pred": ["LOC", 1, 3]}]
+    assert muc_counts(results, "type") == {
+        "correct": 1,
+        "incorrect": 0,
+        "partial": 0,
+        "missed": 1,
+        "spurious": 0,
+    }
+    assert muc_counts(results, "partial") == {
+        "correct": 0,
+        "incorrect": 0,
+        "partial": 1,
+        "missed": 1,
+        "spurious": 0,
+    }
+    assert results["errors"]["partial"]["partial"] == [
+        {"sentence": 0, "gold": ["LOC", 2, 3], "pred": ["LOC", 1, 3]}
+    ]
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -454,9 +563,13 @@ def test_nested_input_order_does_not_matter(spans_metric, seed):
 
 def nested_corpus(rng, n, types="AB", width=12):
     """Examples of nested and overlapping entities without exact duplicates on a side."""
+
     def side():
-        spans = {(rng.choice(types), s, s + rng.randint(1, 4)) for s in (rng.randrange(width) for _ in range(5))}
+        spans = {
+            (rng.choice(types), s, s + rng.randint(1, 4)) for s in (rng.randrange(width) for _ in range(5))
+        }
         return [ent(*s) for s in sorted(spans)]
+
     return [side() for _ in range(n)], [side() for _ in range(n)]
 
 
@@ -480,7 +593,9 @@ def test_nested_exact_pairs_are_always_matched(spans_metric, seed):
     in EDS-NLP's exact metric (a set intersection)."""
     gold, pred = nested_corpus(random.Random(seed), 200)
     results = spans_metric._compute(predictions=pred, references=gold)
-    common = sum(len({tuple(e.values()) for e in g} & {tuple(e.values()) for e in p}) for g, p in zip(gold, pred))
+    common = sum(
+        len({tuple(e.values()) for e in g} & {tuple(e.values()) for e in p}) for g, p in zip(gold, pred)
+    )
     assert results["muc"]["strict"]["correct"] == common
     n_gold, n_pred = sum(map(len, gold)), sum(map(len, pred))
     assert results["overall_recall"] == common / n_gold and results["overall_precision"] == common / n_pred
@@ -502,21 +617,38 @@ def test_nested_overlap_family(spans_metric):
     pred = [ent("DIS", 4, 6)]
     overlap = spans_metric.compute(predictions=[pred], references=[gold], scores=["overlap"])["overlap"]
     # Dice(3-6, 4-6) = 2*2/(3+2) = 0.8; Dice(4-6, 4-6) = 1
-    assert (overlap["matched_gold"], overlap["matched_pred"], overlap["number"], overlap["predicted"]) == (2, 1, 2, 1)
+    assert (overlap["matched_gold"], overlap["matched_pred"], overlap["number"], overlap["predicted"]) == (
+        2,
+        1,
+        2,
+        1,
+    )
 
 
 def test_nested_predictions_inside_one_gold(spans_metric):
     gold = [ent("A", 0, 6)]
     pred = [ent("A", 0, 6), ent("A", 1, 3), ent("B", 2, 5)]
     results = spans_metric.compute(predictions=[pred], references=[gold], scores=ALL_SCORES)
-    assert muc_counts(results, "strict") == {"correct": 1, "incorrect": 0, "partial": 0, "missed": 0, "spurious": 2}
+    assert muc_counts(results, "strict") == {
+        "correct": 1,
+        "incorrect": 0,
+        "partial": 0,
+        "missed": 0,
+        "spurious": 2,
+    }
     assert results["harem"]["correct"] == 1
 
 
 def test_exact_duplicates_name_both(spans_metric):
-    with pytest.raises(ValueError, match=re.escape("references[1] entities 0 and 2 are the same entity ('A', 0, 2)")):
-        spans_metric.compute(predictions=[[], []], references=[[], [ent("A", 0, 2), ent("B", 1, 2), ent("A", 0, 2)]])
-    with pytest.raises(ValueError, match=re.escape("predictions[0] entities 1 and 2 are the same entity ('B', 1, 2)")):
+    with pytest.raises(
+        ValueError, match=re.escape("references[1] entities 0 and 2 are the same entity ('A', 0, 2)")
+    ):
+        spans_metric.compute(
+            predictions=[[], []], references=[[], [ent("A", 0, 2), ent("B", 1, 2), ent("A", 0, 2)]]
+        )
+    with pytest.raises(
+        ValueError, match=re.escape("predictions[0] entities 1 and 2 are the same entity ('B', 1, 2)")
+    ):
         spans_metric.compute(predictions=[[ent("B", 5, 6), ent("B", 1, 2), ent("B", 1, 2)]], references=[[]])
 
 
@@ -533,7 +665,9 @@ def test_docs_speed_tables_equal_the_bench_output():
         with open(os.path.join(ROOT, *path), encoding="utf-8") as f:
             return f.read()
 
-    block = re.search(r"<!-- speed-spans -->\n(.*?)\n<!-- /speed-spans -->", read("docs", "spans.md"), re.S).group(1)
+    block = re.search(
+        r"<!-- speed-spans -->\n(.*?)\n<!-- /speed-spans -->", read("docs", "spans.md"), re.S
+    ).group(1)
     bench = read("bench", "speed_spans.md")
     table = [line for line in bench.splitlines() if line.startswith("|")]
     targets = [line for line in bench.splitlines() if line.startswith("- ")]
@@ -555,50 +689,92 @@ EDS_DOC_GOLD = [[ent("PER", 1, 2), ent("DIS", 3, 5)]]
 EDS_DOC_PRED = [[ent("PER", 0, 1), ent("PER", 1, 2), ent("DIS", 4, 6)]]
 
 
-@pytest.mark.parametrize("family, threshold, micro", [  # EDS-NLP's expected "micro" entries
-    ("exact", None, {"p": 1 / 3, "r": 0.25, "f": 0.2857142857142857, "tp": 1, "positives": 3, "support": 4}),
-    ("token", None, {"p": 0.8, "r": 0.5, "f": 0.6153846153846154, "tp": 4, "positives": 5, "support": 8}),
-    ("overlap", 0.00001, {"p": 1, "r": 0.75, "f": 0.8571428571428572, "tp": 3, "positives": 3, "support": 4}),
-    ("overlap", 0.5, {"p": 2 / 3, "r": 0.5, "f": 0.5714285714285714, "tp": 2, "positives": 3, "support": 4}),
-    ("overlap", 1.0, {"p": 1 / 3, "r": 0.25, "f": 0.2857142857142857, "tp": 1, "positives": 3, "support": 4}),
-])
+@pytest.mark.parametrize(
+    "family, threshold, micro",
+    [  # EDS-NLP's expected "micro" entries
+        (
+            "exact",
+            None,
+            {"p": 1 / 3, "r": 0.25, "f": 0.2857142857142857, "tp": 1, "positives": 3, "support": 4},
+        ),
+        ("token", None, {"p": 0.8, "r": 0.5, "f": 0.6153846153846154, "tp": 4, "positives": 5, "support": 8}),
+        (
+            "overlap",
+            0.00001,
+            {"p": 1, "r": 0.75, "f": 0.8571428571428572, "tp": 3, "positives": 3, "support": 4},
+        ),
+        (
+            "overlap",
+            0.5,
+            {"p": 2 / 3, "r": 0.5, "f": 0.5714285714285714, "tp": 2, "positives": 3, "support": 4},
+        ),
+        (
+            "overlap",
+            1.0,
+            {"p": 1 / 3, "r": 0.25, "f": 0.2857142857142857, "tp": 1, "positives": 3, "support": 4},
+        ),
+    ],
+)
 def test_eds_nlp_scorer_tests(spans_metric, family, threshold, micro):
     scores = {"exact": ["seqeval", "muc"], "token": ["token"], "overlap": ["overlap"]}[family]
     options = {} if threshold is None else {"overlap_threshold": threshold}
     results = spans_metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=scores, **options)
     if family == "exact":
         strict = results["muc"]["strict"]
-        row = {"p": results["overall_precision"], "r": results["overall_recall"], "f": results["overall_f1"],
-               "tp": strict["correct"], "positives": strict["actual"], "support": strict["possible"]}
+        row = {
+            "p": results["overall_precision"],
+            "r": results["overall_recall"],
+            "f": results["overall_f1"],
+            "tp": strict["correct"],
+            "positives": strict["actual"],
+            "support": strict["possible"],
+        }
     else:
         table = results[family]
-        row = {"p": table["precision"], "r": table["recall"], "f": table["f1"],
-               "tp": table["correct"] if family == "token" else table["matched_pred"],
-               "positives": table["predicted"], "support": table["number"]}
+        row = {
+            "p": table["precision"],
+            "r": table["recall"],
+            "f": table["f1"],
+            "tp": table["correct"] if family == "token" else table["matched_pred"],
+            "positives": table["predicted"],
+            "support": table["number"],
+        }
     assert row == pytest.approx(micro, abs=1e-12)
 
 
 def test_eds_nlp_overlap_recall_counts_gold_spans_found(spans_metric):
     """EDS-NLP's recall of the overlap metric counts gold spans found: 3 of 4 at any overlap."""
-    results = spans_metric.compute(predictions=EDS_PRED, references=EDS_GOLD, scores=["overlap"],
-                                   overlap_threshold=0.00001)
+    results = spans_metric.compute(
+        predictions=EDS_PRED, references=EDS_GOLD, scores=["overlap"], overlap_threshold=0.00001
+    )
     assert results["overlap"]["matched_gold"] == 3 and results["overlap"]["recall"] == 0.75
 
 
-@pytest.mark.parametrize("family, expected", [
-    ("exact", (0.33, 0.5, 0.40)), ("token", (0.50, 0.67, 0.57)), ("overlap", (0.67, 1.0, 0.80)),
-])
+@pytest.mark.parametrize(
+    "family, expected",
+    [
+        ("exact", (0.33, 0.5, 0.40)),
+        ("token", (0.50, 0.67, 0.57)),
+        ("overlap", (0.67, 1.0, 0.80)),
+    ],
+)
 def test_eds_nlp_docs_summary_table(spans_metric, family, expected):
     scores = {"exact": ["seqeval"], "token": ["token"], "overlap": ["overlap"]}[family]
     results = spans_metric.compute(predictions=EDS_DOC_PRED, references=EDS_DOC_GOLD, scores=scores)
-    row = results[family] if family != "exact" else {k: results[f"overall_{k}"] for k in ("precision", "recall", "f1")}
+    row = (
+        results[family]
+        if family != "exact"
+        else {k: results[f"overall_{k}"] for k in ("precision", "recall", "f1")}
+    )
     assert tuple(round(row[k], 2) for k in ("precision", "recall", "f1")) == expected
 
 
 def one_to_one_example(gold, pred):
     """Whether each entity overlaps at most one entity of the other side."""
+
     def hits(a, side):
         return sum(b["start"] < a["end"] and a["start"] < b["end"] for b in side)
+
     return all(hits(g, pred) <= 1 for g in gold) and all(hits(p, gold) <= 1 for p in pred)
 
 
@@ -610,15 +786,19 @@ def test_nervaluate_parity_on_nested_examples_that_pair_up(spans_metric, seed):
 
     gold, pred = nested_corpus(random.Random(seed), 4000, types="ABC", width=30)
     keep = [(g, p) for g, p in zip(gold, pred) if one_to_one_example(g, p)]
-    nested = sum(any(a is not b and a["start"] < b["end"] and b["start"] < a["end"] for a in g for b in g)
-                 for g, _ in keep)
+    nested = sum(
+        any(a is not b and a["start"] < b["end"] and b["start"] < a["end"] for a in g for b in g)
+        for g, _ in keep
+    )
     assert len(keep) > 150 and nested > 50
     gold, pred = [g for g, _ in keep], [p for _, p in keep]
     inclusive = [[[{**e, "end": e["end"] - 1} for e in example] for example in side] for side in (gold, pred)]
     theirs = Evaluator(inclusive[0], inclusive[1], tags=list("ABC"), loader="dict").evaluate()["overall"]
     ours = spans_metric._compute(predictions=pred, references=gold)["muc"]
     for mode, their_mode in NERVALUATE_MODE.items():
-        assert {k: ours[mode][k] for k in MUC_KEYS} == {k: getattr(theirs[their_mode], k) for k in MUC_KEYS}, mode
+        assert {k: ours[mode][k] for k in MUC_KEYS} == {
+            k: getattr(theirs[their_mode], k) for k in MUC_KEYS
+        }, mode
 
 
 # ---------------------------------------------------------------------------- datasets columns
@@ -628,12 +808,25 @@ def test_a_datasets_sequence_of_dicts_column_scores(spans_metric):
     """A ``datasets.Sequence`` of entity dicts comes back as a dict of lists per example."""
     import datasets
 
-    entity = {"label": datasets.Value("string"), "start": datasets.Value("int64"), "end": datasets.Value("int64")}
+    entity = {
+        "label": datasets.Value("string"),
+        "start": datasets.Value("int64"),
+        "end": datasets.Value("int64"),
+    }
     features = datasets.Features({"gold": datasets.Sequence(entity), "pred": datasets.Sequence(entity)})
-    ds = datasets.Dataset.from_dict({
-        "gold": [{"label": ["PER", "LOC"], "start": [0, 4], "end": [2, 5]}, {"label": [], "start": [], "end": []}],
-        "pred": [{"label": ["PER"], "start": [0], "end": [2]}, {"label": ["ORG"], "start": [1], "end": [2]}],
-    }, features=features)
+    ds = datasets.Dataset.from_dict(
+        {
+            "gold": [
+                {"label": ["PER", "LOC"], "start": [0, 4], "end": [2, 5]},
+                {"label": [], "start": [], "end": []},
+            ],
+            "pred": [
+                {"label": ["PER"], "start": [0], "end": [2]},
+                {"label": ["ORG"], "start": [1], "end": [2]},
+            ],
+        },
+        features=features,
+    )
     assert isinstance(ds["gold"][0], dict)
     results = spans_metric.compute(predictions=ds["pred"], references=ds["gold"])
     assert (results["overall_precision"], results["overall_recall"]) == (0.5, 0.5)
@@ -643,11 +836,17 @@ def test_a_datasets_sequence_of_dicts_column_scores(spans_metric):
     assert metric.compute()["overall_f1"] == results["overall_f1"]
 
 
-@pytest.mark.parametrize("example, message", [
-    ({"label": ["A"], "start": [0, 1], "end": [1]}, r"references\[0\]: label, start and end have \[1, 2, 1\] items"),
-    ({"label": ["A"], "start": [0]}, r"references\[0\] must be a list of entities, or a dict of lists"),
-    ({"label": "A", "start": 0, "end": 1}, r"references\[0\] must be a list of entities"),
-])
+@pytest.mark.parametrize(
+    "example, message",
+    [
+        (
+            {"label": ["A"], "start": [0, 1], "end": [1]},
+            r"references\[0\]: label, start and end have \[1, 2, 1\] items",
+        ),
+        ({"label": ["A"], "start": [0]}, r"references\[0\] must be a list of entities, or a dict of lists"),
+        ({"label": "A", "start": 0, "end": 1}, r"references\[0\] must be a list of entities"),
+    ],
+)
 def test_bad_dicts_of_lists(example, message):
     with pytest.raises(ValueError, match=message):
         encode_spans([[]], [example])

@@ -37,7 +37,9 @@ def rows_of(references, predictions, units=None):
 
 def flat_scores(results):
     """compute's headline scores under the names of ``results["intervals"]``."""
-    flat = {k: v for k, v in results.items() if re.match(r"(overall|macro|weighted)_(precision|recall|f1)$", k)}
+    flat = {
+        k: v for k, v in results.items() if re.match(r"(overall|macro|weighted)_(precision|recall|f1)$", k)
+    }
     for name, row in results.items():
         if isinstance(row, dict) and "number" in row:
             flat.update({f"{name}_{k}": row[k] for k in ("precision", "recall", "f1")})
@@ -62,15 +64,19 @@ def test_unit_rows_add_up_to_the_corpus_counts(seed, noise):
     stats, types, counts = rows_of(references, predictions)
     k = len(types)
     blocks = stats.sum(axis=0).reshape(len(U.COLUMNS), k)
-    pairs = np.zeros((4, k, k), dtype=np.int64)  # the sparse pair table made dense: scenario x gold x predicted
+    pairs = np.zeros(
+        (4, k, k), dtype=np.int64
+    )  # the sparse pair table made dense: scenario x gold x predicted
     np.add.at(pairs, (counts.pairs.scenario, counts.pairs.gold, counts.pairs.pred), counts.pairs.n)
     assert (blocks[:4] == pairs.sum(axis=2)).all()  # gold side, per scenario
     assert (blocks[4] == pairs[1].sum(axis=0)).all() and (blocks[5] == pairs[3].sum(axis=0)).all()
     assert (blocks[6] == counts.missed).all() and (blocks[7] == counts.spurious).all()
 
 
-@pytest.mark.parametrize("options", [{}, {"zero_division": 1}, {"types": ["PER", "ORG"]}, {"scores": ["muc"]},
-                                     {"label_map": {"LOC": "ORG"}}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"zero_division": 1}, {"types": ["PER", "ORG"]}, {"scores": ["muc"]}, {"label_map": {"LOC": "ORG"}}],
+)
 def test_scores_of_the_summed_rows_are_computes(metric, corpus, options):
     """Every name of "intervals" is a headline score of compute, and the core recomputes it exactly."""
     references, predictions = corpus
@@ -115,8 +121,9 @@ def test_rows_group_into_distinct_patterns():
 def test_no_resamples_leaves_the_output_unchanged_byte_for_byte(metric, corpus):
     references, predictions = corpus
     plain = metric.compute(predictions=predictions, references=references)
-    explicit = metric.compute(predictions=predictions, references=references, ci_resamples=0, confidence_level=0.95,
-                              seed=0)
+    explicit = metric.compute(
+        predictions=predictions, references=references, ci_resamples=0, confidence_level=0.95, seed=0
+    )
     assert json.dumps(plain) == json.dumps(explicit) and "intervals" not in plain
     with_intervals = metric.compute(predictions=predictions, references=references, ci_resamples=50)
     assert json.dumps({k: v for k, v in with_intervals.items() if k != "intervals"}) == json.dumps(plain)
@@ -129,23 +136,31 @@ def test_the_subgroups_config_has_intervals_too(corpus):
 
     references, predictions = corpus
     stratified = evaluate.load(METRIC_PATH, "subgroups")
-    results = stratified.compute(predictions=predictions, references=references, subgroups=["a", "b"] * 150,
-                                 ci_resamples=50, confidence_level=0.9)
+    results = stratified.compute(
+        predictions=predictions,
+        references=references,
+        subgroups=["a", "b"] * 150,
+        ci_resamples=50,
+        confidence_level=0.9,
+    )
     assert results["stratified_recall"]["confidence_level"] == 0.9 and "overall_f1" in results["intervals"]
 
 
 def test_intervals_are_seeded(metric, corpus):
     references, predictions = corpus
-    runs = [metric.compute(predictions=predictions, references=references, ci_resamples=100, seed=s)["intervals"]
-            for s in (7, 7, 8)]
+    runs = [
+        metric.compute(predictions=predictions, references=references, ci_resamples=100, seed=s)["intervals"]
+        for s in (7, 7, 8)
+    ]
     assert runs[0] == runs[1] and runs[0] != runs[2]
 
 
 def test_intervals_hold_the_estimate_and_narrow_with_confidence(metric):
     references, predictions = random_corpus(2000, seed=4)
     results = metric.compute(predictions=predictions, references=references, ci_resamples=400)
-    narrow = metric.compute(predictions=predictions, references=references, ci_resamples=400,
-                            confidence_level=0.5)["intervals"]
+    narrow = metric.compute(
+        predictions=predictions, references=references, ci_resamples=400, confidence_level=0.5
+    )["intervals"]
     for name, value in flat_scores(results).items():
         low, high = results["intervals"][name]
         assert low <= value <= high, name
@@ -159,18 +174,25 @@ def test_grouped_multinomial_is_the_plain_bootstrap():
     boot = U.bootstrap(stats, types, 4000, seed=1, families=("seqeval",))
     j = boot.names.index("overall_f1")
     rng = np.random.default_rng(2)
-    naive = [U.score_table(stats[rng.integers(0, len(stats), len(stats))].sum(axis=0), types, ("seqeval",))[1][0, j]
-             for _ in range(4000)]
+    naive = [
+        U.score_table(stats[rng.integers(0, len(stats), len(stats))].sum(axis=0), types, ("seqeval",))[1][
+            0, j
+        ]
+        for _ in range(4000)
+    ]
     assert np.std(boot.samples[:, j]) == pytest.approx(np.std(naive), rel=0.06)
     assert np.mean(boot.samples[:, j]) == pytest.approx(np.mean(naive), abs=0.002)
 
 
 def test_documents_of_one_sentence_are_sentences(metric, corpus):
     references, predictions = corpus
-    by_sentence = metric.compute(predictions=predictions, references=references, ci_resamples=100)["intervals"]
+    by_sentence = metric.compute(predictions=predictions, references=references, ci_resamples=100)[
+        "intervals"
+    ]
     ids = [f"doc{i}" for i in range(len(references))]
-    by_document = metric.compute(predictions=predictions, references=references, ci_resamples=100,
-                                 document_ids=ids)["intervals"]
+    by_document = metric.compute(
+        predictions=predictions, references=references, ci_resamples=100, document_ids=ids
+    )["intervals"]
     assert by_sentence == by_document
 
 
@@ -190,7 +212,10 @@ def test_correlated_documents_widen_the_interval():
     references, predictions = random_corpus(60, seed=6, noise=0.0)
     rng = np.random.default_rng(0)
     bad = set(rng.choice(60, 12, replace=False).tolist())
-    references, predictions = references * 10, [["O"] * len(p) if i in bad else p for i, p in enumerate(predictions)] * 10
+    references, predictions = (
+        references * 10,
+        [["O"] * len(p) if i in bad else p for i, p in enumerate(predictions)] * 10,
+    )
     ids = list(range(60)) * 10  # a document: ten copies of one sentence
     stats, types, _ = rows_of(references, predictions)
     width = {}
@@ -221,7 +246,9 @@ def test_every_method_gives_an_interval_around_the_estimate(method):
     references, predictions = random_corpus(500, seed=8)
     stats, types, _ = rows_of(references, predictions)
     ci = U.intervals(stats, types, 500, method=method)
-    estimate = dict(zip(*[U.score_table(stats.sum(axis=0), types)[0], U.score_table(stats.sum(axis=0), types)[1][0]]))
+    estimate = dict(
+        zip(*[U.score_table(stats.sum(axis=0), types)[0], U.score_table(stats.sum(axis=0), types)[1][0]])
+    )
     for name in ("overall_f1", "muc_partial_recall", "PER_precision"):
         assert ci[name][0] <= estimate[name] <= ci[name][1]
 
@@ -231,28 +258,47 @@ def test_every_method_gives_an_interval_around_the_estimate(method):
 
 def test_identical_systems_differ_by_nothing(metric, corpus):
     references, predictions = corpus
-    out = metric.compare(predictions=predictions, predictions_b=predictions, references=references,
-                         permutations=200, ci_resamples=100)
+    out = metric.compare(
+        predictions=predictions,
+        predictions_b=predictions,
+        references=references,
+        permutations=200,
+        ci_resamples=100,
+    )
     assert set(out) == {"a", "b", "difference", "intervals", "p_values", "table", "settings"}
     assert out["a"] == out["b"] == metric.compute(predictions=predictions, references=references)
     assert set(out["difference"].values()) == {0.0} and set(out["p_values"].values()) == {1.0}
     assert all(bounds == [0.0, 0.0] for bounds in out["intervals"].values())
     row = out["table"][0]
     assert list(row) == ["score", "a", "b", "difference", "low", "high", "p_value"]
-    assert out["settings"] == {"unit": "sentence", "units": 300, "permutations": 200, "ci_resamples": 100,
-                               "confidence_level": 0.95, "seed": 0}
+    assert out["settings"] == {
+        "unit": "sentence",
+        "units": 300,
+        "permutations": 200,
+        "ci_resamples": 100,
+        "confidence_level": 0.95,
+        "seed": 0,
+    }
 
 
 def test_compare_reports_both_systems_and_their_difference(metric, corpus):
     references, predictions = corpus
     better = [r if i % 2 else p for i, (r, p) in enumerate(zip(references, predictions))]
-    out = metric.compare(predictions=predictions, predictions_b=better, references=references, permutations=500,
-                         ci_resamples=200, document_ids=[i // 10 for i in range(300)])
+    out = metric.compare(
+        predictions=predictions,
+        predictions_b=better,
+        references=references,
+        permutations=500,
+        ci_resamples=200,
+        document_ids=[i // 10 for i in range(300)],
+    )
     a = metric.compute(predictions=predictions, references=references)
     b = metric.compute(predictions=better, references=references)
     assert out["a"] == a and out["b"] == b
     assert out["difference"]["overall_f1"] == pytest.approx(b["overall_f1"] - a["overall_f1"], abs=1e-15)
-    assert out["difference"]["muc_type_f1"] == pytest.approx(b["muc"]["type"]["f1"] - a["muc"]["type"]["f1"], abs=1e-15)
+    assert out["difference"]["muc_type_f1"] == pytest.approx(
+        b["muc"]["type"]["f1"] - a["muc"]["type"]["f1"], abs=1e-15
+    )
     low, high = out["intervals"]["overall_f1"]
     assert 0 < low < out["difference"]["overall_f1"] < high
     assert out["p_values"]["overall_f1"] == 1 / 501  # no random swap of 30 documents comes close
@@ -263,7 +309,9 @@ def test_systems_with_other_type_sets_are_aligned(metric):
     references = [["B-PER", "O"], ["B-LOC", "O"], ["O", "O"]] * 10
     a = [["B-PER", "O"], ["B-LOC", "O"], ["O", "B-MISC"]] * 10
     b = [["B-PER", "O"], ["O", "O"], ["O", "O"]] * 10
-    out = metric.compare(predictions=a, predictions_b=b, references=references, permutations=100, ci_resamples=50)
+    out = metric.compare(
+        predictions=a, predictions_b=b, references=references, permutations=100, ci_resamples=50
+    )
     assert "MISC_precision" in out["difference"] and "muc_strict_MISC_f1" in out["difference"]
     assert out["difference"]["LOC_recall"] == -1.0
 
@@ -272,10 +320,21 @@ def test_compare_takes_class_ids_with_label_names(metric, corpus):
     references, predictions = corpus
     ids = {tag: i for i, tag in enumerate(TAGS)}
     as_ids = [[[ids[t] for t in sent] for sent in side] for side in (references, predictions)]
-    by_ids = metric.compare(predictions=as_ids[1], predictions_b=as_ids[0], references=as_ids[0], permutations=100,
-                            ci_resamples=0, label_names=TAGS)
-    by_tags = metric.compare(predictions=predictions, predictions_b=references, references=references,
-                             permutations=100, ci_resamples=0)
+    by_ids = metric.compare(
+        predictions=as_ids[1],
+        predictions_b=as_ids[0],
+        references=as_ids[0],
+        permutations=100,
+        ci_resamples=0,
+        label_names=TAGS,
+    )
+    by_tags = metric.compare(
+        predictions=predictions,
+        predictions_b=references,
+        references=references,
+        permutations=100,
+        ci_resamples=0,
+    )
     assert by_ids == by_tags and "intervals" not in by_ids and "low" not in by_ids["table"][0]
 
 
@@ -334,7 +393,10 @@ COMPUTE_ERRORS = [
     ({"ci_resamples": 10, "confidence_level": "0.9"}, "confidence_level must be in (0, 1); got '0.9'"),
     ({"ci_resamples": 10, "seed": -2}, "seed must be a non-negative int or None; got -2"),
     ({"ci_resamples": 10, "document_ids": ["a"]}, "document_ids has 1 ids but there are 2 sentences"),
-    ({"ci_resamples": 10, "document_ids": "ab"}, "document_ids must be a list with one id per sentence; got str"),
+    (
+        {"ci_resamples": 10, "document_ids": "ab"},
+        "document_ids must be a list with one id per sentence; got str",
+    ),
     ({"ci_resamples": 10, "document_ids": ["a", ["b"]]}, "document_ids[1] is ['b'], not hashable"),
     ({"ci_resamples": 10, "document_ids": ["a", None]}, "document_ids[1] is None"),
     ({"document_ids": ["a", "b"]}, "document_ids only applies to intervals: give ci_resamples > 0"),
@@ -409,8 +471,13 @@ def test_intervals_and_compare_on_a_handful_of_sentences(metric, n):
     results = metric.compute(predictions=predictions, references=references, ci_resamples=200)
     for name, (low, high) in results["intervals"].items():
         assert 0 <= low <= high <= 1, name
-    comparison = metric.compare(predictions=predictions, predictions_b=references, references=references,
-                                permutations=200, ci_resamples=200)
+    comparison = metric.compare(
+        predictions=predictions,
+        predictions_b=references,
+        references=references,
+        permutations=200,
+        ci_resamples=200,
+    )
     assert 0 < comparison["p_values"]["overall_f1"] <= 1
     low, high = comparison["intervals"]["overall_f1"]
     assert low <= comparison["difference"]["overall_f1"] <= high or n == 1
