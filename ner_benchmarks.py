@@ -146,6 +146,10 @@ def benchmark_sizes(description_csv):
 
 def read_description(description_csv):
     """The populations of ``data_description.csv``, validated, with their files resolved."""
+    if not isinstance(description_csv, (str, bytes, os.PathLike)):
+        raise ValueError(
+            f"description_csv must be the path of a data_description.csv; got {description_csv!r}"
+        )
     description_csv = os.fspath(description_csv)
     header, rows = _read_csv(description_csv)
     _require_columns(header, DESCRIPTION_COLUMNS, description_csv)
@@ -385,6 +389,10 @@ def check_spans(spans, length, what="span"):
     return checked
 
 
+#: the keys of a benchmark example that ``align`` reads
+EXAMPLE_KEYS = ("text", "token_starts", "token_ends", "span_start", "span_end", "span_label")
+
+
 def align(example, pred_spans):
     """A tagger's character spans and an example's gold span as IOB2 tags on one token grid.
 
@@ -412,6 +420,13 @@ def align(example, pred_spans):
     Traceback (most recent call last):
     ValueError: predicted spans (0, 10, 'PER') and (9, 18, 'LOC') overlap
     """
+    missing = [k for k in EXAMPLE_KEYS if not isinstance(example, dict) or k not in example]
+    if missing:
+        raise ValueError(
+            f"example must be a row of load_benchmark, a dict with {list(EXAMPLE_KEYS)}; missing {missing}"
+        )
+    if isinstance(pred_spans, (str, bytes, dict)) or not isinstance(pred_spans, (list, tuple)):
+        raise ValueError(f"pred_spans must be a list of (start, end, label); got {type(pred_spans).__name__}")
     text = example["text"]
     gold = (example["span_start"], example["span_end"], example["span_label"])
     preds = check_spans(pred_spans, len(text), "predicted span")

@@ -14,6 +14,7 @@ True
 
 import os
 import uuid
+from collections.abc import Iterator
 
 import datasets
 import pyarrow as pa
@@ -71,6 +72,8 @@ class EvaluatePatches:
         """
         names = self._feature_names()
         given = {"predictions": predictions, "references": references, **kwargs}
+        if isinstance(given.get("subgroups"), Iterator):  # a generator: one pass, kept as a list
+            given["subgroups"] = list(given["subgroups"])
         missing = [k for k in names if k not in given]
         if missing and not (predictions is None and references is None):  # evaluate's own message
             raise ValueError(
@@ -141,6 +144,8 @@ class EvaluatePatches:
         unknown = sorted(set(kwargs) - set(self._feature_names()))
         if unknown:
             raise ValueError(f"unknown input {unknown[0]!r}; inputs: {self._feature_names()}")
+        if isinstance(kwargs.get("subgroups"), Iterator):  # a generator: one pass, kept as a list
+            kwargs["subgroups"] = list(kwargs["subgroups"])
         if self.config_name in SPAN_CONFIGS:
             return self._add_entities(predictions, references, kwargs)
         batch = check_batch(predictions, references)

@@ -368,6 +368,9 @@ def is_jsonl(path):
 def read_pair(gold_path, pred_path=None, check_tokens=True):
     """:class:`Inputs` of gold and predictions: two CoNLL or two JSONL files (by the name's ending:
     .jsonl, .json, .ndjson), or, without ``pred_path``, one file with two tag columns."""
+    for name, path in (("gold_path", gold_path), ("pred_path", pred_path)):
+        if not (path is None and name == "pred_path") and not isinstance(path, (str, os.PathLike)):
+            raise ValueError(f"{name} must be the path of a file; got {path!r}")
     if pred_path is None:
         return read_two_columns(gold_path)
     if is_jsonl(gold_path) != is_jsonl(pred_path):

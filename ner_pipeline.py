@@ -348,12 +348,16 @@ def _check_mode(mode, scheme):
         )
 
 
-def check_types(types, beta=1.0):
-    """Raise if an entity type would collide with a top-level result key."""
+def check_types(types, beta=1.0, where=None):
+    """Raise if an entity type would collide with a top-level result key; ``where(type)`` names
+    the place it comes from (the ``types`` option by default)."""
     reserved = RESERVED_KEYS | {f"{a}_{fbeta_key(beta)}" for a in ("overall", "macro", "weighted")}
     clash = sorted(set(types) & reserved)
     if clash:
-        raise ValueError(f"entity type {clash[0]!r} collides with a result key; reserved: {sorted(reserved)}")
+        place = where(clash[0]) if where else f"types lists {clash[0]!r}"
+        raise ValueError(
+            f"entity type {clash[0]!r} ({place}) collides with a result key; reserved: {sorted(reserved)}"
+        )
 
 
 def _check_stratified(options):
@@ -412,10 +416,23 @@ class View:
         return harem_alignment(self.gold, self.pred, self.matching)
 
 
+def _type_place(name, selection, scoring):
+    """Where an entity type comes from: the first entity of the type, or the option naming it."""
+    mapped = [key for key, value in (scoring.label_map or {}).items() if value == name]
+    if mapped:
+        return f"label_map[{mapped[0]!r}]"
+    k = selection.types.index(name)
+    for side, spans in (("references", selection.gold), ("predictions", selection.pred)):
+        at = np.flatnonzero(spans.type == k)
+        if len(at):
+            return f"the entity at {side}[{int(spans.sentence[at[0]])}][{int(spans.offset[at[0]])}]"
+    return f"types lists {name!r}"
+
+
 def build_view(corpus, gold, pred, options):
     """The :class:`View` of a decoded corpus: relabelled, selected and matched once."""
     selection = select_and_relabel(corpus, gold, pred, options.scoring)
-    check_types(selection.types, options.beta)
+    check_types(selection.types, options.beta, lambda name: _type_place(name, selection, options.scoring))
     return View(options, selection, match(selection.gold, selection.pred), int(corpus.lengths.sum()))
 
 

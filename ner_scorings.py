@@ -246,30 +246,32 @@ def tokens_correct_by_sentence(corpus, gold, pred, options):
 # ---------------------------------------------------------------------------- families
 
 
-def _items(spans, k):
-    """The distinct (flat position, type) items of every token inside an entity, coded
-    ``pos * k + type``."""
-    lengths = (spans.end - spans.start).astype(np.int64)
-    first = np.cumsum(lengths) - lengths
-    positions = np.repeat(spans.start.astype(np.int64) - first, lengths) + np.arange(int(lengths.sum()))
-    items = positions * k + np.repeat(spans.type.astype(np.int64), lengths)
-    flat = bool(np.all(spans.start[1:] >= spans.end[:-1]))  # sorted, none overlapping: items distinct
-    if flat:
-        return items
-    items = np.sort(items)  # np.sort and a mask: np.unique hashes, and is slower by far on large arrays
-    return items[np.append(True, items[1:] != items[:-1])]
-
-
 def token_counts(gold, pred, k):
-    """Per type (``k`` of them), the (token, type) items found, in the gold, and predicted."""
+    """Per type (``k`` of them), the (token, type) items found, in the gold, and predicted.
+
+    From run lengths, never one item per token: per type, the events ``+1`` at each entity's
+    start and ``-1`` at its end on each side, swept in order of position, cover segments; a
+    segment covered on a side counts its length once (the items form a set), and once more as
+    found when both sides cover it. Cost grows with the entities, not their lengths.
+    """
     k = max(k, 1)
-    gold_items, pred_items = _items(gold, k), _items(pred, k)
-    hits = np.intersect1d(gold_items, pred_items, assume_unique=True) % k
-    return (
-        np.bincount(hits, minlength=k),
-        np.bincount(gold_items % k, minlength=k),
-        np.bincount(pred_items % k, minlength=k),
-    )
+    pos = np.concatenate([gold.start, gold.end, pred.start, pred.end]).astype(np.int64)
+    kind = np.concatenate([gold.type, gold.type, pred.type, pred.type]).astype(np.int64)
+    n_gold, n_pred = len(gold.start), len(pred.start)
+    step_gold = np.concatenate([np.ones(n_gold), -np.ones(n_gold), np.zeros(2 * n_pred)]).astype(np.int64)
+    step_pred = np.concatenate([np.zeros(2 * n_gold), np.ones(n_pred), -np.ones(n_pred)]).astype(np.int64)
+    order = np.lexsort((pos, kind))
+    pos, kind = pos[order], kind[order]
+    on_gold, on_pred = np.cumsum(step_gold[order]) > 0, np.cumsum(step_pred[order]) > 0  # each type sums to 0
+    length = np.zeros(len(pos), dtype=np.int64)
+    same = kind[1:] == kind[:-1]
+    length[:-1] = np.where(same, pos[1:] - pos[:-1], 0)  # the segment up to the next event of the type
+    out = []
+    for covered in (on_gold & on_pred, on_gold, on_pred):
+        counts = np.zeros(k, dtype=np.int64)
+        np.add.at(counts, kind[covered], length[covered])
+        out.append(counts)
+    return tuple(out)
 
 
 def overlap_hits(gold, pred, matching, threshold=DEFAULT_OVERLAP_THRESHOLD):

@@ -281,6 +281,28 @@ def _arrays(labels, start, end, example, base, type_index):
     return SpanArrays(flat_start[order], flat_end[order], codes[order], example[order], start[order]), order
 
 
+#: the flat layout puts examples end to end in int64 positions; their total stays below this bound
+MAX_POSITION = 2**62
+
+
+def _check_layout(width, gold, pred):
+    """Raise unless the examples laid end to end (each as long as its largest end, plus one) fit
+    below :data:`MAX_POSITION`, so that no two examples' positions alias."""
+    n = len(width)
+    if not n or int(width.max()) < (MAX_POSITION - 1) // n - 1:  # the common case, without a big sum
+        return
+    total = sum(int(w) + 1 for w in width.tolist())
+    if total <= MAX_POSITION:
+        return
+    i = int(np.argmax(width))
+    side = "references" if i in set(gold[3][gold[2] == width[i]].tolist()) else "predictions"
+    raise ValueError(
+        f"span offsets too large: the examples laid end to end need {total} positions, above the bound "
+        f"2**62 = {MAX_POSITION}; the largest end is {int(width[i])} in {side}[{i}] (offsets are token or "
+        "character positions within an example)"
+    )
+
+
 def encode_spans(predictions, references, reserved=(), texts=None):
     """Validate both sides and lay them out: a :class:`SpanCorpus`.
 
@@ -300,6 +322,7 @@ def encode_spans(predictions, references, reserved=(), texts=None):
     width = np.zeros(n, dtype=np.int64)
     np.maximum.at(width, gold[3], gold[2])
     np.maximum.at(width, pred[3], pred[2])
+    _check_layout(width, gold, pred)
     base = np.cumsum(width + 1) - (width + 1)
     types = tuple(sorted(set(gold[0]) | set(pred[0])))
     type_index = {name: k for k, name in enumerate(types)}
@@ -433,20 +456,19 @@ def place_example(text, pairs, name="entities", i=0):
     """
     if isinstance(pairs, (str, bytes, dict)) or not isinstance(pairs, (list, tuple)):
         raise ValueError(f"{name}[{i}] must be a list of (label, string) pairs; got {type(pairs).__name__}")
-    spans, ambiguous, not_found, used, cache = [], [], [], set(), {}
+    spans, ambiguous, not_found, cache, taken = [], [], [], {}, {}
     for j, pair in enumerate(pairs):
         label, string = _check_pair(pair, f"{name}[{i}][{j}]")
         if string not in cache:
             cache[string] = occurrences(text, string)
-        found = cache[string]
+        found, k = cache[string], taken.get(string, 0)  # occurrences are taken in order: the next is free
         if len(found) > 1:
             ambiguous.append((label, string))
-        free = [k for k in found if (k, string) not in used]
-        if not free:
+        if k == len(found):
             not_found.append((label, string))
             continue
-        used.add((free[0], string))
-        spans.append({"label": label, "start": free[0], "end": free[0] + len(string)})
+        taken[string] = k + 1
+        spans.append({"label": label, "start": found[k], "end": found[k] + len(string)})
     return spans, ambiguous, not_found
 
 
@@ -462,6 +484,8 @@ def place_strings(texts, entities, name="entities"):
     """
     if isinstance(entities, (str, bytes, dict)) or not isinstance(entities, (list, tuple)):
         raise ValueError(f"{name} must be a list of examples, each a list of (label, string) pairs")
+    if texts is None:
+        raise ValueError("texts must be a list of str, one per example; got None")
     texts = check_texts(texts, len(entities))
     placed = [place_example(text, pairs, name, i) for i, (text, pairs) in enumerate(zip(texts, entities))]
     return Placement(*(list(side) for side in zip(*placed))) if placed else Placement([], [], [])

@@ -88,10 +88,13 @@ ERRORS = [
         dict(predictions=[["O"]], references=[[["O"]]]),
         "references[0][0] is ['O'], neither a tag (str) nor a class id (int)",
     ),
-    (dict(predictions=[["B-muc"]], references=[["O"]]), "entity type 'muc' collides with a result key"),
+    (
+        dict(predictions=[["B-muc"]], references=[["O"]]),
+        "entity type 'muc' (the entity at predictions[0][0]) collides with a result key",
+    ),
     (
         dict(predictions=[["B-overall_f1"]], references=[["O"]]),
-        "entity type 'overall_f1' collides with a result key",
+        "entity type 'overall_f1' (the entity at predictions[0][0]) collides with a result key",
     ),
     (dict(predictions=OK, references=OK, mode="bogus"), "mode must be one of [None, 'strict']; got 'bogus'"),
     (

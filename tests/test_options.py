@@ -20,7 +20,7 @@ OPTION_ERRORS = [
     ("subgroups", {"n_bootstrap": 0}, "n_bootstrap must be a positive int; got 0"),
     ("subgroups", {"seed": -1}, "seed must be a non-negative int or None; got -1"),
     ("default", {"scores": ["seqeval", "bogus"]}, "scores must be a subset of"),
-    ("default", {"types": ["muc"]}, "entity type 'muc' collides with a result key"),
+    ("default", {"types": ["muc"]}, "entity type 'muc' (types lists 'muc') collides with a result key"),
     ("default", {"label_names": "B-PER"}, "label_names must be a list of str"),
     ("default", {"overlap_threshold": 0.5}, "overlap_threshold only applies with 'overlap' in scores"),
 ]

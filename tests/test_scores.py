@@ -492,7 +492,10 @@ def test_confusion_family_through_compute(metric):
 
 
 def test_confusion_is_a_reserved_result_key(metric):
-    with pytest.raises(ValueError, match="entity type 'confusion' collides with a result key"):
+    with pytest.raises(
+        ValueError,
+        match=r"entity type 'confusion' \(the entity at references\[0\]\[0\]\) collides with a result key",
+    ):
         metric.compute(predictions=[["B-confusion"]], references=[["B-confusion"]])
 
 
@@ -515,5 +518,7 @@ def test_docs_stress_table_is_bench_stress_md():
 def test_f_beta_keys_are_reserved_result_keys(metric):
     tags = [["B-overall_f2"]]
     assert metric.compute(predictions=tags, references=tags)["overall_f2"]["number"] == 1
-    with pytest.raises(ValueError, match="entity type 'overall_f2' collides with a result key"):
+    with pytest.raises(
+        ValueError, match=r"entity type 'overall_f2' \(the entity at references\[0\]\[0\]\) collides"
+    ):
         metric.compute(predictions=tags, references=tags, beta=2)

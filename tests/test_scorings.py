@@ -181,14 +181,17 @@ def test_harem_many_to_one(metric):
         ({"types": []}, r"types must name at least one"),
         ({"types": ["PER", ""]}, r"types must hold non-empty strings; got ''"),
         ({"types": [1]}, r"types must hold non-empty strings; got 1"),
-        ({"types": ["muc"]}, r"entity type 'muc' collides with a result key"),
+        ({"types": ["muc"]}, r"entity type 'muc' \(types lists 'muc'\) collides with a result key"),
         (
             {"label_map": [("GEP", "LOC")]},
             r"label_map must be a dict of predicted type -> gold type; got list",
         ),
         ({"label_map": {"GEP": 1}}, r"label_map maps 'GEP' to 1; both must be entity types"),
         ({"label_map": {"": "LOC"}}, r"label_map maps '' to 'LOC'"),
-        ({"label_map": {"PER": "overlap"}}, r"entity type 'overlap' collides with a result key"),
+        (
+            {"label_map": {"PER": "overlap"}},
+            r"entity type 'overlap' \(label_map\['PER'\]\) collides with a result key",
+        ),
         ({"errors": "yes"}, r"errors must be True or False; got 'yes'"),
     ],
 )

@@ -426,7 +426,11 @@ def test_spans_subgroups_config(tags_metric):
         ("spans", {"subgroup_weights": {"a": 1}}, "subgroup_weights needs the 'subgroups' config"),
         ("default", {"texts": ["ab"]}, "texts needs the 'spans' config"),
         ("spans", {"texts": "ab"}, "texts must be a list of str"),
-        ("spans", {"types": ["overall_f1"]}, "entity type 'overall_f1' collides with a result key"),
+        (
+            "spans",
+            {"types": ["overall_f1"]},
+            "entity type 'overall_f1' (types lists 'overall_f1') collides with a result key",
+        ),
     ],
 )
 def test_options_of_the_span_configs(config, options, message):
