@@ -429,7 +429,7 @@ def test_spans_subgroups_config(tags_metric):
         (
             "spans",
             {"types": ["overall_f1"]},
-            "entity type 'overall_f1' (types lists 'overall_f1') collides with a result key",
+            r"entity type 'overall_f1' \(types lists 'overall_f1'\) collides with a result key",
         ),
     ],
 )
