@@ -116,7 +116,15 @@ def _records(path):
             lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
-    return list(enumerate([line.split("\t") if "\t" in line else line.split() for line in lines], 1))
+    return list(enumerate([_fields(line) for line in lines], 1))
+
+
+def _fields(line):
+    """The fields of a line: tab-separated if it has a tab, else space-separated; a line of white
+    space alone (spaces, tabs) is blank and ends a sentence."""
+    if not line.strip():
+        return []
+    return line.split("\t") if "\t" in line else line.split()
 
 
 def read_conll(path, tag_columns=(-1,)):
@@ -262,6 +270,10 @@ def _json_line(text, where):
         item = json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{where}: not JSON ({error.msg})") from None
+    except RecursionError:
+        raise ValueError(
+            f"{where}: JSON nested too deep to read (an example is one object of entities)"
+        ) from None
     if not isinstance(item, dict):
         raise ValueError(f"{where}: an example is a JSON object; got {type(item).__name__}")
     return item

@@ -62,7 +62,20 @@ def _unpack(eval_prediction):
         label_ids = label_ids[0]
     if label_ids is None:
         raise ValueError("the EvalPrediction has no label_ids: the eval dataset needs a 'labels' column")
-    return np.asarray(predictions), np.asarray(label_ids)
+    return _array(predictions, "predictions"), _array(label_ids, "label_ids")
+
+
+def _array(value, name):
+    """``value`` as an array; a ragged list (rows of different lengths) is a ValueError naming the row."""
+    try:
+        return np.asarray(value)
+    except ValueError:
+        lengths = [len(row) if hasattr(row, "__len__") else None for row in value]
+        i = next((i for i, n in enumerate(lengths) if n != lengths[0]), 0)
+        raise ValueError(
+            f"{name} must be a rectangular array (batch x length), padded with -100 as Trainer pads them;"
+            f" {name}[{i}] has {lengths[i]} items but {name}[0] has {lengths[0]}"
+        ) from None
 
 
 def eval_prediction_ids(eval_prediction, ignore_index=IGNORE_INDEX):
@@ -73,6 +86,11 @@ def eval_prediction_ids(eval_prediction, ignore_index=IGNORE_INDEX):
     (``argmax`` would pick the NaN's class silently).
     """
     predictions, labels = _unpack(eval_prediction)
+    if predictions.ndim == 3 and labels.ndim == 2 and predictions.shape[:2] != labels.shape:
+        raise ValueError(
+            f"label_ids have shape {labels.shape} but the logits have {predictions.shape[:2]} (batch x length)"
+            f" before their {predictions.shape[2]} classes; both come from the same eval batch"
+        )
     if labels.ndim != 2 or not np.issubdtype(labels.dtype, np.integer):
         raise ValueError(
             f"label_ids must be integer class ids (batch x length); got {labels.dtype} of shape"

@@ -51,11 +51,18 @@ CELLS_PER_CHUNK = 1 << 21  # resamples x distinct rows held at once
 # ---------------------------------------------------------------------------- options
 
 
+#: the most resamples (and permutations) one call draws: at 100,000 sentences a million take minutes,
+#: and a p-value's resolution is 1 / (1 + permutations) already
+MAX_RESAMPLES = 1_000_000
+
+
 def check_resamples(value, name="ci_resamples", minimum=0):
-    """An int >= ``minimum`` (a plain int)."""
+    """An int from ``minimum`` to :data:`MAX_RESAMPLES` (a plain int)."""
     if not (is_int(value) and value >= minimum):
         kind = "non-negative" if minimum == 0 else f">= {minimum}"
         raise ValueError(f"{name} must be a {kind} int; got {value!r}")
+    if value > MAX_RESAMPLES:
+        raise ValueError(f"{name} must be at most {MAX_RESAMPLES:,}; got {value!r}")
     return int(value)
 
 
@@ -213,14 +220,14 @@ def bootstrap_totals(patterns, counts, resamples, rng):
     n = int(counts.sum())
     p = counts / n
     matrix = patterns.astype(float)
-    for size in _chunks(resamples, len(counts)):
+    for size in _chunks(resamples, max(len(counts), 2 * matrix.shape[1])):
         yield rng.multinomial(n, p, size=size).astype(float) @ matrix
 
 
 def permutation_shifts(differences, counts, permutations, rng):
     """For random swaps of the two systems, the sum of the swapped difference rows, chunked."""
     matrix = differences.astype(float)
-    for size in _chunks(permutations, len(counts)):
+    for size in _chunks(permutations, max(len(counts), 2 * matrix.shape[1])):
         yield rng.binomial(counts, 0.5, size=(size, len(counts))).astype(float) @ matrix
 
 
@@ -282,6 +289,109 @@ def _bca_interval(samples, estimate, level, jackknife, weights):
     return out
 
 
+#: resampled scores kept as they are (256 MB); beyond, each score's draws are binned (:class:`Binned`)
+MAX_CELLS = 1 << 25
+
+
+class Binned:
+    """The draws of every score in bounded memory, for resamples x names above :data:`MAX_CELLS`:
+    per score the draws defined, below and equal to the estimate (exact), their range, and a
+    histogram of ``bins`` equal bins over [-1, 1] (scores and their differences). An interval end
+    taken from it is within one bin width (``2 / bins``) of the exact order statistic."""
+
+    def __init__(self, estimate):
+        names = len(estimate)
+        self.estimate = np.asarray(estimate, dtype=float)
+        self.bins = int(min(max(MAX_CELLS // max(names, 1), 1024), 65536))
+        self.hist = np.zeros(names * self.bins, dtype=np.int64)
+        self.n, self.below, self.equal = (np.zeros(names, dtype=np.int64) for _ in range(3))
+        self.lo, self.hi = np.full(names, np.inf), np.full(names, -np.inf)
+
+    def add(self, chunk):
+        ok = ~np.isnan(chunk)
+        self.n += ok.sum(axis=0)
+        self.below += (chunk < self.estimate).sum(axis=0)
+        self.equal += (chunk == self.estimate).sum(axis=0)
+        self.lo = np.minimum(self.lo, np.where(ok, chunk, np.inf).min(axis=0))
+        self.hi = np.maximum(self.hi, np.where(ok, chunk, -np.inf).max(axis=0))
+        column = np.broadcast_to(np.arange(chunk.shape[1]), chunk.shape)[ok]
+        at = np.clip(((chunk[ok] + 1) / 2 * self.bins).astype(np.int64), 0, self.bins - 1)
+        self.hist += np.bincount(column * self.bins + at, minlength=len(self.hist))
+        return self
+
+    @property
+    def shape(self):
+        return (int(self.n.max()) if len(self.n) else 0, len(self.n))
+
+    def quantile(self, j, levels):
+        """``np.quantile``'s linear interpolation between order statistics, each from its bin."""
+        counts = self.hist[j * self.bins : (j + 1) * self.bins]
+        cumulative, n = np.cumsum(counts), int(self.n[j])
+
+        def order(k):
+            b = int(np.searchsorted(cumulative, k, side="right"))
+            within = k - (int(cumulative[b - 1]) if b else 0)
+            value = -1 + 2 * (b + (within + 0.5) / counts[b]) / self.bins
+            return float(np.clip(value, self.lo[j], self.hi[j]))
+
+        out = []
+        for q in levels:
+            h = (n - 1) * q
+            k = int(np.floor(h))
+            out.append(order(k) + (h - k) * (order(min(k + 1, n - 1)) - order(k)))
+        return np.array(out)
+
+
+def collect(chunks, estimate, resamples):
+    """The draws of ``chunks`` (resamples x names each): an array while they fit :data:`MAX_CELLS`,
+    else a :class:`Binned` summary."""
+    if resamples * max(len(estimate), 1) <= MAX_CELLS:
+        chunks = list(chunks)
+        return np.concatenate(chunks) if chunks else np.zeros((0, len(estimate)))
+    binned = Binned(estimate)
+    for chunk in chunks:
+        binned.add(chunk)
+    return binned
+
+
+def _binned_percentile(draws, estimate, level):
+    alpha = (1 - level) / 2
+    bounds = np.tile(np.asarray(estimate, dtype=float), (2, 1))
+    for j in np.flatnonzero(draws.n > 0):
+        bounds[:, j] = draws.quantile(j, [alpha, 1 - alpha])
+    return bounds
+
+
+def _binned_bca(draws, estimate, level, jackknife, weights):
+    """:func:`_bca_interval` from a :class:`Binned` summary."""
+    normal = NormalDist()
+    alpha = (1 - min(level, MAX_LEVEL)) / 2
+    out = np.empty((2, len(draws.n)))
+    for j in range(len(draws.n)):
+        n = int(draws.n[j])
+        if not n:
+            out[:, j] = estimate[j]
+            continue
+        below = (draws.below[j] + 0.5 * draws.equal[j]) / n
+        if below <= 0 or below >= 1 or draws.lo[j] == draws.hi[j]:
+            out[:, j] = draws.quantile(j, [alpha, 1 - alpha])
+            continue
+        z0, a = normal.inv_cdf(below), _acceleration(jackknife[:, j], weights)
+        ends = [z0 + z for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
+        if any(1 - a * e <= 0 for e in ends):
+            out[:, j] = draws.quantile(j, [alpha, 1 - alpha])
+            continue
+        out[:, j] = draws.quantile(j, [normal.cdf(z0 + e / (1 - a * e)) for e in ends])
+    return out
+
+
+def _acceleration(jack, weights):
+    keep = ~np.isnan(jack)
+    d = np.average(jack[keep], weights=weights[keep]) - jack[keep] if keep.any() else np.zeros(0)
+    spread = float(np.sum(weights[keep] * d**2))
+    return float(np.sum(weights[keep] * d**3)) / (6 * spread**1.5) if spread > 0 else 0.0
+
+
 class Bootstrap(NamedTuple):
     """Bootstrap draws of every score: ``samples`` (resamples x names), the ``estimate`` on the
     whole data, and what the jackknife of the BCa interval needs."""
@@ -305,27 +415,25 @@ def bootstrap(stats, types, resamples=1000, seed=0, families=FAMILIES, beta=1.0,
 
     names, estimate = score_table(full, types, families, beta, zero_division, present)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
-    samples = [score(t) for t in bootstrap_totals(patterns, counts, resamples, rng)]
-    return Bootstrap(
-        names, estimate[0], np.concatenate(samples) if samples else estimate[:0], patterns, counts, score
-    )
+    draws = (score(t) for t in bootstrap_totals(patterns, counts, resamples, rng))
+    return Bootstrap(names, estimate[0], collect(draws, estimate[0], resamples), patterns, counts, score)
 
 
 def interval_bounds(boot, confidence_level=0.95, method=DEFAULT_METHOD):
     """(2 x names) lower and upper bounds of a :class:`Bootstrap`'s intervals."""
+    percentile = _binned_percentile if isinstance(boot.samples, Binned) else _quantile_interval
     if method == "percentile":
-        return _quantile_interval(boot.samples, boot.estimate, confidence_level)
+        return percentile(boot.samples, boot.estimate, confidence_level)
     if method == "expanded":
-        return _quantile_interval(
-            boot.samples, boot.estimate, expanded_level(confidence_level, boot.counts.sum())
-        )
+        return percentile(boot.samples, boot.estimate, expanded_level(confidence_level, boot.counts.sum()))
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}; got {method!r}")
     full = (boot.patterns * boot.counts[:, None]).sum(axis=0)
     jackknife = boot.score(full - boot.patterns)  # one unit of each distinct row left out
     if method == "expanded_bca":
         confidence_level = expanded_level(confidence_level, boot.counts.sum())
-    return _bca_interval(boot.samples, boot.estimate, confidence_level, jackknife, boot.counts)
+    bca = _binned_bca if isinstance(boot.samples, Binned) else _bca_interval
+    return bca(boot.samples, boot.estimate, confidence_level, jackknife, boot.counts)
 
 
 def _as_dict(names, bounds):
@@ -390,8 +498,8 @@ def paired(
         def gap(t):
             return score(t[:, width:]) - score(t[:, :width])
 
-        samples = np.concatenate([gap(t) for t in bootstrap_totals(patterns, counts, resamples, boot_rng)])
-        boot = Bootstrap(names, observed, samples, patterns, counts, gap)
+        draws = (gap(t) for t in bootstrap_totals(patterns, counts, resamples, boot_rng))
+        boot = Bootstrap(names, observed, collect(draws, observed, resamples), patterns, counts, gap)
         out["intervals"] = interval_bounds(boot, confidence_level, method)
     return out
 
