@@ -5,7 +5,8 @@ one-to-one. Pairs of the same type and offsets are always matched. Where each sp
 overlaps only the other, the pair is matched as it is. Where one span overlaps several (a
 prediction across two gold entities, two predictions inside one, nested entities), we take
 the one-to-one matching that has the most pairs, then the most pairs of the same type, then
-the most shared tokens, then the leftmost pairs: on flat spans by a heaviest-chain pass in
+the closest pairs (identical offsets first, then the larger Dice coefficient), then the
+leftmost pairs: on flat spans by a heaviest-chain pass in
 time linear after sorting, elsewhere by a maximum-weight assignment (``docs/matching.md``).
 It depends on positions only, never on the order in which spans or sentences are listed.
 
@@ -160,11 +161,20 @@ def _candidates(gold, pred, flat=None):
     return g[order], p[order]
 
 
+#: a pair's closeness is its Dice coefficient in steps of 1 / DICE_SCALE, DICE_SCALE for identical offsets
+DICE_SCALE = 1 << 20
+
+
 def _pair_weights(g, p, gold, pred):
-    """Per candidate pair: same type (0/1) and shared tokens."""
+    """Per candidate pair: same type (0/1) and closeness, the Dice coefficient ``2 |g & p| / (|g| +
+    |p|)`` in steps of ``1 / DICE_SCALE`` (rounded down), ``DICE_SCALE`` exactly for identical
+    offsets and below it otherwise, so that identical offsets come first, then the larger share."""
     same = (gold.type[g] == pred.type[p]).astype(np.int64)
-    shared = shared_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
-    return same, shared.astype(np.int64)
+    gs, ge, ps, pe = gold.start[g], gold.end[g], pred.start[p], pred.end[p]
+    shared = shared_length(gs, ge, ps, pe).astype(float)
+    dice = np.floor(2 * shared / ((ge - gs) + (pe - ps)).astype(float) * DICE_SCALE).astype(np.int64)
+    identical = (gs == ps) & (ge == pe)
+    return same, np.where(identical, DICE_SCALE, np.minimum(dice, DICE_SCALE - 1))
 
 
 def _runs(values):
@@ -192,14 +202,24 @@ def _resolve_chains(gi, pi, same, shared, first):
     return _heaviest_chains(first, length, np.where(bound > chain_start, bound, -1), weight)
 
 
-def _chain_weights(same, shared, first, length):
-    """Each pair weighs (1, same type, shared tokens), compared as tuples over a matching:
-    encoded as one integer, ``pair * unit + same * scale + shared`` (exact, int64 or Python int)."""
-    scale = int(np.add.reduceat(shared, first).max()) + 1  # above the shared tokens of any matching
-    unit = scale * (int(length.max()) + 1)  # above same-type count * scale + shared tokens
-    top = (unit + scale) * (int(length.max()) + 1)
-    dtype = np.int64 if top < 2**62 else object
-    return np.full(len(same), unit, dtype=dtype) + same.astype(dtype) * scale + shared.astype(dtype)
+def _chain_weights(same, close, first, length):
+    """Each pair weighs (1, same type, closeness), compared as tuples over a matching of its chain:
+    encoded as one integer per chain, ``pair * unit + same * scale + closeness`` (weights of two
+    chains are never compared). A chain so long that the code would pass int64 compares its
+    closeness in coarser steps (over about 16,000 pairs), or in Python ints (over a million)."""
+    shift = np.zeros(len(first), dtype=np.int64)
+    for bits in range(21):  # the finest steps whose code fits: (L * 2**(20 - bits) + 1) (L + 1) (L + 2)
+        fits = (length * float(DICE_SCALE >> bits) + 1) * (length + 1.0) * (length + 2.0) < 2.0**61
+        shift = np.where((shift == bits) & ~fits, bits + 1, shift)
+    close = close >> np.repeat(np.minimum(shift, 20), length)
+    scale = np.add.reduceat(close, first) + 1  # above the closeness of any matching of the chain
+    unit = scale * (length + 1)  # above same-type count * scale + closeness
+    if shift.max(initial=0) <= 20:
+        return np.repeat(unit, length) + same * np.repeat(scale, length) + close
+    scale, unit = (np.repeat(x.astype(object), length) for x in (scale, unit))
+    scale = np.repeat(np.add.reduceat(close.astype(object), first) + 1, length)
+    unit = scale * np.repeat((length + 1).astype(object), length)
+    return unit + same.astype(object) * scale + close.astype(object)
 
 
 def _heaviest_chains(first, length, bound, weight):
@@ -317,7 +337,7 @@ def _nested_resolution(g, p, gold, pred):
        not overlap within a side is a chain, solved as on flat input (:func:`_resolve_chains`);
        a component with one span on a side takes its heaviest pair; any other goes to a
        maximum-weight assignment (:func:`_assign`).
-    Weights compare (pairs, same-type pairs, shared tokens) as tuples; ties go to the pairs
+    Weights compare (pairs, same-type pairs, closeness) as tuples; ties go to the pairs
     that come first by position (start, end, type of the gold span, then of the prediction).
     """
     exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p]) & (gold.type[g] == pred.type[p])
