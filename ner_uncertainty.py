@@ -8,7 +8,8 @@ ratio of sums of these columns, so a resample is a weighted sum of rows, never a
 matching. Many units share a row: a bootstrap of n units is a multinomial over the u
 distinct rows with probabilities n_k / n, and a random swap of the two systems' rows only
 moves the units whose rows differ, a group of m identical difference rows by
-Binomial(m, 1/2). Both run in chunks of resamples, so memory grows with the units only.
+Binomial(m, 1/2). Both run in chunks of resamples, so their memory grows with the units only;
+the resampled scores are kept while they fit ``MAX_CELLS``, and binned per score beyond (:class:`Binned`).
 
 Intervals: ``"percentile"``; ``"bca"``, bias-corrected and accelerated (the acceleration from
 the jackknife of the distinct rows); ``"expanded"`` and ``"expanded_bca"`` (the default), the

@@ -91,6 +91,72 @@ def stratified_case(k, ci_method, n_bootstrap=10_000):
     return setup
 
 
+def span_case(gold, pred, **options):
+    def setup():
+        import evaluate
+
+        metric = evaluate.load(str(ROOT / "ner_recall_metric.py"), "spans")
+
+        def call():
+            r = metric.compute(predictions=pred, references=gold, **options)
+            if "token" in r:
+                return f"token correct {r['token']['correct']:,}, number {r['token']['number']:,}"
+            return f"overall_f1 {r['overall_f1']:.4f}, intervals {len(r['intervals'])}"
+
+        return call
+
+    return setup
+
+
+def many_spans(n, k):
+    """n examples of k spans of k types each, predictions one token off every other time."""
+    gold = [[{"label": f"T{t}", "start": 2 * t, "end": 2 * t + 2} for t in range(k)] for _ in range(n)]
+    pred = [
+        [{"label": f"T{t}", "start": 2 * t + (i % 2), "end": 2 * t + 2} for t in range(k)] for i in range(n)
+    ]
+    return gold, pred
+
+
+def placement_case(occurrences, pairs):
+    def setup():
+        import evaluate
+
+        metric = evaluate.load(str(ROOT / "ner_recall_metric.py"))
+        text = " ".join(["abc"] * occurrences)
+
+        def call():
+            placed = metric.find_entities([text], [[("X", "abc")] * pairs])
+            return f"placed {placed['total']['placed']:,}"
+
+        return call
+
+    return setup
+
+
+def compare_case(permutations):
+    def setup():
+        import evaluate
+
+        metric = evaluate.load(str(ROOT / "ner_recall_metric.py"))
+        references, predictions = many_types(200)
+
+        def call():
+            try:
+                metric.compare(
+                    predictions=predictions,
+                    predictions_b=references,
+                    references=references,
+                    permutations=permutations,
+                )
+            except ValueError as error:
+                return f"ValueError: {error}"
+            return "compared"
+
+        return call
+
+    return setup
+
+
 CASES = {
     "types_20000": ("20,000 entity types (all families)", compute_case(many_types, 20_000)),
     "types_30000": ("30,000 entity types (all families)", compute_case(many_types, 30_000)),
@@ -108,6 +174,30 @@ CASES = {
     "bootstrap_1e8": (
         "stratified recall, 2 subgroups, bootstrap n_bootstrap=10**8",
         stratified_case(2, "bootstrap", 10**8),
+    ),
+    "token_1e9": (
+        "token family, one entity of 10**9 tokens per side",
+        span_case(
+            [[{"label": "A", "start": 0, "end": 10**9}]],
+            [[{"label": "A", "start": 5, "end": 10**9 + 5}]],
+            scores=["token"],
+        ),
+    ),
+    "intervals_1e6": (
+        "ci_resamples=10**6 on 2,000 examples of 20 types (draws binned)",
+        span_case(*many_spans(2_000, 20), ci_resamples=10**6),
+    ),
+    "permutations_1e9": ("compare, permutations=10**9 (capped)", compare_case(10**9)),
+    "placement_10k": (
+        "find_entities: one string 10k times in a text with 20k occurrences",
+        placement_case(20_000, 10_000),
+    ),
+    "offsets_2e62": (
+        "span offsets near 2**62 in three examples",
+        span_case(
+            [[{"label": "A", "start": 2**61, "end": 2**61 + 1}]] * 3,
+            [[{"label": "A", "start": 0, "end": 1}]] * 3,
+        ),
     ),
 }
 
@@ -127,6 +217,8 @@ def run_one(name, memory_gb):
         check = call()
     except MemoryError:
         check = f"out of memory (limit {memory_gb:g} GB)"
+    except ValueError as error:
+        check = f"ValueError: {str(error)[:90]}"
     seconds = time.perf_counter() - start
     peak = status_kb("VmHWM")
     print(

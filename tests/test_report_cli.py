@@ -155,3 +155,17 @@ def test_json_into_a_missing_folder_fails_before_printing(tmp_path):
     done = run(SCRIPT, GOLD, PRED_A, "--json", "no/such/dir/out.json", cwd=tmp_path)
     assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
     assert "--json no/such/dir/out.json: the folder" in done.stderr and "does not exist" in done.stderr
+
+
+def test_the_per_type_table_by_hand(tmp_path):
+    """Gold: 2 PER, 1 LOC; predicted: 1 PER (right), 2 LOC (one right, one spurious)."""
+    gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
+    gold.write_text("a B-PER\nb O\nc B-PER\nd B-LOC\ne O\n", encoding="utf-8")
+    pred.write_text("a B-PER\nb B-LOC\nc O\nd B-LOC\ne O\n", encoding="utf-8")
+    results = ner_report.score(ner_files.read_pair(str(gold), str(pred)))
+    rows = {row[0]: row for row in ner_report.per_type_summary_rows(results)}
+    # type, gold (possible), predicted (actual), precision, recall, f1 (strict), then the other modes' f1
+    assert rows["PER"][:6] == ["PER", 2, 1, 1.0, 0.5, pytest.approx(2 / 3)]
+    assert rows["LOC"][:6] == ["LOC", 1, 2, 0.5, 1.0, pytest.approx(2 / 3)]
+    text = ner_report.report(results, ["g.conll", "p.conll"], 1)
+    assert re.search(r"^PER +2 +1 +1\.0000 +0\.5000 +0\.6667", text, re.M)
