@@ -77,6 +77,7 @@ if __package__:  # inside the package evaluate.load builds
     from .ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
     from .ner_stratified import check_stratified_options, strata_counts, stratified_recall
     from .ner_uncertainty import (
+        INTERVAL_FAMILIES,
         align_types,
         check_same_layout,
         check_uncertainty_options,
@@ -131,6 +132,7 @@ else:  # imported from the repo root: tests, ner_report, app
     from ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
     from ner_stratified import check_stratified_options, strata_counts, stratified_recall
     from ner_uncertainty import (
+        INTERVAL_FAMILIES,
         align_types,
         check_same_layout,
         check_uncertainty_options,
@@ -436,76 +438,88 @@ def build_view(corpus, gold, pred, options):
     return View(options, selection, match(selection.gold, selection.pred), int(corpus.lengths.sum()))
 
 
-def _seqeval(view):
+# each family: a counts function (view -> counts) and a derive function (counts, view -> results)
+
+
+def _row(view):
+    return view.row
+
+
+def _seqeval(row, view):
     o = view.options
     return seqeval_results(
-        view.row,
-        view.types,
-        view.derived,
-        view.selection.tokens_correct,
-        view.tokens,
-        o.zero_division,
-        o.beta,
+        row, view.types, view.derived, view.selection.tokens_correct, view.tokens, o.zero_division, o.beta
     )
 
 
-def _muc(view):
-    return muc_results(view.row, view.types, view.derived, view.options.beta)
+def _muc(row, view):
+    return muc_results(row, view.types, view.derived, view.options.beta)
 
 
-def _confusion(view):
-    return confusion(count(view.gold, view.pred, view.matching, view.types, 0, 0))
+def _pairs(view):
+    return count(view.gold, view.pred, view.matching, view.types, 0, 0)
 
 
-def _token(view):
+def _confusion(counts, view):
+    return confusion(counts)
+
+
+def _token_counts(view):
     correct, number, predicted = token_counts(view.gold, view.pred, len(view.types))
-    return prf_table(
-        correct,
-        correct,
-        number,
-        predicted,
-        view.types,
-        view.options.zero_division,
-        hit_names=("correct", "correct"),
-        beta=view.options.beta,
-    )
+    return correct, correct, number, predicted
 
 
-def _overlap(view):
-    counts = overlap_counts(view.gold, view.pred, view.hits, len(view.types))
-    table = prf_table(
-        *counts,
-        view.types,
-        view.options.zero_division,
-        hit_names=("matched_gold", "matched_pred"),
-        beta=view.options.beta,
-    )
+def _prf(names):
+    def derive(counts, view):
+        return prf_table(
+            *counts, view.types, view.options.zero_division, hit_names=names, beta=view.options.beta
+        )
+
+    return derive
+
+
+def _overlap_counts(view):
+    return overlap_counts(view.gold, view.pred, view.hits, len(view.types))
+
+
+def _overlap(counts, view):
+    table = _prf(("matched_gold", "matched_pred"))(counts, view)
     table["threshold"] = view.options.scoring.overlap_threshold
     return table
 
 
-def _harem(view):
-    return harem_scores(view.gold, view.pred, view.alignment, view.options.zero_division, view.options.beta)
+def _alignment(view):
+    return view.alignment
+
+
+def _harem(alignment, view):
+    return harem_scores(view.gold, view.pred, alignment, view.options.zero_division, view.options.beta)
 
 
 class Family(NamedTuple):
-    """A score family: where its results go (None: the top level, as seqeval's keys) and the
-    function from the view to them."""
+    """A score family: where its results go (None: the top level, as seqeval's keys), the function
+    that counts from the view, the one that derives the results from the counts, and whether its
+    scores get intervals (from the per-unit count rows: ``results["intervals"]``)."""
 
     key: object
-    results: Callable
+    counts: Callable
+    derive: Callable
+    intervals: bool = False
 
 
 #: every score family, in the order of the results
 FAMILIES = {
-    "seqeval": Family(None, _seqeval),
-    "muc": Family("muc", _muc),
-    "confusion": Family("confusion", _confusion),
-    "token": Family("token", _token),
-    "overlap": Family("overlap", _overlap),
-    "harem": Family("harem", _harem),
+    "seqeval": Family(None, _row, _seqeval, intervals=True),
+    "muc": Family("muc", _row, _muc, intervals=True),
+    "confusion": Family("confusion", _pairs, _confusion),
+    "token": Family("token", _token_counts, _prf(("correct", "correct"))),
+    "overlap": Family("overlap", _overlap_counts, _overlap),
+    "harem": Family("harem", _alignment, _harem),
 }
 assert set(FAMILIES) == set(SCORES), "every family in ner_scorings.SCORES has a row"
+assert tuple(n for n, f in FAMILIES.items() if f.intervals) == INTERVAL_FAMILIES, (
+    "the interval families agree"
+)
 
 
 def run_families(view):
@@ -513,7 +527,7 @@ def run_families(view):
     results = {}
     for name, family in FAMILIES.items():
         if name in view.options.scoring.scores:
-            out = family.results(view)
+            out = family.derive(family.counts(view), view)
             if family.key is None:
                 results.update(out)
             else:

@@ -43,7 +43,7 @@ else:  # imported from the repo root: tests, ner_report, app
     from ner_core import COLUMNS, check_confidence_level, check_seed, is_int
     from ner_matching import count_rows, derive, flat_scores, present_types
 
-FAMILIES = ("seqeval", "muc")
+INTERVAL_FAMILIES = ("seqeval", "muc")
 METHODS = ("percentile", "expanded", "bca", "expanded_bca")
 DEFAULT_METHOD = "expanded_bca"
 CELLS_PER_CHUNK = 1 << 21  # resamples x distinct rows held at once
@@ -92,7 +92,7 @@ def document_units(document_ids, n_sentences, name="document_ids"):
 
 
 def check_uncertainty_options(
-    ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None, scores=FAMILIES
+    ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None, scores=INTERVAL_FAMILIES
 ):
     """The interval options of ``compute``: a dict, or None when ``ci_resamples`` is 0."""
     resamples = check_resamples(ci_resamples)
@@ -109,7 +109,12 @@ def check_uncertainty_options(
 
 
 def check_comparison_options(
-    permutations=10_000, ci_resamples=1000, confidence_level=0.95, seed=0, document_ids=None, scores=FAMILIES
+    permutations=10_000,
+    ci_resamples=1000,
+    confidence_level=0.95,
+    seed=0,
+    document_ids=None,
+    scores=INTERVAL_FAMILIES,
 ):
     """The options of ``compare``, as a dict."""
     _check_families(scores, "compare")
@@ -195,7 +200,9 @@ def group_rows(rows):
 # ---------------------------------------------------------------------------- scores
 
 
-def score_table(totals, types, families=FAMILIES, beta=1.0, zero_division=0.0, present=None, undefined=False):
+def score_table(
+    totals, types, families=INTERVAL_FAMILIES, beta=1.0, zero_division=0.0, present=None, undefined=False
+):
     """Every headline score of each row of summed statistics: (names, rows x names array), from
     the one derivation ``ner_matching.derive``.
 
@@ -405,7 +412,7 @@ class Bootstrap(NamedTuple):
     score: object
 
 
-def bootstrap(stats, types, resamples=1000, seed=0, families=FAMILIES, beta=1.0, zero_division=0.0):
+def bootstrap(stats, types, resamples=1000, seed=0, families=INTERVAL_FAMILIES, beta=1.0, zero_division=0.0):
     """A :class:`Bootstrap` over the rows of ``stats`` (one per unit)."""
     patterns, counts = group_rows(stats)
     full = (patterns * counts[:, None]).sum(axis=0)
@@ -447,7 +454,7 @@ def intervals(
     resamples=1000,
     confidence_level=0.95,
     seed=0,
-    families=FAMILIES,
+    families=INTERVAL_FAMILIES,
     beta=1.0,
     zero_division=0.0,
     method=DEFAULT_METHOD,
@@ -465,7 +472,7 @@ def paired(
     resamples=1000,
     confidence_level=0.95,
     seed=0,
-    families=FAMILIES,
+    families=INTERVAL_FAMILIES,
     beta=1.0,
     zero_division=0.0,
     method=DEFAULT_METHOD,
@@ -526,10 +533,10 @@ def _p_values(differences, total_a, total_b, observed, permutations, rng, score)
 
 def families_of(scores):
     """The score families with intervals among the families ``scores`` asks for."""
-    return tuple(f for f in FAMILIES if f in scores)
+    return tuple(f for f in INTERVAL_FAMILIES if f in scores)
 
 
-def interval_results(stats, types, options, families=FAMILIES, beta=1.0, zero_division=0.0):
+def interval_results(stats, types, options, families=INTERVAL_FAMILIES, beta=1.0, zero_division=0.0):
     """``results["intervals"]`` from per-unit ``stats`` and the dict of
     :func:`check_uncertainty_options`."""
     return intervals(

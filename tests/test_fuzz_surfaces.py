@@ -60,26 +60,35 @@ values = st.one_of(
     st.lists(st.integers(0, 3), max_size=2),
 )
 entities = st.fixed_dictionaries(
-    {"label": st.one_of(st.sampled_from(["PER", "LOC", "muc"]), values),
-     "start": st.one_of(st.integers(-2, 12), values),
-     "end": st.one_of(st.integers(-2, 14), values)}
+    {
+        "label": st.one_of(st.sampled_from(["PER", "LOC", "muc"]), values),
+        "start": st.one_of(st.integers(-2, 12), values),
+        "end": st.one_of(st.integers(-2, 14), values),
+    }
 )
 examples = st.lists(st.one_of(st.lists(entities, max_size=4), values), min_size=0, max_size=4)
 
 
 @FUZZ
-@given(gold=examples, pred=examples, scores=st.sampled_from([["seqeval", "muc"], ["token", "overlap", "harem"]]))
+@given(
+    gold=examples, pred=examples, scores=st.sampled_from([["seqeval", "muc"], ["token", "overlap", "harem"]])
+)
 def test_span_inputs_give_scores_or_a_named_error(spans_metric, gold, pred, scores):
     out = bounded(lambda: spans_metric.compute(predictions=pred, references=gold, scores=scores))
     if isinstance(out, ValueError):
         assert any(word in str(out) for word in ("predictions", "references", "examples", "entity", "span"))
     else:
-        assert all(0 <= out["muc"]["strict"][k] <= 1 for k in ("precision", "recall")) if "muc" in out else True
+        assert (
+            all(0 <= out["muc"]["strict"][k] <= 1 for k in ("precision", "recall")) if "muc" in out else True
+        )
     assert spans_metric.compute(predictions=[[SPAN]], references=[[SPAN]])["overall_f1"] == 1.0
 
 
-tags = st.lists(st.lists(st.sampled_from(["O", "B-PER", "I-PER", "B-LOC"]), min_size=1, max_size=5), min_size=1,
-                max_size=4)
+tags = st.lists(
+    st.lists(st.sampled_from(["O", "B-PER", "I-PER", "B-LOC"]), min_size=1, max_size=5),
+    min_size=1,
+    max_size=4,
+)
 
 
 @FUZZ
@@ -92,8 +101,15 @@ def test_compare_gives_a_difference_or_a_named_error(metric, a, data, bad):
         references = data.draw(st.sampled_from([None, "B-PER", 5, [["O"]]]))
     elif bad is not None:
         predictions_b = bad
-    out = bounded(lambda: metric.compare(predictions=a, predictions_b=predictions_b, references=references,
-                                         permutations=50, ci_resamples=20))
+    out = bounded(
+        lambda: metric.compare(
+            predictions=a,
+            predictions_b=predictions_b,
+            references=references,
+            permutations=50,
+            ci_resamples=20,
+        )
+    )
     if isinstance(out, ValueError):
         assert any(w in str(out) for w in ("references", "predictions_b", "sentence", "tags"))
     else:
@@ -105,8 +121,14 @@ def test_compare_gives_a_difference_or_a_named_error(metric, a, data, bad):
 @given(
     texts=st.one_of(st.lists(st.text(alphabet="ab .", max_size=30), min_size=1, max_size=3), values),
     pairs=st.one_of(
-        st.lists(st.lists(st.one_of(st.tuples(st.sampled_from(["X", ""]), st.text(alphabet="ab", max_size=3)),
-                                    values), max_size=5), min_size=1, max_size=3),
+        st.lists(
+            st.lists(
+                st.one_of(st.tuples(st.sampled_from(["X", ""]), st.text(alphabet="ab", max_size=3)), values),
+                max_size=5,
+            ),
+            min_size=1,
+            max_size=3,
+        ),
         values,
     ),
 )
@@ -122,8 +144,15 @@ lines = st.lists(
     st.one_of(
         st.text(alphabet="ab \tB-PERIO-", max_size=12),
         st.sampled_from(["", "\t", "-DOCSTART- O", "# c", "a B-PER", "a\tO", "[[[[", '{"tokens": 1}']),
-        st.builds(json.dumps, st.fixed_dictionaries({"tokens": st.lists(st.text(max_size=2), max_size=3),
-                                                     "entities": st.lists(entities, max_size=2)})),
+        st.builds(
+            json.dumps,
+            st.fixed_dictionaries(
+                {
+                    "tokens": st.lists(st.text(max_size=2), max_size=3),
+                    "entities": st.lists(entities, max_size=2),
+                }
+            ),
+        ),
     ),
     max_size=8,
 )
@@ -152,18 +181,29 @@ runpy.run_path(sys.argv.pop(1), run_name="__main__")
 """
 
 
-@settings(max_examples=6, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=6,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(gold=lines, pred=lines)
 def test_the_command_line_from_another_folder_prints_or_names_the_problem(tmp_path_factory, gold, pred):
     folder = tmp_path_factory.mktemp("cli")
     for name, text in (("g.conll", gold), ("p.conll", pred)):
         (folder / name).write_text("\n".join(text) + "\n", encoding="utf-8")
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH="")
-    done = subprocess.run([sys.executable, "-c", CLI, os.path.join(ROOT, "ner_report.py"), "g.conll", "p.conll"],
-                          cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", CLI, os.path.join(ROOT, "ner_report.py"), "g.conll", "p.conll"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     assert done.returncode in (0, 1)
     if done.returncode == 1:
-        assert done.stderr.startswith("ner_report: ") and ("g.conll" in done.stderr or "p.conll" in done.stderr
-                                                            or "no token" in done.stderr)
+        assert done.stderr.startswith("ner_report: ") and (
+            "g.conll" in done.stderr or "p.conll" in done.stderr or "no token" in done.stderr
+        )
