@@ -285,3 +285,16 @@ def test_jsonl_refuses_booleans_as_offsets_and_deep_nesting(tmp_path, line, mess
     with pytest.raises(ValueError, match=re.escape(message)) as error:
         ner_files.read_jsonl(str(path))
     assert "x.jsonl line 1" in str(error.value)
+
+
+def test_binned_draws_give_the_order_statistics_at_bin_centres():
+    """Draws at the centres of distinct bins: the binned quantiles are the exact ones."""
+    bins = 1024
+    binned = U.Binned(np.zeros(1))
+    assert binned.bins == 65536
+    binned.bins, binned.hist = bins, np.zeros(bins, dtype=np.int64)
+    rng = np.random.default_rng(0)
+    centres = -1 + (2 * rng.choice(bins, size=301, replace=False) + 1) / bins
+    binned.add(centres[:, None])
+    for q in (0.0, 0.025, 0.5, 0.975, 1.0):
+        assert binned.quantile(0, [q])[0] == pytest.approx(np.quantile(centres, q), abs=1e-12)

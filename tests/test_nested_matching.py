@@ -334,3 +334,15 @@ def test_the_cost_table_in_the_docs_is_the_bench_output():
     with open(os.path.join(ROOT, "bench", "matching.md"), encoding="utf-8") as f:
         written = [line for line in f.read().splitlines() if line.startswith("|")]
     assert written and shown.splitlines() == written
+
+
+def test_identical_offsets_beat_a_dice_coefficient_a_hair_below_one():
+    """Gold ORG 0:n+1 and, inside it, PER 0:n; predicted LOC 0:n+1. Both pairs have another type;
+    PER's Dice is 1 - 1/(2n+1), within the closeness step of 1 at n = 2**21: identical offsets still
+    come first (not the leftmost, PER)."""
+    n = 2**21
+    gold = side([[("ORG", 0, n + 1), ("PER", 0, n)]], [n + 2])
+    pred = side([[("LOC", 0, n + 1)]], [n + 2])
+    matching = M.match(gold, pred)
+    assert [entity(gold, g) for g in matching.gold.tolist()] == [("ORG", 0, n + 1)]
+    assert M.SCENARIOS[int(matching.scenario[0])] == "exact_other_type"
