@@ -12,6 +12,7 @@ import evaluate
 
 # evaluate copies exactly the siblings imported here, one top-level line each and no comment on
 # the line (it would be read as a file to fetch); some are imported for that alone
+from .ner_agreement import agreement
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
@@ -311,6 +312,20 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
         )
         return compare_systems(predictions, predictions_b, references, options, settings, document_ids)
+
+    def agreement(
+        self, annotations, document_ids=None, ci_resamples=0, confidence_level=0.95, seed=0, **options
+    ):
+        """Agreement between annotators: ``annotations`` is a list of two or more annotators, each
+        annotating the same sentences as this config takes them (tags per sentence, or entity spans
+        per example in the span configs; nested spans allowed). Returns "pairs" (per pair "i-j": the
+        F1 of each MUC mode, per type, and the disagreements), "f1" (per mode, the mean over pairs),
+        "kappa" (Cohen's for two annotators, Fleiss' for more, over token labels; with
+        ``ci_resamples`` a bootstrap "interval" over sentences, or the documents of ``document_ids``)
+        and "settings". ``options``: ``compute``'s (scheme, mode, types, ...). See docs/agreement.md.
+        """
+        kind = "spans" if self.config_name in SPAN_CONFIGS else "tags"
+        return agreement(annotations, kind, document_ids, ci_resamples, confidence_level, seed, **options)
 
     def find_entities(self, texts, entities):
         """Place ``(label, string)`` pairs (eval4ner's, or an LLM's output) on their texts.

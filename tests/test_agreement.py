@@ -1,0 +1,152 @@
+"""Agreement between annotators: kappas equal scikit-learn's and statsmodels', self-agreement and
+nested agreement 1, order independence, pairwise F1 symmetric, errors that name the annotator."""
+
+import random
+import re
+
+import numpy as np
+import pytest
+from test_parity import random_corpus
+
+import ner_agreement as A
+from conftest import METRIC_PATH, require
+
+
+@pytest.fixture(scope="module")
+def spans_metric():
+    import evaluate
+
+    return evaluate.load(METRIC_PATH, "spans")
+
+
+def annotators(seed, n=3, sentences=200):
+    """Annotators who copy a reference and change a share of its tags."""
+    references, _ = random_corpus(seed, sentences, prefixes="OOOBI")
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        out.append(
+            [
+                [t if rng.random() < 0.85 else rng.choice(["O", "B-A", "I-A", "B-B", "B-C"]) for t in s]
+                for s in references
+            ]
+        )
+    return out
+
+
+def token_labels_by_hand(metric, sentences):
+    """Per token the type of the entity covering it (tags decode to flat entities), else O."""
+    out = []
+    for tags in sentences:
+        labels = ["O"] * len(tags)
+        for span in metric.decode(tags):
+            labels[span.start : span.end] = [span.label] * (span.end - span.start)
+        out += labels
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cohens_kappa_equals_scikit_learn(metric, seed):
+    from sklearn.metrics import cohen_kappa_score
+
+    a, b = annotators(seed, n=2)
+    ours = metric.agreement([a, b])["kappa"]
+    expected = cohen_kappa_score(token_labels_by_hand(metric, a), token_labels_by_hand(metric, b))
+    assert ours["method"] == "cohen" and ours["value"] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_fleiss_kappa_equals_statsmodels(metric, seed):
+    inter_rater = require("statsmodels.stats.inter_rater", "pip install -r requirements-extras.txt")
+    raters = annotators(seed, n=4)
+    ours = metric.agreement(raters)["kappa"]
+    labels = np.array([token_labels_by_hand(metric, r) for r in raters]).T  # tokens x raters
+    table, _ = inter_rater.aggregate_raters(labels)
+    assert ours["method"] == "fleiss" and ours["value"] == pytest.approx(
+        inter_rater.fleiss_kappa(table), abs=1e-12
+    )
+
+
+def test_pairwise_f1_is_the_metrics_and_symmetric(metric):
+    a, b, c = annotators(4)
+    out = metric.agreement([a, b, c])
+    for (i, x), (j, y) in [((0, a), (1, b)), ((1, b), (2, c))]:
+        one = metric.compute(predictions=y, references=x)["muc"]
+        other = metric.compute(predictions=x, references=y)["muc"]
+        for mode in ("strict", "exact", "partial", "type"):
+            assert (
+                out["pairs"][f"{i}-{j}"][mode]
+                == pytest.approx(one[mode]["f1"])
+                == pytest.approx(other[mode]["f1"])
+            )
+    assert out["f1"]["strict"] == pytest.approx(np.mean([p["strict"] for p in out["pairs"].values()]))
+
+
+def test_an_annotator_agrees_with_itself(metric):
+    a, _, _ = annotators(5)
+    out = metric.agreement([a, a, a], ci_resamples=50)
+    assert out["f1"] == {m: 1.0 for m in ("strict", "exact", "partial", "type")}
+    assert out["kappa"]["value"] == 1.0 and out["kappa"]["interval"] == [1.0, 1.0]
+    assert all(not p["disagreements"] for p in out["pairs"].values())
+
+
+def test_nested_annotations_that_agree_score_one(spans_metric):
+    """Two annotators with the same nested spans (a space at an edge would not matter: offsets are
+    compared, not strings)."""
+    nested = [
+        [{"label": "ORG", "start": 0, "end": 24}, {"label": "LOC", "start": 8, "end": 16}],
+        [{"label": "PER", "start": 0, "end": 5}],
+    ]
+    out = spans_metric.agreement([nested, [list(reversed(e)) for e in nested]])
+    assert out["f1"]["strict"] == 1.0 and out["kappa"]["value"] == 1.0
+    # the innermost entity labels its tokens: LOC inside ORG
+    labels, _ = A.token_labels([nested], "spans", None)
+    assert labels[0, 8] != labels[0, 0] and labels[0, 16] == labels[0, 0]
+
+
+def test_results_do_not_depend_on_the_order_of_spans(spans_metric):
+    rng = random.Random(0)
+
+    def side():
+        return [
+            [
+                {"label": rng.choice("AB"), "start": s, "end": s + rng.randint(1, 3)}
+                for s in sorted(rng.sample(range(10), 3))
+            ]
+            for _ in range(30)
+        ]
+
+    a, b = side(), side()
+    first = spans_metric.agreement([a, b])
+    shuffled = [[rng.sample(e, len(e)) for e in side_] for side_ in (a, b)]
+    assert spans_metric.agreement(shuffled) == first
+
+
+def test_disagreements_are_listed_per_pair(metric):
+    a = [["B-PER", "O", "B-LOC"]]
+    b = [["B-ORG", "O", "O"]]
+    listed = metric.agreement([a, b])["pairs"]["0-1"]["disagreements"]
+    assert listed == [
+        {"sentence": 0, "a": ["LOC", 2, 3], "b": None, "kind": "missed"},
+        {"sentence": 0, "a": ["PER", 0, 1], "b": ["ORG", 0, 1], "kind": "incorrect"},
+    ]
+
+
+@pytest.mark.parametrize(
+    "annotations, message",
+    [
+        ([[["O"]]], "at least two annotators; got 1"),
+        ("B-PER", "annotations must be a list of annotators"),
+        ([[["O"]], [["O"], ["O"]]], "annotations[1] has 2 sentences but annotations[0] has 1"),
+        ([[["O"]], [["X-PER"]]], "annotations[1]"),
+    ],
+)
+def test_bad_annotations_name_the_annotator(metric, annotations, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        metric.agreement(annotations)
+    assert metric.compute(predictions=[["B-PER"]], references=[["B-PER"]])["overall_f1"] == 1.0
+
+
+def test_options_agreement_sets_itself_are_refused(metric):
+    with pytest.raises(ValueError, match="agreement sets scores itself"):
+        metric.agreement([[["O"]], [["O"]]], scores=["token"])
