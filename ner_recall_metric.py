@@ -34,6 +34,7 @@ from .ner_pipeline import (
 )
 from .ner_scorings import DEFAULT_SCORES
 from .ner_spans import place_strings, placement_report
+from .ner_state import State, finalize_state, make_state
 from .ner_stratified import CI_METHODS
 from .ner_trainer import make_compute_metrics
 from .ner_uncertainty import check_comparison_options
@@ -326,6 +327,22 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """
         kind = "spans" if self.config_name in SPAN_CONFIGS else "tags"
         return agreement(annotations, kind, document_ids, ci_resamples, confidence_level, seed, **options)
+
+    def state(self, *, predictions, references, first_sentence=0, subgroups=None, **options):
+        """One partition of a corpus as a mergeable :class:`ner_state.State` (Spark, Ray, Dask,
+        torch.distributed): its sentences numbered from ``first_sentence`` (the number of sentences
+        before it), with ``compute``'s options. Merge states with ``+`` (an empty ``State()`` is the
+        identity), send them as ``state.to_bytes()`` / ``State.from_bytes``, then ``finalize``.
+        See docs/state.md."""
+        return make_state(self.config_name, predictions, references, first_sentence, subgroups, **options)
+
+    def finalize(self, state):
+        """``compute``'s results on the merged partitions of ``state`` (sentences 0 to n - 1), the
+        same to the bit as one ``compute`` on the whole corpus with the same options."""
+        return finalize_state(self.config_name, state)
+
+    #: the state class, for an empty state and ``State.from_bytes``
+    State = State
 
     def find_entities(self, texts, entities):
         """Place ``(label, string)`` pairs (eval4ner's, or an LLM's output) on their texts.

@@ -1,0 +1,399 @@
+"""A mergeable state: score a corpus in partitions (Spark, Ray, Dask, torch.distributed), merge.
+
+``metric.state(predictions=..., references=..., first_sentence=k, **options)`` turns one partition
+into a :class:`State`: its sentences as tag codes and a vocabulary of tags (or its entity spans),
+numbered from ``first_sentence``, with the options. States merge with ``+``: associative and
+commutative, an empty ``State()`` the identity; two states must hold the same config and options
+and never the same sentence (a ``ValueError`` names the option or the sentences). ``to_bytes`` and
+``from_bytes`` write and read a versioned JSON layout (no pickle). ``metric.finalize(state)`` scores
+the merged partitions, which must hold the sentences 0 to n - 1, and gives what ``compute`` gives on
+the whole corpus, to the bit: the pipeline runs once, on the same codes, so every family, interval
+(same seed) and stratified recall is the same.
+
+Size: a state grows with the tokens (a tag code per token and side), not with the tags' text; span
+states with the entities. Counts alone would merge too, but not the intervals, the error listing or the
+decoding report, which need the sentences.
+
+>>> a = State.of("default", {}, 0, {"vocabulary": ["B-PER", "O"], "predictions": [0, 1], "references": [0, 1],
+...                                   "lengths": [2]})
+>>> b = State.of("default", {}, 1, {"vocabulary": ["O", "B-LOC"], "predictions": [0], "references": [1],
+...                                   "lengths": [1]})
+>>> merged = State.from_bytes((b + a + State()).to_bytes())
+>>> merged.sentences, sorted(merged.blocks)
+(2, [0, 1])
+"""
+
+import base64
+import json
+
+import numpy as np
+
+if __package__:  # inside the package evaluate.load builds
+    from .ner_decoding import corpus_from_codes
+    from .ner_inputs import input_codes
+    from .ner_pipeline import (
+        RESERVED_KEYS,
+        SPAN_CONFIGS,
+        SUBGROUP_CONFIGS,
+        check_options,
+        check_subgroups,
+        score_spans,
+        score_tags,
+        tag_corpus,
+    )
+    from .ner_spans import encode_spans
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_decoding import corpus_from_codes
+    from ner_inputs import input_codes
+    from ner_pipeline import (
+        RESERVED_KEYS,
+        SPAN_CONFIGS,
+        SUBGROUP_CONFIGS,
+        check_options,
+        check_subgroups,
+        score_spans,
+        score_tags,
+        tag_corpus,
+    )
+    from ner_spans import encode_spans
+
+FORMAT = "ner_recall_metric.state"
+VERSION = 1
+#: per-sentence columns a state carries besides the inputs: an input of the subgroup configs, and
+#: two options of compute that hold one value per sentence
+COLUMNS = ("subgroups", "document_ids", "slices", "texts")
+_ARRAYS = ("predictions", "references", "lengths")
+
+
+def _array(values):
+    return {
+        "dtype": "int64",
+        "data": base64.b64encode(np.asarray(values, dtype="<i8").tobytes()).decode("ascii"),
+    }
+
+
+def _from_array(field, where):
+    if not (isinstance(field, dict) and field.get("dtype") == "int64" and isinstance(field.get("data"), str)):
+        raise ValueError(f"{where}: not an int64 array of this layout")
+    try:
+        return np.frombuffer(base64.b64decode(field["data"], validate=True), dtype="<i8").astype(np.int64)
+    except (ValueError, TypeError):
+        raise ValueError(f"{where}: the array's bytes are not base64 of int64 values") from None
+
+
+class State:
+    """The partitions scored so far: ``blocks`` maps each partition's first sentence to its data."""
+
+    def __init__(self, config=None, options=None, blocks=None):
+        self.config, self.options, self.blocks = config, options, dict(blocks or {})
+
+    @classmethod
+    def of(cls, config, options, first_sentence, block):
+        return cls(config, json.dumps(options, sort_keys=True), {int(first_sentence): block})
+
+    @property
+    def sentences(self):
+        return sum(len(b["lengths"]) for b in self.blocks.values())
+
+    def __radd__(self, other):  # sum(states) starts from 0
+        return self if other == 0 else NotImplemented
+
+    def __add__(self, other):
+        if not isinstance(other, State):
+            return NotImplemented
+        if not self.blocks or not other.blocks:
+            return State(
+                self.config or other.config, self.options or other.options, {**self.blocks, **other.blocks}
+            )
+        if self.config != other.config:
+            raise ValueError(
+                f"states of different configs merge into nothing: {self.config!r} and {other.config!r}"
+            )
+        if self.options != other.options:
+            raise ValueError(f"states with different options: {_difference(self.options, other.options)}")
+        _check_disjoint(self.blocks, other.blocks)
+        return State(self.config, self.options, {**self.blocks, **other.blocks})
+
+    def __eq__(self, other):
+        return isinstance(other, State) and self.to_bytes() == other.to_bytes()
+
+    def to_bytes(self):
+        blocks = []
+        for first in sorted(self.blocks):
+            block = dict(self.blocks[first], first_sentence=first)
+            for name in _ARRAYS + ("gold", "pred"):
+                if name in block and not isinstance(block[name], dict):
+                    block[name] = _array(block[name]) if name in _ARRAYS else [_array(c) for c in block[name]]
+            blocks.append(block)
+        state = {
+            "format": FORMAT,
+            "version": VERSION,
+            "config": self.config,
+            "options": self.options,
+            "blocks": blocks,
+        }
+        return json.dumps(state, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+    @classmethod
+    def from_bytes(cls, data):
+        try:
+            state = json.loads(bytes(data).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
+            raise ValueError("not a state: its bytes are not the JSON of State.to_bytes") from None
+        if not isinstance(state, dict) or state.get("format") != FORMAT:
+            raise ValueError(f"not a state: the format is not {FORMAT!r}")
+        if state.get("version") != VERSION:
+            raise ValueError(
+                f"a state of layout version {state.get('version')!r}; this metric reads {VERSION}"
+            )
+        blocks = {}
+        for k, block in enumerate(state.get("blocks") or []):
+            where = f"state block {k}"
+            if not isinstance(block, dict) or not isinstance(block.get("first_sentence"), int):
+                raise ValueError(f"{where}: no first_sentence")
+            block = dict(block)
+            first = block.pop("first_sentence")
+            for name in _ARRAYS:
+                if name in block:
+                    block[name] = _from_array(block[name], f"{where} {name}")
+            for name in ("gold", "pred"):
+                if name in block:
+                    block[name] = [_from_array(c, f"{where} {name}") for c in block[name]]
+            if len(block.get("lengths", ())) == 0:
+                raise ValueError(f"{where}: holds no sentence")
+            blocks[first] = block
+        out = cls(state.get("config"), state.get("options"), {})
+        for first, block in blocks.items():  # checked one by one: overlapping blocks are an error
+            _check_disjoint(out.blocks, {first: block})
+            out.blocks[first] = block
+        return out
+
+
+def _difference(a, b):
+    a, b = json.loads(a), json.loads(b)
+    name = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[0]
+    return f"{name} is {a.get(name)!r} in one and {b.get(name)!r} in the other"
+
+
+def _ranges(blocks):
+    return sorted((first, first + len(b["lengths"])) for first, b in blocks.items())
+
+
+def _check_disjoint(a, b):
+    for lo, hi in _ranges(a):
+        for lo2, hi2 in _ranges(b):
+            if lo < hi2 and lo2 < hi:
+                raise ValueError(
+                    f"two states hold sentences {max(lo, lo2)} to {min(hi, hi2) - 1}: give each partition its"
+                    " own first_sentence (the number of sentences before it)"
+                )
+
+
+def check_whole(state):
+    """The blocks in order; raise unless they hold the sentences 0 to n - 1, each once."""
+    if not isinstance(state, State):
+        raise ValueError(
+            f"finalize takes a State (metric.state, or State.from_bytes); got {type(state).__name__}"
+        )
+    if not state.blocks:
+        raise ValueError("an empty state: no sentence to score")
+    expected = 0
+    for lo, hi in _ranges(state.blocks):
+        if lo != expected:
+            raise ValueError(
+                f"the merged states miss sentences {expected} to {lo - 1}: merge every partition first"
+            )
+        expected = hi
+    return [state.blocks[first] for first in sorted(state.blocks)]
+
+
+# ---------------------------------------------------------------------------- tags and spans
+
+
+def tag_block(vocabulary, predictions, references, lengths):
+    """The block of a tag partition: the tags of its codes, the codes of every token, the lengths."""
+    return {
+        "kind": "tags",
+        "vocabulary": list(vocabulary),
+        "predictions": np.asarray(predictions, dtype=np.int64),
+        "references": np.asarray(references, dtype=np.int64),
+        "lengths": np.asarray(lengths, dtype=np.int64),
+    }
+
+
+def plain_codes(predictions, references):
+    """(vocabulary, prediction codes, reference codes, lengths) of Python lists of tag strings."""
+    vocabulary, index = [], {}
+    for sequences in (predictions, references):
+        for tags in sequences:
+            for tag in tags:
+                if tag not in index:
+                    index[tag] = len(vocabulary)
+                    vocabulary.append(tag)
+    codes = [
+        np.fromiter((index[t] for s in side for t in s), dtype=np.int64) for side in (predictions, references)
+    ]
+    return vocabulary, codes[0], codes[1], np.array([len(s) for s in references], dtype=np.int64)
+
+
+def merged_tags(blocks):
+    """(vocabulary, predictions, references, lengths) of the blocks end to end, in one vocabulary."""
+    vocabulary, index, sides = [], {}, ([], [])
+    for block in blocks:
+        remap = np.array([index.setdefault(t, len(index)) for t in block["vocabulary"]], dtype=np.int64)
+        sides[0].append(remap[block["predictions"]] if len(remap) else block["predictions"])
+        sides[1].append(remap[block["references"]] if len(remap) else block["references"])
+    vocabulary = list(index)
+    return (
+        vocabulary,
+        np.concatenate(sides[0]),
+        np.concatenate(sides[1]),
+        np.concatenate([b["lengths"] for b in blocks]),
+    )
+
+
+def span_block(predictions, references):
+    """The block of a span partition: per side the (example, start, end, label code) columns."""
+    labels, index = [], {}
+    sides = []
+    for side in (predictions, references):
+        rows = [
+            (i, e["start"], e["end"], index.setdefault(e["label"], len(index)))
+            for i, ex in enumerate(side)
+            for e in ex
+        ]
+        sides.append([np.array([r[k] for r in rows], dtype=np.int64) for k in range(4)])
+    labels = list(index)
+    return {
+        "kind": "spans",
+        "labels": labels,
+        "pred": sides[0],
+        "gold": sides[1],
+        "lengths": np.zeros(len(references), dtype=np.int64),
+    }
+
+
+def merged_spans(blocks):
+    """Both sides as lists of entity dicts per example, the blocks end to end."""
+    out = {"predictions": [], "references": []}
+    for block in blocks:
+        n = len(block["lengths"])
+        for side, name in (("pred", "predictions"), ("gold", "references")):
+            examples = [[] for _ in range(n)]
+            example, start, end, label = block[side]
+            for i, s, e, c in zip(example.tolist(), start.tolist(), end.tolist(), label.tolist()):
+                examples[i].append({"label": block["labels"][c], "start": s, "end": e})
+            out[name] += examples
+    return out["predictions"], out["references"]
+
+
+def merged_columns(blocks):
+    """The per-sentence columns the blocks carry, end to end (a column absent from every block: None)."""
+    out = {}
+    for name in COLUMNS:
+        present = [name in b for b in blocks]
+        if not any(present):
+            continue
+        if not all(present):
+            raise ValueError(f"some partitions carry {name} and others not: give it to every partition")
+        if name == "texts":
+            continue
+        if name == "slices":
+            keys = blocks[0][name].keys()
+            out[name] = {k: [v for b in blocks for v in b[name][k]] for k in keys}
+        else:
+            out[name] = [v for b in blocks for v in b[name]]
+    return out
+
+
+# ---------------------------------------------------------------------------- the metric's two calls
+
+
+def make_state(config, predictions, references, first_sentence=0, subgroups=None, **options):
+    """The :class:`State` of one partition, validated as ``compute`` validates its inputs."""
+    if not (
+        isinstance(first_sentence, (int, np.integer))
+        and not isinstance(first_sentence, bool)
+        and first_sentence >= 0
+    ):
+        raise ValueError(
+            f"first_sentence must be a non-negative int (the sentences before the partition); "
+            f"got {first_sentence!r}"
+        )
+    checked = check_options(config, options)
+    columns = _columns(config, options, subgroups, checked)
+    kept = {k: v for k, v in options.items() if k not in COLUMNS + ("texts",)}
+    if config in SPAN_CONFIGS:
+        encode_spans(predictions, references, RESERVED_KEYS, checked.texts)  # every check of compute
+        block = span_block(predictions, references)
+    else:
+        codes = input_codes(predictions, references, checked.label_names)
+        if codes is None:
+            tag_corpus(predictions, references, checked)  # every check of compute
+            codes = plain_codes(predictions, references)
+        else:
+            codes = (codes.vocabulary, codes.predictions, codes.references, codes.lengths)
+        block = tag_block(*codes)
+    for name, column in columns.items():
+        if column is not None and name != "slices" and len(column) != len(block["lengths"]):
+            raise ValueError(
+                f"{name} has {len(column)} values but the partition has {len(block['lengths'])} sentences"
+            )
+    if checked.slices:
+        for key, values in checked.slices.items():
+            if len(values) != len(block["lengths"]):
+                raise ValueError(
+                    f"slices[{key!r}] has {len(values)} values but the partition has "
+                    f"{len(block['lengths'])} sentences"
+                )
+    block.update({k: v for k, v in columns.items() if v is not None})
+    return State.of(config, kept, int(first_sentence), block)
+
+
+def _columns(config, options, subgroups, checked):
+    """The per-sentence columns of a partition, as JSON holds them (str or int values)."""
+    columns = {}
+    if config in SUBGROUP_CONFIGS:
+        check_subgroups(subgroups, "subgroups")
+        columns["subgroups"] = list(subgroups)
+    elif subgroups is not None:
+        raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
+    ids = options.get("document_ids")
+    if ids is not None:
+        ids = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
+        bad = next(
+            (i for i, v in enumerate(ids) if not isinstance(v, (str, int)) or isinstance(v, bool)), None
+        )
+        if bad is not None:
+            raise ValueError(f"document_ids[{bad}] is {ids[bad]!r}; a state holds str or int document ids")
+        columns["document_ids"] = ids
+    if checked.slices:
+        columns["slices"] = {
+            k: [int(v) if isinstance(v, np.integer) else v for v in values]
+            for k, values in checked.slices.items()
+        }
+    if checked.texts is not None:
+        columns["texts"] = list(checked.texts)
+    return columns
+
+
+def finalize_state(config, state):
+    """``compute``'s results on the sentences of the merged ``state``."""
+    blocks = check_whole(state)
+    if state.config != config:
+        raise ValueError(f"a state of the {state.config!r} config; this metric is {config!r}")
+    options = json.loads(state.options)
+    options.pop("label_names", None)  # the state holds the tags themselves
+    columns = merged_columns(blocks)
+    if "texts" in blocks[0]:
+        columns["texts"] = [t for b in blocks for t in b["texts"]]
+    subgroups = columns.pop("subgroups", None)
+    checked = check_options(config, {**options, **columns})
+    if config in SPAN_CONFIGS:
+        predictions, references = merged_spans(blocks)
+        return score_spans(predictions, references, checked, subgroups)
+    vocabulary, predictions, references, lengths = merged_tags(blocks)
+    corpus = corpus_from_codes(
+        vocabulary, predictions, references, lengths, suffix=checked.suffix, scheme=checked.scheme
+    )
+    return score_tags(corpus, checked, subgroups)[0]

@@ -1,0 +1,121 @@
+"""The mergeable state: random corpora split into 1 to 50 partitions, merged in random order and
+grouping, serialised in between, give every result key of one ``compute`` (intervals with the same
+seed), in every config; mismatched options, overlapping or missing partitions and bad bytes are
+named errors."""
+
+import random
+import re
+
+import pytest
+
+from conftest import METRIC_PATH
+from test_parity import random_corpus
+
+CONFIGS = ("default", "subgroups", "spans", "spans_subgroups")
+OPTIONS = [
+    {},
+    {"scores": ["seqeval", "muc", "token", "overlap", "harem", "confusion"], "errors": True},
+    {"ci_resamples": 30, "seed": 4, "document_ids": "docs"},
+    {"label_map": {"C": "A"}, "types": ["A", "B"], "slices": "genre", "beta": 2.0},
+]
+
+
+@pytest.fixture(scope="module")
+def metrics():
+    import evaluate
+
+    return {config: evaluate.load(METRIC_PATH, config) for config in CONFIGS}
+
+
+def spans_of(metric, tags):
+    return [[{"label": s.label, "start": s.start, "end": s.end} for s in metric.decode(t)] for t in tags]
+
+
+def corpus(metrics, config, seed, n=120):
+    references, predictions = random_corpus(seed, n, prefixes="OOOBIES", types="ABC")
+    if config.startswith("spans"):
+        references, predictions = (spans_of(metrics["default"], t) for t in (references, predictions))
+    rng = random.Random(seed)
+    columns = {"subgroups": [rng.choice("xyz") for _ in references], "docs": [i // 7 for i in range(n)],
+               "genre": [rng.choice(["news", "web"]) for _ in references]}
+    return predictions, references, columns
+
+
+def resolved(options, columns, lo=None, hi=None):
+    out = dict(options)
+    for name, column in (("document_ids", "docs"), ("slices", "genre")):
+        if out.get(name) == column:
+            out[name] = columns[column][lo:hi]
+    return out
+
+
+def merge_randomly(states, rng):
+    """Merge in random order and grouping, through bytes now and then."""
+    pool = list(states)
+    while len(pool) > 1:
+        i, j = rng.sample(range(len(pool)), 2)
+        merged = pool[i] + pool[j]
+        if rng.random() < 0.5:
+            merged = type(merged).from_bytes(merged.to_bytes())
+        pool = [s for k, s in enumerate(pool) if k not in (i, j)] + [merged]
+    return pool[0]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("case", range(len(OPTIONS)))
+def test_merged_partitions_give_compute(metrics, config, case):
+    metric, options = metrics[config], OPTIONS[case]
+    rng = random.Random(case * 10 + CONFIGS.index(config))
+    predictions, references, columns = corpus(metrics, config, seed=case)
+    subgroups = config.endswith("subgroups")
+    inputs = {"subgroups": columns["subgroups"]} if subgroups else {}
+    whole = metric.compute(predictions=predictions, references=references, **inputs, **resolved(options, columns))
+    n = len(references)
+    cuts = sorted(rng.sample(range(1, n), rng.randint(0, 49)))
+    states = []
+    for lo, hi in zip([0] + cuts, cuts + [n]):
+        part = {"subgroups": columns["subgroups"][lo:hi]} if subgroups else {}
+        states.append(metric.state(predictions=predictions[lo:hi], references=references[lo:hi], first_sentence=lo,
+                                   **part, **resolved(options, columns, lo, hi)))
+    merged = merge_randomly(states + [metric.State()], rng)
+    assert repr(metric.finalize(merged)) == repr(whole)
+
+
+def test_states_with_other_options_do_not_merge(metrics):
+    metric = metrics["default"]
+    a = metric.state(predictions=[["B-A"]], references=[["B-A"]], first_sentence=0)
+    b = metric.state(predictions=[["B-A"]], references=[["B-A"]], first_sentence=1, beta=2.0)
+    with pytest.raises(ValueError, match=re.escape("states with different options: beta is None in one and 2.0")):
+        a + b
+
+
+def test_overlapping_and_missing_partitions_are_named(metrics):
+    metric = metrics["default"]
+    a = metric.state(predictions=[["B-A"], ["O"]], references=[["B-A"], ["O"]], first_sentence=0)
+    b = metric.state(predictions=[["B-A"]], references=[["O"]], first_sentence=1)
+    with pytest.raises(ValueError, match="two states hold sentences 1 to 1: give each partition its own first_sentence"):
+        a + b
+    c = metric.state(predictions=[["B-A"]], references=[["O"]], first_sentence=3)
+    with pytest.raises(ValueError, match="the merged states miss sentences 2 to 2"):
+        metric.finalize(a + c)
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"\xff", "not a state"),
+    (b'{"format": "other"}', "not a state: the format is not"),
+    (b'{"format": "ner_recall_metric.state", "version": 9}', "a state of layout version 9"),
+    (b'{"format": "ner_recall_metric.state", "version": 1, "blocks": [{"first_sentence": 0, "lengths": '
+     b'{"dtype": "int64", "data": "%%%"}}]}', "state block 0 lengths: the array's bytes are not base64"),
+])
+def test_bad_bytes_are_named(metrics, data, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        metrics["default"].State.from_bytes(data)
+
+
+def test_an_empty_state_is_the_identity_and_merging_commutes(metrics):
+    metric = metrics["spans"]
+    gold = [[{"label": "A", "start": 0, "end": 2}], [{"label": "B", "start": 1, "end": 3}]]
+    a = metric.state(predictions=gold[:1], references=gold[:1], first_sentence=0)
+    b = metric.state(predictions=gold[1:], references=gold[1:], first_sentence=1)
+    assert a + b == b + a and a + metric.State() == a and sum([a, b]) == a + b
+    assert metric.finalize(a + b) == metric.compute(predictions=gold, references=gold)
