@@ -7,9 +7,9 @@ import random
 import re
 
 import pytest
+from test_parity import random_corpus
 
 from conftest import METRIC_PATH
-from test_parity import random_corpus
 
 CONFIGS = ("default", "subgroups", "spans", "spans_subgroups")
 OPTIONS = [
@@ -36,8 +36,11 @@ def corpus(metrics, config, seed, n=120):
     if config.startswith("spans"):
         references, predictions = (spans_of(metrics["default"], t) for t in (references, predictions))
     rng = random.Random(seed)
-    columns = {"subgroups": [rng.choice("xyz") for _ in references], "docs": [i // 7 for i in range(n)],
-               "genre": [rng.choice(["news", "web"]) for _ in references]}
+    columns = {
+        "subgroups": [rng.choice("xyz") for _ in references],
+        "docs": [i // 7 for i in range(n)],
+        "genre": [rng.choice(["news", "web"]) for _ in references],
+    }
     return predictions, references, columns
 
 
@@ -69,14 +72,23 @@ def test_merged_partitions_give_compute(metrics, config, case):
     predictions, references, columns = corpus(metrics, config, seed=case)
     subgroups = config.endswith("subgroups")
     inputs = {"subgroups": columns["subgroups"]} if subgroups else {}
-    whole = metric.compute(predictions=predictions, references=references, **inputs, **resolved(options, columns))
+    whole = metric.compute(
+        predictions=predictions, references=references, **inputs, **resolved(options, columns)
+    )
     n = len(references)
     cuts = sorted(rng.sample(range(1, n), rng.randint(0, 49)))
     states = []
     for lo, hi in zip([0] + cuts, cuts + [n]):
         part = {"subgroups": columns["subgroups"][lo:hi]} if subgroups else {}
-        states.append(metric.state(predictions=predictions[lo:hi], references=references[lo:hi], first_sentence=lo,
-                                   **part, **resolved(options, columns, lo, hi)))
+        states.append(
+            metric.state(
+                predictions=predictions[lo:hi],
+                references=references[lo:hi],
+                first_sentence=lo,
+                **part,
+                **resolved(options, columns, lo, hi),
+            )
+        )
     merged = merge_randomly(states + [metric.State()], rng)
     assert repr(metric.finalize(merged)) == repr(whole)
 
@@ -85,7 +97,9 @@ def test_states_with_other_options_do_not_merge(metrics):
     metric = metrics["default"]
     a = metric.state(predictions=[["B-A"]], references=[["B-A"]], first_sentence=0)
     b = metric.state(predictions=[["B-A"]], references=[["B-A"]], first_sentence=1, beta=2.0)
-    with pytest.raises(ValueError, match=re.escape("states with different options: beta is None in one and 2.0")):
+    with pytest.raises(
+        ValueError, match=re.escape("states with different options: beta is None in one and 2.0")
+    ):
         a + b
 
 
@@ -93,20 +107,28 @@ def test_overlapping_and_missing_partitions_are_named(metrics):
     metric = metrics["default"]
     a = metric.state(predictions=[["B-A"], ["O"]], references=[["B-A"], ["O"]], first_sentence=0)
     b = metric.state(predictions=[["B-A"]], references=[["O"]], first_sentence=1)
-    with pytest.raises(ValueError, match="two states hold sentences 1 to 1: give each partition its own first_sentence"):
+    with pytest.raises(
+        ValueError, match="two states hold sentences 1 to 1: give each partition its own first_sentence"
+    ):
         a + b
     c = metric.state(predictions=[["B-A"]], references=[["O"]], first_sentence=3)
     with pytest.raises(ValueError, match="the merged states miss sentences 2 to 2"):
         metric.finalize(a + c)
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"\xff", "not a state"),
-    (b'{"format": "other"}', "not a state: the format is not"),
-    (b'{"format": "ner_recall_metric.state", "version": 9}', "a state of layout version 9"),
-    (b'{"format": "ner_recall_metric.state", "version": 1, "blocks": [{"first_sentence": 0, "lengths": '
-     b'{"dtype": "int64", "data": "%%%"}}]}', "state block 0 lengths: the array's bytes are not base64"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\xff", "not a state"),
+        (b'{"format": "other"}', "not a state: the format is not"),
+        (b'{"format": "ner_recall_metric.state", "version": 9}', "a state of layout version 9"),
+        (
+            b'{"format": "ner_recall_metric.state", "version": 1, "blocks": [{"first_sentence": 0, "lengths": '
+            b'{"dtype": "int64", "data": "%%%"}}]}',
+            "state block 0 lengths: the array's bytes are not base64",
+        ),
+    ],
+)
 def test_bad_bytes_are_named(metrics, data, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         metrics["default"].State.from_bytes(data)
