@@ -32,6 +32,7 @@ from .ner_pipeline import (
     score_tags,
     tag_corpus,
 )
+from .ner_planning import neyman_plan
 from .ner_scorings import DEFAULT_SCORES
 from .ner_spans import place_strings, placement_report
 from .ner_state import State, finalize_state, make_state
@@ -343,6 +344,14 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
 
     #: the state class, for an empty state and ``State.from_bytes``
     State = State
+
+    def plan_benchmark(self, pilot, population, half_width=None, budget=None, confidence_level=0.95):
+        """How many entities to label per stratum of a recall benchmark (Neyman allocation), from a
+        pilot ``{stratum: (labelled, correct)}`` and the strata's sizes ``{stratum: entities}``: for
+        a target ``half_width`` of the stratified recall's interval, or the half-width a ``budget``
+        buys. Returns ``{"strata": {name: {"n", "size", "weight", "recall"}}, "total", "half_width",
+        ...}``; see docs/planning.md."""
+        return neyman_plan(pilot, population, half_width, budget, confidence_level)
 
     def find_entities(self, texts, entities):
         """Place ``(label, string)`` pairs (eval4ner's, or an LLM's output) on their texts.

@@ -61,7 +61,7 @@ FORMAT = "ner_recall_metric.state"
 VERSION = 1
 #: per-sentence columns a state carries besides the inputs: an input of the subgroup configs, and
 #: two options of compute that hold one value per sentence
-COLUMNS = ("subgroups", "document_ids", "slices", "texts")
+STATE_COLUMNS = ("subgroups", "document_ids", "slices", "texts")
 _ARRAYS = ("predictions", "references", "lengths")
 
 
@@ -290,7 +290,7 @@ def merged_spans(blocks):
 def merged_columns(blocks):
     """The per-sentence columns the blocks carry, end to end (a column absent from every block: None)."""
     out = {}
-    for name in COLUMNS:
+    for name in STATE_COLUMNS:
         present = [name in b for b in blocks]
         if not any(present):
             continue
@@ -322,7 +322,7 @@ def make_state(config, predictions, references, first_sentence=0, subgroups=None
         )
     checked = check_options(config, options)
     columns = _columns(config, options, subgroups, checked)
-    kept = {k: v for k, v in options.items() if k not in COLUMNS + ("texts",)}
+    kept = {k: v for k, v in options.items() if k not in STATE_COLUMNS + ("texts",)}
     if config in SPAN_CONFIGS:
         encode_spans(predictions, references, RESERVED_KEYS, checked.texts)  # every check of compute
         block = span_block(predictions, references)
