@@ -780,14 +780,17 @@ def compare_systems(
     ``settings``: the checked comparison options (``check_comparison_options``). With
     ``system_intervals`` each system's results also get their own ``"intervals"``, from the same
     per-unit rows, at ``system_intervals`` resamples (the command line and the app show them
-    beside the difference; 0: none).
+    beside the difference; 0: none). With ``slices`` in the options, ``"slices"`` holds the
+    comparison on each slice, its p-values corrected for the number of slices (Holm).
     """
     check_same_layout(predictions_b, references)
-    if len(references) == 0:
+    n = len(references)
+    if n == 0:
         raise ValueError("no sentences: predictions and references are empty")
-    units = document_units(document_ids, len(references))
+    units = document_units(document_ids, n)
+    sentences = (np.arange(n), n)  # per-sentence rows: documents and slices sum them
     systems = [
-        score_system(p, references, options, units, name)
+        score_system(p, references, options, sentences, name)
         for name, p in (("predictions", predictions), ("predictions_b", predictions_b))
     ]
     families = families_of(options.scoring.scores)
@@ -797,24 +800,18 @@ def compare_systems(
             "confidence_level": settings["confidence_level"],
             "seed": settings["seed"],
         }
-        for results, stats, types in systems:
+        for results, rows, types in systems:
             results["intervals"] = interval_results(
-                stats, types, level, families, beta=options.beta, zero_division=options.zero_division
+                by_unit(rows, units),
+                types,
+                level,
+                families,
+                beta=options.beta,
+                zero_division=options.zero_division,
             )
     union = tuple(sorted(set(systems[0][2]) | set(systems[1][2])))
-    stats_a, stats_b = (align_types(stats, types, union) for _, stats, types in systems)
-    out = paired(
-        stats_a,
-        stats_b,
-        union,
-        settings["permutations"],
-        settings["resamples"],
-        settings["confidence_level"],
-        settings["seed"],
-        families,
-        beta=options.beta,
-        zero_division=options.zero_division,
-    )
+    rows_a, rows_b = (align_types(rows, types, union) for _, rows, types in systems)
+    out = _paired(by_unit(rows_a, units), by_unit(rows_b, units), union, settings, families, options)
     summary = {
         "unit": "sentence" if document_ids is None else "document",
         "units": units[1],
@@ -823,4 +820,84 @@ def compare_systems(
         "confidence_level": settings["confidence_level"],
         "seed": settings["seed"],
     }
-    return comparison_results(out, systems[0][0], systems[1][0], summary)
+    result = comparison_results(out, systems[0][0], systems[1][0], summary)
+    if options.slices:
+        result["slices"] = _slice_comparisons(rows_a, rows_b, units, union, options, settings, families)
+    return result
+
+
+def by_unit(rows, units):
+    """Per-sentence count rows summed per unit (the sentence itself, or its document)."""
+    unit, n_units = units
+    out = np.zeros((n_units, rows.shape[1]), dtype=rows.dtype)
+    np.add.at(out, unit, rows)
+    return out
+
+
+def _paired(rows_a, rows_b, types, settings, families, options):
+    return paired(
+        rows_a,
+        rows_b,
+        types,
+        settings["permutations"],
+        settings["resamples"],
+        settings["confidence_level"],
+        settings["seed"],
+        families,
+        beta=options.beta,
+        zero_division=options.zero_division,
+    )
+
+
+def holm(p_values):
+    """Holm's step-down adjustment of a family of p-values (a list), in their order.
+
+    >>> holm([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted, running = [0.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def _slice_comparisons(rows_a, rows_b, units, types, options, settings, families):
+    """Per slice key and value: the difference b - a, its interval and p-values on the slice's
+    sentences (or their documents), and the p-values corrected over the key's values (Holm)."""
+    out = {}
+    for key, values in options.slices.items():
+        where = "slices" if key == SLICE_KEY and len(options.slices) == 1 else f"slices[{key!r}]"
+        distinct, code = _slice_codes(values, where, len(rows_a))
+        table = {}
+        for i, value in enumerate(distinct):
+            keep = code == i
+            local, inverse = np.unique(units[0][keep], return_inverse=True)
+            slice_units = (inverse, len(local))
+            cmp = _paired(
+                by_unit(rows_a[keep], slice_units),
+                by_unit(rows_b[keep], slice_units),
+                types,
+                settings,
+                families,
+                options,
+            )
+            table[value] = {
+                "sentences": int(keep.sum()),
+                "difference": dict(zip(cmp["names"], cmp["difference"].tolist())),
+                "p_values": dict(zip(cmp["names"], cmp["p_values"].tolist())),
+            }
+            if "intervals" in cmp:
+                table[value]["intervals"] = {
+                    n: [float(cmp["intervals"][0, j]), float(cmp["intervals"][1, j])]
+                    for j, n in enumerate(cmp["names"])
+                }
+        names = set.intersection(*(set(t["p_values"]) for t in table.values()))
+        for name in sorted(names):
+            adjusted = holm([t["p_values"][name] for t in table.values()])
+            for t, p in zip(table.values(), adjusted):
+                t.setdefault("p_values_holm", {})[name] = p
+        out[key] = {"values": table, "correction": "holm"}
+    return out

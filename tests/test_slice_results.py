@@ -140,3 +140,57 @@ def test_bad_slices_name_the_key_and_the_place(metric, slices, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         metric.compute(predictions=[["O"], ["B-PER"]], references=[["O"], ["B-PER"]], slices=slices)
     assert metric.compute(predictions=[["B-PER"]], references=[["B-PER"]])["overall_f1"] == 1.0
+
+
+def test_holm_equals_statsmodels():
+    from conftest import require
+
+    multitest = require("statsmodels.stats.multitest", "pip install -r requirements-extras.txt")
+    import numpy as np
+
+    from ner_pipeline import holm
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        p = rng.uniform(0, 0.2, rng.integers(1, 12)).tolist()
+        assert holm(p) == pytest.approx(multitest.multipletests(p, method="holm")[1].tolist(), abs=1e-15)
+
+
+def test_two_systems_per_slice_with_holm(metric):
+    references, predictions = random_corpus(8, 240, prefixes="OOOBI")
+    _, predictions_b = random_corpus(9, 240, prefixes="OOOBI")
+    predictions_b = [b if len(b) == len(r) else p for b, p, r in zip(predictions_b, predictions, references)]
+    slices = genres(len(references), 8)
+    out = metric.compare(
+        predictions=predictions,
+        predictions_b=predictions_b,
+        references=references,
+        slices=slices,
+        permutations=200,
+        ci_resamples=100,
+    )
+    table = out["slices"]["slice"]["values"]
+    assert set(table) == set(GENRES) and out["slices"]["slice"]["correction"] == "holm"
+    for genre, cmp in table.items():
+        at = [i for i, g in enumerate(slices) if g == genre]
+        alone = metric.compare(
+            predictions=[predictions[i] for i in at],
+            predictions_b=[predictions_b[i] for i in at],
+            references=[references[i] for i in at],
+            permutations=200,
+            ci_resamples=0,
+        )
+        assert cmp["difference"]["overall_f1"] == pytest.approx(alone["difference"]["overall_f1"], abs=1e-12)
+        assert cmp["sentences"] == len(at)
+        for name, p in cmp["p_values"].items():
+            assert p <= cmp["p_values_holm"][name] <= 1
+    assert (
+        out["difference"]
+        == metric.compare(
+            predictions=predictions,
+            predictions_b=predictions_b,
+            references=references,
+            permutations=200,
+            ci_resamples=100,
+        )["difference"]
+    )
