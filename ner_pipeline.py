@@ -60,6 +60,7 @@ if __package__:  # inside the package evaluate.load builds
         muc_results,
         prf_table,
         seqeval_results,
+        sides,
     )
     from .ner_scorings import (
         DEFAULT_SCORES,
@@ -115,6 +116,7 @@ else:  # imported from the repo root: tests, ner_report, app
         muc_results,
         prf_table,
         seqeval_results,
+        sides,
     )
     from ner_scorings import (
         DEFAULT_SCORES,
@@ -210,7 +212,7 @@ OPTIONS = {
     ),
     "texts": Option(None, SPAN_CONFIGS),
     "ci_resamples": Option(0, CONFIGS),
-    "document_ids": Option(None, CONFIGS, _with_intervals, "ci_resamples > 0"),
+    "document_ids": Option(None, CONFIGS),
     "slices": Option(None, CONFIGS),
 }
 ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
@@ -235,6 +237,7 @@ RESERVED_KEYS = frozenset(
         "decoding",
         "intervals",
         "slices",
+        "documents",
     ]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
@@ -255,6 +258,7 @@ class Options(NamedTuple):
     texts: object
     intervals: object
     slices: object
+    document_ids: object = None
 
 
 def is_default(value, default):
@@ -327,6 +331,7 @@ def check_options(config_name, options):
         texts,
         intervals,
         check_slices(o["slices"]),
+        o["document_ids"],
     )
 
 
@@ -544,6 +549,35 @@ def run_families(view):
     return results
 
 
+# ---------------------------------------------------------------------------- documents
+
+
+def document_scores(rows, types, options):
+    """``results["documents"]``: per MUC mode, the mean and (population) standard deviation over the
+    documents of each document's precision, recall and F (HIPE-scorer's ``macro_doc``): precision over
+    the documents with a prediction, recall over those with a gold entity, F over those with both."""
+    derived = derive(rows, types, ("muc",), options.zero_division, options.beta, undefined=True)
+    gold, pred, missed, spurious = sides(rows, len(types))
+    possible = (gold.sum(axis=1) + missed).sum(axis=1)
+    actual = (pred.sum(axis=1) + spurious).sum(axis=1)
+    fkey = fbeta_key(options.beta)
+    out = {}
+    for mode in MODES:
+        p, r, f = derived["muc"][mode]["overall"]
+        table = {}
+        for name, values, keep in (
+            ("precision", p, actual > 0),
+            ("recall", r, possible > 0),
+            (fkey, f, (actual > 0) & (possible > 0)),
+        ):
+            chosen = values[keep]
+            table[name] = float(chosen.mean()) if len(chosen) else None
+            table[f"{name}_std"] = float(chosen.std()) if len(chosen) else None
+        table["documents"] = int(len(rows))
+        out[mode] = table
+    return out
+
+
 # ---------------------------------------------------------------------------- slices
 
 #: the key of a slices option given as one list
@@ -680,8 +714,8 @@ def _predicted(results):
 def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     """The results of the decoded entities of both sides, and the per-unit count rows (with
     ``units``, or with intervals asked for) with their type names."""
-    if units is None and options.intervals is not None:
-        units = document_units(options.intervals["document_ids"], len(corpus.lengths))
+    if units is None and (options.intervals is not None or options.document_ids is not None):
+        units = document_units(options.document_ids, len(corpus.lengths))
     view = build_view(corpus, gold, pred, options)
     results = run_families(view)
     if options.stratified is not None:
@@ -691,6 +725,13 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     )
     if options.intervals is not None:
         results["intervals"] = _intervals(view, stats)
+    if options.document_ids is not None:
+        rows = (
+            stats
+            if stats is not None
+            else count_rows(view.gold, view.pred, view.matching, len(view.types), *units)
+        )
+        results["documents"] = document_scores(rows, view.types, options)
     if options.slices is not None:
         by_sentence = tokens_correct_by_sentence(corpus, gold, pred, options.scoring)
         results["slices"] = slice_results(view, options.slices, corpus.lengths, by_sentence, units, results)

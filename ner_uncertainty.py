@@ -101,8 +101,6 @@ def check_uncertainty_options(
         _check_families(scores, "ci_resamples")
     if document_ids is not None:
         _check_id_list(document_ids)
-        if not resamples:
-            raise ValueError("document_ids only applies to intervals: give ci_resamples > 0 with it")
     if not resamples:
         return None
     return {"resamples": resamples, "confidence_level": level, "seed": seed, "document_ids": document_ids}

@@ -86,7 +86,6 @@ NO_EFFECT = [
     ("subgroups", {"seed": 3}, "seed=3", "'bootstrap' ci_method"),
     ("subgroups", {"n_bootstrap": 500}, "n_bootstrap=500", "ci_method='bootstrap'"),
     ("subgroups", {"n_bootstrap": 500, "ci_method": "wilson"}, "n_bootstrap=500", "ci_method='bootstrap'"),
-    ("default", {"document_ids": ["a"]}, "document_ids", "ci_resamples > 0"),
     ("default", {"overlap_threshold": 0.5}, "overlap_threshold", "'overlap' in scores"),
 ]
 

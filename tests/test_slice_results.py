@@ -194,3 +194,25 @@ def test_two_systems_per_slice_with_holm(metric):
             ci_resamples=100,
         )["difference"]
     )
+
+
+def test_document_macro_scores_by_hand(metric):
+    """HIPE-scorer's macro_doc: per document P, R, F, then their mean and population std; precision
+    over the documents with a prediction, recall over those with a gold entity, F over those with both."""
+    references = [["B-PER", "O"], ["B-LOC", "O"], ["O", "O"], ["B-ORG", "O"]]
+    predictions = [["B-PER", "O"], ["O", "O"], ["B-LOC", "O"], ["B-ORG", "B-PER"]]
+    ids = ["d1", "d1", "d2", "d3"]
+    strict = metric.compute(predictions=predictions, references=references, document_ids=ids)["documents"][
+        "strict"
+    ]
+    # d1: 1 of 1 predicted right, 1 of 2 gold found; d2: 0 of 1 predicted, no gold; d3: 1 of 2, 1 of 1
+    import numpy as np
+
+    precision, recall, f1 = [1.0, 0.0, 0.5], [0.5, 1.0], [2 / 3, 2 / 3]
+    assert strict["precision"] == pytest.approx(np.mean(precision))
+    assert strict["precision_std"] == pytest.approx(np.std(precision))
+    assert strict["recall"] == pytest.approx(np.mean(recall)) and strict["recall_std"] == pytest.approx(0.25)
+    assert strict["f1"] == pytest.approx(np.mean(f1)) and strict["f1_std"] == pytest.approx(0.0, abs=1e-12)
+    assert strict["documents"] == 3 and set(
+        metric.compute(predictions=predictions, references=references, document_ids=ids)["documents"]
+    ) == {"strict", "exact", "partial", "type"}

@@ -399,7 +399,7 @@ COMPUTE_ERRORS = [
     ),
     ({"ci_resamples": 10, "document_ids": ["a", ["b"]]}, "document_ids[1] is ['b'], not hashable"),
     ({"ci_resamples": 10, "document_ids": ["a", None]}, "document_ids[1] is None"),
-    ({"document_ids": ["a", "b"]}, "document_ids only applies to intervals: give ci_resamples > 0"),
+    ({"document_ids": ["a"]}, "document_ids has 1 ids but there are 2 sentences"),
     ({"ci_resamples": 10, "scores": ["token"]}, "ci_resamples needs 'seqeval' or 'muc' in scores"),
 ]
 
