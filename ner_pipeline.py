@@ -33,6 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
+    from .ner_buckets import bucket_scores, check_buckets
     from .ner_core import fbeta_key
     from .ner_decoding import (
         REPORT_PLACES,
@@ -89,6 +90,7 @@ if __package__:  # inside the package evaluate.load builds
         paired,
     )
 else:  # imported from the repo root: tests, ner_report, app
+    from ner_buckets import bucket_scores, check_buckets
     from ner_core import fbeta_key
     from ner_decoding import (
         REPORT_PLACES,
@@ -214,6 +216,7 @@ OPTIONS = {
     "ci_resamples": Option(0, CONFIGS),
     "document_ids": Option(None, CONFIGS),
     "slices": Option(None, CONFIGS),
+    "buckets": Option(None, CONFIGS),
 }
 ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
 #: the options of each config, with their defaults
@@ -238,6 +241,7 @@ RESERVED_KEYS = frozenset(
         "intervals",
         "slices",
         "documents",
+        "buckets",
     ]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
@@ -259,6 +263,7 @@ class Options(NamedTuple):
     intervals: object
     slices: object
     document_ids: object = None
+    buckets: object = None
 
 
 def is_default(value, default):
@@ -332,6 +337,7 @@ def check_options(config_name, options):
         intervals,
         check_slices(o["slices"]),
         o["document_ids"],
+        check_buckets(o["buckets"], config in SPAN_CONFIGS),
     )
 
 
@@ -725,6 +731,16 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     )
     if options.intervals is not None:
         results["intervals"] = _intervals(view, stats)
+    if options.buckets:
+        results["buckets"] = bucket_scores(
+            view.gold,
+            view.pred,
+            view.matching,
+            corpus.lengths,
+            options.buckets,
+            options.zero_division,
+            options.beta,
+        )
     if options.document_ids is not None:
         rows = (
             stats

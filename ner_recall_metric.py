@@ -14,6 +14,7 @@ import evaluate
 # the line (it would be read as a file to fetch); some are imported for that alone
 from .ner_agreement import agreement
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
+from .ner_buckets import EDGES
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_evaluate import EvaluatePatches
@@ -265,6 +266,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         ci_resamples=0,
         document_ids=None,
         slices=None,
+        buckets=None,
     ):
         given = locals()
         options = check_options(

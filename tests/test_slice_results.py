@@ -216,3 +216,47 @@ def test_document_macro_scores_by_hand(metric):
     assert strict["documents"] == 3 and set(
         metric.compute(predictions=predictions, references=references, document_ids=ids)["documents"]
     ) == {"strict", "exact", "partial", "type"}
+
+
+def test_entity_buckets_by_hand(metric):
+    references = [["B-PER", "I-PER", "O", "B-LOC"], ["B-ORG"] + ["O"] * 11]
+    predictions = [["B-PER", "I-PER", "O", "B-ORG"], ["B-ORG"] + ["O"] * 11]
+    out = metric.compute(
+        predictions=predictions,
+        references=references,
+        buckets=["entity_length", "sentence_length", "density"],
+    )["buckets"]
+    # one-token entities: gold LOC (missed), ORG (found); predicted ORG (wrong), ORG (right)
+    assert out["entity_length"]["1"] == {
+        "precision": 0.5,
+        "recall": 0.5,
+        "f1": 0.5,
+        "number": 2,
+        "predicted": 2,
+    }
+    assert out["entity_length"]["2"]["f1"] == 1.0 and set(out["entity_length"]) == {"1", "2"}
+    # sentence lengths 4 and 12; gold densities 2/4 and 1/12
+    assert (
+        out["sentence_length"]["1-10"]["recall"] == 0.5 and out["sentence_length"]["11-20"]["recall"] == 1.0
+    )
+    assert out["density"]["0.3+"]["number"] == 2 and out["density"]["0-0.1"]["number"] == 1
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_bucket_counts_add_up_to_the_strict_counts(metric, seed):
+    references, predictions = random_corpus(seed, 300, prefixes="OOOBIES")
+    results = metric.compute(
+        predictions=predictions, references=references, buckets=["entity_length", "density"]
+    )
+    strict = results["muc"]["strict"]
+    for table in results["buckets"].values():
+        assert sum(b["number"] for b in table.values()) == strict["possible"]
+        assert sum(b["predicted"] for b in table.values()) == strict["actual"]
+        assert sum(round(b["recall"] * b["number"]) for b in table.values()) == strict["correct"]
+
+
+def test_buckets_that_need_tokens_are_refused_in_span_configs(spans_metric):
+    with pytest.raises(ValueError, match="the bucket 'density' needs tokens"):
+        spans_metric.compute(predictions=[[]], references=[[]], buckets=["density"])
+    with pytest.raises(ValueError, match="buckets must be a list of attributes"):
+        spans_metric.compute(predictions=[[]], references=[[]], buckets=["shape"])
