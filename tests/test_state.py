@@ -141,3 +141,18 @@ def test_an_empty_state_is_the_identity_and_merging_commutes(metrics):
     b = metric.state(predictions=gold[1:], references=gold[1:], first_sentence=1)
     assert a + b == b + a and a + metric.State() == a and sum([a, b]) == a + b
     assert metric.finalize(a + b) == metric.compute(predictions=gold, references=gold)
+
+
+def test_class_ids_with_label_names_and_ignored_positions(metrics):
+    import numpy as np
+
+    metric, names = metrics["default"], ["O", "B-PER", "I-PER", "B-LOC"]
+    rng = np.random.default_rng(0)
+    references, predictions = rng.integers(0, 4, size=(50, 7)), rng.integers(0, 4, size=(50, 7))
+    references[:, -1] = predictions[:, -1] = -100  # padding, ignored on both sides
+    whole = metric.compute(predictions=predictions, references=references, label_names=names)
+    a = metric.state(predictions=predictions[:20], references=references[:20], label_names=names)
+    b = metric.state(
+        predictions=predictions[20:], references=references[20:], first_sentence=20, label_names=names
+    )
+    assert repr(metric.finalize(b + a)) == repr(whole)
