@@ -84,7 +84,7 @@ def agreement(
     annotations, kind="tags", document_ids=None, ci_resamples=0, confidence_level=0.95, seed=0, **options
 ):
     """Agreement of the annotators: ``"pairs"`` (per pair ``"i-j"``: F1 per MUC mode and per type,
-    and ``"disagreements"``), ``"f1"`` (per mode, the mean over pairs), ``"kappa"`` (``"value"``,
+    ``"disagreements"``, and with ``ci_resamples`` ``"intervals"`` of the F1 per mode), ``"f1"`` (per mode, the mean over pairs), ``"kappa"`` (``"value"``,
     ``"method"``: cohen or fleiss, ``"tokens"``, ``"observed"``, ``"chance"``, with ``ci_resamples``
     ``"interval"``), and ``"settings"``. ``options`` are ``compute``'s (scheme, mode, types, ...)."""
     annotations = check_annotations(annotations, kind)
@@ -95,8 +95,13 @@ def agreement(
             " its disagreements); give the other options of compute"
         )
     config = "spans" if kind == "spans" else "default"
-    checked = check_options(config, {**options, "scores": ["seqeval", "muc"], "errors": True})
     resamples = check_resamples(ci_resamples)
+    intervals = (
+        {"ci_resamples": resamples, "confidence_level": confidence_level, "seed": seed} if resamples else {}
+    )
+    if resamples and document_ids is not None:
+        intervals["document_ids"] = document_ids
+    checked = check_options(config, {**options, "scores": ["seqeval", "muc"], "errors": True, **intervals})
     units, n_units = document_units(document_ids, len(annotations[0]))
     pairs = {}
     for i, j in combinations(range(len(annotations)), 2):
@@ -108,6 +113,8 @@ def agreement(
             **_pair_summary(results, checked.beta),
             "disagreements": _disagreements(results["errors"]["strict"]),
         }
+        if resamples:  # the pair's F1 per mode, resampled as compute resamples it
+            pairs[f"{i}-{j}"]["intervals"] = {m: results["intervals"][f"muc_{m}_f1"] for m in MODES}
     f1 = {m: float(np.mean([p[m] for p in pairs.values()])) for m in MODES}
     labels, sentence = token_labels(annotations, kind, checked)
     kappa = kappa_of(labels)

@@ -150,3 +150,14 @@ def test_bad_annotations_name_the_annotator(metric, annotations, message):
 def test_options_agreement_sets_itself_are_refused(metric):
     with pytest.raises(ValueError, match="agreement sets scores itself"):
         metric.agreement([[["O"]], [["O"]]], scores=["token"])
+
+
+def test_pairwise_f1_intervals_are_computes(metric):
+    a, b, _ = annotators(6)
+    out = metric.agreement([a, b], ci_resamples=60, seed=2)
+    expected = metric.compute(predictions=b, references=a, ci_resamples=60, seed=2)["intervals"]
+    assert out["pairs"]["0-1"]["intervals"] == {
+        m: expected[f"muc_{m}_f1"] for m in ("strict", "exact", "partial", "type")
+    }
+    low, high = out["kappa"]["interval"]
+    assert low <= out["kappa"]["value"] <= high
