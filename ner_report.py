@@ -64,11 +64,13 @@ def _metric(inputs):
     return (load_metric("spans"), False) if is_spans(inputs) else (load_metric(), True)
 
 
-def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True):
+def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True, slices=None):
     """The metric's results on reader output, with "confusion" (and "errors" unless ``errors`` is
     False). ValueErrors name file and line."""
     metric, tags = _metric(inputs)
     options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
+    if slices is not None:
+        options["slices"] = slices
     try:
         return metric.compute(
             **inputs.compute_inputs(),
@@ -81,19 +83,23 @@ def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=T
         raise ValueError(ner_files.locate(str(error), inputs)) from None
 
 
-def score_two(inputs, inputs_b, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True):
+def score_two(
+    inputs, inputs_b, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True, slices=None
+):
     """Two systems on one gold, each scored once: (results, results_b, comparison). Tag systems get
     ``metric.compare``'s difference, interval and p-value (comparison None for spans); each
     system's own intervals come from the same per-unit rows. ValueErrors name file and line."""
     if is_spans(inputs):
         return (
-            score(inputs, ci_resamples=ci_resamples, errors=errors),
-            score(inputs_b, ci_resamples=ci_resamples, errors=errors),
+            score(inputs, ci_resamples=ci_resamples, errors=errors, slices=slices),
+            score(inputs_b, ci_resamples=ci_resamples, errors=errors, slices=slices),
             None,
         )
+    given = dict(
+        scheme=scheme, mode=mode, suffix=suffix, errors=errors, scores=["seqeval", "muc", "confusion"]
+    )
     options = ner_pipeline.check_options(
-        "default",
-        dict(scheme=scheme, mode=mode, suffix=suffix, errors=errors, scores=["seqeval", "muc", "confusion"]),
+        "default", {**given, **({"slices": slices} if slices is not None else {})}
     )
     settings = check_comparison_options(ci_resamples=ci_resamples or 1000, scores=options.scoring.scores)
     try:
@@ -201,9 +207,42 @@ def report(results, names, sentences, results_b=None, comparison=None):
         "most frequent type confusions (gold -> predicted)",
         *confusion_lines(results["confusion"]),
     ]
+    for key, table in results.get("slices", {}).items():
+        out += ["", f"per slice ({key})", *slice_lines(table, (comparison or {}).get("slices", {}).get(key))]
     if results_b is not None:
         out += ["", "two systems", comparison_text(results, results_b, comparison)]
     return "\n".join(out) + "\n"
+
+
+def slice_lines(table, compared=None):
+    """Each slice's sentences and scores (with B - A and its Holm-corrected p-value when compared),
+    then the worst slice."""
+    name = "overall_f1" if "overall_f1" in next(iter(table["values"].values())) else None
+    header = ["slice", "sentences", "precision", "recall", "f1"]
+    rows = []
+    for value, r in table["values"].items():
+        scores = (
+            [r[f"overall_{k}"] for k in ("precision", "recall", "f1")]
+            if name
+            else [r["muc"]["strict"][k] for k in ("precision", "recall", "f1")]
+        )
+        row = [str(value), r["sentences"], *scores]
+        if compared:
+            c = compared["values"][value]
+            key = "overall_f1" if "overall_f1" in c["difference"] else "muc_strict_f1"
+            row += [c["difference"][key], c["p_values_holm"][key]]
+        rows.append(row)
+    if compared:
+        header += ["f1 B - A", "p (Holm)"]
+    worst = table["worst"]
+    tail = (
+        [
+            f"worst: {worst['value']} ({worst['score']} {worst['slice']:.4f}, {round(worst['gap'], 12) + 0.0:.4f} below the whole)"
+        ]
+        if worst
+        else []
+    )
+    return [_table(header, rows), *tail]
 
 
 def comparison_rows(results, results_b):
@@ -253,6 +292,11 @@ def parse_args(argv):
     parser.add_argument("--suffix", action="store_true", help="tags carry the prefix last (PER-B)")
     parser.add_argument("--no-token-check", action="store_true", help="do not require identical tokens")
     parser.add_argument(
+        "--slices",
+        metavar="PATH",
+        help="a file with one slice value (genre, period, ...) per line, one line per sentence",
+    )
+    parser.add_argument(
         "--ci-resamples", type=int, default=0, help="bootstrap resamples of the intervals (0: none)"
     )
     parser.add_argument("--json", metavar="PATH", help="write every result (with the error listing) as JSON")
@@ -265,20 +309,36 @@ def run(args):
         scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
     )
     inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check)
+    slices = None if args.slices is None else read_slices(args.slices, len(inputs.references))
     names = [args.gold, args.predictions or args.gold]
     payload = {"files": {"gold": args.gold, "predictions": names[1]}}
     results_b = comparison = None
     if args.predictions_b:
         inputs_b = ner_files.read_second_predictions(inputs, args.predictions_b, not args.no_token_check)
         results, results_b, comparison = score_two(
-            inputs, inputs_b, ci_resamples=args.ci_resamples, **options
+            inputs, inputs_b, ci_resamples=args.ci_resamples, slices=slices, **options
         )
         names.append(args.predictions_b)
         payload.update(results=results, results_b=results_b, comparison=comparison)
         payload["files"]["predictions_b"] = args.predictions_b
     else:
-        payload["results"] = results = score(inputs, ci_resamples=args.ci_resamples, **options)
+        payload["results"] = results = score(inputs, ci_resamples=args.ci_resamples, slices=slices, **options)
     return report(results, names, len(inputs.references), results_b, comparison), payload
+
+
+def read_slices(path, n_sentences):
+    """One slice value per line, one line per sentence; ValueError naming the file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            values = [line.rstrip("\r\n") for line in f]
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"--slices {path}: cannot read it as UTF-8 text ({error})") from None
+    if len(values) != n_sentences:
+        raise ValueError(f"--slices {path}: {len(values)} lines but the files hold {n_sentences} sentences")
+    empty = next((i for i, v in enumerate(values) if not v.strip()), None)
+    if empty is not None:
+        raise ValueError(f"--slices {path} line {empty + 1}: empty; every sentence needs a slice value")
+    return values
 
 
 def check_output(path):

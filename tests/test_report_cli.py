@@ -169,3 +169,25 @@ def test_the_per_type_table_by_hand(tmp_path):
     assert rows["LOC"][:6] == ["LOC", 1, 2, 0.5, 1.0, pytest.approx(2 / 3)]
     text = ner_report.report(results, ["g.conll", "p.conll"], 1)
     assert re.search(r"^PER +2 +1 +1\.0000 +0\.5000 +0\.6667", text, re.M)
+
+
+def test_slices_from_a_file_print_a_table_per_slice(tmp_path, metric):
+    slices = tmp_path / "genre.txt"
+    slices.write_text("news\nweb\nnews\nweb\n", encoding="utf-8")
+    done = run(SCRIPT, GOLD, PRED_A, PRED_B, "--slices", str(slices), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    inputs = ner_files.read_conll_pair(GOLD, PRED_A)
+    for genre, at in (("news", [0, 2]), ("web", [1, 3])):
+        alone = metric.compute(
+            predictions=[inputs.predictions[i] for i in at], references=[inputs.references[i] for i in at]
+        )
+        row = rf"^{genre} +2 +{alone['overall_precision']:.4f} +{alone['overall_recall']:.4f} +{alone['overall_f1']:.4f}"
+        assert re.search(row + r" +-?\d\.\d{4} +[01]\.\d{4}$", done.stdout, re.M), done.stdout
+    assert re.search(
+        r"^worst: (news|web) \(overall_f1 \d\.\d{4}, \d\.\d{4} below the whole\)$", done.stdout, re.M
+    )
+    slices.write_text("news\n\nnews\nweb\n", encoding="utf-8")
+    done = run(SCRIPT, GOLD, PRED_A, "--slices", str(slices), cwd=tmp_path)
+    assert (
+        done.returncode == 1 and "genre.txt line 2: empty; every sentence needs a slice value" in done.stderr
+    )
