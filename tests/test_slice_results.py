@@ -260,3 +260,20 @@ def test_buckets_that_need_tokens_are_refused_in_span_configs(spans_metric):
         spans_metric.compute(predictions=[[]], references=[[]], buckets=["density"])
     with pytest.raises(ValueError, match="buckets must be a list of attributes"):
         spans_metric.compute(predictions=[[]], references=[[]], buckets=["shape"])
+
+
+def test_the_docs_table_is_the_bench_output():
+    import os
+
+    from conftest import ROOT
+
+    written = [
+        line
+        for line in open(os.path.join(ROOT, "bench", "slices.md")).read().splitlines()
+        if line.startswith("|")
+    ]
+    page = open(os.path.join(ROOT, "docs", "slices.md")).read()
+    shown = (
+        re.search(r"<!-- slices-bench -->\n(.*?)\n<!-- /slices-bench -->", page, re.S).group(1).splitlines()
+    )
+    assert len(written) > 2 and shown == written
