@@ -72,9 +72,13 @@ class Inputs(NamedTuple):
     tokens: list
     paths: dict
     lines: dict
+    document_ids: list = None  # per sentence, where the format has documents (HIPE)
 
     def compute_inputs(self):
-        return {"predictions": self.predictions, "references": self.references}
+        out = {"predictions": self.predictions, "references": self.references}
+        if self.document_ids is not None:
+            out["document_ids"] = self.document_ids
+        return out
 
     def where(self, side, sentence, item=None):
         """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``."""
@@ -256,6 +260,143 @@ def read_two_columns(path):
     )
 
 
+# ---------------------------------------------------------------------------- HIPE TSV
+
+HIPE_DOCUMENT = ("# document_id", "# hipe2022:document_id")
+HIPE_SEGMENT = "# segment"
+
+
+class HipeFile(NamedTuple):
+    """One HIPE TSV file: per segment its tokens, the tags of one column, the line of each token
+    and its document's id."""
+
+    path: str
+    tokens: list
+    tags: list
+    lines: list
+    document_ids: list
+    marked: bool  # whether the file has document or segment comments
+
+
+def read_hipe(path, column="NE-COARSE-LIT", merge_lines=False):
+    """:class:`HipeFile` of a CLEF-HIPE TSV file (2020 and 2022 layouts), reading ``column``.
+
+    The first line names the columns (``TOKEN NE-COARSE-LIT ... MISC``), fields are separated by
+    tabs, and lines starting with ``#`` are comments: ``# document_id = X`` (2020) or ``#
+    hipe2022:document_id = X`` starts a document, ``# segment...`` (2020) a segment within it. A
+    document without segment comments is one segment; ``merge_lines=True`` makes every document
+    one segment, so that an entity may cross a line (HIPE-scorer's ``merge_lines``). Tags are kept
+    as written (IOB or IOBES): the scoring's ``scheme`` judges them.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "gold.tsv")
+    >>> _ = open(path, "w").write("TOKEN\\tNE-COARSE-LIT\\tMISC\\n# hipe2022:document_id = d1\\n"
+    ...     "Anna\\tB-pers\\t_\\nsang\\tO\\t_\\n# hipe2022:document_id = d2\\nBern\\tB-loc\\t_\\n")
+    >>> f = read_hipe(path)
+    >>> f.tokens, f.tags, f.document_ids
+    ([['Anna', 'sang'], ['Bern']], [['B-pers', 'O'], ['B-loc']], ['d1', 'd2'])
+    >>> read_hipe(path, column="NE-FINE-LIT")
+    Traceback (most recent call last):
+    ValueError: gold.tsv line 1: no column 'NE-FINE-LIT'; the columns are TOKEN, NE-COARSE-LIT, MISC
+    """
+    name = os.path.basename(path)
+    records = [(n, line) for n, line in _raw_lines(path) if line.strip()]
+    if not records:
+        raise ValueError(f"{name}: no lines (an empty file?)")
+    header_line, header = records[0][0], records[0][1].split("\t")
+    if column not in header:
+        raise ValueError(
+            f"{name} line {header_line}: no column {column!r}; the columns are {', '.join(header)}"
+        )
+    index = header.index(column)
+    out = HipeFile(path, [], [], [], [], False)
+    document, count, segment = None, 0, []
+
+    def close():
+        if segment:
+            out.tokens.append([token for _, token, _ in segment])
+            out.tags.append([tag for _, _, tag in segment])
+            out.lines.append([n for n, _, _ in segment])
+            out.document_ids.append(document if document is not None else f"#{count}")
+            segment.clear()
+
+    for n, line in records[1:]:
+        if line.startswith("#"):
+            comment = line.split("\t")[0].strip()
+            if comment.startswith(HIPE_DOCUMENT):
+                close()
+                count += 1
+                document = comment.partition("=")[2].strip() or f"#{count}"
+                out = out._replace(marked=True)
+            elif comment.startswith(HIPE_SEGMENT):
+                out = out._replace(marked=True)
+                if not merge_lines:
+                    close()
+            continue
+        fields = line.split("\t")
+        if len(fields) <= index or not fields[index].strip():
+            raise ValueError(f"{name} line {n}: no {column} field (the header names {len(header)})")
+        segment.append((n, fields[0], fields[index].strip()))
+    close()
+    return out
+
+
+def _raw_lines(path):
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return list(enumerate(f.read().splitlines(), 1))
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
+
+
+def _resegment(pred, gold):
+    """A predictions file without document or segment comments, cut like the gold file (as
+    HIPE-scorer does); ValueError when the token counts differ."""
+    flat = [(token, tag, n) for seg in zip(pred.tokens, pred.tags, pred.lines) for token, tag, n in zip(*seg)]
+    total = sum(map(len, gold.tokens))
+    if len(flat) != total:
+        raise ValueError(
+            f"{os.path.basename(pred.path)} has {len(flat)} tokens and no document comments, but "
+            f"{os.path.basename(gold.path)} has {total}: the files must hold the same tokens"
+        )
+    tokens, tags, lines, at = [], [], [], 0
+    for seg in gold.tokens:
+        part = flat[at : at + len(seg)]
+        tokens.append([t for t, _, _ in part])
+        tags.append([g for _, g, _ in part])
+        lines.append([n for _, _, n in part])
+        at += len(seg)
+    return pred._replace(tokens=tokens, tags=tags, lines=lines, document_ids=list(gold.document_ids))
+
+
+def read_hipe_pair(gold_path, pred_path, column="NE-COARSE-LIT", merge_lines=False, check_tokens=True):
+    """:class:`Inputs` of a HIPE gold file and a system file, with each segment's document id, so
+    that ``compute(**inputs.compute_inputs())`` gives HIPE-scorer's document-level scores too. A
+    system file without comments is cut like the gold file; otherwise documents must agree."""
+    gold = read_hipe(gold_path, column, merge_lines)
+    pred = read_hipe(pred_path, column, merge_lines)
+    if not pred.marked and gold.marked:
+        pred = _resegment(pred, gold)
+    g = Sentences(gold_path, gold.tokens, (gold.tags,), gold.lines)
+    p = Sentences(pred_path, pred.tokens, (pred.tags,), pred.lines)
+    _check_same_sentences(g, p, check_tokens)
+    for i, (a, b) in enumerate(zip(gold.document_ids, pred.document_ids)):
+        if a != b:
+            raise ValueError(
+                f"segment {i + 1} is in document {a!r} in {os.path.basename(gold_path)} (line "
+                f"{gold.lines[i][0]}) but in {b!r} in {os.path.basename(pred_path)} (line "
+                f"{pred.lines[i][0]})"
+            )
+    return Inputs(
+        gold.tags,
+        pred.tags,
+        gold.tokens,
+        {"references": gold_path, "predictions": pred_path},
+        {"references": gold.lines, "predictions": pred.lines},
+        gold.document_ids,
+    )
+
+
 class Examples(NamedTuple):
     """One JSONL file: per example its tokens (list) or text (str), entities and line."""
 
@@ -362,8 +503,12 @@ def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
     )
 
 
-def read_second_predictions(inputs, pred_path, check_tokens=True):
+def read_second_predictions(inputs, pred_path, check_tokens=True, column=None):
     """``inputs`` (from :func:`read_pair`) with a second system's predictions file instead."""
+    if is_hipe(inputs.paths["references"]):
+        return read_hipe_pair(
+            inputs.paths["references"], pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens
+        )
     if is_jsonl(inputs.paths["references"]):
         return read_jsonl_pair(inputs.paths["references"], pred_path, check_tokens)
     if inputs.paths["references"] == inputs.paths["predictions"]:
@@ -377,14 +522,33 @@ def is_jsonl(path):
     return str(path).lower().endswith(JSONL_SUFFIXES)
 
 
-def read_pair(gold_path, pred_path=None, check_tokens=True):
+def is_hipe(path):
+    """Whether a file is in HIPE's TSV layout: its first line names the columns, ``TOKEN`` first
+    and a ``NE-`` column among them."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            first = f.readline().rstrip("\r\n").split("\t")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return first[0] == "TOKEN" and any(name.startswith("NE-") for name in first)
+
+
+def read_pair(gold_path, pred_path=None, check_tokens=True, column=None):
     """:class:`Inputs` of gold and predictions: two CoNLL or two JSONL files (by the name's ending:
-    .jsonl, .json, .ndjson), or, without ``pred_path``, one file with two tag columns."""
+    .jsonl, .json, .ndjson), two HIPE TSV files (by their header; ``column``, default
+    ``NE-COARSE-LIT``, names the tag column), or, without ``pred_path``, one file with two tag
+    columns."""
     for name, path in (("gold_path", gold_path), ("pred_path", pred_path)):
         if not (path is None and name == "pred_path") and not isinstance(path, (str, os.PathLike)):
             raise ValueError(f"{name} must be the path of a file; got {path!r}")
     if pred_path is None:
         return read_two_columns(gold_path)
+    if is_hipe(gold_path):
+        return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
+    if column is not None:
+        raise ValueError(
+            f"column={column!r} applies to HIPE TSV files; {os.path.basename(gold_path)} is not one"
+        )
     if is_jsonl(gold_path) != is_jsonl(pred_path):
         raise ValueError(
             f"{os.path.basename(gold_path)} and {os.path.basename(pred_path)}: one is JSONL, the "

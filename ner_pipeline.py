@@ -561,27 +561,39 @@ def run_families(view):
 def document_scores(rows, types, options):
     """``results["documents"]``: per MUC mode, the mean and (population) standard deviation over the
     documents of each document's precision, recall and F (HIPE-scorer's ``macro_doc``): precision over
-    the documents with a prediction, recall over those with a gold entity, F over those with both."""
+    the documents with a prediction, recall over those with a gold entity, F over those with both;
+    the same per type (``per_type``, the types with an entity in some document)."""
     derived = derive(rows, types, ("muc",), options.zero_division, options.beta, undefined=True)
     gold, pred, missed, spurious = sides(rows, len(types))
-    possible = (gold.sum(axis=1) + missed).sum(axis=1)
-    actual = (pred.sum(axis=1) + spurious).sum(axis=1)
+    possible = gold.sum(axis=1) + missed  # documents x types
+    actual = pred.sum(axis=1) + spurious
+    seen = np.flatnonzero((possible + actual).sum(axis=0) > 0)
     fkey = fbeta_key(options.beta)
     out = {}
     for mode in MODES:
         p, r, f = derived["muc"][mode]["overall"]
-        table = {}
-        for name, values, keep in (
-            ("precision", p, actual > 0),
-            ("recall", r, possible > 0),
-            (fkey, f, (actual > 0) & (possible > 0)),
-        ):
-            chosen = values[keep]
-            table[name] = float(chosen.mean()) if len(chosen) else None
-            table[f"{name}_std"] = float(chosen.std()) if len(chosen) else None
+        table = _macro_doc(p, r, f, possible.sum(axis=1), actual.sum(axis=1), fkey)
         table["documents"] = int(len(rows))
+        pt, rt, ft = derived["muc"][mode]["per_type"]
+        table["per_type"] = {
+            types[t]: _macro_doc(pt[:, t], rt[:, t], ft[:, t], possible[:, t], actual[:, t], fkey)
+            for t in seen
+        }
         out[mode] = table
     return out
+
+
+def _macro_doc(p, r, f, possible, actual, fkey):
+    table = {}
+    for name, values, keep in (
+        ("precision", p, actual > 0),
+        ("recall", r, possible > 0),
+        (fkey, f, (actual > 0) & (possible > 0)),
+    ):
+        chosen = values[keep]
+        table[name] = float(chosen.mean()) if len(chosen) else None
+        table[f"{name}_std"] = float(chosen.std()) if len(chosen) else None
+    return table
 
 
 # ---------------------------------------------------------------------------- slices
@@ -851,6 +863,9 @@ def compare_systems(
         for name, p in (("predictions", predictions), ("predictions_b", predictions_b))
     ]
     families = families_of(options.scoring.scores)
+    if document_ids is not None:  # as compute gives them with document_ids
+        for results, rows, types in systems:
+            results["documents"] = document_scores(by_unit(rows, units), types, options)
     if system_intervals:
         level = {
             "resamples": system_intervals,

@@ -109,6 +109,7 @@ def score_two(
             inputs.references,
             options,
             settings,
+            document_ids=inputs.document_ids,
             system_intervals=ci_resamples,
         )
     except ValueError as error:
@@ -207,11 +208,22 @@ def report(results, names, sentences, results_b=None, comparison=None):
         "most frequent type confusions (gold -> predicted)",
         *confusion_lines(results["confusion"]),
     ]
+    if "documents" in results:
+        out += ["", "per document (mean and standard deviation over documents, HIPE-scorer's macro_doc)"]
+        out += [_table(["mode", *DOC_COLUMNS], document_rows(results["documents"]))]
     for key, table in results.get("slices", {}).items():
         out += ["", f"per slice ({key})", *slice_lines(table, (comparison or {}).get("slices", {}).get(key))]
     if results_b is not None:
         out += ["", "two systems", comparison_text(results, results_b, comparison)]
     return "\n".join(out) + "\n"
+
+
+DOC_COLUMNS = ("documents", "precision", "precision_std", "recall", "recall_std", "f1", "f1_std")
+
+
+def document_rows(documents):
+    """(mode, documents, P, its std, R, its std, F1, its std); ``-`` where no document qualifies."""
+    return [[mode, *("-" if t[k] is None else t[k] for k in DOC_COLUMNS)] for mode, t in documents.items()]
 
 
 def slice_lines(table, compared=None):
@@ -292,6 +304,9 @@ def parse_args(argv):
     parser.add_argument("--suffix", action="store_true", help="tags carry the prefix last (PER-B)")
     parser.add_argument("--no-token-check", action="store_true", help="do not require identical tokens")
     parser.add_argument(
+        "--column", metavar="NAME", help="the tag column of HIPE TSV files (default NE-COARSE-LIT)"
+    )
+    parser.add_argument(
         "--slices",
         metavar="PATH",
         help="a file with one slice value (genre, period, ...) per line, one line per sentence",
@@ -308,13 +323,15 @@ def run(args):
     options = dict(
         scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
     )
-    inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check)
+    inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check, args.column)
     slices = None if args.slices is None else read_slices(args.slices, len(inputs.references))
     names = [args.gold, args.predictions or args.gold]
     payload = {"files": {"gold": args.gold, "predictions": names[1]}}
     results_b = comparison = None
     if args.predictions_b:
-        inputs_b = ner_files.read_second_predictions(inputs, args.predictions_b, not args.no_token_check)
+        inputs_b = ner_files.read_second_predictions(
+            inputs, args.predictions_b, not args.no_token_check, args.column
+        )
         results, results_b, comparison = score_two(
             inputs, inputs_b, ci_resamples=args.ci_resamples, slices=slices, **options
         )
