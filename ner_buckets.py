@@ -3,14 +3,26 @@
 As ExplainaBoard (Fu, Liu and Neubig, EMNLP 2020) buckets them, a gold entity falls in the bucket of
 its own attribute (recall: found, strictly, among the gold entities of the bucket) and a prediction in
 the bucket of its own attribute (precision: right, strictly, among the predictions of the bucket). The
-attributes, each with fixed bucket edges (ExplainaBoard's are drawn from the data; fixed edges compare
+attributes, each with fixed buckets (ExplainaBoard draws its edges from the data; fixed ones compare
 across systems and corpora):
 
 * ``entity_length``: tokens (offset units in the span configs): ``1``, ``2``, ``3``, ``4+``;
 * ``sentence_length``: tokens of the entity's sentence (tag configs): ``1-10``, ``11-20``, ``21-40``,
   ``41+``;
 * ``density``: entities of the entity's side per token of its sentence (tag configs): ``0-0.1``,
-  ``0.1-0.2``, ``0.2-0.3``, ``0.3+``.
+  ``0.1-0.2``, ``0.2-0.3``, ``0.3+``;
+* ``capitalisation`` (needs the entity's text: ``tokens`` in the tag configs, ``texts`` in the span
+  configs): ``upper`` (every letter upper case, two letters or more: ``NATO``), ``title`` (the first
+  letter upper case: ``Anna``, ``New york``, ``A``), ``lower`` (the first letter lower case: ``de
+  Gaulle``, ``iPhone``), ``none`` (no letter: ``1984``);
+* with ``train_entities`` (the training set's entities as ``(type, text)`` pairs), an entity's text
+  compared exactly with the training texts: ``seen`` (``seen``/``unseen``), ``train_frequency``
+  (how many training entities have its text: ``0``, ``1-2``, ``3-9``, ``10+``) and
+  ``label_consistency`` (the share of those with the entity's own type, ExplainaBoard's eCon:
+  ``unseen``, ``0``, ``0-0.5``, ``0.5-1``, ``1``). A gold entity is judged with its gold type, a
+  prediction with its predicted type.
+
+An entity's text is its tokens joined by one space (tag configs), or its characters (span configs).
 
 >>> import ner_decoding as D, ner_matching as M
 >>> corpus = D.encode([["B-PER", "I-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O", "B-ORG"]])
@@ -18,41 +30,175 @@ across systems and corpora):
 >>> out = bucket_scores(gold, pred, M.match(gold, pred), corpus.lengths, ["entity_length"])
 >>> out["entity_length"]["1"]["recall"], out["entity_length"]["2"]["f1"]
 (0.0, 1.0)
+>>> capitalisation(["NATO", "Anna", "de Gaulle", "1984", "A"]).tolist()
+[0, 1, 2, 3, 1]
 """
+
+from collections import Counter
 
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_core import divide, fbeta, fbeta_key
+    from .ner_core import divide, fbeta, fbeta_array, fbeta_key, ratio
+    from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import divide, fbeta, fbeta_key
+    from ner_core import divide, fbeta, fbeta_array, fbeta_key, ratio
+    from ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
 
-#: per attribute, the lower edge of each bucket and its name
+#: per numeric attribute, the lower edge of each bucket and its name
 EDGES = {
     "entity_length": ((1, 2, 3, 4), ("1", "2", "3", "4+")),
     "sentence_length": ((1, 11, 21, 41), ("1-10", "11-20", "21-40", "41+")),
     "density": ((0.0, 0.1, 0.2, 0.3), ("0-0.1", "0.1-0.2", "0.2-0.3", "0.3+")),
+    "train_frequency": ((0, 1, 3, 10), ("0", "1-2", "3-9", "10+")),
+    # unseen is -1; a share strictly between 0 and 0.5 is in "0-0.5"
+    "label_consistency": ((-1.0, 0.0, 1e-12, 0.5, 1.0), ("unseen", "0", "0-0.5", "0.5-1", "1")),
 }
-TOKEN_ATTRIBUTES = ("sentence_length", "density")
+CATEGORIES = {
+    "capitalisation": ("upper", "title", "lower", "none"),
+    "seen": ("seen", "unseen"),
+}
+#: what each attribute needs beyond the entities: tokens (tag configs), the entity's text, training
+NEEDS = {
+    "entity_length": "",
+    "sentence_length": "tokens",
+    "density": "tokens",
+    "capitalisation": "text",
+    "seen": "train",
+    "train_frequency": "train",
+    "label_consistency": "train",
+}
+ATTRIBUTES = tuple(NEEDS)
+DEFAULT_BUCKETS = ("entity_length", "sentence_length", "density")
+
+
+def labels_of(name):
+    return EDGES[name][1] if name in EDGES else CATEGORIES[name]
 
 
 def check_buckets(buckets, span_config=False):
-    """A list of attribute names (None: none)."""
+    """A tuple of attribute names (None: none)."""
     if buckets is None:
         return None
     if isinstance(buckets, (str, bytes)) or not isinstance(buckets, (list, tuple)) or not buckets:
-        raise ValueError(f"buckets must be a list of attributes from {list(EDGES)}; got {buckets!r}")
+        raise ValueError(f"buckets must be a list of attributes from {list(ATTRIBUTES)}; got {buckets!r}")
     for name in buckets:
-        if name not in EDGES:
-            raise ValueError(f"buckets must be a list of attributes from {list(EDGES)}; got {name!r}")
-        if span_config and name in TOKEN_ATTRIBUTES:
+        if name not in NEEDS:
+            raise ValueError(f"buckets must be a list of attributes from {list(ATTRIBUTES)}; got {name!r}")
+        if span_config and NEEDS[name] == "tokens":
             raise ValueError(
                 f"the bucket {name!r} needs tokens: the span configs have none (entity_length works)"
             )
     return tuple(dict.fromkeys(buckets))
 
 
-def _attribute(name, spans, lengths):
+def needs_text(buckets):
+    return bool(buckets) and any(NEEDS[name] in ("text", "train") for name in buckets)
+
+
+def needs_train(buckets):
+    return bool(buckets) and any(NEEDS[name] == "train" for name in buckets)
+
+
+def check_train_entities(train_entities):
+    """``train_entities``: ``(type, text)`` pairs, or a training corpus ``{"tokens": [[str]],
+    "tags": [[str]]}`` (decoded leniently); returns (texts Counter, (text, type) Counter)."""
+    if train_entities is None:
+        return None
+    if isinstance(train_entities, dict):
+        pairs = _corpus_entities(train_entities)
+    elif isinstance(train_entities, (list, tuple)):
+        pairs = list(train_entities)
+        for i, pair in enumerate(pairs):
+            if (
+                not isinstance(pair, (list, tuple))
+                or len(pair) != 2
+                or not all(isinstance(x, str) for x in pair)
+            ):
+                raise ValueError(f"train_entities[{i}] must be a (type, text) pair of str; got {pair!r}")
+    else:
+        raise ValueError(
+            "train_entities must be a list of (type, text) pairs or {'tokens': ..., 'tags': ...}; got "
+            f"{type(train_entities).__name__}"
+        )
+    return Counter(text for _, text in pairs), Counter((text, kind) for kind, text in pairs)
+
+
+def _corpus_entities(corpus):
+    if set(corpus) != {"tokens", "tags"}:
+        raise ValueError(f"train_entities as a corpus has the keys 'tokens' and 'tags'; got {sorted(corpus)}")
+    tokens, tags = corpus["tokens"], corpus["tags"]
+    if (
+        not isinstance(tokens, (list, tuple))
+        or not isinstance(tags, (list, tuple))
+        or len(tokens) != len(tags)
+    ):
+        raise ValueError(
+            "train_entities['tokens'] and ['tags'] must be lists with one item per sentence each"
+        )
+    if __package__:
+        from .ner_decoding import tags_to_spans
+    else:
+        from ner_decoding import tags_to_spans
+    pairs = []
+    for i, (words, sequence) in enumerate(zip(tokens, tags)):
+        if not isinstance(words, (list, tuple)) or len(words) != len(sequence):
+            raise ValueError(f"train_entities['tokens'][{i}] must be a list as long as ['tags'][{i}]")
+        try:
+            spans = tags_to_spans(sequence)
+        except ValueError as error:
+            raise ValueError(f"train_entities['tags'][{i}]: {error}") from None
+        pairs += [(s.label, " ".join(map(str, words[s.start : s.end]))) for s in spans]
+    return pairs
+
+
+def check_tokens(tokens, lengths):
+    """``tokens``: one list of str per sentence, as long as its tags; ValueError naming the place."""
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
+        raise ValueError(
+            f"tokens must be a list with one list of str per sentence; got {type(tokens).__name__}"
+        )
+    if len(tokens) != len(lengths):
+        raise ValueError(f"tokens has {len(tokens)} sentences but references has {len(lengths)}")
+    for i, (words, n) in enumerate(zip(tokens, lengths)):
+        if isinstance(words, (str, bytes)) or not isinstance(words, (list, tuple)) or len(words) != n:
+            raise ValueError(f"tokens[{i}] must be a list of {n} str, one per tag")
+        for j, word in enumerate(words):
+            if not isinstance(word, str):
+                raise ValueError(f"tokens[{i}][{j}] must be a str; got {type(word).__name__}")
+    return tokens
+
+
+# ---------------------------------------------------------------------------- attributes
+
+
+def entity_texts(spans, sources, joiner):
+    """The text of each entity: its tokens joined by ``joiner`` (``sources`` a list of token lists)
+    or its characters (``sources`` a list of str, ``joiner`` None)."""
+    local = spans.offset
+    width = spans.end - spans.start
+    out = []
+    for s, a, w in zip(spans.sentence.tolist(), local.tolist(), width.tolist()):
+        piece = sources[s][a : a + w]
+        out.append(piece if joiner is None else joiner.join(piece))
+    return out
+
+
+def capitalisation(texts):
+    """Index into ``CATEGORIES["capitalisation"]`` of each text."""
+    out = np.empty(len(texts), dtype=np.int64)
+    for i, text in enumerate(texts):
+        letters = [c for c in text if c.isalpha()]
+        if not letters:
+            out[i] = 3
+        elif len(letters) > 1 and all(c.isupper() for c in letters):
+            out[i] = 0
+        else:
+            out[i] = 1 if letters[0].isupper() else 2
+    return out
+
+
+def _numeric(name, spans, lengths):
     if name == "entity_length":
         return (spans.end - spans.start).astype(float)
     sentence_length = np.asarray(lengths, dtype=float)[spans.sentence]
@@ -62,25 +208,66 @@ def _attribute(name, spans, lengths):
     return per_sentence[spans.sentence] / np.maximum(sentence_length, 1)
 
 
-def _bucket_of(values, edges):
-    return np.searchsorted(np.asarray(edges, dtype=float), values, side="right") - 1
+def _train(name, texts, kinds, train):
+    counts, typed = train
+    frequency = np.array([counts.get(t, 0) for t in texts], dtype=float)
+    if name == "seen":
+        return (frequency == 0).astype(np.int64)
+    if name == "train_frequency":
+        return frequency
+    same = np.array([typed.get((t, k), 0) for t, k in zip(texts, kinds)], dtype=float)
+    return np.where(frequency > 0, same / np.maximum(frequency, 1), -1.0)
 
 
-def bucket_scores(gold, pred, matching, lengths, buckets, zero_division=0.0, beta=1.0):
+def assign(name, spans, lengths, types, texts=None, train=None):
+    """The bucket index of each entity of one side."""
+    if NEEDS[name] == "train":
+        values = _train(name, texts, [types[c] for c in spans.type.tolist()], train)
+    elif name == "capitalisation":
+        return capitalisation(texts)
+    else:
+        values = _numeric(name, spans, lengths)
+    if name in CATEGORIES:
+        return values
+    return np.searchsorted(np.asarray(EDGES[name][0], dtype=float), values, side="right") - 1
+
+
+# ---------------------------------------------------------------------------- scores
+
+
+def bucket_scores(
+    gold,
+    pred,
+    matching,
+    lengths,
+    buckets,
+    zero_division=0.0,
+    beta=1.0,
+    types=(),
+    texts=None,
+    train=None,
+    units=None,
+    intervals=None,
+):
     """``results["buckets"]``: per attribute, per bucket with an entity on either side, the strict
-    ``precision``, ``recall``, F, ``number`` (gold entities) and ``predicted``."""
+    ``precision``, ``recall``, F, ``number`` (gold entities) and ``predicted``; with ``intervals``
+    (the checked interval options) and ``units`` (each sentence's unit, number of units), each
+    bucket's ``intervals`` of the three scores by bootstrap over the units.
+
+    ``texts``: (gold texts, predicted texts), one per entity, for the attributes that need them.
+    """
     exact = np.asarray(matching.scenario) == 0  # same span and type
     found = np.zeros(len(gold), dtype=bool)
     found[np.asarray(matching.gold)[exact]] = True
     right = np.zeros(len(pred), dtype=bool)
     right[np.asarray(matching.pred)[exact]] = True
     fkey = fbeta_key(beta)
-    out = {}
+    out, blocks = {}, []
     for name in buckets:
-        edges, labels = EDGES[name]
-        g = _bucket_of(_attribute(name, gold, lengths), edges)
-        p = _bucket_of(_attribute(name, pred, lengths), edges)
+        labels = labels_of(name)
         k = len(labels)
+        g = assign(name, gold, lengths, types, texts and texts[0], train)
+        p = assign(name, pred, lengths, types, texts and texts[1], train)
         number, hits = np.bincount(g, minlength=k), np.bincount(g[found], minlength=k)
         predicted, correct = np.bincount(p, minlength=k), np.bincount(p[right], minlength=k)
         table = {}
@@ -96,4 +283,61 @@ def bucket_scores(gold, pred, matching, lengths, buckets, zero_division=0.0, bet
                     "predicted": int(predicted[b]),
                 }
         out[name] = table
+        if intervals is not None:
+            blocks.append((name, labels, g, p))
+    if intervals is not None and blocks:
+        _add_intervals(out, blocks, gold, pred, found, right, units, intervals, beta, fkey, zero_division)
     return out
+
+
+def _unit_rows(blocks, gold, pred, found, right, units):
+    """Per unit: for each attribute and bucket, gold entities, found ones, predictions, right ones."""
+    unit, n_units = units
+    gu, pu = np.asarray(unit)[gold.sentence], np.asarray(unit)[pred.sentence]
+    columns = []
+    for _, labels, g, p in blocks:
+        k = len(labels)
+        for where, buckets, keep in ((gu, g, None), (gu, g, found), (pu, p, None), (pu, p, right)):
+            cell = where * k + buckets
+            if keep is not None:
+                cell = cell[keep]
+            columns.append(np.bincount(cell, minlength=n_units * k).reshape(n_units, k))
+    return np.concatenate(columns, axis=1)
+
+
+def _add_intervals(out, blocks, gold, pred, found, right, units, options, beta, fkey, zero_division):
+    stats = _unit_rows(blocks, gold, pred, found, right, units)
+    widths = [len(labels) for _, labels, _, _ in blocks]
+
+    def score(totals):
+        totals = np.atleast_2d(totals)
+        columns, at = [], 0
+        for k in widths:
+            number, hits, predicted, correct = (totals[:, at + i * k : at + (i + 1) * k] for i in range(4))
+            p, r = ratio(correct, predicted, np.nan), ratio(hits, number, np.nan)
+            f = fbeta_array(p, r, beta)
+            f = np.where(np.isnan(f) & ((p == 0) | (r == 0)), 0.0, f)
+            columns += [p, r, f]
+            at += 4 * k
+        return np.concatenate(columns, axis=1)
+
+    patterns, counts = group_rows(stats)
+    full = (patterns * counts[:, None]).sum(axis=0)
+    estimate = score(full)[0]
+    estimate = np.where(np.isnan(estimate), float(zero_division), estimate)  # as the table shows it
+    rng = np.random.default_rng(np.random.SeedSequence(options["seed"]).spawn(1)[0])
+    draws = np.concatenate([score(t) for t in bootstrap_totals(patterns, counts, options["resamples"], rng)])
+    names = list(range(len(estimate)))
+    boot = Bootstrap(names, estimate, draws, patterns, counts, score)
+    bounds = interval_bounds(boot, options["confidence_level"], DEFAULT_METHOD)
+    at = 0
+    for (name, labels, _, _), k in zip(blocks, widths):
+        for i, key in enumerate(("precision", "recall", fkey)):
+            for b, label in enumerate(labels):
+                j = at + i * k + b
+                if label in out[name]:
+                    out[name][label].setdefault("intervals", {})[key] = [
+                        float(bounds[0, j]),
+                        float(bounds[1, j]),
+                    ]
+        at += 3 * k

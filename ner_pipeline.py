@@ -26,6 +26,7 @@ ValueError: seed=3 changes nothing here: it needs ci_resamples > 0 (or the strat
 """
 
 import re
+import reprlib
 from collections.abc import Callable
 from functools import cached_property
 from typing import NamedTuple
@@ -33,7 +34,15 @@ from typing import NamedTuple
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_buckets import bucket_scores, check_buckets
+    from .ner_buckets import (
+        bucket_scores,
+        check_buckets,
+        check_tokens,
+        check_train_entities,
+        entity_texts,
+        needs_text,
+        needs_train,
+    )
     from .ner_core import fbeta_key
     from .ner_decoding import (
         REPORT_PLACES,
@@ -90,7 +99,15 @@ if __package__:  # inside the package evaluate.load builds
         paired,
     )
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_buckets import bucket_scores, check_buckets
+    from ner_buckets import (
+        bucket_scores,
+        check_buckets,
+        check_tokens,
+        check_train_entities,
+        entity_texts,
+        needs_text,
+        needs_train,
+    )
     from ner_core import fbeta_key
     from ner_decoding import (
         REPORT_PLACES,
@@ -181,6 +198,14 @@ def _with_bootstrap(given, config):
     return given.get("ci_method") == "bootstrap"
 
 
+def _with_text_buckets(given, config):
+    return needs_text(given.get("buckets"))
+
+
+def _with_train_buckets(given, config):
+    return needs_train(given.get("buckets"))
+
+
 class Option(NamedTuple):
     """One option of ``compute``: its default, the configs that have it, and when it changes
     anything (``needs(given options, config)``, with the words of the error when it does not)."""
@@ -217,6 +242,15 @@ OPTIONS = {
     "document_ids": Option(None, CONFIGS),
     "slices": Option(None, CONFIGS),
     "buckets": Option(None, CONFIGS),
+    "tokens": Option(
+        None, TAG_CONFIGS, _with_text_buckets, "a bucket that reads the entity's text, e.g. 'capitalisation'"
+    ),
+    "train_entities": Option(
+        None,
+        CONFIGS,
+        _with_train_buckets,
+        "a bucket that reads them: 'seen', 'train_frequency', 'label_consistency'",
+    ),
 }
 ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
 #: the options of each config, with their defaults
@@ -264,6 +298,8 @@ class Options(NamedTuple):
     slices: object
     document_ids: object = None
     buckets: object = None
+    tokens: object = None
+    train: object = None  # (texts Counter, (text, type) Counter) of train_entities
 
 
 def is_default(value, default):
@@ -324,6 +360,21 @@ def check_options(config_name, options):
         _check_stratified(stratified)
     _check_needs(config, options)
     texts = check_texts(o["texts"])
+    buckets = check_buckets(o["buckets"], config in SPAN_CONFIGS)
+    if needs_text(buckets) and o["texts" if config in SPAN_CONFIGS else "tokens"] is None:
+        raise ValueError(
+            f"buckets {list(buckets)} read each entity's text: pass "
+            + (
+                "texts= (one str per example)"
+                if config in SPAN_CONFIGS
+                else "tokens= (one list of str per sentence)"
+            )
+        )
+    if needs_train(buckets) and o["train_entities"] is None:
+        raise ValueError(
+            f"buckets {list(buckets)} compare with the training entities: pass train_entities= "
+            "((type, text) pairs, or {'tokens': ..., 'tags': ...})"
+        )
     return Options(
         o["scheme"],
         o["mode"],
@@ -337,7 +388,9 @@ def check_options(config_name, options):
         intervals,
         check_slices(o["slices"]),
         o["document_ids"],
-        check_buckets(o["buckets"], config in SPAN_CONFIGS),
+        buckets,
+        o["tokens"],
+        check_train_entities(o["train_entities"]),
     )
 
 
@@ -346,7 +399,9 @@ def _check_needs(config, options):
     for name, value in options.items():
         option = OPTIONS[name]
         if not is_default(value, option.default) and not option.needs(options, config):
-            raise ValueError(f"{name}={value!r} changes nothing here: it needs {option.need_words}")
+            raise ValueError(
+                f"{name}={reprlib.repr(value)} changes nothing here: it needs {option.need_words}"
+            )
 
 
 def _check_mode(mode, scheme):
@@ -744,15 +799,7 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     if options.intervals is not None:
         results["intervals"] = _intervals(view, stats)
     if options.buckets:
-        results["buckets"] = bucket_scores(
-            view.gold,
-            view.pred,
-            view.matching,
-            corpus.lengths,
-            options.buckets,
-            options.zero_division,
-            options.beta,
-        )
+        results["buckets"] = _buckets(corpus, view, options, units)
     if options.document_ids is not None:
         rows = (
             stats
@@ -764,6 +811,30 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
         by_sentence = tokens_correct_by_sentence(corpus, gold, pred, options.scoring)
         results["slices"] = slice_results(view, options.slices, corpus.lengths, by_sentence, units, results)
     return results, stats, view.types
+
+
+def _buckets(corpus, view, options, units):
+    texts = None
+    if needs_text(options.buckets):
+        if options.texts is not None:  # span configs: the entity's characters
+            sources, joiner = options.texts, None
+        else:
+            sources, joiner = check_tokens(options.tokens, corpus.lengths), " "
+        texts = tuple(entity_texts(side, sources, joiner) for side in (view.gold, view.pred))
+    return bucket_scores(
+        view.gold,
+        view.pred,
+        view.matching,
+        corpus.lengths,
+        options.buckets,
+        options.zero_division,
+        options.beta,
+        types=view.types,
+        texts=texts,
+        train=options.train,
+        units=units,
+        intervals=options.intervals,
+    )
 
 
 def _intervals(view, stats):

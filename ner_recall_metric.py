@@ -267,6 +267,8 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         document_ids=None,
         slices=None,
         buckets=None,
+        tokens=None,
+        train_entities=None,
     ):
         given = locals()
         options = check_options(

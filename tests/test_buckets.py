@@ -1,0 +1,206 @@
+"""Entity buckets that read the entity's text and the training entities, and intervals per bucket:
+hand-counted tables, counts that add up to the strict MUC counts on random corpora in every
+attribute, and errors that name what is missing."""
+
+import random
+
+import pytest
+from test_parity import random_corpus
+
+import ner_buckets
+from conftest import METRIC_PATH
+
+ALL = list(ner_buckets.ATTRIBUTES)
+WORDS = ("Anna", "NATO", "riga", "1984", "de", "Bern", "iPhone", "UN", "x")
+
+
+@pytest.fixture(scope="module")
+def spans_metric():
+    import evaluate
+
+    return evaluate.load(METRIC_PATH, "spans")
+
+
+def random_tokens(references, seed):
+    rng = random.Random(seed)
+    return [[rng.choice(WORDS) for _ in sentence] for sentence in references]
+
+
+# text -> capitalisation bucket
+CAPITALS = [
+    ("NATO", "upper"),
+    ("UN", "upper"),
+    ("Anna", "title"),
+    ("A", "title"),
+    ("New york", "title"),
+    ("de Gaulle", "lower"),
+    ("iPhone", "lower"),
+    ("1984", "none"),
+    ("", "none"),
+    ("Ölüdeniz", "title"),
+    ("ÉTAT", "upper"),
+]
+
+
+@pytest.mark.parametrize("text, bucket", CAPITALS)
+def test_capitalisation_of_a_text(text, bucket):
+    index = ner_buckets.capitalisation([text])[0]
+    assert ner_buckets.CATEGORIES["capitalisation"][index] == bucket
+
+
+def test_text_and_training_buckets_by_hand(metric):
+    references = [["B-PER", "I-PER", "O", "B-ORG"], ["B-LOC", "O", "B-PER"]]
+    predictions = [["B-PER", "I-PER", "O", "B-LOC"], ["B-LOC", "O", "O"]]
+    tokens = [["Anna", "Smith", "of", "NATO"], ["riga", "x", "1984"]]
+    train = [("PER", "Anna Smith"), ("ORG", "NATO"), ("LOC", "NATO"), ("ORG", "NATO"), ("LOC", "Bern")]
+    out = metric.compute(
+        predictions=predictions,
+        references=references,
+        buckets=["capitalisation", "seen", "train_frequency", "label_consistency"],
+        tokens=tokens,
+        train_entities=train,
+    )["buckets"]
+    # gold: Anna Smith PER (found), NATO ORG (missed: predicted LOC), riga LOC (found), 1984 PER (missed)
+    # predicted: Anna Smith PER (right), NATO LOC (wrong), riga LOC (right)
+    cap = out["capitalisation"]
+    assert {b: (r["number"], r["predicted"], r["recall"], r["precision"]) for b, r in cap.items()} == {
+        "title": (1, 1, 1.0, 1.0),
+        "upper": (1, 1, 0.0, 0.0),
+        "lower": (1, 1, 1.0, 1.0),
+        "none": (1, 0, 0.0, 0.0),
+    }
+    assert {b: (r["number"], r["predicted"]) for b, r in out["seen"].items()} == {
+        "seen": (2, 2),
+        "unseen": (2, 1),
+    }
+    assert {b: (r["number"], r["predicted"]) for b, r in out["train_frequency"].items()} == {
+        "0": (2, 1),
+        "1-2": (1, 1),
+        "3-9": (1, 1),
+    }
+    # NATO in training: 2 ORG, 1 LOC; gold ORG 2/3 -> 0.5-1, predicted LOC 1/3 -> 0-0.5
+    assert {b: (r["number"], r["predicted"]) for b, r in out["label_consistency"].items()} == {
+        "unseen": (2, 1),
+        "1": (1, 1),
+        "0.5-1": (1, 0),
+        "0-0.5": (0, 1),
+    }
+
+
+def test_a_training_corpus_counts_as_its_entities(metric):
+    references = [["B-PER", "O", "B-LOC"]]
+    tokens = [["Anna", "in", "Bern"]]
+    corpus = {"tokens": [["Anna", "sang"], ["Bern", "Bern"]], "tags": [["B-PER", "O"], ["B-LOC", "I-LOC"]]}
+    pairs = [("PER", "Anna"), ("LOC", "Bern Bern")]
+    scores = [
+        metric.compute(
+            predictions=references, references=references, buckets=["seen"], tokens=tokens, train_entities=t
+        )["buckets"]
+        for t in (corpus, pairs)
+    ]
+    assert scores[0] == scores[1] and scores[0]["seen"]["seen"]["number"] == 1
+
+
+def test_span_configs_read_the_entity_text_from_texts(spans_metric):
+    texts = ["Anna met NATO"]
+    gold = [[{"label": "PER", "start": 0, "end": 4}, {"label": "ORG", "start": 9, "end": 13}]]
+    out = spans_metric.compute(
+        predictions=gold,
+        references=gold,
+        texts=texts,
+        buckets=["capitalisation", "seen"],
+        train_entities=[("ORG", "NATO")],
+    )["buckets"]
+    assert set(out["capitalisation"]) == {"title", "upper"}
+    assert out["seen"]["seen"]["number"] == 1 and out["seen"]["unseen"]["number"] == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_attribute_adds_up_to_the_strict_counts(metric, seed):
+    references, predictions = random_corpus(seed, 200, prefixes="OOOBIES")
+    tokens = random_tokens(references, seed)
+    train = [(random.Random(seed + i).choice("ABC"), w) for i, w in enumerate(WORDS * 3)]
+    results = metric.compute(
+        predictions=predictions, references=references, buckets=ALL, tokens=tokens, train_entities=train
+    )
+    strict = results["muc"]["strict"]
+    assert set(results["buckets"]) == set(ALL)
+    for name, table in results["buckets"].items():
+        assert set(table) <= set(ner_buckets.labels_of(name)), name
+        assert sum(b["number"] for b in table.values()) == strict["possible"], name
+        assert sum(b["predicted"] for b in table.values()) == strict["actual"], name
+        assert sum(round(b["recall"] * b["number"]) for b in table.values()) == strict["correct"], name
+        assert sum(round(b["precision"] * b["predicted"]) for b in table.values()) == strict["correct"], name
+
+
+def test_intervals_per_bucket(metric):
+    references, predictions = random_corpus(3, 400, prefixes="OOOBIE")
+    tokens = random_tokens(references, 3)
+    options = dict(buckets=["entity_length", "capitalisation"], tokens=tokens)
+    plain = metric.compute(predictions=predictions, references=references, **options)["buckets"]
+    out = metric.compute(predictions=predictions, references=references, ci_resamples=300, seed=5, **options)
+    again = metric.compute(
+        predictions=predictions, references=references, ci_resamples=300, seed=5, **options
+    )
+    assert out["buckets"] == again["buckets"]  # the seed fixes the resamples
+    for name, table in out["buckets"].items():
+        for label, row in table.items():
+            assert {k: v for k, v in row.items() if k != "intervals"} == plain[name][label]
+            for key in ("precision", "recall", "f1"):
+                low, high = row["intervals"][key]
+                assert low <= row[key] + 1e-12 and row[key] <= high + 1e-12, (name, label, key)
+    # a perfect tagger: every bucket's interval is the point 1
+    perfect = metric.compute(predictions=references, references=references, ci_resamples=100, **options)
+    for table in perfect["buckets"].values():
+        for row in table.values():
+            assert all(row["intervals"][k] == [1.0, 1.0] for k in ("precision", "recall", "f1"))
+    # documents as units: wider than sentences, never narrower in this corpus
+    ids = [i // 20 for i in range(len(references))]
+    by_doc = metric.compute(
+        predictions=predictions, references=references, ci_resamples=300, document_ids=ids, **options
+    )["buckets"]["entity_length"]["1"]["intervals"]["f1"]
+    by_sentence = out["buckets"]["entity_length"]["1"]["intervals"]["f1"]
+    assert by_doc != by_sentence
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(buckets=["capitalisation"]), r"read each entity's text: pass tokens="),
+        (dict(buckets=["seen"], tokens=[["a"]]), r"compare with the training entities: pass train_entities="),
+        (dict(tokens=[["Anna"]]), r"tokens=\[\['Anna'\]\] changes nothing here"),
+        (dict(train_entities=[("PER", "Anna")]), r"train_entities=.* changes nothing here"),
+        (dict(buckets=["capitalisation"], tokens=[["a", "b"]]), r"tokens\[0\] must be a list of 1 str"),
+        (dict(buckets=["capitalisation"], tokens=[[3]]), r"tokens\[0\]\[0\] must be a str; got int"),
+        (
+            dict(buckets=["capitalisation"], tokens=[["a"], ["b"]]),
+            r"tokens has 2 sentences but references has 1",
+        ),
+        (
+            dict(buckets=["seen"], tokens=[["a"]], train_entities=[("PER", 1)]),
+            r"train_entities\[0\] must be a \(type, text\) pair of str",
+        ),
+        (
+            dict(
+                buckets=["seen"], tokens=[["a"]], train_entities={"tokens": [["a"]], "tags": [["B-X", "O"]]}
+            ),
+            r"train_entities\['tokens'\]\[0\] must be a list as long as \['tags'\]\[0\]",
+        ),
+        (
+            dict(buckets=["seen"], tokens=[["a"]], train_entities={"tokens": [["a"]], "tags": [["X-Y"]]}),
+            r"train_entities\['tags'\]\[0\]: .*X-Y",
+        ),
+    ],
+)
+def test_bucket_errors_name_what_is_missing(metric, options, message):
+    with pytest.raises(ValueError, match=message):
+        metric.compute(predictions=[["B-PER"]], references=[["B-PER"]], **options)
+    # the failed call left the metric usable
+    assert metric.compute(predictions=[["B-PER"]], references=[["B-PER"]])["overall_f1"] == 1.0
+
+
+def test_tokens_belong_to_the_tag_configs(spans_metric):
+    with pytest.raises(ValueError, match="tokens needs the 'default' config"):
+        spans_metric.compute(predictions=[[]], references=[[]], tokens=[[]])
+    with pytest.raises(ValueError, match=r"pass texts= \(one str per example\)"):
+        spans_metric.compute(predictions=[[]], references=[[]], buckets=["capitalisation"])
