@@ -35,14 +35,15 @@ An entity's text is its tokens joined by one space (tag configs), or its charact
 """
 
 from collections import Counter
+from typing import NamedTuple
 
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_core import divide, fbeta, fbeta_array, fbeta_key, ratio
+    from .ner_core import divide, fbeta, fbeta_array, fbeta_key, holm, ratio
     from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import divide, fbeta, fbeta_array, fbeta_key, ratio
+    from ner_core import divide, fbeta, fbeta_array, fbeta_key, holm, ratio
     from ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
 
 #: per numeric attribute, the lower edge of each bucket and its name
@@ -198,14 +199,22 @@ def capitalisation(texts):
     return out
 
 
-def _numeric(name, spans, lengths):
+def _bucket_of(values, name):
+    return np.searchsorted(np.asarray(EDGES[name][0], dtype=float), values, side="right") - 1
+
+
+def _numeric_buckets(name, spans, lengths):
+    """The bucket of each entity by a numeric attribute; the sentence attributes are bucketed once
+    per sentence."""
     if name == "entity_length":
-        return (spans.end - spans.start).astype(float)
-    sentence_length = np.asarray(lengths, dtype=float)[spans.sentence]
+        return np.minimum(spans.end - spans.start, 4) - 1  # 1, 2, 3, 4+
+    sentence_length = np.asarray(lengths, dtype=float)
     if name == "sentence_length":
-        return sentence_length
-    per_sentence = np.bincount(spans.sentence, minlength=len(lengths)).astype(float)
-    return per_sentence[spans.sentence] / np.maximum(sentence_length, 1)
+        per_sentence = sentence_length
+    else:
+        count = np.bincount(spans.sentence, minlength=len(sentence_length))
+        per_sentence = count / np.maximum(sentence_length, 1)
+    return _bucket_of(per_sentence, name)[spans.sentence]
 
 
 def _train(name, texts, kinds, train):
@@ -221,15 +230,12 @@ def _train(name, texts, kinds, train):
 
 def assign(name, spans, lengths, types, texts=None, train=None):
     """The bucket index of each entity of one side."""
-    if NEEDS[name] == "train":
-        values = _train(name, texts, [types[c] for c in spans.type.tolist()], train)
-    elif name == "capitalisation":
+    if name == "capitalisation":
         return capitalisation(texts)
-    else:
-        values = _numeric(name, spans, lengths)
-    if name in CATEGORIES:
-        return values
-    return np.searchsorted(np.asarray(EDGES[name][0], dtype=float), values, side="right") - 1
+    if NEEDS[name] != "train":
+        return _numeric_buckets(name, spans, lengths)
+    values = _train(name, texts, [types[c] for c in spans.type.tolist()], train)
+    return values if name in CATEGORIES else _bucket_of(values, name)
 
 
 # ---------------------------------------------------------------------------- scores
@@ -248,6 +254,7 @@ def bucket_scores(
     train=None,
     units=None,
     intervals=None,
+    keep_rows=False,
 ):
     """``results["buckets"]``: per attribute, per bucket with an entity on either side, the strict
     ``precision``, ``recall``, F, ``number`` (gold entities) and ``predicted``; with ``intervals``
@@ -255,6 +262,7 @@ def bucket_scores(
     bucket's ``intervals`` of the three scores by bootstrap over the units.
 
     ``texts``: (gold texts, predicted texts), one per entity, for the attributes that need them.
+    ``keep_rows``: also return the :class:`BucketRows` of ``units`` (what ``compare`` pairs).
     """
     exact = np.asarray(matching.scenario) == 0  # same span and type
     found = np.zeros(len(gold), dtype=bool)
@@ -268,8 +276,8 @@ def bucket_scores(
         k = len(labels)
         g = assign(name, gold, lengths, types, texts and texts[0], train)
         p = assign(name, pred, lengths, types, texts and texts[1], train)
-        number, hits = np.bincount(g, minlength=k), np.bincount(g[found], minlength=k)
-        predicted, correct = np.bincount(p, minlength=k), np.bincount(p[right], minlength=k)
+        number, hits = np.bincount(g, minlength=k), np.bincount(g, found, minlength=k).astype(np.int64)
+        predicted, correct = np.bincount(p, minlength=k), np.bincount(p, right, minlength=k).astype(np.int64)
         table = {}
         for b, label in enumerate(labels):
             if number[b] or predicted[b]:
@@ -283,10 +291,74 @@ def bucket_scores(
                     "predicted": int(predicted[b]),
                 }
         out[name] = table
-        if intervals is not None:
-            blocks.append((name, labels, g, p))
-    if intervals is not None and blocks:
+        blocks.append((name, labels, g, p))
+    if intervals is not None:
         _add_intervals(out, blocks, gold, pred, found, right, units, intervals, beta, fkey, zero_division)
+    if keep_rows:
+        layout = tuple((name, labels) for name, labels, _, _ in blocks)
+        return out, BucketRows(layout, _unit_rows(blocks, gold, pred, found, right, units))
+    return out
+
+
+class BucketRows(NamedTuple):
+    """Per unit, per attribute and bucket: gold entities, found ones, predictions, right ones;
+    ``layout``: (attribute, bucket labels) in column order."""
+
+    layout: tuple
+    rows: np.ndarray
+
+
+def bucket_scorer(widths, beta=1.0, undefined=True, zero_division=0.0):
+    """``score(totals)``: per row of summed :class:`BucketRows` columns, each attribute's
+    precision, recall and F per bucket (attribute by attribute, score by score, bucket by bucket);
+    a 0/0 is NaN with ``undefined``, else ``zero_division``."""
+
+    def score(totals):
+        totals = np.atleast_2d(totals)
+        columns, at = [], 0
+        for k in widths:
+            number, hits, predicted, correct = (totals[:, at + i * k : at + (i + 1) * k] for i in range(4))
+            p, r = ratio(correct, predicted, np.nan), ratio(hits, number, np.nan)
+            f = fbeta_array(p, r, beta)
+            f = np.where(np.isnan(f) & ((p == 0) | (r == 0)), 0.0, f)
+            columns += [p, r, f]
+            at += 4 * k
+        out = np.concatenate(columns, axis=1)
+        return out if undefined else np.where(np.isnan(out), float(zero_division), out)
+
+    return score
+
+
+def compare_buckets(rows_a, rows_b, layout, tables, paired, beta, fkey):
+    """``compare``'s ``"buckets"``: per attribute, per bucket of either system's table, the
+    difference b - a of precision, recall and F, its paired interval and p-values
+    (``paired(stats_a, stats_b, names, score, estimate)``), and the p-values corrected over the
+    attribute's buckets (Holm)."""
+    out, at = {}, 0
+    for name, labels in layout:
+        k = len(labels)
+        a, b = rows_a[:, at : at + 4 * k], rows_b[:, at : at + 4 * k]
+        at += 4 * k
+        names = [f"{label}\t{key}" for key in ("precision", "recall", fkey) for label in labels]
+        cmp = paired(a, b, names, bucket_scorer([k], beta), bucket_scorer([k], beta, undefined=False))
+        shown = [label for label in labels if label in tables[0][name] or label in tables[1][name]]
+        table = {}
+        for j, full in enumerate(names):
+            label, key = full.split("\t")
+            if label not in shown:
+                continue
+            row = table.setdefault(label, {"difference": {}, "p_values": {}})
+            row["difference"][key] = float(cmp["difference"][j])
+            row["p_values"][key] = float(cmp["p_values"][j])
+            if "intervals" in cmp:
+                row.setdefault("intervals", {})[key] = [
+                    float(cmp["intervals"][0, j]),
+                    float(cmp["intervals"][1, j]),
+                ]
+        for key in ("precision", "recall", fkey):
+            for row, p in zip(table.values(), holm([row["p_values"][key] for row in table.values()])):
+                row.setdefault("p_values_holm", {})[key] = p
+        out[name] = {"values": table, "correction": "holm"}
     return out
 
 
@@ -308,18 +380,7 @@ def _unit_rows(blocks, gold, pred, found, right, units):
 def _add_intervals(out, blocks, gold, pred, found, right, units, options, beta, fkey, zero_division):
     stats = _unit_rows(blocks, gold, pred, found, right, units)
     widths = [len(labels) for _, labels, _, _ in blocks]
-
-    def score(totals):
-        totals = np.atleast_2d(totals)
-        columns, at = [], 0
-        for k in widths:
-            number, hits, predicted, correct = (totals[:, at + i * k : at + (i + 1) * k] for i in range(4))
-            p, r = ratio(correct, predicted, np.nan), ratio(hits, number, np.nan)
-            f = fbeta_array(p, r, beta)
-            f = np.where(np.isnan(f) & ((p == 0) | (r == 0)), 0.0, f)
-            columns += [p, r, f]
-            at += 4 * k
-        return np.concatenate(columns, axis=1)
+    score = bucket_scorer(widths, beta)
 
     patterns, counts = group_rows(stats)
     full = (patterns * counts[:, None]).sum(axis=0)

@@ -192,3 +192,18 @@ def check_seed(value):
     if not (is_int(value) and value >= 0):
         raise ValueError(f"seed must be a non-negative int or None; got {value!r}")
     return int(value)
+
+
+def holm(p_values):
+    """Holm's step-down adjustment of a family of p-values (a list), in their order.
+
+    >>> holm([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted, running = [0.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted

@@ -705,58 +705,55 @@ def flat_scores(derived, types):
 # ---------------------------------------------------------------------------- results: one formatter
 
 
-def _by_outcome(mode, per_scenario):
-    """Sum per-scenario counts (first axis) into the mode's outcomes (plain ints)."""
-    out = {o: 0 for o in OUTCOMES}
-    for outcome, n in zip(OUTCOME_TABLE[mode], per_scenario):
-        out[outcome] = out[outcome] + int(n)
+#: per mode, the scenario x outcome matrix that sums scenario counts into the mode's outcomes
+OUTCOME_MATRIX = {
+    mode: np.array([[int(outcome == o) for o in OUTCOMES] for outcome in table], dtype=np.int64)
+    for mode, table in OUTCOME_TABLE.items()
+}
+
+
+def _muc_tables(names, recall_side, precision_side, missed, spurious, scores, fkey):
+    """One MUC table per name: outcomes (recall side), missed, spurious, possible, actual, scores."""
+    out = {}
+    for name, r, p, m, s, values in zip(names, recall_side, precision_side, missed, spurious, scores):
+        table = dict(zip(OUTCOMES, r))
+        table.update(missed=m, spurious=s, possible=sum(r) + m, actual=sum(p) + s)
+        table.update(zip(("precision", "recall", fkey), values))
+        out[name] = table
     return out
-
-
-def _muc_table(recall_side, precision_side, missed, spurious, scores, fkey):
-    table = {o: recall_side[o] for o in OUTCOMES}
-    table.update(
-        missed=int(missed),
-        spurious=int(spurious),
-        possible=sum(recall_side.values()) + int(missed),
-        actual=sum(precision_side.values()) + int(spurious),
-    )
-    table.update(zip(("precision", "recall", fkey), scores))
-    return table
 
 
 def muc_results(row, types, derived, beta=1.0):
     """``results["muc"]`` from one count row and its :func:`derive` values."""
     k = len(types)
-    gold, pred, missed, spurious = (a[0] for a in sides(row, k))
-    gold, pred = gold.astype(np.int64), pred.astype(np.int64)
+    gold, pred, missed, spurious = (a[0].astype(np.int64) for a in sides(row, k))
     fkey = fbeta_key(beta)
-    per_type = list(
-        zip(
-            types,
-            gold.T.tolist(),
-            pred.T.tolist(),
-            missed.astype(np.int64).tolist(),
-            spurious.astype(np.int64).tolist(),
-        )
-    )
-    overall = gold.sum(axis=1).tolist()
+    missed_t, spurious_t = missed.tolist(), spurious.tolist()
+    total_missed, total_spurious = int(missed.sum()), int(spurious.sum())
     results = {}
     for mode in MODES:
+        matrix = OUTCOME_MATRIX[mode]
+        recall_side, precision_side = (gold.T @ matrix).tolist(), (pred.T @ matrix).tolist()
+        overall = (gold.sum(axis=1) @ matrix).tolist()
         scores = derived["muc"][mode]
-        table = _muc_table(
-            _by_outcome(mode, overall),
-            _by_outcome(mode, overall),
-            missed.sum(),
-            spurious.sum(),
-            scores["overall"][:, 0].tolist(),
+        table = _muc_tables(
+            [None],
+            [overall],
+            [overall],
+            [total_missed],
+            [total_spurious],
+            [scores["overall"][:, 0].tolist()],
+            fkey,
+        )[None]
+        table["per_type"] = _muc_tables(
+            types,
+            recall_side,
+            precision_side,
+            missed_t,
+            spurious_t,
+            scores["per_type"][:, 0].T.tolist(),
             fkey,
         )
-        columns = scores["per_type"][:, 0].T.tolist()  # types x 3
-        table["per_type"] = {
-            name: _muc_table(_by_outcome(mode, g), _by_outcome(mode, p), m, s, columns[i], fkey)
-            for i, (name, g, p, m, s) in enumerate(per_type)
-        }
         results[mode] = table
     return results
 

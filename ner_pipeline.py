@@ -39,11 +39,12 @@ if __package__:  # inside the package evaluate.load builds
         check_buckets,
         check_tokens,
         check_train_entities,
+        compare_buckets,
         entity_texts,
         needs_text,
         needs_train,
     )
-    from .ner_core import fbeta_key
+    from .ner_core import fbeta_key, holm
     from .ner_decoding import (
         REPORT_PLACES,
         SCHEMES,
@@ -97,6 +98,7 @@ if __package__:  # inside the package evaluate.load builds
         families_of,
         interval_results,
         paired,
+        paired_scores,
     )
 else:  # imported from the repo root: tests, ner_report, app
     from ner_buckets import (
@@ -104,11 +106,12 @@ else:  # imported from the repo root: tests, ner_report, app
         check_buckets,
         check_tokens,
         check_train_entities,
+        compare_buckets,
         entity_texts,
         needs_text,
         needs_train,
     )
-    from ner_core import fbeta_key
+    from ner_core import fbeta_key, holm
     from ner_decoding import (
         REPORT_PLACES,
         SCHEMES,
@@ -162,6 +165,7 @@ else:  # imported from the repo root: tests, ner_report, app
         families_of,
         interval_results,
         paired,
+        paired_scores,
     )
 
 # ---------------------------------------------------------------------------- options, declared once
@@ -675,9 +679,11 @@ def check_slices(slices):
                 f"{where} must be a list with one value per sentence; got {type(column).__name__}"
             )
         values = column.tolist() if isinstance(column, np.ndarray) else list(column)
-        for i, value in enumerate(values):
-            if not isinstance(value, (str, int, np.integer, bool)) or value is None:
-                raise ValueError(f"{where}[{i}] is {value!r}; a slice value is a str or an int")
+        kinds = set(map(type, values))  # at C speed; the place of a bad value only when there is one
+        if not all(issubclass(kind, (str, int, np.integer)) for kind in kinds):
+            for i, value in enumerate(values):
+                if not isinstance(value, (str, int, np.integer, bool)) or value is None:
+                    raise ValueError(f"{where}[{i}] is {value!r}; a slice value is a str or an int")
         out[key] = values
     return out
 
@@ -688,9 +694,9 @@ def _slice_codes(values, where, n_sentences):
         raise ValueError(
             f"{where} has {len(values)} values but there are {n_sentences} sentences; give one per sentence"
         )
-    distinct = sorted(set(values), key=lambda v: (type(v).__name__, v))
+    distinct = sorted(dict.fromkeys(values), key=lambda v: (type(v).__name__, v))
     index = {v: i for i, v in enumerate(distinct)}
-    return distinct, np.fromiter((index[v] for v in values), dtype=np.intp, count=len(values))
+    return distinct, np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
 
 
 def slice_view(view, keep, tokens, tokens_correct):
@@ -732,23 +738,82 @@ def headline(results, beta):
 
 def slice_results(view, slices, lengths, tokens_correct, units, whole):
     """``results["slices"]``: per key, per value the families' results on its sentences (and
-    their intervals), and the worst slice by the headline F with its gap to the whole."""
+    their intervals), and the worst slice by the headline F with its gap to the whole.
+
+    The count-row families (seqeval, MUC) of every value come from one ``count_rows`` with the
+    values as units, derived in one batch; the other families and the intervals restrict the view
+    to the value's sentences (:func:`slice_view`)."""
     n = len(lengths)
     lengths = np.asarray(lengths)
+    scores = view.options.scoring.scores
+    others = [name for name in FAMILIES if name in scores and FAMILIES[name].counts is not _row]
     out = {}
     for key, values in slices.items():
         where = "slices" if key == SLICE_KEY and len(slices) == 1 else f"slices[{key!r}]"
         distinct, code = _slice_codes(values, where, n)
+        m = len(distinct)
+        rows = count_rows(view.gold, view.pred, view.matching, len(view.types), code, m)
+        sentences = np.bincount(code, minlength=m)
+        tokens = np.bincount(code, weights=lengths, minlength=m)
+        correct = np.bincount(code, weights=tokens_correct, minlength=m)
+        by_row = _row_families(view, rows, correct, tokens)
         table = {}
         for i, value in enumerate(distinct):
-            keep = code == i
-            sub = slice_view(view, keep, lengths[keep].sum(), tokens_correct[keep].sum())
-            results = {"sentences": int(keep.sum()), **run_families(sub)}
-            results.pop("errors", None)
-            if view.options.intervals is not None:
-                results["intervals"] = _intervals(sub, _slice_rows(sub, keep, units))
+            results = {"sentences": int(sentences[i]), **by_row[i]}
+            if others or view.options.intervals is not None:
+                keep = code == i
+                sub = slice_view(view, keep, int(tokens[i]), int(correct[i]))
+                for name in others:
+                    family = FAMILIES[name]
+                    results[family.key] = family.derive(family.counts(sub), sub)
+                if view.options.intervals is not None:
+                    results["intervals"] = _intervals(sub, _slice_rows(sub, keep, units))
             table[value] = results
         out[key] = {"values": table, "worst": _worst(table, whole, view.options.beta)}
+    return out
+
+
+def _row_families(view, rows, tokens_correct, tokens):
+    """The seqeval and MUC results (those asked for) of each count row, derived in one batch per
+    distinct set of types present (seqeval's per-type keys and averages are over those)."""
+    o, types = view.options, view.types
+    families = tuple(f for f in ("seqeval", "muc") if f in o.scoring.scores)
+    out = [{} for _ in range(len(rows))]
+    if not families:
+        return out
+    gold, pred, missed, spurious = sides(rows, len(types))
+    seen = (gold.sum(axis=1) + missed + pred.sum(axis=1) + spurious) > 0
+    groups = {}
+    for i, present in enumerate(map(bytes, np.packbits(seen, axis=1))):
+        groups.setdefault(present, []).append(i)
+    for members in groups.values():
+        present = tuple(np.flatnonzero(seen[members[0]]).tolist())
+        derived = derive(rows[members], types, families, o.zero_division, o.beta, present)
+        for j, i in enumerate(members):
+            one, row = _one_row(derived, j), rows[i : i + 1]
+            if "seqeval" in families:
+                out[i].update(
+                    seqeval_results(
+                        row, types, one, int(tokens_correct[i]), int(tokens[i]), o.zero_division, o.beta
+                    )
+                )
+            if "muc" in families:
+                out[i]["muc"] = muc_results(row, types, one, o.beta)
+    return out
+
+
+def _one_row(derived, j):
+    """:func:`derive`'s values of its ``j``-th row, as a batch of one."""
+    out = {}
+    if "seqeval" in derived:
+        s = derived["seqeval"]
+        out["seqeval"] = {
+            **{k: s[k][:, j : j + 1] for k in ("overall", "macro", "weighted", "per_type")},
+            "present": s["present"],
+            "number": s["number"][j : j + 1],
+        }
+    if "muc" in derived:
+        out["muc"] = {mode: {k: v[:, j : j + 1] for k, v in t.items()} for mode, t in derived["muc"].items()}
     return out
 
 
@@ -785,8 +850,10 @@ def _predicted(results):
 
 
 def score_view(corpus, gold, pred, options, subgroups=None, units=None):
-    """The results of the decoded entities of both sides, and the per-unit count rows (with
-    ``units``, or with intervals asked for) with their type names."""
+    """The results of the decoded entities of both sides, the per-unit count rows (with
+    ``units``, or with intervals asked for) with their type names, and with ``units`` and
+    ``buckets`` the per-unit :class:`ner_buckets.BucketRows` (None otherwise)."""
+    bucket_rows, paired_units = None, units is not None  # compare pairs the bucket rows
     if units is None and (options.intervals is not None or options.document_ids is not None):
         units = document_units(options.document_ids, len(corpus.lengths))
     view = build_view(corpus, gold, pred, options)
@@ -798,7 +865,9 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     )
     if options.intervals is not None:
         results["intervals"] = _intervals(view, stats)
-    if options.buckets:
+    if options.buckets and paired_units:
+        results["buckets"], bucket_rows = _buckets(corpus, view, options, units, keep_rows=True)
+    elif options.buckets:
         results["buckets"] = _buckets(corpus, view, options, units)
     if options.document_ids is not None:
         rows = (
@@ -810,10 +879,10 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     if options.slices is not None:
         by_sentence = tokens_correct_by_sentence(corpus, gold, pred, options.scoring)
         results["slices"] = slice_results(view, options.slices, corpus.lengths, by_sentence, units, results)
-    return results, stats, view.types
+    return results, stats, view.types, bucket_rows
 
 
-def _buckets(corpus, view, options, units):
+def _buckets(corpus, view, options, units, keep_rows=False):
     texts = None
     if needs_text(options.buckets):
         if options.texts is not None:  # span configs: the entity's characters
@@ -834,6 +903,7 @@ def _buckets(corpus, view, options, units):
         train=options.train,
         units=units,
         intervals=options.intervals,
+        keep_rows=keep_rows,
     )
 
 
@@ -877,11 +947,11 @@ def score_tags(corpus, options, subgroups=None, units=None):
     """Decode both sides and score them: (results with what decoding did, per-unit counts, types)."""
     gold = decode(corpus.references, corpus, options.scheme)
     pred = decode(corpus.predictions, corpus, options.scheme)
-    results, stats, types = score_view(corpus, gold, pred, options, subgroups, units)
+    results, stats, types, bucket_rows = score_view(corpus, gold, pred, options, subgroups, units)
     results["decoding"] = decoding_reports(
         corpus, pred, gold, options.scheme, places=REPORT_PLACES if options.scoring.errors else 0
     )
-    return results, stats, types
+    return results, stats, types, bucket_rows
 
 
 def score_spans(predictions, references, options, subgroups=None):
@@ -935,7 +1005,7 @@ def compare_systems(
     ]
     families = families_of(options.scoring.scores)
     if document_ids is not None:  # as compute gives them with document_ids
-        for results, rows, types in systems:
+        for results, rows, types, _ in systems:
             results["documents"] = document_scores(by_unit(rows, units), types, options)
     if system_intervals:
         level = {
@@ -943,7 +1013,7 @@ def compare_systems(
             "confidence_level": settings["confidence_level"],
             "seed": settings["seed"],
         }
-        for results, rows, types in systems:
+        for results, rows, types, _ in systems:
             results["intervals"] = interval_results(
                 by_unit(rows, units),
                 types,
@@ -953,7 +1023,7 @@ def compare_systems(
                 zero_division=options.zero_division,
             )
     union = tuple(sorted(set(systems[0][2]) | set(systems[1][2])))
-    rows_a, rows_b = (align_types(rows, types, union) for _, rows, types in systems)
+    rows_a, rows_b = (align_types(rows, types, union) for _, rows, types, _ in systems)
     out = _paired(by_unit(rows_a, units), by_unit(rows_b, units), union, settings, families, options)
     summary = {
         "unit": "sentence" if document_ids is None else "document",
@@ -966,6 +1036,31 @@ def compare_systems(
     result = comparison_results(out, systems[0][0], systems[1][0], summary)
     if options.slices:
         result["slices"] = _slice_comparisons(rows_a, rows_b, units, union, options, settings, families)
+    if options.buckets:
+        (a, _, _, buckets_a), (b, _, _, buckets_b) = systems
+
+        def paired(stats_a, stats_b, names, score, estimate):
+            return paired_scores(
+                stats_a,
+                stats_b,
+                names,
+                score,
+                estimate,
+                settings["permutations"],
+                settings["resamples"],
+                settings["confidence_level"],
+                settings["seed"],
+            )
+
+        result["buckets"] = compare_buckets(
+            by_unit(buckets_a.rows, units),
+            by_unit(buckets_b.rows, units),
+            buckets_a.layout,
+            (a["buckets"], b["buckets"]),
+            paired,
+            options.beta,
+            fbeta_key(options.beta),
+        )
     return result
 
 
@@ -990,21 +1085,6 @@ def _paired(rows_a, rows_b, types, settings, families, options):
         beta=options.beta,
         zero_division=options.zero_division,
     )
-
-
-def holm(p_values):
-    """Holm's step-down adjustment of a family of p-values (a list), in their order.
-
-    >>> holm([0.01, 0.04, 0.03])
-    [0.03, 0.06, 0.06]
-    """
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted, running = [0.0] * m, 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def _slice_comparisons(rows_a, rows_b, units, types, options, settings, families):

@@ -487,7 +487,40 @@ def paired(
     def score(t):
         return score_table(t, types, families, beta, zero_division, present, undefined=True)[1]
 
-    names, both = score_table(np.stack([total_a, total_b]), types, families, beta, zero_division, present)
+    def estimate(t):
+        return score_table(t, types, families, beta, zero_division, present)
+
+    names = estimate(total_a)[0]
+    return paired_scores(
+        stats_a,
+        stats_b,
+        names,
+        score,
+        lambda t: estimate(t)[1],
+        permutations,
+        resamples,
+        confidence_level,
+        seed,
+        method,
+    )
+
+
+def paired_scores(
+    stats_a,
+    stats_b,
+    names,
+    score,
+    estimate,
+    permutations,
+    resamples,
+    confidence_level,
+    seed,
+    method=DEFAULT_METHOD,
+):
+    """:func:`paired` for any scores of summed rows: ``score(totals)`` (rows x names, NaN where
+    undefined) for the resamples and permutations, ``estimate(totals)`` for the point values."""
+    total_a, total_b = stats_a.sum(axis=0), stats_b.sum(axis=0)
+    both = estimate(np.stack([total_a, total_b]))
     observed = both[1] - both[0]
     boot_rng, perm_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     out = {

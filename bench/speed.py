@@ -10,6 +10,8 @@ steps gets ``--rounds`` such processes, interleaved with the other steps. Steps:
 * ``compute``: ``metric.compute`` of ner_recall_metric, default options (seqeval keys, the four
   MUC modes, per type), handed the whole corpus with nothing added before: the direct path,
   evaluate's cache neither written nor read;
+* ``compute slices``: the same with ``slices`` (50 seeded values, one per sentence) and the
+  default entity buckets (entity length, sentence length, density), up to ``--peers-max``;
 * ``floor``: evaluate's own cost, a metric with the same features whose ``_compute`` returns {};
 * ``stream`` / ``stream floor``: both metrics fed through ``add_batch`` in batches of
   ``STREAM_BATCH`` sentences, then ``compute()``: the cached path (ours reads it as Arrow);
@@ -50,6 +52,7 @@ TAGS = ["O"] + [f"{p}-{t}" for t in TYPES for p in "BI"]  # code 1 + 2t: B-t, 2 
 CORPUS_STEPS = (
     "floor",
     "compute",
+    "compute slices",
     "core",
     "core strict",
     "stream floor",
@@ -59,6 +62,9 @@ CORPUS_STEPS = (
     "nervaluate",
 )
 STREAM_STEPS = ("stream floor", "stream")
+#: where a tagger fails: 50 slices (one seeded value per sentence) and the default entity buckets
+N_SLICES = 50
+SLICE_BUCKETS = ["entity_length", "sentence_length", "density"]
 STREAM_BATCH = 1000
 BIG = 1_000_000  # at and above this size, one run per process
 #: peak memory of ``compute`` at 1M sentences before the direct path (bench/speed.md of 2026-11-22)
@@ -215,8 +221,9 @@ def _corpus_step(step, workdir, predictions, references, seed):
     """A no-argument callable that runs ``step`` once on the corpus."""
     if step.startswith("core subgroups"):
         return _subgroups_step(step, workdir, predictions, references, seed)
-    if step in ("floor", "compute", "core", "core strict") + STREAM_STEPS:
+    if step in ("floor", "compute", "compute slices", "core", "core strict") + STREAM_STEPS:
         ours, floor = _load_metrics(workdir)
+        values = [f"s{v}" for v in np.random.default_rng(seed).integers(0, N_SLICES, len(references))]
         strict = {"mode": "strict", "scheme": "IOB2"} if step == "core strict" else {}
 
         def stream(metric):
@@ -232,6 +239,9 @@ def _corpus_step(step, workdir, predictions, references, seed):
             "stream floor": lambda: stream(floor),
             "stream": lambda: stream(ours),
             "compute": lambda: ours.compute(predictions=predictions, references=references),
+            "compute slices": lambda: ours.compute(
+                predictions=predictions, references=references, slices=values, buckets=SLICE_BUCKETS
+            ),
             "core": lambda: ours._compute(predictions=predictions, references=references),
             "core strict": lambda: ours._compute(predictions=predictions, references=references, **strict),
         }[step]
@@ -476,6 +486,15 @@ def _targets(results, sizes):
     for size in sizes:
         lines += _ratio_line(
             results,
+            "compute slices",
+            "compute",
+            size,
+            1.3,
+            f"`compute` with {N_SLICES} slices and the buckets {', '.join(SLICE_BUCKETS)} / plain `compute`",
+        )
+    for size in sizes:
+        lines += _ratio_line(
+            results,
             "stream",
             "stream floor",
             size,
@@ -580,6 +599,8 @@ def run_all(args):
             runs, rounds = (1, 1) if size >= BIG else (args.runs, args.rounds)
             for _ in range(rounds):  # interleaved, so that a busy spell hits every step alike
                 for step in CORPUS_STEPS:
+                    if step == "compute slices" and size > args.peers_max:
+                        continue
                     if step not in PEERS and (step not in STREAM_STEPS or size <= args.stream_max):
                         _run(results, step, size, corpus, args, runs)
             for step in PEERS if size <= args.peers_max else ():

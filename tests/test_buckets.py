@@ -204,3 +204,47 @@ def test_tokens_belong_to_the_tag_configs(spans_metric):
         spans_metric.compute(predictions=[[]], references=[[]], tokens=[[]])
     with pytest.raises(ValueError, match=r"pass texts= \(one str per example\)"):
         spans_metric.compute(predictions=[[]], references=[[]], buckets=["capitalisation"])
+
+
+def test_two_systems_per_bucket_with_holm(metric):
+    from ner_core import holm
+
+    references, predictions = random_corpus(1, 300)
+    better = [r if i % 2 else p for i, (r, p) in enumerate(zip(references, predictions))]
+    tokens = random_tokens(references, 1)
+    options = dict(buckets=["entity_length", "capitalisation"], tokens=tokens)
+    out = metric.compare(
+        predictions=predictions,
+        predictions_b=better,
+        references=references,
+        permutations=300,
+        ci_resamples=200,
+        **options,
+    )
+    a = metric.compute(predictions=predictions, references=references, **options)["buckets"]
+    b = metric.compute(predictions=better, references=references, **options)["buckets"]
+    assert out["a"]["buckets"] == a and out["b"]["buckets"] == b
+    for name, compared in out["buckets"].items():
+        assert compared["correction"] == "holm" and set(compared["values"]) == set(a[name]) | set(b[name])
+        for key in ("precision", "recall", "f1"):
+            rows = compared["values"]
+            assert [r["p_values_holm"][key] for r in rows.values()] == holm(
+                [r["p_values"][key] for r in rows.values()]
+            )
+            for label, row in rows.items():
+                expected = b[name].get(label, {}).get(key, 0.0) - a[name].get(label, {}).get(key, 0.0)
+                assert row["difference"][key] == pytest.approx(expected, abs=1e-12), (name, label, key)
+                low, high = row["intervals"][key]
+                assert low <= row["difference"][key] + 1e-12 <= high + 2e-12
+    # a system against itself: no difference anywhere, every p-value 1
+    same = metric.compare(
+        predictions=predictions,
+        predictions_b=predictions,
+        references=references,
+        permutations=100,
+        ci_resamples=0,
+        **options,
+    )["buckets"]
+    for compared in same.values():
+        for row in compared["values"].values():
+            assert set(row["difference"].values()) == {0.0} and set(row["p_values"].values()) == {1.0}

@@ -292,9 +292,10 @@ def test_compare_reports_both_systems_and_their_difference(metric, corpus):
         ci_resamples=200,
         document_ids=[i // 10 for i in range(300)],
     )
-    a = metric.compute(predictions=predictions, references=references)
-    b = metric.compute(predictions=better, references=references)
-    assert out["a"] == a and out["b"] == b
+    ids = [i // 10 for i in range(300)]
+    a = metric.compute(predictions=predictions, references=references, document_ids=ids)
+    b = metric.compute(predictions=better, references=references, document_ids=ids)
+    assert out["a"] == a and out["b"] == b  # the documents block included
     assert out["difference"]["overall_f1"] == pytest.approx(b["overall_f1"] - a["overall_f1"], abs=1e-15)
     assert out["difference"]["muc_type_f1"] == pytest.approx(
         b["muc"]["type"]["f1"] - a["muc"]["type"]["f1"], abs=1e-15
