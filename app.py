@@ -875,9 +875,12 @@ def _path(upload):
     return getattr(upload, "name", None) or getattr(upload, "path", None)
 
 
-def score_uploads(gold, pred, pred_b=None, decoding=next(iter(DECODINGS)), suffix=False, resamples=0):
-    """The Files tab's state: inputs read, results (with errors and confusion) of one or two systems."""
-    gold, pred, pred_b = _path(gold), _path(pred), _path(pred_b)
+def score_uploads(
+    gold, pred, pred_b=None, decoding=next(iter(DECODINGS)), suffix=False, resamples=0, slices=None
+):
+    """The Files tab's state: inputs read, results (with errors, confusion and the entity buckets,
+    and per slice with a slices file) of one or two systems."""
+    gold, pred, pred_b, slices = _path(gold), _path(pred), _path(pred_b), _path(slices)
     if not gold:
         raise ValueError("no gold file: upload one (CoNLL, two tag columns or JSONL)")
     if pred_b and not pred:
@@ -885,6 +888,9 @@ def score_uploads(gold, pred, pred_b=None, decoding=next(iter(DECODINGS)), suffi
     scheme, mode = DECODINGS[decoding]
     options = dict(scheme=scheme, mode=mode, suffix=bool(suffix), ci_resamples=int(resamples or 0))
     inputs = ner_files.read_pair(gold, pred)
+    if slices:
+        options["slices"] = ner_report.read_slices(slices, len(inputs.references))
+    options["buckets"] = True
     state = {
         "inputs": inputs,
         "options": options,
@@ -957,6 +963,92 @@ def type_f1_svg(results):
         f'<span><i style="background:{PALETTE[k]}"></i>{mode}</span>' for k, mode in enumerate(MODES)
     )
     return "".join(parts) + f'</svg><div class="legend">F1 per type: {legend}</div>'
+
+
+def slices_html(results, comparison=None):
+    """Per slice value: sentences, strict scores, F1 as a bar (with its interval when computed; with
+    B - A and its Holm-corrected p-value for two systems); the worst slice highlighted."""
+    if "slices" not in results:
+        return '<p class="ner-legend">Upload a slices file (one value per line, one line per sentence) to see every score per slice.</p>'
+    out = []
+    for key, table in results["slices"].items():
+        worst = (table.get("worst") or {}).get("value")
+        compared = (comparison or {}).get("slices", {}).get(key)
+        head = "<th>slice</th><th>sentences</th><th>precision</th><th>recall</th><th>f1</th>"
+        head += "<th>B - A</th><th>p (Holm)</th>" if compared else ""
+        rows = []
+        for value, r in table["values"].items():
+            name = "overall" if "overall_f1" in r else None
+            p, rc, f = (
+                r[f"overall_{k}"] if name else r["muc"]["strict"][k] for k in ("precision", "recall", "f1")
+            )
+            interval = r.get("intervals", {}).get("overall_f1" if name else "muc_strict_f1")
+            bar = (
+                f'<div class="slice-bar"><i style="width:{100 * f:.1f}%"></i>'
+                + (
+                    f'<b style="left:{100 * interval[0]:.1f}%;width:{100 * (interval[1] - interval[0]):.1f}%"></b>'
+                    if interval
+                    else ""
+                )
+                + f"</div>{f:.4f}"
+                + (f" [{interval[0]:.4f}, {interval[1]:.4f}]" if interval else "")
+            )
+            cells = f"<td>{html.escape(str(value))}</td><td>{r['sentences']}</td><td>{p:.4f}</td><td>{rc:.4f}</td><td>{bar}</td>"
+            if compared:
+                c = compared["values"][value]
+                score = "overall_f1" if "overall_f1" in c["difference"] else "muc_strict_f1"
+                cells += f"<td>{c['difference'][score]:+.4f}</td><td>{c['p_values_holm'][score]:.4f}</td>"
+            mark = ' class="worst" title="the worst slice"' if value == worst else ""
+            rows.append(f'<tr{mark} data-slice="{html.escape(str(value))}">{cells}</tr>')
+        note = ""
+        if worst is not None:
+            w = table["worst"]
+            note = (
+                f'<p class="ner-legend">Worst slice: <b>{html.escape(str(worst))}</b>, {w["score"]} '
+                f"{w['slice']:.4f}, {w['gap']:.4f} below the whole ({w['whole']:.4f}).</p>"
+            )
+        out.append(
+            f'<h4>{html.escape(key)}</h4><table class="ner-slices" data-key="{html.escape(key)}">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{note}"
+        )
+    return "".join(out)
+
+
+def buckets_svg(results):
+    """Per entity attribute, strict F1 per bucket as bars (with the interval when computed) and the
+    gold / predicted entities of each bucket."""
+    if not results.get("buckets"):
+        return ""
+    bar, gap, left, width = 16, 6, 90, 460
+    out = []
+    for name, table in results["buckets"].items():
+        labels = list(table)
+        height = len(labels) * (bar + gap) + 30
+        parts = [
+            f'<svg viewBox="0 0 {left + width + 170} {height}" width="100%" role="img" class="bucket-f1" '
+            f'data-attribute="{name}" font-family="system-ui, sans-serif" font-size="12" fill="currentColor">'
+        ]
+        for i, label in enumerate(labels):
+            r, y = table[label], i * (bar + gap) + 4
+            f1 = r["f1"]
+            parts.append(
+                f'<text x="{left - 8}" y="{y + bar - 4}" text-anchor="end">{html.escape(label)}</text>'
+                f'<rect x="{left}" y="{y}" width="{width * f1:.1f}" height="{bar}" fill="{PALETTE[0]}" '
+                f'data-bucket="{html.escape(label)}" data-f1="{f1:.4f}"><title>{label}: F1 {f1:.4f}</title></rect>'
+            )
+            if "intervals" in r:
+                low, high = r["intervals"]["f1"]
+                parts.append(
+                    f'<line x1="{left + width * low:.1f}" x2="{left + width * high:.1f}" y1="{y + bar / 2}" '
+                    f'y2="{y + bar / 2}" stroke="currentColor" stroke-width="2"/>'
+                )
+            parts.append(
+                f'<text x="{left + width + 8}" y="{y + bar - 4}" font-size="11">{f1:.3f}  '
+                f"({r['number']} gold, {r['predicted']} pred)</text>"
+            )
+        parts.append("</svg>")
+        out.append(f"<h4>{html.escape(name.replace('_', ' '))}</h4>" + "".join(parts))
+    return "".join(out)
 
 
 def confusion_table(confusion):
@@ -1101,9 +1193,9 @@ def comparison_frame(state):
     )
 
 
-def files_stream(gold, pred, pred_b, decoding, suffix, resamples):
+def files_stream(gold, pred, pred_b, decoding, suffix, resamples, slices=None):
     """The Files tab's outputs as they become ready: everything but the JSON download first, then it."""
-    outputs = files_view(gold, pred, pred_b, decoding, suffix, resamples, download=False)
+    outputs = files_view(gold, pred, pred_b, decoding, suffix, resamples, download=False, slices=slices)
     yield outputs
     state = outputs[-1]
     if state is not None:
@@ -1114,12 +1206,12 @@ def files_stream(gold, pred, pred_b, decoding, suffix, resamples):
 FILES_DOWNLOAD = 10
 
 
-def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True):
+def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True, slices=None):
     """All outputs of the Files tab: error, results visibility, headline, mode cards, per-type plot,
     heatmap, mode / outcome / type filters, error browser, download (None unless ``download``),
-    two-systems visibility, comparison, state."""
+    two-systems visibility, comparison, slices table, bucket charts, state."""
     try:
-        state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples)
+        state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples, slices)
     except Exception as error:  # noqa: BLE001 -- shown in the page
         return (
             error_html(
@@ -1137,6 +1229,8 @@ def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True):
             None,
             gr.Column(visible=False),
             None,
+            "",
+            "",
             None,
         )
     results = state["results"]
@@ -1156,6 +1250,8 @@ def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True):
         results_json(state) if download else None,
         gr.Column(visible=comparison is not None),
         comparison,
+        slices_html(results, state.get("comparison")),
+        buckets_svg(results),
         state,
     )
 
@@ -1243,6 +1339,14 @@ CSS = """
 .bars {display: grid; grid-template-columns: 2.6rem 1fr 1.4rem; gap: 4px; align-items: center;
        font-size: 11px; margin-bottom: 8px;}
 .bar {display: flex; height: 12px; border-radius: 6px; overflow: hidden; background: var(--border-color-primary);}
+.slice-bar {position: relative; display: inline-block; width: 120px; height: 10px; margin-right: 6px;
+             vertical-align: middle; border-radius: 5px; background: var(--border-color-primary);}
+.slice-bar i {position: absolute; left: 0; top: 0; bottom: 0; border-radius: 5px; background: #4e79a7;}
+.slice-bar b {position: absolute; top: 4px; height: 2px; background: currentColor;}
+.ner-slices {border-collapse: collapse; font-size: 13px; margin: 4px 0;}
+.ner-slices th, .ner-slices td {padding: 4px 10px; text-align: left; white-space: nowrap;
+                                border-bottom: 1px solid var(--border-color-primary);}
+.ner-slices tr.worst td {background: rgba(225, 87, 89, .16); font-weight: 600;}
 .seg-correct {background: #59a14f;} .seg-partial {background: #edc948;} .seg-incorrect {background: #f28e2b;}
 .seg-missed {background: #9aa0a6;} .seg-spurious {background: #e15759;}
 .seg-possible, .seg-actual {background: transparent; border: 1px solid currentColor;}
@@ -1413,6 +1517,9 @@ def files_tab():
         gold = gr.File(label="Gold (references)", elem_id="gold-file")
         pred = gr.File(label="Predictions (empty: the gold file has two tag columns)", elem_id="pred-file")
         pred_b = gr.File(label="Second system's predictions (optional)", elem_id="pred-b-file")
+        slices = gr.File(
+            label="Slices (optional): one value per line, one line per sentence", elem_id="slices-file"
+        )
     with gr.Row(equal_height=True):
         decoding = gr.Dropdown(
             list(DECODINGS),
@@ -1450,6 +1557,13 @@ def files_tab():
             with gr.Column():
                 gr.Markdown("### Type confusion")
                 heatmap = gr.HTML(elem_id="heatmap")
+        with gr.Row():
+            with gr.Column():
+                gr.Markdown("### Per slice")
+                slices_table = gr.HTML(elem_id="files-slices")
+            with gr.Column():
+                gr.Markdown("### Per entity bucket (strict F1)")
+                bucket_charts = gr.HTML(elem_id="files-buckets")
         gr.Markdown("### Error browser")
         with gr.Row():
             mode = gr.Radio(list(MODES), value="strict", label="Mode", elem_id="browse-mode")
@@ -1461,7 +1575,7 @@ def files_tab():
             )
         browser = gr.HTML(elem_id="error-browser")
         download = gr.File(label="Full results (JSON)", elem_id="results-json")
-    inputs = [gold, pred, pred_b, decoding, suffix, resamples]
+    inputs = [gold, pred, pred_b, decoding, suffix, resamples, slices]
     outputs = [
         error,
         results,
@@ -1476,6 +1590,8 @@ def files_tab():
         download,
         two_systems,
         comparison,
+        slices_table,
+        bucket_charts,
         state,
     ]
     button.click(files_stream, inputs, outputs)

@@ -64,13 +64,32 @@ def _metric(inputs):
     return (load_metric("spans"), False) if is_spans(inputs) else (load_metric(), True)
 
 
-def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True, slices=None):
+def bucket_options(inputs):
+    """The entity buckets the files allow, with the option that gives their text: every attribute
+    that needs no training set for tags (with the tokens), entity length and, for texts, the
+    capitalisation for spans."""
+    if not is_spans(inputs):
+        return {
+            "buckets": ["entity_length", "sentence_length", "density", "capitalisation"],
+            "tokens": inputs.tokens,
+        }
+    if inputs.tokens and all(isinstance(t, str) for t in inputs.tokens):
+        return {"buckets": ["entity_length", "capitalisation"], "texts": inputs.tokens}
+    return {"buckets": ["entity_length"]}
+
+
+def score(
+    inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True, slices=None, buckets=False
+):
     """The metric's results on reader output, with "confusion" (and "errors" unless ``errors`` is
-    False). ValueErrors name file and line."""
+    False; with ``buckets``, the entity buckets of :func:`bucket_options`). ValueErrors name file
+    and line."""
     metric, tags = _metric(inputs)
     options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
     if slices is not None:
         options["slices"] = slices
+    if buckets:
+        options.update(bucket_options(inputs))
     try:
         return metric.compute(
             **inputs.compute_inputs(),
@@ -84,23 +103,33 @@ def score(inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=T
 
 
 def score_two(
-    inputs, inputs_b, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True, slices=None
+    inputs,
+    inputs_b,
+    scheme=None,
+    mode=None,
+    suffix=False,
+    ci_resamples=0,
+    errors=True,
+    slices=None,
+    buckets=False,
 ):
     """Two systems on one gold, each scored once: (results, results_b, comparison). Tag systems get
     ``metric.compare``'s difference, interval and p-value (comparison None for spans); each
     system's own intervals come from the same per-unit rows. ValueErrors name file and line."""
     if is_spans(inputs):
         return (
-            score(inputs, ci_resamples=ci_resamples, errors=errors, slices=slices),
-            score(inputs_b, ci_resamples=ci_resamples, errors=errors, slices=slices),
+            score(inputs, ci_resamples=ci_resamples, errors=errors, slices=slices, buckets=buckets),
+            score(inputs_b, ci_resamples=ci_resamples, errors=errors, slices=slices, buckets=buckets),
             None,
         )
     given = dict(
         scheme=scheme, mode=mode, suffix=suffix, errors=errors, scores=["seqeval", "muc", "confusion"]
     )
-    options = ner_pipeline.check_options(
-        "default", {**given, **({"slices": slices} if slices is not None else {})}
-    )
+    if slices is not None:
+        given["slices"] = slices
+    if buckets:
+        given.update(bucket_options(inputs))
+    options = ner_pipeline.check_options("default", given)
     settings = check_comparison_options(ci_resamples=ci_resamples or 1000, scores=options.scoring.scores)
     try:
         out = ner_pipeline.compare_systems(
@@ -213,6 +242,9 @@ def report(results, names, sentences, results_b=None, comparison=None):
         out += [_table(["mode", *DOC_COLUMNS], document_rows(results["documents"]))]
     for key, table in results.get("slices", {}).items():
         out += ["", f"per slice ({key})", *slice_lines(table, (comparison or {}).get("slices", {}).get(key))]
+    for name, table in results.get("buckets", {}).items():
+        compared = (comparison or {}).get("buckets", {}).get(name)
+        out += ["", f"per bucket of {name.replace('_', ' ')} (strict)", bucket_table(table, compared)]
     if results_b is not None:
         out += ["", "two systems", comparison_text(results, results_b, comparison)]
     return "\n".join(out) + "\n"
@@ -224,6 +256,26 @@ DOC_COLUMNS = ("documents", "precision", "precision_std", "recall", "recall_std"
 def document_rows(documents):
     """(mode, documents, P, its std, R, its std, F1, its std); ``-`` where no document qualifies."""
     return [[mode, *("-" if t[k] is None else t[k] for k in DOC_COLUMNS)] for mode, t in documents.items()]
+
+
+def bucket_table(table, compared=None):
+    """Each bucket's gold and predicted entities, strict precision, recall and F1 (with its interval
+    when computed; with B - A and its Holm-corrected p-value when compared)."""
+    header = ["bucket", "gold", "pred", "precision", "recall", "f1"]
+    rows = []
+    for label, r in table.items():
+        row = [label, r["number"], r["predicted"], r["precision"], r["recall"], r["f1"]]
+        if "intervals" in r:
+            row.append("[{:.4f}, {:.4f}]".format(*r["intervals"]["f1"]))
+        if compared:
+            c = compared["values"][label]
+            row += [c["difference"]["f1"], c["p_values_holm"]["f1"]]
+        rows.append(row)
+    if any("intervals" in r for r in table.values()):
+        header.append("f1 interval")
+    if compared:
+        header += ["f1 B - A", "p (Holm)"]
+    return _table(header, rows)
 
 
 def slice_lines(table, compared=None):
@@ -312,6 +364,11 @@ def parse_args(argv):
         help="a file with one slice value (genre, period, ...) per line, one line per sentence",
     )
     parser.add_argument(
+        "--buckets",
+        action="store_true",
+        help="strict scores per bucket of entity length, sentence length, density and capitalisation",
+    )
+    parser.add_argument(
         "--ci-resamples", type=int, default=0, help="bootstrap resamples of the intervals (0: none)"
     )
     parser.add_argument("--json", metavar="PATH", help="write every result (with the error listing) as JSON")
@@ -333,13 +390,15 @@ def run(args):
             inputs, args.predictions_b, not args.no_token_check, args.column
         )
         results, results_b, comparison = score_two(
-            inputs, inputs_b, ci_resamples=args.ci_resamples, slices=slices, **options
+            inputs, inputs_b, ci_resamples=args.ci_resamples, slices=slices, buckets=args.buckets, **options
         )
         names.append(args.predictions_b)
         payload.update(results=results, results_b=results_b, comparison=comparison)
         payload["files"]["predictions_b"] = args.predictions_b
     else:
-        payload["results"] = results = score(inputs, ci_resamples=args.ci_resamples, slices=slices, **options)
+        payload["results"] = results = score(
+            inputs, ci_resamples=args.ci_resamples, slices=slices, buckets=args.buckets, **options
+        )
     return report(results, names, len(inputs.references), results_b, comparison), payload
 
 

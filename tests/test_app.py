@@ -325,12 +325,16 @@ FILES_OUTPUTS = [
     "download",
     "two_systems",
     "comparison",
+    "slices",
+    "buckets",
     "state",
 ]
 
 
-def files_view(*paths, decoding=LENIENT):
-    return dict(zip(FILES_OUTPUTS, app.files_view(*paths, *[None] * (3 - len(paths)), decoding, False, 0)))
+def files_view(*paths, decoding=LENIENT, resamples=0, slices=None):
+    shown = app.files_view(*paths, *[None] * (3 - len(paths)), decoding, False, resamples, slices=slices)
+    assert len(shown) == len(FILES_OUTPUTS)
+    return dict(zip(FILES_OUTPUTS, shown))
 
 
 def test_app_constants_are_the_metrics():
@@ -598,3 +602,42 @@ def test_io_files_with_bare_types_and_untyped_files_score_in_the_files_tab(tmp_p
     pred.write_text("Anna B\nKarenina O\nsang O\n", encoding="utf-8")
     state = app.score_uploads(str(gold), str(pred))
     assert state["results"]["muc"]["partial"]["partial"] == 1
+
+
+def test_files_tab_slices_and_buckets(tmp_path):
+    """A slices file gives the per-slice table (the worst slice marked, equal to the metric's
+    slices); the bucket charts draw the metric's strict F1 per bucket."""
+    import ner_files
+
+    n = len(ner_files.read_pair(GOLD, PRED_A).references)
+    values = ["news" if i % 2 else "web" for i in range(n)]
+    path = tmp_path / "genre.txt"
+    path.write_text("\n".join(values) + "\n")
+    shown = files_view(GOLD, PRED_A, slices=str(path), resamples=100)
+    results = shown["state"]["results"]
+    table = results["slices"]["slice"]
+    assert set(table["values"]) == {"news", "web"}
+    worst = table["worst"]["value"]
+    assert f'<tr class="worst" title="the worst slice" data-slice="{worst}">' in shown["slices"]
+    for value, r in table["values"].items():
+        assert f"{r['overall_f1']:.4f} [" in shown["slices"]  # with its interval
+    expected = app.metric().compute(**ner_files.read_pair(GOLD, PRED_A).compute_inputs(), slices=values)
+    assert {v: r["overall_f1"] for v, r in table["values"].items()} == {
+        v: r["overall_f1"] for v, r in expected["slices"]["slice"]["values"].items()
+    }
+    for name, buckets in results["buckets"].items():
+        assert f'data-attribute="{name}"' in shown["buckets"]
+        for label, r in buckets.items():
+            assert f'data-bucket="{label}" data-f1="{r["f1"]:.4f}"' in shown["buckets"]
+    assert set(results["buckets"]) == {"entity_length", "sentence_length", "density", "capitalisation"}
+    # without a slices file: a hint, never an empty table
+    assert "Upload a slices file" in files_view(GOLD, PRED_A)["slices"]
+    # two systems: B - A per slice with its Holm-corrected p-value
+    two = files_view(GOLD, PRED_A, PRED_B, slices=str(path))
+    assert "<th>p (Holm)</th>" in two["slices"]
+    # a slices file of the wrong length names itself
+    path.write_text("news\n")
+    assert (
+        f"--slices {path}: 1 lines but the files hold {n} sentences"
+        in files_view(GOLD, PRED_A, slices=str(path))["error"]
+    )

@@ -392,6 +392,45 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
     assert page.outside_requests == []
 
 
+def test_files_tab_slices_and_bucket_charts(page, metric, tmp_path):
+    """A slices file uploaded beside the gold: the per-slice table with the worst slice marked, and
+    the bucket charts, both the metric's numbers."""
+    import ner_files
+
+    inputs = ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_a.conll"))
+    values = ["news" if i % 2 else "web" for i in range(len(inputs.references))]
+    slices = tmp_path / "genre.txt"
+    slices.write_text("\n".join(values) + "\n")
+    page.get_by_role("tab", name="Files").click()
+    for elem_id, path in (
+        ("gold-file", DATA / "gold.conll"),
+        ("pred-file", DATA / "pred_a.conll"),
+        ("slices-file", slices),
+    ):
+        upload(page, elem_id, path)
+    page.click("#files-button")
+    page.wait_for_selector("#files-slices table", timeout=60_000)
+    tokens = inputs.tokens
+    results = metric.compute(
+        **inputs.compute_inputs(),
+        slices=values,
+        buckets=["entity_length", "sentence_length", "density", "capitalisation"],
+        tokens=tokens,
+    )
+    worst = results["slices"]["slice"]["worst"]["value"]
+    assert page.locator("#files-slices tr.worst").get_attribute("data-slice") == worst
+    rows = page.locator("#files-slices tbody tr").evaluate_all("nodes => nodes.map(n => n.dataset.slice)")
+    assert rows == sorted(set(values))
+    bars = page.locator("#files-buckets rect[data-bucket]").evaluate_all(
+        "nodes => nodes.map(n => [n.closest('svg').dataset.attribute, n.dataset.bucket, n.dataset.f1])"
+    )
+    assert len(bars) == sum(len(t) for t in results["buckets"].values())
+    for name, label, f1 in bars:
+        assert float(f1) == pytest.approx(results["buckets"][name][label]["f1"], abs=5e-5)
+    screenshot(page, "files_slices")
+    assert page.outside_requests == []
+
+
 def select_and_label(page, elem_id, word, label):
     """Select ``word`` with the mouse in a HighlightedText, type its label and press Enter."""
     field = page.locator(f"#{elem_id} input")

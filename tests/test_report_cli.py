@@ -191,3 +191,23 @@ def test_slices_from_a_file_print_a_table_per_slice(tmp_path, metric):
     assert (
         done.returncode == 1 and "genre.txt line 2: empty; every sentence needs a slice value" in done.stderr
     )
+
+
+def test_buckets_on_the_command_line(metric, capsys):
+    """--buckets prints one table per entity attribute: the metric's strict numbers, and with two
+    systems B - A and its Holm-corrected p-value."""
+    inputs = ner_files.read_conll_pair(GOLD, PRED_A)
+    expected = metric.compute(
+        **inputs.compute_inputs(),
+        buckets=["entity_length", "sentence_length", "density", "capitalisation"],
+        tokens=inputs.tokens,
+    )["buckets"]
+    assert ner_report.main([GOLD, PRED_A, "--buckets"]) == 0
+    printed = capsys.readouterr().out
+    for name, table in expected.items():
+        assert f"per bucket of {name.replace('_', ' ')} (strict)" in printed
+        for label, r in table.items():
+            row = f"{r['number']}  {r['predicted']:>4}     {r['precision']:.4f}  {r['recall']:.4f}  {r['f1']:.4f}"
+            assert any(line.startswith(label) and row in line for line in printed.splitlines()), (name, label)
+    assert ner_report.main([GOLD, PRED_A, PRED_B, "--buckets"]) == 0
+    assert "f1 B - A  p (Holm)" in capsys.readouterr().out
