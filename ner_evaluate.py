@@ -108,7 +108,11 @@ class EvaluatePatches:
     def _compute_directly(self, inputs, options, label_names):
         """``_compute`` on validated inputs: evaluate's cache is neither written nor read."""
         if self.config_name in SPAN_CONFIGS:
-            sides = {name: check_entity_types(inputs[name], name) for name in ("predictions", "references")}
+            scored = "ranking" in (options.get("scores") or ())  # predictions carry a "score"
+            sides = {
+                name: check_entity_types(inputs[name], name, scored=scored and name == "predictions")
+                for name in ("predictions", "references")
+            }
             subgroups = inputs.get("subgroups")
             if (
                 subgroups is not None

@@ -73,6 +73,14 @@ if __package__:  # inside the package evaluate.load builds
         seqeval_results,
         sides,
     )
+    from .ner_ranking import (
+        DEFAULT_BINS,
+        check_bins,
+        check_threshold_from,
+        check_token_scores,
+        ranking_results,
+        tag_entity_scores,
+    )
     from .ner_scorings import (
         DEFAULT_SCORES,
         SCORES,
@@ -139,6 +147,14 @@ else:  # imported from the repo root: tests, ner_report, app
         prf_table,
         seqeval_results,
         sides,
+    )
+    from ner_ranking import (
+        DEFAULT_BINS,
+        check_bins,
+        check_threshold_from,
+        check_token_scores,
+        ranking_results,
+        tag_entity_scores,
     )
     from ner_scorings import (
         DEFAULT_SCORES,
@@ -210,6 +226,14 @@ def _with_train_buckets(given, config):
     return needs_train(given.get("buckets"))
 
 
+def _with_ranking(given, config):
+    return "ranking" in (given.get("scores") or ())
+
+
+def _with_threshold_from(given, config):
+    return given.get("threshold_from") is not None
+
+
 class Option(NamedTuple):
     """One option of ``compute``: its default, the configs that have it, and when it changes
     anything (``needs(given options, config)``, with the words of the error when it does not)."""
@@ -249,6 +273,10 @@ OPTIONS = {
     "tokens": Option(
         None, TAG_CONFIGS, _with_text_buckets, "a bucket that reads the entity's text, e.g. 'capitalisation'"
     ),
+    "token_scores": Option(None, TAG_CONFIGS, _with_ranking, "'ranking' in scores"),
+    "calibration_bins": Option(DEFAULT_BINS, CONFIGS, _with_ranking, "'ranking' in scores"),
+    "threshold_from": Option(None, CONFIGS, _with_ranking, "'ranking' in scores"),
+    "threshold_on_scored_set": Option(False, CONFIGS, _with_threshold_from, "threshold_from"),
     "train_entities": Option(
         None,
         CONFIGS,
@@ -280,6 +308,7 @@ RESERVED_KEYS = frozenset(
         "slices",
         "documents",
         "buckets",
+        "ranking",
     ]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
@@ -304,6 +333,7 @@ class Options(NamedTuple):
     buckets: object = None
     tokens: object = None
     train: object = None  # (texts Counter, (text, type) Counter) of train_entities
+    ranking: object = None  # {"bins", "threshold_from", "on_scored_set", "token_scores"} with "ranking"
 
 
 def is_default(value, default):
@@ -379,6 +409,23 @@ def check_options(config_name, options):
             f"buckets {list(buckets)} compare with the training entities: pass train_entities= "
             "((type, text) pairs, or {'tokens': ..., 'tags': ...})"
         )
+    ranking = None
+    if "ranking" in scoring.scores:
+        if config in TAG_CONFIGS and o["token_scores"] is None:
+            raise ValueError(
+                "scores 'ranking' in a tag config reads token_scores= (per sentence, the probability of "
+                "each predicted tag); span items carry a 'score' instead"
+            )
+        if not isinstance(o["threshold_on_scored_set"], bool):
+            raise ValueError(
+                f"threshold_on_scored_set must be True or False; got {o['threshold_on_scored_set']!r}"
+            )
+        ranking = {
+            "bins": check_bins(o["calibration_bins"]),
+            "threshold_from": check_threshold_from(o["threshold_from"]),
+            "on_scored_set": o["threshold_on_scored_set"],
+            "token_scores": o["token_scores"],
+        }
     return Options(
         o["scheme"],
         o["mode"],
@@ -395,6 +442,7 @@ def check_options(config_name, options):
         buckets,
         o["tokens"],
         check_train_entities(o["train_entities"]),
+        ranking,
     )
 
 
@@ -465,9 +513,10 @@ class View:
     when first asked. :func:`build_view` makes it from a corpus; :func:`slice_view` keeps some
     of its sentences, with the same matching."""
 
-    def __init__(self, options, selection, matching, tokens):
+    def __init__(self, options, selection, matching, tokens, pred_scores=None):
         self.options, self.selection, self.matching, self.tokens = options, selection, matching, tokens
         self.gold, self.pred, self.types = selection.gold, selection.pred, selection.types
+        self.pred_scores = pred_scores  # each prediction's score (the "ranking" family), or None
 
     @cached_property
     def row(self):
@@ -505,7 +554,20 @@ def build_view(corpus, gold, pred, options):
     """The :class:`View` of a decoded corpus: relabelled, selected and matched once."""
     selection = select_and_relabel(corpus, gold, pred, options.scoring)
     check_types(selection.types, options.beta, lambda name: _type_place(name, selection, options.scoring))
-    return View(options, selection, match(selection.gold, selection.pred), int(corpus.lengths.sum()))
+    scores = _entity_scores(corpus, pred, options)
+    if scores is not None and selection.pred_kept is not None:
+        scores = scores[selection.pred_kept]
+    return View(options, selection, match(selection.gold, selection.pred), int(corpus.lengths.sum()), scores)
+
+
+def _entity_scores(corpus, pred, options):
+    """Each decoded prediction's score with the "ranking" family: the span item's ``score``, or
+    the mean of ``token_scores`` over the entity's tokens; None without the family."""
+    if options.ranking is None:
+        return None
+    if getattr(corpus, "pred_scores", None) is not None:
+        return corpus.pred_scores
+    return tag_entity_scores(check_token_scores(options.ranking["token_scores"], corpus.lengths), pred)
 
 
 # each family: a counts function (view -> counts) and a derive function (counts, view -> results)
@@ -562,6 +624,14 @@ def _alignment(view):
     return view.alignment
 
 
+def _view(view):
+    return view
+
+
+def _ranking(view, _):
+    return ranking_results(view.gold, view.pred, view.matching, view.types, view.pred_scores, view.options)
+
+
 def _harem(alignment, view):
     return harem_scores(view.gold, view.pred, alignment, view.options.zero_division, view.options.beta)
 
@@ -585,6 +655,7 @@ FAMILIES = {
     "token": Family("token", _token_counts, _prf(("correct", "correct"))),
     "overlap": Family("overlap", _overlap_counts, _overlap),
     "harem": Family("harem", _alignment, _harem),
+    "ranking": Family("ranking", _view, _ranking),
 }
 assert set(FAMILIES) == set(SCORES), "every family in ner_scorings.SCORES has a row"
 assert tuple(n for n, f in FAMILIES.items() if f.intervals) == INTERVAL_FAMILIES, (
@@ -715,7 +786,8 @@ def slice_view(view, keep, tokens, tokens_correct):
     selection = view.selection._replace(
         gold=_take(view.gold, gold_keep), pred=_take(view.pred, pred_keep), tokens_correct=int(tokens_correct)
     )
-    return View(view.options, selection, matching, int(tokens))
+    scores = None if view.pred_scores is None else view.pred_scores[pred_keep]
+    return View(view.options, selection, matching, int(tokens), scores)
 
 
 def _take(spans, mask):
@@ -956,7 +1028,9 @@ def score_tags(corpus, options, subgroups=None, units=None):
 
 def score_spans(predictions, references, options, subgroups=None):
     """Every score family from entity spans (the span configs); without tokens, no token accuracy."""
-    corpus = encode_spans(predictions, references, RESERVED_KEYS, options.texts)
+    corpus = encode_spans(
+        predictions, references, RESERVED_KEYS, options.texts, scored=options.ranking is not None
+    )
     if len(corpus.lengths) == 0:
         raise ValueError("no examples: predictions and references are empty")
     for name, spans, order in (

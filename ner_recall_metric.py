@@ -34,6 +34,7 @@ from .ner_pipeline import (
     tag_corpus,
 )
 from .ner_planning import neyman_plan
+from .ner_ranking import RIGHT
 from .ner_scorings import DEFAULT_SCORES
 from .ner_spans import place_strings, placement_report
 from .ner_state import State, finalize_state, make_state
@@ -269,6 +270,10 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         buckets=None,
         tokens=None,
         train_entities=None,
+        token_scores=None,
+        calibration_bins=10,
+        threshold_from=None,
+        threshold_on_scored_set=False,
     ):
         given = locals()
         options = check_options(

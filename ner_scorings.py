@@ -61,7 +61,7 @@ if __package__:  # inside the package evaluate.load builds
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import divide, fbeta, fbeta_key, shared_length, union_length
 
-SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion")
+SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion", "ranking")
 DEFAULT_SCORES = ("seqeval", "muc")
 DEFAULT_OVERLAP_THRESHOLD = 0.5
 HAREM_OUTCOMES = ("correct", "partial_excess", "partial_shortage", "missed", "spurious")
@@ -85,6 +85,7 @@ class Selection(NamedTuple):
     pred: object
     types: tuple
     tokens_correct: int
+    pred_kept: object = None  # which predictions the selection kept (None: every one)
 
 
 # ---------------------------------------------------------------------------- options
@@ -192,12 +193,14 @@ def select_and_relabel(corpus, gold, pred, options):
         )
     types, gold_index, pred_index = _relabelling(corpus, gold, pred, options)
     new_gold = _keep(gold, gold_index[gold.type] >= 0, gold_index[gold.type])
-    new_pred = _keep(pred, pred_index[pred.type] >= 0, pred_index[pred.type])
+    kept = pred_index[pred.type] >= 0
+    new_pred = _keep(pred, kept, pred_index[pred.type])
     return Selection(
         new_gold,
         new_pred,
         types,
         _real_tokens(corpus, _same_tags(corpus, gold_index, pred_index, len(types))),
+        kept,
     )
 
 

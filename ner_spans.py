@@ -32,7 +32,7 @@ ValueError: predictions[0][0] {'label': 'PER', 'start': 2, 'end': 2}: start must
 
 import unicodedata
 from itertools import chain
-from numbers import Integral
+from numbers import Integral, Real
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -63,6 +63,7 @@ class SpanCorpus(NamedTuple):
     type: np.ndarray
     gold_order: np.ndarray
     pred_order: np.ndarray
+    pred_scores: object = None  # with scored predictions: each sorted span's score
 
 
 # ---------------------------------------------------------------------------- validation
@@ -72,16 +73,25 @@ def _entity_error(name, i, j, entity, problem):
     return ValueError(f"{name}[{i}][{j}] {entity!r}: {problem}")
 
 
-def _check_entity_shape(name, i, j, entity):
-    """Raise the error of an entity that is not a dict of exactly label, start, end."""
+#: the keys of a scored prediction (the "ranking" family)
+SCORED_KEYS = (*ENTITY_KEYS, "score")
+
+
+def _check_entity_shape(name, i, j, entity, keys=ENTITY_KEYS):
+    """Raise the error of an entity that is not a dict of exactly ``keys``."""
     if not isinstance(entity, dict):
-        raise _entity_error(name, i, j, entity, f"an entity must be a dict with keys {list(ENTITY_KEYS)}")
-    unknown = sorted(map(str, set(entity) - set(ENTITY_KEYS)))
+        raise _entity_error(name, i, j, entity, f"an entity must be a dict with keys {list(keys)}")
+    unknown = sorted(map(str, set(entity) - set(keys)))
     if unknown:
-        raise _entity_error(
-            name, i, j, entity, f"unknown key {unknown[0]!r}; an entity has keys {list(ENTITY_KEYS)}"
+        hint = (
+            " (a prediction's score is read by the 'ranking' family: scores=[..., 'ranking'])"
+            if unknown[0] == "score" and keys == ENTITY_KEYS and name == "predictions"
+            else ""
         )
-    missing = [k for k in ENTITY_KEYS if k not in entity]
+        raise _entity_error(
+            name, i, j, entity, f"unknown key {unknown[0]!r}; an entity has keys {list(keys)}{hint}"
+        )
+    missing = [k for k in keys if k not in entity]
     if missing:
         raise _entity_error(name, i, j, entity, f"missing key {missing[0]!r}")
 
@@ -115,8 +125,9 @@ def _from_dict_of_lists(example, where):
     return [dict(zip(ENTITY_KEYS, values)) for values in zip(*(example[k] for k in ENTITY_KEYS))]
 
 
-def _flatten(examples, name):
-    """Labels, starts, ends of every entity, and the number of entities per example.
+def _flatten(examples, name, keys=ENTITY_KEYS):
+    """Labels, starts, ends of every entity, and the number of entities per example (and with
+    ``keys`` :data:`SCORED_KEYS`, the scores after them).
 
     The loops run in C (``map``, ``chain``); the slow path only locates a problem found.
     """
@@ -133,18 +144,14 @@ def _flatten(examples, name):
     counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
     flat = list(chain.from_iterable(examples))
     try:
-        if set(map(type, flat)) <= {dict} and set(map(len, flat)) <= {3}:
-            return (
-                list(map(itemgetter("label"), flat)),
-                list(map(itemgetter("start"), flat)),
-                list(map(itemgetter("end"), flat)),
-                counts,
-            )
+        if set(map(type, flat)) <= {dict} and set(map(len, flat)) <= {len(keys)}:
+            columns = [list(map(itemgetter(key), flat)) for key in keys]
+            return (*columns[:3], counts, *columns[3:])
     except KeyError:
         pass
-    for k, entity in enumerate(flat):  # find the entity that is not a dict of exactly label, start, end
-        _check_entity_shape(name, *_locate(counts, k), entity)
-    return _flatten([[dict(e) for e in example] for example in examples], name)  # dict subclasses
+    for k, entity in enumerate(flat):  # find the entity that is not a dict of exactly the keys
+        _check_entity_shape(name, *_locate(counts, k), entity, keys)
+    return _flatten([[dict(e) for e in example] for example in examples], name, keys)  # dict subclasses
 
 
 def _locate(counts, flat):
@@ -205,13 +212,14 @@ def _value_problem(labels, start, end, reserved, text_lengths, example):
     return k, msg if msg is not None else named[labels[k]]
 
 
-def check_entity_types(examples, name, single=False):
+def check_entity_types(examples, name, single=False, scored=False):
     """Check only what a cast to the ``{"label": str, "start": int64, "end": int64}`` feature would
     change or lose: the shape of each entity and the types of its values (their values are
     checked when the corpus is scored). Returns the examples, dicts of lists made lists.
+    ``scored``: each entity also has a ``"score"`` (checked when scored).
     """
     examples = as_entity_lists(examples, name)
-    labels, starts, ends, counts = _flatten(examples, name)
+    labels, starts, ends, counts, *_ = _flatten(examples, name, SCORED_KEYS if scored else ENTITY_KEYS)
     problem = _type_problem(labels, starts, ends)
     if problem is not None:
         _raise_at(examples, name, counts, single, *problem)
@@ -224,14 +232,15 @@ def _raise_at(examples, name, counts, single, k, msg):
     raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
 
 
-def check_entities(examples, name, reserved=(), texts=None, single=False):
+def check_entities(examples, name, reserved=(), texts=None, single=False, scored=False):
     """Validate one side; returns (labels, starts, ends, example of each entity, counts).
 
     Raises ``ValueError`` naming ``name[example][entity]`` of the first bad entity: not a dict
     of exactly ``label``, ``start``, ``end``; a label that is not a non-empty str or that is in
     ``reserved``; an offset that is not an int (bool is not) or is negative; ``start >= end``;
     with ``texts``, an ``end`` past its example's text. ``single``: ``examples`` holds the
-    one example of ``add``, named ``name[entity]``.
+    one example of ``add``, named ``name[entity]``. ``scored``: every entity also has a
+    ``"score"``, a number in [0, 1]; the scores (float64) are returned last.
 
     >>> check_entities([[{"label": "X", "start": 0, "end": True}]], "references")
     Traceback (most recent call last):
@@ -239,7 +248,7 @@ def check_entities(examples, name, reserved=(), texts=None, single=False):
     ValueError: references[0][0] {'label': 'X', 'start': 0, 'end': True}: end must be an int
     """
     examples = as_entity_lists(examples, name)
-    labels, starts, ends, counts = _flatten(examples, name)
+    labels, starts, ends, counts, *scores = _flatten(examples, name, SCORED_KEYS if scored else ENTITY_KEYS)
     example = np.repeat(np.arange(len(counts)), counts)
     text_lengths = None if texts is None else np.array([len(t) for t in texts], dtype=np.int64)
     first = _type_problem(labels, starts, ends)
@@ -249,7 +258,22 @@ def check_entities(examples, name, reserved=(), texts=None, single=False):
     problem = problem or first
     if problem is not None:
         _raise_at(examples, name, counts, single, *problem)
+    if scored:
+        bad = _score_problem(scores[0])
+        if bad is not None:
+            _raise_at(examples, name, counts, single, bad, "score must be a number in [0, 1]")
+        return labels, start, end, example, counts, np.asarray(scores[0], dtype=np.float64)
     return labels, start, end, example, counts
+
+
+def _score_problem(scores):
+    """Index of the first score that is not a real number in [0, 1] (bool is not), or None."""
+    bad = _first_bad(scores, lambda kind: issubclass(kind, Real) and not issubclass(kind, bool))
+    if bad is not None:
+        return bad
+    values = np.asarray(scores, dtype=np.float64)
+    outside = np.flatnonzero(~((values >= 0) & (values <= 1)))  # NaN too
+    return int(outside[0]) if len(outside) else None
 
 
 def check_texts(texts, n_examples=None):
@@ -303,11 +327,12 @@ def _check_layout(width, gold, pred):
     )
 
 
-def encode_spans(predictions, references, reserved=(), texts=None):
+def encode_spans(predictions, references, reserved=(), texts=None, scored=False):
     """Validate both sides and lay them out: a :class:`SpanCorpus`.
 
     ``reserved``: labels that may not be used (result keys). ``texts``: None, or one str per
-    example, whose length bounds the (character) ends.
+    example, whose length bounds the (character) ends. ``scored``: every prediction has a
+    ``"score"`` (``pred_scores``, in the sorted order of ``pred``).
     """
     if (
         hasattr(predictions, "__len__")
@@ -316,7 +341,7 @@ def encode_spans(predictions, references, reserved=(), texts=None):
     ):
         raise ValueError(f"predictions has {len(predictions)} examples but references has {len(references)}")
     texts = check_texts(texts, len(references) if hasattr(references, "__len__") else None)
-    pred = check_entities(predictions, "predictions", reserved, texts)
+    pred = check_entities(predictions, "predictions", reserved, texts, scored=scored)
     gold = check_entities(references, "references", reserved, texts)
     n = len(gold[4])
     width = np.zeros(n, dtype=np.int64)
@@ -341,6 +366,7 @@ def encode_spans(predictions, references, reserved=(), texts=None):
         np.full(1, -1, dtype=np.int32),
         gold_order,
         pred_order,
+        pred[5][pred_order] if scored else None,
     )
 
 

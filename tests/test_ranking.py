@@ -1,0 +1,291 @@
+"""Scored predictions (the "ranking" family): average precision against scikit-learn, the curve,
+the F1-optimal threshold and the calibration against direct computations, thresholds taken from a
+development set (and refused from the scored set itself without the flag), token scores in the tag
+configs, and errors that name the place."""
+
+import random
+
+import numpy as np
+import pytest
+
+from conftest import METRIC_PATH, require
+
+TYPES = ("LOC", "ORG", "PER")
+
+
+@pytest.fixture(scope="module")
+def spans_metric():
+    import evaluate
+
+    return evaluate.load(METRIC_PATH, "spans")
+
+
+def scored_corpus(seed, n=60, ties=False):
+    """Gold spans and scored predictions: exact copies, shifted ones, retyped ones, spurious ones."""
+    rng = random.Random(seed)
+    gold, pred = [], []
+    for _ in range(n):
+        g, p, at = [], [], 0
+        for _ in range(rng.randint(0, 4)):
+            start = at + rng.randint(0, 3)
+            end = start + rng.randint(1, 4)
+            at = end + 1
+            label = rng.choice(TYPES)
+            g.append({"label": label, "start": start, "end": end})
+            r = rng.random()
+            if r < 0.55:
+                p.append({"label": label, "start": start, "end": end})
+            elif r < 0.7:
+                p.append({"label": label, "start": start, "end": end + 1})
+            elif r < 0.8:
+                p.append({"label": rng.choice(TYPES), "start": start, "end": end})
+        if rng.random() < 0.4:
+            p.append({"label": rng.choice(TYPES), "start": at + 2, "end": at + 4})
+        for item in p:
+            score = rng.random()
+            item["score"] = round(score, 1) if ties else score
+        gold.append(g)
+        pred.append(p)
+    return gold, pred
+
+
+def right_flags(gold, pred, strict=True):
+    """Each prediction's right/wrong by hand for corpora whose entities never overlap within a side:
+    strict, the same span and type as a gold entity; partial, overlapping one of its type."""
+    flags, scores = [], []
+    for g, p in zip(gold, pred):
+        for item in p:
+            if strict:
+                ok = any(
+                    e["label"] == item["label"] and (e["start"], e["end"]) == (item["start"], item["end"])
+                    for e in g
+                )
+            else:
+                ok = any(
+                    e["label"] == item["label"] and e["start"] < item["end"] and item["start"] < e["end"]
+                    for e in g
+                )
+            flags.append(ok)
+            scores.append(item["score"])
+    return np.array(flags), np.array(scores)
+
+
+@pytest.mark.parametrize("seed, ties", [(0, False), (1, True), (2, False), (3, True)])
+def test_average_precision_and_curve_match_scikit_learn(spans_metric, seed, ties):
+    require("sklearn")
+    from sklearn.metrics import average_precision_score, precision_recall_curve
+
+    gold, pred = scored_corpus(seed, ties=ties)
+    out = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"])["ranking"]
+    n_gold = sum(map(len, gold))
+    for matching, strict in (("strict", True), ("partial", False)):
+        right, scores = right_flags(gold, pred, strict)
+        table = out[matching]
+        reached = right.sum() / n_gold
+        assert table["average_precision"] == pytest.approx(
+            average_precision_score(right, scores) * reached, abs=1e-12
+        )
+        precision, recall, thresholds = precision_recall_curve(right, scores)
+        curve = table["curve"]
+        assert curve["thresholds"] == thresholds[::-1].tolist()
+        assert np.allclose(curve["precision"], precision[:-1][::-1])
+        assert np.allclose(curve["recall"], recall[:-1][::-1] * reached)
+        assert all(a <= b for a, b in zip(curve["recall"], curve["recall"][1:]))  # recall grows as t falls
+        f1 = [2 * p * r / (p + r) if p + r else 0.0 for p, r in zip(curve["precision"], curve["recall"])]
+        k = int(np.argmax(f1))
+        assert table["best"] == {
+            "threshold": curve["thresholds"][k],
+            "precision": curve["precision"][k],
+            "recall": curve["recall"][k],
+            "f1": f1[k],
+        }
+
+
+def test_when_every_gold_entity_is_found_average_precision_is_scikit_learns(spans_metric):
+    require("sklearn")
+    from sklearn.metrics import average_precision_score
+
+    gold = [[{"label": "PER", "start": 0, "end": 2}, {"label": "LOC", "start": 4, "end": 5}]]
+    pred = [
+        [
+            {"label": "PER", "start": 0, "end": 2, "score": 0.6},
+            {"label": "LOC", "start": 4, "end": 5, "score": 0.3},
+            {"label": "ORG", "start": 7, "end": 9, "score": 0.8},
+        ]
+    ]
+    ap = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"])["ranking"]["strict"]
+    assert ap["average_precision"] == pytest.approx(average_precision_score([1, 1, 0], [0.6, 0.3, 0.8]))
+    assert ap["average_precision"] == pytest.approx(0.5 * 0.5 + 0.5 * 2 / 3)  # by hand
+
+
+@pytest.mark.parametrize("bins", [1, 5, 10, 15])
+def test_expected_calibration_error_is_the_direct_sum(spans_metric, bins):
+    gold, pred = scored_corpus(5)
+    out = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"], calibration_bins=bins)
+    right, scores = right_flags(gold, pred)
+    ece, rows = 0.0, []
+    for b in range(bins):
+        lower, upper = b / bins, (b + 1) / bins
+        inside = (scores >= lower) & ((scores < upper) if b < bins - 1 else (scores <= upper))
+        if inside.any():
+            ece += inside.sum() / len(scores) * abs(right[inside].mean() - scores[inside].mean())
+            rows.append((int(inside.sum()), right[inside].mean(), scores[inside].mean()))
+    table = out["ranking"]["strict"]
+    assert table["ece"] == pytest.approx(ece, abs=1e-12)
+    assert [(r["count"], r["accuracy"]) for r in table["reliability"]] == [
+        (c, pytest.approx(a)) for c, a, _ in rows
+    ]
+    assert sum(r["count"] for r in table["reliability"]) == len(scores)
+
+
+def test_per_type_tables_split_the_predictions(spans_metric):
+    gold, pred = scored_corpus(7)
+    out = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"])["ranking"]["strict"]
+    assert sum(t["predictions"] for t in out["per_type"].values()) == out["predictions"]
+    assert sum(t["number"] for t in out["per_type"].values()) == out["number"]
+    for name, table in out["per_type"].items():
+        kept = [[e for e in p if e["label"] == name] for p in pred]
+        wanted = [[e for e in g if e["label"] == name] for g in gold]
+        alone = spans_metric.compute(predictions=kept, references=wanted, scores=["ranking"])["ranking"][
+            "strict"
+        ]
+        assert table["average_precision"] == pytest.approx(alone["average_precision"])
+
+
+def test_order_of_entities_changes_nothing(spans_metric):
+    gold, pred = scored_corpus(9)
+    shuffled = [random.Random(i).sample(p, len(p)) for i, p in enumerate(pred)]
+    a = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"])["ranking"]
+    b = spans_metric.compute(predictions=shuffled, references=gold, scores=["ranking"])["ranking"]
+    assert a == b
+
+
+def test_threshold_from_a_development_set(spans_metric):
+    dev_gold, dev_pred = scored_corpus(11)
+    test_gold, test_pred = scored_corpus(12)
+    dev = spans_metric.compute(predictions=dev_pred, references=dev_gold, scores=["ranking"])
+    threshold = dev["ranking"]["strict"]["best"]["threshold"]
+    out = spans_metric.compute(
+        predictions=test_pred, references=test_gold, scores=["ranking"], threshold_from=dev
+    )
+    assert out["ranking"]["threshold"] == threshold
+    for matching, strict in (("strict", True), ("partial", False)):
+        right, scores = right_flags(test_gold, test_pred, strict)
+        kept = scores >= threshold
+        applied = out["ranking"][matching]["applied"]
+        assert applied["predicted"] == kept.sum()
+        assert applied["precision"] == pytest.approx((right & kept).sum() / kept.sum())
+        assert applied["recall"] == pytest.approx((right & kept).sum() / sum(map(len, test_gold)))
+
+
+def test_a_threshold_chosen_on_the_scored_set_needs_the_flag(spans_metric):
+    gold, pred = scored_corpus(13)
+    own = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"])
+    shuffled = [list(reversed(p)) for p in pred]  # the same set in another order is the same set
+    for predictions in (pred, shuffled):
+        with pytest.raises(ValueError, match="threshold_from holds the results of this very set"):
+            spans_metric.compute(
+                predictions=predictions, references=gold, scores=["ranking"], threshold_from=own
+            )
+    out = spans_metric.compute(
+        predictions=pred,
+        references=gold,
+        scores=["ranking"],
+        threshold_from=own,
+        threshold_on_scored_set=True,
+    )
+    assert out["ranking"]["strict"]["applied"]["f1"] == pytest.approx(own["ranking"]["strict"]["best"]["f1"])
+    # the metric is still usable after the refusal
+    assert spans_metric.compute(predictions=pred, references=gold, scores=["ranking"]) == own
+
+
+def test_token_scores_in_the_tag_configs(metric):
+    references = [["B-PER", "I-PER", "O", "B-LOC"], ["B-ORG", "O"]]
+    predictions = [["B-PER", "I-PER", "O", "B-ORG"], ["B-ORG", "O"]]
+    token_scores = [[0.9, 0.7, 0.99, 0.4], [0.6, 0.1]]
+    out = metric.compute(
+        predictions=predictions,
+        references=references,
+        scores=["seqeval", "ranking"],
+        token_scores=token_scores,
+    )["ranking"]["strict"]
+    # entities: PER (mean 0.8, right), ORG (0.4, wrong), ORG (0.6, right)
+    assert out["curve"] == {
+        "thresholds": [0.8, 0.6, 0.4],
+        "precision": [1.0, 1.0, 2 / 3],
+        "recall": [1 / 3, 2 / 3, 2 / 3],
+    }
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(scores=["ranking"]), r"reads token_scores="),
+        (dict(token_scores=[[0.5]]), r"token_scores=.* changes nothing here: it needs 'ranking' in scores"),
+        (dict(scores=["ranking"], token_scores=[[0.5, 0.5]]), r"token_scores\[0\] must hold 1 numbers"),
+        (
+            dict(scores=["ranking"], token_scores=[[1.5]]),
+            r"token_scores\[0\]\[0\] is 1.5; a token score is a number in \[0, 1\]",
+        ),
+        (dict(scores=["ranking"], token_scores=[["x"]]), r"token_scores\[0\]\[0\] is 'x'"),
+        (
+            dict(scores=["ranking"], token_scores=[[0.5]], calibration_bins=0),
+            r"calibration_bins must be an int",
+        ),
+        (
+            dict(scores=["ranking"], token_scores=[[0.5]], threshold_from={"x": 1}),
+            r"threshold_from must be the results",
+        ),
+        (
+            dict(scores=["ranking"], token_scores=[[0.5]], threshold_on_scored_set=True),
+            r"changes nothing here: it needs threshold_from",
+        ),
+    ],
+)
+def test_ranking_errors_in_the_tag_configs(metric, options, message):
+    with pytest.raises(ValueError, match=message):
+        metric.compute(predictions=[["B-PER"]], references=[["B-PER"]], **options)
+
+
+@pytest.mark.parametrize(
+    "item, message",
+    [
+        (
+            {"label": "PER", "start": 0, "end": 2, "score": 1.2},
+            r"predictions\[0\]\[0\] .*: score must be a number in \[0, 1\]",
+        ),
+        (
+            {"label": "PER", "start": 0, "end": 2, "score": "high"},
+            r"predictions\[0\]\[0\] .*: score must be a number",
+        ),
+        (
+            {"label": "PER", "start": 0, "end": 2, "score": float("nan")},
+            r"score must be a number in \[0, 1\]",
+        ),
+        ({"label": "PER", "start": 0, "end": 2, "score": True}, r"score must be a number"),
+        ({"label": "PER", "start": 0, "end": 2}, r"predictions\[0\]\[0\] .*: missing key 'score'"),
+    ],
+)
+def test_scored_span_errors_name_the_place(spans_metric, item, message):
+    gold = [[{"label": "PER", "start": 0, "end": 2}]]
+    with pytest.raises(ValueError, match=message):
+        spans_metric.compute(predictions=[[item]], references=gold, scores=["ranking"])
+
+
+def test_a_score_without_the_family_is_refused_with_the_way_to_use_it(spans_metric):
+    gold = [[{"label": "PER", "start": 0, "end": 2}]]
+    with pytest.raises(ValueError, match=r"unknown key 'score'.*scores=\[\.\.\., 'ranking'\]"):
+        spans_metric.compute(
+            predictions=[[{"label": "PER", "start": 0, "end": 2, "score": 0.5}]], references=gold
+        )
+
+
+def test_types_drop_the_scores_of_unselected_predictions(spans_metric):
+    gold, pred = scored_corpus(15)
+    out = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"], types=["PER"])[
+        "ranking"
+    ]
+    kept = [[e for e in p if e["label"] == "PER"] for p in pred]
+    wanted = [[e for e in g if e["label"] == "PER"] for g in gold]
+    alone = spans_metric.compute(predictions=kept, references=wanted, scores=["ranking"])["ranking"]
+    assert out["strict"]["curve"] == alone["strict"]["curve"]
