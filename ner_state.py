@@ -61,7 +61,7 @@ FORMAT = "ner_recall_metric.state"
 VERSION = 1
 #: per-sentence columns a state carries besides the inputs: an input of the subgroup configs, and
 #: two options of compute that hold one value per sentence
-STATE_COLUMNS = ("subgroups", "document_ids", "slices", "texts")
+STATE_COLUMNS = ("subgroups", "document_ids", "slices", "texts", "tokens", "token_scores")
 _ARRAYS = ("predictions", "references", "lengths")
 
 
@@ -252,8 +252,9 @@ def merged_tags(blocks):
     )
 
 
-def span_block(predictions, references):
-    """The block of a span partition: per side the (example, start, end, label code) columns."""
+def span_block(predictions, references, scored=False):
+    """The block of a span partition: per side the (example, start, end, label code) columns; with
+    ``scored``, each prediction's score (``pred_scores``, floats: JSON keeps them exactly)."""
     labels, index = [], {}
     sides = []
     for side in (predictions, references):
@@ -264,13 +265,16 @@ def span_block(predictions, references):
         ]
         sides.append([np.array([r[k] for r in rows], dtype=np.int64) for k in range(4)])
     labels = list(index)
-    return {
+    block = {
         "kind": "spans",
         "labels": labels,
         "pred": sides[0],
         "gold": sides[1],
         "lengths": np.zeros(len(references), dtype=np.int64),
     }
+    if scored:
+        block["pred_scores"] = [float(e["score"]) for ex in predictions for e in ex]
+    return block
 
 
 def merged_spans(blocks):
@@ -281,8 +285,14 @@ def merged_spans(blocks):
         for side, name in (("pred", "predictions"), ("gold", "references")):
             examples = [[] for _ in range(n)]
             example, start, end, label = block[side]
-            for i, s, e, c in zip(example.tolist(), start.tolist(), end.tolist(), label.tolist()):
-                examples[i].append({"label": block["labels"][c], "start": s, "end": e})
+            scores = block.get("pred_scores") if side == "pred" else None
+            for k, (i, s, e, c) in enumerate(
+                zip(example.tolist(), start.tolist(), end.tolist(), label.tolist())
+            ):
+                entity = {"label": block["labels"][c], "start": s, "end": e}
+                if scores is not None:
+                    entity["score"] = scores[k]
+                examples[i].append(entity)
             out[name] += examples
     return out["predictions"], out["references"]
 
@@ -324,8 +334,9 @@ def make_state(config, predictions, references, first_sentence=0, subgroups=None
     columns = _columns(config, options, subgroups, checked)
     kept = {k: v for k, v in options.items() if k not in STATE_COLUMNS + ("texts",)}
     if config in SPAN_CONFIGS:
-        encode_spans(predictions, references, RESERVED_KEYS, checked.texts)  # every check of compute
-        block = span_block(predictions, references)
+        scored = checked.ranking is not None
+        encode_spans(predictions, references, RESERVED_KEYS, checked.texts, scored)  # every check of compute
+        block = span_block(predictions, references, scored)
     else:
         codes = input_codes(predictions, references, checked.label_names)
         if codes is None:
@@ -374,7 +385,22 @@ def _columns(config, options, subgroups, checked):
         }
     if checked.texts is not None:
         columns["texts"] = list(checked.texts)
+    for name in ("tokens", "token_scores"):  # per sentence a list (validated when finalized)
+        column = options.get(name)
+        if column is not None:
+            if isinstance(column, (str, bytes)) or not isinstance(column, (list, tuple)):
+                raise ValueError(
+                    f"{name} must be a list with one list per sentence; got {type(column).__name__}"
+                )
+            columns[name] = [
+                list(map(_plain, row)) if isinstance(row, (list, tuple)) else row for row in column
+            ]
     return columns
+
+
+def _plain(value):
+    """A numpy number as the Python number JSON writes (a float keeps its value exactly)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def finalize_state(config, state):

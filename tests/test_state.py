@@ -156,3 +156,42 @@ def test_class_ids_with_label_names_and_ignored_positions(metrics):
         predictions=predictions[20:], references=references[20:], first_sentence=20, label_names=names
     )
     assert repr(metric.finalize(b + a)) == repr(whole)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_ranking_and_buckets_merge_as_compute(metrics, config):
+    """Scored predictions (span scores or token scores), the entity buckets with their tokens and
+    training entities, and intervals: every key of the merged state's results equals compute's."""
+    metric, rng = metrics[config], random.Random(CONFIGS.index(config))
+    predictions, references, columns = corpus(metrics, config, seed=7)
+    n = len(references)
+    options = {"scores": ["seqeval", "muc", "ranking"], "ci_resamples": 20, "calibration_bins": 7}
+    per_sentence = {}
+    if config.startswith("spans"):
+        predictions = [[dict(e, score=rng.random()) for e in p] for p in predictions]
+        options["buckets"] = ["entity_length"]  # the others read texts, which these spans have not
+    else:
+        per_sentence["token_scores"] = [[rng.random() for _ in t] for t in predictions]
+        per_sentence["tokens"] = [[rng.choice(["Anna", "x", "NATO"]) for _ in t] for t in predictions]
+        options["buckets"] = ["entity_length", "capitalisation", "seen"]
+        options["train_entities"] = [("A", "Anna"), ("B", "NATO x")]
+    subgroups = config.endswith("subgroups")
+    inputs = {"subgroups": columns["subgroups"]} if subgroups else {}
+    whole = metric.compute(
+        predictions=predictions, references=references, **inputs, **options, **per_sentence
+    )
+    cuts = sorted(rng.sample(range(1, n), 9))
+    states = [
+        metric.state(
+            predictions=predictions[lo:hi],
+            references=references[lo:hi],
+            first_sentence=lo,
+            **({"subgroups": columns["subgroups"][lo:hi]} if subgroups else {}),
+            **options,
+            **{name: column[lo:hi] for name, column in per_sentence.items()},
+        )
+        for lo, hi in zip([0] + cuts, cuts + [n])
+    ]
+    merged = merge_randomly(states, rng)
+    assert "ranking" in whole and "buckets" in whole
+    assert repr(metric.finalize(merged)) == repr(whole)
