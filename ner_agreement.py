@@ -23,19 +23,23 @@ every token, also when chance agreement is 1). Intervals resample sentences (or 
 from itertools import combinations
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_core import MODES, fbeta_key
+    from .ner_core import MODES, SpanArrays, fbeta_key
     from .ner_decoding import decode, encode
+    from .ner_matching import match
     from .ner_pipeline import check_options, score_spans, score_tags, tag_corpus
     from .ner_spans import check_entities
-    from .ner_uncertainty import check_resamples, document_units
+    from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import MODES, fbeta_key
+    from ner_core import MODES, SpanArrays, fbeta_key
     from ner_decoding import decode, encode
+    from ner_matching import match
     from ner_pipeline import check_options, score_spans, score_tags, tag_corpus
     from ner_spans import check_entities
-    from ner_uncertainty import check_resamples, document_units
+    from ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 
 KINDS = ("tags", "spans")
 
@@ -116,12 +120,14 @@ def agreement(
         if resamples:  # the pair's F1 per mode, resampled as compute resamples it
             pairs[f"{i}-{j}"]["intervals"] = {m: results["intervals"][f"muc_{m}_f1"] for m in MODES}
     f1 = {m: float(np.mean([p[m] for p in pairs.values()])) for m in MODES}
-    labels, sentence = token_labels(annotations, kind, checked)
+    spans, lengths = _tag_spans(annotations, checked) if kind == "tags" else _span_spans(annotations)
+    labels, sentence = token_labels(annotations, kind, checked, (spans, lengths))
     kappa = kappa_of(labels)
     if resamples:
         kappa["interval"] = _kappa_interval(
             labels, units[sentence], n_units, resamples, confidence_level, seed
         )
+    alpha = span_alpha(spans, lengths, units, n_units, resamples, confidence_level, seed)
     settings = {
         "annotators": len(annotations),
         "sentences": len(annotations[0]),
@@ -130,7 +136,7 @@ def agreement(
         "confidence_level": float(confidence_level),
         "seed": seed,
     }
-    return {"pairs": pairs, "f1": f1, "kappa": kappa, "settings": settings}
+    return {"pairs": pairs, "f1": f1, "kappa": kappa, "alpha": alpha, "settings": settings}
 
 
 def _disagreements(strict_listing):
@@ -147,10 +153,13 @@ def _disagreements(strict_listing):
 # ---------------------------------------------------------------------------- token labels and kappa
 
 
-def token_labels(annotations, kind, options):
+def token_labels(annotations, kind, options, decoded=None):
     """(annotators x tokens array of label codes, sentence of each token): per token the type of
-    the innermost entity covering it, 0 (``O``) where none does."""
-    if kind == "tags":
+    the innermost entity covering it, 0 (``O``) where none does. ``decoded``: the annotators'
+    (spans, lengths), when already read."""
+    if decoded is not None:
+        spans, lengths = decoded
+    elif kind == "tags":
         spans, lengths = _tag_spans(annotations, options)
     else:
         spans, lengths = _span_spans(annotations)
@@ -257,3 +266,151 @@ def _kappa_interval(labels, unit, n_units, resamples, level, seed):
         values.append(kappa_of(labels[:, columns])["value"])
     alpha = (1 - level) / 2
     return [float(v) for v in np.quantile(values, [alpha, 1 - alpha])]
+
+
+# ---------------------------------------------------------------------------- span-level alpha
+
+#: the value an annotator gives a unit, per mode: its entity's span and type, its span, its type
+ALPHA_MODES = ("strict", "exact", "type")
+
+
+def _annotator_arrays(side, base, code):
+    """One annotator's entities as SpanArrays in the flat layout, sorted as the matching wants."""
+    rows = sorted(side, key=lambda e: (base[e[1]] + e[2], e[3] - e[2], code[e[0]]))
+    columns = np.array([(base[s] + a, base[s] + b, code[t], s, a) for t, s, a, b in rows], dtype=np.int64)
+    columns = columns.reshape(-1, 5)
+    return SpanArrays(*(columns[:, k] for k in range(5)))
+
+
+def alignment_units(spans, lengths):
+    """The units of the span-level alpha: every entity of every annotator, linked to those the
+    one-to-one matching pairs it with in each pair of annotators; a unit is a connected group.
+    Returns (annotator, SpanArrays of all entities, unit of each); a unit holding two entities of
+    one annotator (matchings of different pairs that disagree) keeps the first and the others
+    become units of their own."""
+    base = np.concatenate([[0], np.cumsum(np.asarray(lengths) + 1)])[:-1]
+    names = sorted({t for side in spans for t, _, _, _ in side})
+    code = {name: k for k, name in enumerate(names)}
+    arrays = [_annotator_arrays(side, base, code) for side in spans]
+    offsets = np.concatenate([[0], np.cumsum([len(a) for a in arrays])])
+    links = [[], []]
+    for i, j in combinations(range(len(arrays)), 2):
+        if len(arrays[i]) and len(arrays[j]):
+            m = match(arrays[i], arrays[j])
+            links[0].append(offsets[i] + np.asarray(m.gold))
+            links[1].append(offsets[j] + np.asarray(m.pred))
+    n = int(offsets[-1])
+    a = np.concatenate(links[0]).astype(np.int64) if links[0] else np.zeros(0, dtype=np.int64)
+    b = np.concatenate(links[1]).astype(np.int64) if links[1] else np.zeros(0, dtype=np.int64)
+    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+    _, unit = connected_components(graph, directed=False)
+    annotator = np.repeat(np.arange(len(arrays)), [len(x) for x in arrays])
+    every = SpanArrays(*(np.concatenate([x[k] for x in arrays]) for k in range(5)))
+    # an annotator twice in a unit: the first (by position) stays, the others get units of their own
+    order = np.lexsort((every.end, every.start, annotator, unit))
+    key = unit[order] * len(arrays) + annotator[order]
+    extra = order[np.concatenate([[False], key[1:] == key[:-1]])]
+    unit[extra] = unit.max() + 1 + np.arange(len(extra)) if len(extra) else unit[extra]
+    return annotator, every, unit
+
+
+def _unit_values(mode, every):
+    """Per entity, the code of the value it gives its unit in ``mode`` (0 is reserved for ``O``)."""
+    if mode == "type":
+        key = every.type
+    elif mode == "exact":
+        key = every.start * (every.end.max(initial=0) + 1) + every.end
+    else:
+        key = (every.start * (every.end.max(initial=0) + 1) + every.end) * (
+            every.type.max(initial=0) + 1
+        ) + every.type
+    return np.unique(key, return_inverse=True)[1].ravel() + 1
+
+
+def alpha_stats(mode, annotator, every, unit, n_annotators, sentence_unit, n_resampling_units):
+    """Per resampling unit (sentence or document): the additive pieces of Krippendorff's alpha,
+    ``[agreeing ordered pairs, values, sum of squared counts of its own categories, count of each
+    shared category]``, integers: the categories of the strict and exact modes (a span) belong to one
+    sentence, those of the type mode (and ``O``) are shared."""
+    m = n_annotators
+    values = _unit_values(mode, every)
+    n_units = int(unit.max()) + 1 if len(unit) else 0
+    shared = mode == "type"
+    # per (unit, value): how many annotators give it; O: those without an entity in the unit
+    pair = np.unique(unit * (values.max(initial=0) + 1) + values, return_counts=True)
+    pair_unit, counts = pair[0] // (values.max(initial=0) + 1), pair[1]
+    pair_value = pair[0] % (values.max(initial=0) + 1)
+    entities = np.bincount(unit, minlength=n_units)
+    o_count = m - entities
+    agree = np.bincount(pair_unit, weights=counts * (counts - 1), minlength=n_units) + o_count * (o_count - 1)
+    where = (
+        sentence_unit[every.sentence[_first_of(unit, n_units)]] if n_units else np.zeros(0, dtype=np.int64)
+    )
+    k = n_resampling_units
+    rows = [
+        np.bincount(where, weights=agree, minlength=k),
+        np.bincount(where, weights=np.full(n_units, float(m)), minlength=k),
+    ]
+    n_categories = int(values.max(initial=0)) + 1 if shared else 1
+    if shared:
+        rows.append(np.zeros(k))
+        for c in range(1, n_categories):
+            rows.append(
+                np.bincount(where[pair_unit[pair_value == c]], weights=counts[pair_value == c], minlength=k)
+            )
+    else:
+        own = np.bincount(pair_value, weights=counts, minlength=int(values.max(initial=0)) + 1) ** 2
+        value_unit = np.zeros(int(values.max(initial=0)) + 1, dtype=np.int64)
+        value_unit[values] = where[unit]
+        rows.append(np.bincount(value_unit[1:], weights=own[1:], minlength=k))
+    rows.append(np.bincount(where, weights=o_count.astype(float), minlength=k))  # O, shared
+    return np.rint(np.column_stack(rows)).astype(np.int64)
+
+
+def _first_of(unit, n_units):
+    first = np.full(n_units, -1, dtype=np.int64)
+    first[unit[::-1]] = np.arange(len(unit))[::-1]
+    return first
+
+
+def alpha_of(totals, n_annotators):
+    """Krippendorff's alpha (nominal) from summed :func:`alpha_stats` rows (rows x columns), with
+    every unit valued by all ``n_annotators`` (m): ``1 - (n - 1) * (n - agreeing / (m - 1)) /
+    (n**2 - sum of squared category counts)``, 1 where the values never disagree."""
+    totals = np.atleast_2d(totals).astype(float)
+    agree, n, own = totals[:, 0] / (n_annotators - 1), totals[:, 1], totals[:, 2]
+    squares = own + (totals[:, 3:] ** 2).sum(axis=1)
+    observed = n - agree
+    expected = n * n - squares
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = 1 - (n - 1) * observed / expected
+    return np.where(observed <= 1e-9 * np.maximum(n, 1), 1.0, value)
+
+
+def span_alpha(spans, lengths, units, n_units, resamples=0, level=0.95, seed=0):
+    """``results["alpha"]``: Krippendorff's alpha (nominal) over the aligned units, per mode, with
+    the number of units, and with ``resamples`` a percentile bootstrap interval over ``units``."""
+    annotator, every, unit = alignment_units(spans, lengths)
+    out = {
+        "method": "krippendorff_nominal_on_aligned_units",
+        "units": int(unit.max()) + 1 if len(unit) else 0,
+    }
+    for mode in ALPHA_MODES:
+        stats = alpha_stats(mode, annotator, every, unit, len(spans), units, n_units)
+        table = {"value": float(alpha_of(stats.sum(axis=0), len(spans))[0])}
+        if resamples:
+            table["interval"] = _alpha_interval(stats, len(spans), resamples, level, seed)
+        out[mode] = table
+    return out
+
+
+def _alpha_interval(stats, n_annotators, resamples, level, seed):
+    """Percentile bootstrap of alpha over the resampling units (their rows of :func:`alpha_stats`)."""
+    patterns, counts = group_rows(stats)
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    draws = np.concatenate(
+        [alpha_of(t, n_annotators) for t in bootstrap_totals(patterns, counts, resamples, rng)]
+    )
+    draws = draws[~np.isnan(draws)]
+    alpha = (1 - level) / 2
+    return [float(v) for v in np.quantile(draws, [alpha, 1 - alpha])] if len(draws) else [float("nan")] * 2

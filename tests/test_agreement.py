@@ -87,6 +87,7 @@ def test_an_annotator_agrees_with_itself(metric):
     out = metric.agreement([a, a, a], ci_resamples=50)
     assert out["f1"] == {m: 1.0 for m in ("strict", "exact", "partial", "type")}
     assert out["kappa"]["value"] == 1.0 and out["kappa"]["interval"] == [1.0, 1.0]
+    assert all(out["alpha"][m] == {"value": 1.0, "interval": [1.0, 1.0]} for m in A.ALPHA_MODES)
     assert all(not p["disagreements"] for p in out["pairs"].values())
 
 
@@ -99,6 +100,7 @@ def test_nested_annotations_that_agree_score_one(spans_metric):
     ]
     out = spans_metric.agreement([nested, [list(reversed(e)) for e in nested]])
     assert out["f1"]["strict"] == 1.0 and out["kappa"]["value"] == 1.0
+    assert {out["alpha"][m]["value"] for m in A.ALPHA_MODES} == {1.0} and out["alpha"]["units"] == 3
     # the innermost entity labels its tokens: LOC inside ORG
     labels, _ = A.token_labels([nested], "spans", None)
     assert labels[0, 8] != labels[0, 0] and labels[0, 16] == labels[0, 0]
@@ -161,3 +163,62 @@ def test_pairwise_f1_intervals_are_computes(metric):
     }
     low, high = out["kappa"]["interval"]
     assert low <= out["kappa"]["value"] <= high
+
+
+def reliability_data(spans, lengths, mode):
+    """Annotators x units value codes (0: no entity in the unit) of the aligned units."""
+    annotator, every, unit = A.alignment_units(spans, lengths)
+    values = A._unit_values(mode, every)
+    data = np.zeros((len(spans), int(unit.max()) + 1))
+    data[annotator, unit] = values
+    return data
+
+
+@pytest.mark.parametrize("seed, n", [(0, 2), (1, 3), (2, 4), (3, 5)])
+def test_span_alpha_equals_the_krippendorff_package(metric, seed, n):
+    krippendorff = require("krippendorff", "pip install -r requirements-dev.txt")
+    raters = annotators(seed, n=n, sentences=120)
+    out = metric.agreement(raters)["alpha"]
+    spans, lengths = A._tag_spans(raters, A.check_options("default", {}))
+    for mode in A.ALPHA_MODES:
+        data = reliability_data(spans, lengths, mode)
+        expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+        assert out[mode]["value"] == pytest.approx(expected, abs=1e-12), mode
+    assert out["units"] == data.shape[1]
+    assert (
+        out["strict"]["value"] <= out["exact"]["value"] + 1e-12
+        or out["strict"]["value"] <= out["type"]["value"]
+    )
+
+
+def test_span_alpha_by_hand(spans_metric):
+    """Two annotators, three units: PER agreed, LOC/ORG on one span, a LOC only the first saw.
+    Type mode values per unit (a, b): (PER, PER), (LOC, ORG), (LOC, O); n = 6; pairable values
+    PER 2, LOC 2, ORG 1, O 1; observed disagreement 4 ordered pairs of 6 values."""
+    a = [
+        [
+            {"label": "PER", "start": 0, "end": 4},
+            {"label": "LOC", "start": 6, "end": 9},
+            {"label": "LOC", "start": 12, "end": 15},
+        ]
+    ]
+    b = [[{"label": "PER", "start": 0, "end": 4}, {"label": "ORG", "start": 6, "end": 9}]]
+    out = spans_metric.agreement([a, b])["alpha"]
+    # alpha = 1 - (n - 1) * D_o / D_e = 1 - 5 * 4 / (36 - (4 + 4 + 1 + 1))
+    assert out["type"]["value"] == pytest.approx(1 - 5 * 4 / 26)
+    assert out["units"] == 3
+
+
+def test_span_alpha_interval_resamples_sentences(metric):
+    raters = annotators(6, n=3, sentences=150)
+    out = metric.agreement(raters, ci_resamples=300, seed=2)["alpha"]
+    again = metric.agreement(raters, ci_resamples=300, seed=2)["alpha"]
+    assert out == again
+    for mode in A.ALPHA_MODES:
+        low, high = out[mode]["interval"]
+        assert low < out[mode]["value"] < high
+    by_document = metric.agreement(
+        raters, ci_resamples=300, seed=2, document_ids=[i // 10 for i in range(150)]
+    )
+    assert by_document["alpha"]["strict"]["value"] == out["strict"]["value"]
+    assert by_document["alpha"]["strict"]["interval"] != out["strict"]["interval"]
