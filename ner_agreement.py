@@ -20,7 +20,8 @@ every token, also when chance agreement is 1). Intervals resample sentences (or 
 (0.7692, 'cohen')
 """
 
-from itertools import combinations
+from collections import defaultdict
+from itertools import combinations, count
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -28,14 +29,14 @@ from scipy.sparse.csgraph import connected_components
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import MODES, SpanArrays, fbeta_key
-    from .ner_decoding import decode, encode
+    from .ner_decoding import _codes, check_lengths, corpus_from_codes, decode, encode
     from .ner_matching import match
     from .ner_pipeline import check_options, score_spans, score_tags, tag_corpus
     from .ner_spans import check_entities
     from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import MODES, SpanArrays, fbeta_key
-    from ner_decoding import decode, encode
+    from ner_decoding import _codes, check_lengths, corpus_from_codes, decode, encode
     from ner_matching import match
     from ner_pipeline import check_options, score_spans, score_tags, tag_corpus
     from ner_spans import check_entities
@@ -70,11 +71,39 @@ def _name(error, i, j):
     return ValueError(text)
 
 
-def pair_results(a, b, kind, options):
-    """The metric's results of annotator ``b`` against annotator ``a``."""
+def pair_results(a, b, kind, options, corpus=None):
+    """The metric's results of annotator ``b`` against annotator ``a``, and their disagreements
+    (the strict listing without its correct pairs). ``corpus``: the pair's tags, already encoded."""
+    views = []
     if kind == "spans":
-        return score_spans(b, a, options)
-    return score_tags(tag_corpus(b, a, options), options)[0]
+        results = score_spans(b, a, options, views=views)
+    else:
+        corpus = tag_corpus(b, a, options) if corpus is None else corpus
+        results = score_tags(corpus, options, views=views)[0]
+    return results, disagreements(views[0]), views[0]
+
+
+def shared_codes(annotations, options):
+    """Every annotator's tags encoded once, in one vocabulary: (vocabulary, codes per annotator,
+    sentence lengths); None when an annotator is not plain lists of tag strings (each pair then
+    goes through ``compute``'s own input path, which names any problem)."""
+    numbered = defaultdict(count(1).__next__, {"O": 0})
+    try:
+        lengths = [check_lengths(annotator, annotations[0]) for annotator in annotations[1:]]
+        codes = [_codes(annotator, numbered) for annotator in annotations]
+    except (TypeError, ValueError):
+        return None
+    if options.label_names is not None:
+        return None
+    return list(numbered), codes, lengths[0]
+
+
+def _pair_corpus(shared, annotations, i, j, options):
+    vocabulary, codes, lengths = shared
+    sides = (("predictions", annotations[j]), ("references", annotations[i]))
+    return corpus_from_codes(
+        vocabulary, codes[j], codes[i], lengths, suffix=options.suffix, scheme=options.scheme, sides=sides
+    )
 
 
 def _pair_summary(results, beta):
@@ -105,29 +134,47 @@ def agreement(
     )
     if resamples and document_ids is not None:
         intervals["document_ids"] = document_ids
-    checked = check_options(config, {**options, "scores": ["seqeval", "muc"], "errors": True, **intervals})
+    checked = check_options(config, {**options, "scores": ["seqeval", "muc"], **intervals})
     units, n_units = document_units(document_ids, len(annotations[0]))
-    pairs = {}
+    pairs, corpora, views = {}, {}, {}
+    shared = shared_codes(annotations, checked) if kind == "tags" else None
     for i, j in combinations(range(len(annotations)), 2):
         try:
-            results = pair_results(annotations[i], annotations[j], kind, checked)
+            if shared is not None:
+                corpora[i, j] = _pair_corpus(shared, annotations, i, j, checked)
+            results, listing, views[i, j] = pair_results(
+                annotations[i], annotations[j], kind, checked, corpora.get((i, j))
+            )
         except ValueError as error:
             raise _name(error, i, j) from None
-        pairs[f"{i}-{j}"] = {
-            **_pair_summary(results, checked.beta),
-            "disagreements": _disagreements(results["errors"]["strict"]),
-        }
+        pairs[f"{i}-{j}"] = {**_pair_summary(results, checked.beta), "disagreements": listing}
         if resamples:  # the pair's F1 per mode, resampled as compute resamples it
             pairs[f"{i}-{j}"]["intervals"] = {m: results["intervals"][f"muc_{m}_f1"] for m in MODES}
     f1 = {m: float(np.mean([p[m] for p in pairs.values()])) for m in MODES}
-    spans, lengths = _tag_spans(annotations, checked) if kind == "tags" else _span_spans(annotations)
+    # each annotator's entities as the pairs scored them (after types and label_map), from a pair
+    # it is in: the first annotator's from the pair 0-1, the others' from the pair 0-k
+    spans = [_view_spans(views[0, 1], "gold")] + [
+        _view_spans(views[0, k], "pred") for k in range(1, len(annotations))
+    ]
+    if kind == "spans":
+        lengths = np.zeros(len(annotations[0]), dtype=np.int64)
+        for _, sentence_of, _, end in spans:
+            if len(end):
+                np.maximum.at(lengths, sentence_of, end)
+    else:
+        lengths = np.array([len(sentence) for sentence in annotations[0]], dtype=np.int64)
     labels, sentence = token_labels(annotations, kind, checked, (spans, lengths))
     kappa = kappa_of(labels)
     if resamples:
         kappa["interval"] = _kappa_interval(
             labels, units[sentence], n_units, resamples, confidence_level, seed
         )
-    alpha = span_alpha(spans, lengths, units, n_units, resamples, confidence_level, seed)
+    # tag entities never overlap within an annotator: every pair's view lists them in one order
+    # (position), so the pairs' own matchings index ``spans``
+    matchings = (
+        {pair: (v.matching.gold, v.matching.pred) for pair, v in views.items()} if kind == "tags" else None
+    )
+    alpha = span_alpha(spans, lengths, units, n_units, resamples, confidence_level, seed, matchings)
     settings = {
         "annotators": len(annotations),
         "sentences": len(annotations[0]),
@@ -139,15 +186,44 @@ def agreement(
     return {"pairs": pairs, "f1": f1, "kappa": kappa, "alpha": alpha, "settings": settings}
 
 
-def _disagreements(strict_listing):
-    """Every pair that is not strictly correct, and every missed or spurious entity."""
-    out = []
-    for outcome in ("incorrect", "missed", "spurious"):
-        for entry in strict_listing.get(outcome, []):
-            out.append(
-                {"sentence": entry["sentence"], "a": entry["gold"], "b": entry["pred"], "kind": outcome}
-            )
-    return sorted(out, key=lambda e: (e["sentence"], str(e["a"]), str(e["b"])))
+#: the kinds of disagreement, in the order they are listed at one position
+DISAGREEMENTS = ("incorrect", "missed", "spurious")
+
+
+def disagreements(view):
+    """Every strictly wrong pair of the one matching (``incorrect``), every entity of ``a`` that
+    ``b`` lacks (``missed``) and the reverse (``spurious``), in order of sentence and position,
+    each ``{"sentence", "a", "b", "kind"}`` with the entities as ``[TYPE, start, end]``."""
+    gold, pred, m = view.gold, view.pred, view.matching
+    wrong = np.asarray(m.scenario) != 0
+    free_gold, free_pred = np.ones(len(gold), dtype=bool), np.ones(len(pred), dtype=bool)
+    free_gold[m.gold] = False
+    free_pred[m.pred] = False
+    a = np.concatenate([np.asarray(m.gold)[wrong], np.flatnonzero(free_gold), np.full(free_pred.sum(), -1)])
+    b = np.concatenate([np.asarray(m.pred)[wrong], np.full(free_gold.sum(), -1), np.flatnonzero(free_pred)])
+    kind = np.repeat([0, 1, 2], [int(wrong.sum()), int(free_gold.sum()), int(free_pred.sum())])
+    start = np.where(a >= 0, gold.start[np.maximum(a, 0)], pred.start[np.maximum(b, 0)])
+    order = np.lexsort((kind, start))
+    a, b, kind = a[order], b[order], kind[order]
+    sentence = np.where(a >= 0, gold.sentence[np.maximum(a, 0)], pred.sentence[np.maximum(b, 0)])
+    sides = []
+    for spans, idx in ((gold, a), (pred, b)):
+        entities = [None] * len(idx)
+        at = np.flatnonzero(idx >= 0)
+        chosen = idx[at]
+        names = np.array(view.types, dtype=object)[spans.type[chosen]].tolist()
+        offset = spans.offset[chosen]
+        listed = map(
+            list, zip(names, offset.tolist(), (offset + spans.end[chosen] - spans.start[chosen]).tolist())
+        )
+        for k, entity in zip(at.tolist(), listed):
+            entities[k] = entity
+        sides.append(entities)
+    kinds = [DISAGREEMENTS[k] for k in kind.tolist()]
+    return [
+        {"sentence": s, "a": x, "b": y, "kind": k}
+        for s, x, y, k in zip(sentence.tolist(), sides[0], sides[1], kinds)
+    ]
 
 
 # ---------------------------------------------------------------------------- token labels and kappa
@@ -155,8 +231,9 @@ def _disagreements(strict_listing):
 
 def token_labels(annotations, kind, options, decoded=None):
     """(annotators x tokens array of label codes, sentence of each token): per token the type of
-    the innermost entity covering it, 0 (``O``) where none does. ``decoded``: the annotators'
-    (spans, lengths), when already read."""
+    the innermost entity covering it (the shortest; among equally short ones the last by start,
+    then type), 0 (``O``) where none does. ``decoded``: the annotators' (spans, lengths), when
+    already read."""
     if decoded is not None:
         spans, lengths = decoded
     elif kind == "tags":
@@ -164,58 +241,93 @@ def token_labels(annotations, kind, options, decoded=None):
     else:
         spans, lengths = _span_spans(annotations)
     base = np.concatenate([[0], np.cumsum(lengths)])
-    names = sorted({label for side in spans for label, _, _, _ in side})
+    names = sorted(set().union(*(_names_of(side[0]) for side in spans)))
     code = {name: k + 1 for k, name in enumerate(names)}
-    labels = np.zeros((len(annotations), int(base[-1])), dtype=np.int64)
-    for k, side in enumerate(spans):
-        # longest first, so that the innermost (shortest) entity is written last and stays
-        for label, s, a, b in sorted(side, key=lambda e: (-(e[3] - e[2]), e[1], e[2], e[0])):
-            labels[k, base[s] + a : base[s] + b] = code[label]
+    labels = np.zeros((len(spans), int(base[-1])), dtype=np.int64)
+    for k, (kinds, sentence, start, end) in enumerate(spans):
+        if not len(start):
+            continue
+        codes = _codes_of(kinds, code)
+        width = end - start
+        position = np.repeat(base[sentence] + start, width) + _ramps(width)
+        entity = np.repeat(np.arange(len(start)), width)
+        if len(position) < 2 or (np.diff(position) > 0).all():  # no two entities share a token
+            labels[k, position] = codes[entity]
+            continue
+        # per position the innermost entity: shortest, then last by start, then by type
+        order = np.lexsort((-codes[entity], -start[entity], width[entity], position))
+        first = np.append(True, position[order][1:] != position[order][:-1])
+        chosen = order[first]
+        labels[k, position[chosen]] = codes[entity[chosen]]
     sentence = np.repeat(np.arange(len(lengths)), lengths)
     return labels, sentence
 
 
+def _ramps(widths):
+    """0, 1, ..., w - 1 for each width, end to end."""
+    total = int(widths.sum())
+    return np.arange(total) - np.repeat(np.cumsum(widths) - widths, widths)
+
+
 def _tag_spans(annotations, options):
+    """Per annotator its entities as (type names, sentence, start, end) with offsets in the
+    sentence; the sentence lengths."""
     spans = []
     for k, annotator in enumerate(annotations):
         try:
             corpus = encode(annotator, annotator, suffix=options.suffix, scheme=options.scheme)
         except ValueError as error:
             raise ValueError(str(error).replace("predictions", f"annotations[{k}]")) from None
-        found = decode(corpus.references, corpus, options.scheme)
-        types = list(corpus.types)
-        spans.append(
-            [
-                (types[t], int(s), int(o), int(o + e - b))
-                for t, s, o, b, e in zip(
-                    found.type.tolist(),
-                    found.sentence.tolist(),
-                    found.offset.tolist(),
-                    found.start.tolist(),
-                    found.end.tolist(),
-                )
-            ]
-        )
+        spans.append(_decoded(corpus, "references", options))
     lengths = np.array([len(sentence) for sentence in annotations[0]], dtype=np.int64)
     return spans, lengths
+
+
+def _names_of(kinds):
+    """The type names an annotator's entities use: ``kinds`` is a list of names, or (the names of
+    a type space, each entity's code into them)."""
+    if isinstance(kinds, tuple):
+        return (
+            set(np.asarray(kinds[0], dtype=object)[np.unique(kinds[1])].tolist()) if len(kinds[1]) else set()
+        )
+    return set(kinds)
+
+
+def _codes_of(kinds, code):
+    """Each entity's code in ``code`` (name -> code) from :func:`_names_of`'s ``kinds``."""
+    if isinstance(kinds, tuple):
+        lookup = np.array([code.get(name, -1) for name in kinds[0]] + [-1], dtype=np.int64)
+        return lookup[kinds[1]]
+    return np.fromiter(map(code.__getitem__, kinds), dtype=np.int64, count=len(kinds))
+
+
+def _view_spans(view, side):
+    """One side of a pair's view as ((type names, codes), sentence, start, end), offsets in the
+    sentence."""
+    spans = getattr(view, side)
+    names = (tuple(view.types), np.asarray(spans.type, dtype=np.int64))
+    offset = np.asarray(spans.offset, dtype=np.int64)
+    end = offset + np.asarray(spans.end - spans.start, dtype=np.int64)
+    return names, np.asarray(spans.sentence, dtype=np.int64), offset, end
+
+
+def _decoded(corpus, side, options):
+    """One side of an encoded corpus as (type names, sentence, start, end)."""
+    found = decode(getattr(corpus, side), corpus, options.scheme)
+    names = np.array(corpus.types + ("",), dtype=object)
+    offset = np.asarray(found.offset, dtype=np.int64)
+    end = offset + np.asarray(found.end - found.start, dtype=np.int64)
+    return names[found.type].tolist(), np.asarray(found.sentence, dtype=np.int64), offset, end
 
 
 def _span_spans(annotations):
     spans, width = [], np.zeros(len(annotations[0]), dtype=np.int64)
     for k, annotator in enumerate(annotations):
         labels, starts, ends, example, _ = check_entities(annotator, f"annotations[{k}]")
-        spans.append(
-            list(
-                zip(
-                    labels,
-                    np.asarray(example).tolist(),
-                    np.asarray(starts).tolist(),
-                    np.asarray(ends).tolist(),
-                )
-            )
-        )
+        example, starts, ends = (np.asarray(x, dtype=np.int64) for x in (example, starts, ends))
+        spans.append((list(labels), example, starts, ends))
         if len(ends):
-            np.maximum.at(width, np.asarray(example), np.asarray(ends))
+            np.maximum.at(width, example, ends)
     return spans, width
 
 
@@ -229,10 +341,10 @@ def kappa_of(labels):
         chance = float(np.sum(p0 * p1))
         method = "cohen"
     else:
-        counts = _category_counts(labels)
-        agree = (counts * (counts - 1)).sum(axis=1) / (n_raters * (n_raters - 1))
-        observed = float(agree.mean()) if n_tokens else 1.0
-        share = counts.sum(axis=0) / max(counts.sum(), 1)
+        # per token the share of agreeing ordered pairs of raters, from pairwise equalities
+        pairs = sum(np.count_nonzero(labels[i] == labels[j]) for i, j in combinations(range(n_raters), 2))
+        observed = float(pairs / (n_raters * (n_raters - 1) / 2) / n_tokens) if n_tokens else 1.0
+        share = np.bincount(labels.ravel()) / max(labels.size, 1)
         chance = float(np.sum(share**2))
         method = "fleiss"
     value = 1.0 if observed == 1.0 else (observed - chance) / (1 - chance)
@@ -243,16 +355,6 @@ def kappa_of(labels):
         "observed": observed,
         "chance": chance,
     }
-
-
-def _category_counts(labels):
-    """Tokens x categories: how many annotators gave each label to each token."""
-    n_raters, n_tokens = labels.shape
-    k = int(labels.max()) + 1 if n_tokens else 1
-    counts = np.zeros((n_tokens, k), dtype=np.int64)
-    for row in labels:
-        counts[np.arange(n_tokens), row] += 1
-    return counts
 
 
 def _kappa_interval(labels, unit, n_units, resamples, level, seed):
@@ -270,35 +372,43 @@ def _kappa_interval(labels, unit, n_units, resamples, level, seed):
 
 # ---------------------------------------------------------------------------- span-level alpha
 
-#: the value an annotator gives a unit, per mode: its entity's span and type, its span, its type
-ALPHA_MODES = ("strict", "exact", "type")
+#: the value an annotator gives a unit, per mode: its entity's span and type, its type
+ALPHA_MODES = ("strict", "type")
 
 
-def _annotator_arrays(side, base, code):
-    """One annotator's entities as SpanArrays in the flat layout, sorted as the matching wants."""
-    rows = sorted(side, key=lambda e: (base[e[1]] + e[2], e[3] - e[2], code[e[0]]))
-    columns = np.array([(base[s] + a, base[s] + b, code[t], s, a) for t, s, a, b in rows], dtype=np.int64)
-    columns = columns.reshape(-1, 5)
-    return SpanArrays(*(columns[:, k] for k in range(5)))
+def _annotator_arrays(side, base, code, presorted=False):
+    """One annotator's entities as SpanArrays in the flat layout, sorted as the matching wants
+    (``presorted``: they already are, in the order the given matchings index)."""
+    kinds, sentence, start, end = side
+    codes = _codes_of(kinds, code)
+    flat = base[sentence] + start
+    order = slice(None) if presorted else np.lexsort((codes, end - start, flat))
+    return SpanArrays(flat[order], (base[sentence] + end)[order], codes[order], sentence[order], start[order])
 
 
-def alignment_units(spans, lengths):
+def alignment_units(spans, lengths, matchings=None):
     """The units of the span-level alpha: every entity of every annotator, linked to those the
     one-to-one matching pairs it with in each pair of annotators; a unit is a connected group.
     Returns (annotator, SpanArrays of all entities, unit of each); a unit holding two entities of
     one annotator (matchings of different pairs that disagree) keeps the first and the others
-    become units of their own."""
+    become units of their own. ``matchings``: per pair ``(i, j)`` the matched (entity of i,
+    entity of j) indices into ``spans``, when the pairs were matched already."""
     base = np.concatenate([[0], np.cumsum(np.asarray(lengths) + 1)])[:-1]
-    names = sorted({t for side in spans for t, _, _, _ in side})
+    names = sorted(set().union(*(_names_of(side[0]) for side in spans)))
     code = {name: k for k, name in enumerate(names)}
-    arrays = [_annotator_arrays(side, base, code) for side in spans]
+    arrays = [_annotator_arrays(side, base, code, matchings is not None) for side in spans]
     offsets = np.concatenate([[0], np.cumsum([len(a) for a in arrays])])
     links = [[], []]
     for i, j in combinations(range(len(arrays)), 2):
-        if len(arrays[i]) and len(arrays[j]):
+        if matchings is not None:
+            g, p = matchings[i, j]
+        elif len(arrays[i]) and len(arrays[j]):
             m = match(arrays[i], arrays[j])
-            links[0].append(offsets[i] + np.asarray(m.gold))
-            links[1].append(offsets[j] + np.asarray(m.pred))
+            g, p = m.gold, m.pred
+        else:
+            continue
+        links[0].append(offsets[i] + np.asarray(g))
+        links[1].append(offsets[j] + np.asarray(p))
     n = int(offsets[-1])
     a = np.concatenate(links[0]).astype(np.int64) if links[0] else np.zeros(0, dtype=np.int64)
     b = np.concatenate(links[1]).astype(np.int64) if links[1] else np.zeros(0, dtype=np.int64)
@@ -316,21 +426,18 @@ def alignment_units(spans, lengths):
 
 def _unit_values(mode, every):
     """Per entity, the code of the value it gives its unit in ``mode`` (0 is reserved for ``O``)."""
-    if mode == "type":
-        key = every.type
-    elif mode == "exact":
-        key = every.start * (every.end.max(initial=0) + 1) + every.end
-    else:
-        key = (every.start * (every.end.max(initial=0) + 1) + every.end) * (
-            every.type.max(initial=0) + 1
-        ) + every.type
+    if mode == "type":  # type codes are compact already
+        return np.asarray(every.type, dtype=np.int64) + 1
+    key = (every.start * (every.end.max(initial=0) + 1) + every.end) * (
+        every.type.max(initial=0) + 1
+    ) + every.type
     return np.unique(key, return_inverse=True)[1].ravel() + 1
 
 
 def alpha_stats(mode, annotator, every, unit, n_annotators, sentence_unit, n_resampling_units):
     """Per resampling unit (sentence or document): the additive pieces of Krippendorff's alpha,
     ``[agreeing ordered pairs, values, sum of squared counts of its own categories, count of each
-    shared category]``, integers: the categories of the strict and exact modes (a span) belong to one
+    shared category]``, integers: the categories of the strict mode (a span) belong to one
     sentence, those of the type mode (and ``O``) are shared."""
     m = n_annotators
     values = _unit_values(mode, every)
@@ -387,10 +494,10 @@ def alpha_of(totals, n_annotators):
     return np.where(observed <= 1e-9 * np.maximum(n, 1), 1.0, value)
 
 
-def span_alpha(spans, lengths, units, n_units, resamples=0, level=0.95, seed=0):
+def span_alpha(spans, lengths, units, n_units, resamples=0, level=0.95, seed=0, matchings=None):
     """``results["alpha"]``: Krippendorff's alpha (nominal) over the aligned units, per mode, with
     the number of units, and with ``resamples`` a percentile bootstrap interval over ``units``."""
-    annotator, every, unit = alignment_units(spans, lengths)
+    annotator, every, unit = alignment_units(spans, lengths, matchings)
     out = {
         "method": "krippendorff_nominal_on_aligned_units",
         "units": int(unit.max()) + 1 if len(unit) else 0,

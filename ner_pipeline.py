@@ -921,7 +921,7 @@ def _predicted(results):
 # ---------------------------------------------------------------------------- the pipeline
 
 
-def score_view(corpus, gold, pred, options, subgroups=None, units=None):
+def score_view(corpus, gold, pred, options, subgroups=None, units=None, views=None):
     """The results of the decoded entities of both sides, the per-unit count rows (with
     ``units``, or with intervals asked for) with their type names, and with ``units`` and
     ``buckets`` the per-unit :class:`ner_buckets.BucketRows` (None otherwise)."""
@@ -929,6 +929,8 @@ def score_view(corpus, gold, pred, options, subgroups=None, units=None):
     if units is None and (options.intervals is not None or options.document_ids is not None):
         units = document_units(options.document_ids, len(corpus.lengths))
     view = build_view(corpus, gold, pred, options)
+    if views is not None:  # the caller keeps the view (agreement lists disagreements from it)
+        views.append(view)
     results = run_families(view)
     if options.stratified is not None:
         results["stratified_recall"] = _stratified_recall(view, subgroups, options.stratified)
@@ -1015,18 +1017,18 @@ def tag_corpus(predictions, references, options):
     return corpus_from_codes(**codes._asdict(), suffix=options.suffix, scheme=options.scheme)
 
 
-def score_tags(corpus, options, subgroups=None, units=None):
+def score_tags(corpus, options, subgroups=None, units=None, views=None):
     """Decode both sides and score them: (results with what decoding did, per-unit counts, types)."""
     gold = decode(corpus.references, corpus, options.scheme)
     pred = decode(corpus.predictions, corpus, options.scheme)
-    results, stats, types, bucket_rows = score_view(corpus, gold, pred, options, subgroups, units)
+    results, stats, types, bucket_rows = score_view(corpus, gold, pred, options, subgroups, units, views)
     results["decoding"] = decoding_reports(
         corpus, pred, gold, options.scheme, places=REPORT_PLACES if options.scoring.errors else 0
     )
     return results, stats, types, bucket_rows
 
 
-def score_spans(predictions, references, options, subgroups=None):
+def score_spans(predictions, references, options, subgroups=None, views=None):
     """Every score family from entity spans (the span configs); without tokens, no token accuracy."""
     corpus = encode_spans(
         predictions, references, RESERVED_KEYS, options.texts, scored=options.ranking is not None
@@ -1039,7 +1041,7 @@ def score_spans(predictions, references, options, subgroups=None):
     ):
         if has_duplicates(spans):  # named by their index in the input
             check_duplicates(in_input_order(spans, order), name, corpus.types)
-    results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups)[0]
+    results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups, views=views)[0]
     for table in [results] + [
         t for key in results.get("slices", {}).values() for t in key["values"].values()
     ]:

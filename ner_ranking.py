@@ -34,6 +34,7 @@ Overall and per type (the predictions of the type, against the gold entities of 
 """
 
 import hashlib
+from itertools import chain
 
 import numpy as np
 
@@ -71,33 +72,47 @@ def check_threshold_from(value):
 
 def check_token_scores(token_scores, lengths):
     """``token_scores``: per sentence, one probability in [0, 1] per tag; the flat array in the
-    corpus layout (a 0 after each sentence)."""
+    corpus layout (a 0 after each sentence). Checked at C speed; a problem is then located."""
     if isinstance(token_scores, (str, bytes)) or not isinstance(token_scores, (list, tuple)):
         raise ValueError(
             f"token_scores must be a list with one list of numbers per sentence; got {type(token_scores).__name__}"
         )
+    lengths = np.asarray(lengths, dtype=np.int64)
     if len(token_scores) != len(lengths):
         raise ValueError(f"token_scores has {len(token_scores)} sentences but predictions has {len(lengths)}")
-    parts = []
-    for i, (row, n) in enumerate(zip(token_scores, np.asarray(lengths).tolist())):
-        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != n:
-            raise ValueError(f"token_scores[{i}] must hold {n} numbers, one per tag")
-        try:
-            values = np.asarray(row, dtype=np.float64)
-        except (TypeError, ValueError):
-            values = None
-        bad = (
-            None
-            if values is not None and values.ndim == 1 and ((values >= 0) & (values <= 1)).all()
-            else next(
-                (j for j, v in enumerate(row) if isinstance(v, bool) or not _unit_number(v)),
-                0,
-            )
+    if token_scores and set(map(type, token_scores)) == {np.ndarray}:  # a model's arrays, one per sentence
+        dtypes = {row.dtype.kind for row in token_scores}
+        if dtypes <= {"f", "i", "u"} and all(row.ndim == 1 for row in token_scores):
+            sizes = np.fromiter(map(len, token_scores), dtype=np.int64, count=len(token_scores))
+            values = np.concatenate(token_scores).astype(np.float64) if len(token_scores) else np.zeros(0)
+            if np.array_equal(sizes, lengths) and ((values >= 0) & (values <= 1)).all():
+                out = np.zeros(len(values) + len(lengths))
+                out[np.arange(len(values)) + np.repeat(np.arange(len(lengths)), lengths)] = values
+                return out
+        token_scores = [row.tolist() for row in token_scores]  # located below
+    rows_ok = set(map(type, token_scores)) <= {list, tuple}
+    sizes = np.fromiter(map(len, token_scores), dtype=np.int64, count=len(token_scores)) if rows_ok else None
+    if sizes is None or not np.array_equal(sizes, lengths):
+        i = next(
+            i
+            for i, (row, n) in enumerate(zip(token_scores, lengths.tolist()))
+            if not isinstance(row, (list, tuple)) or len(row) != n
         )
-        if bad is not None:
-            raise ValueError(f"token_scores[{i}][{bad}] is {row[bad]!r}; a token score is a number in [0, 1]")
-        parts += [values, np.zeros(1)]
-    return np.concatenate(parts) if parts else np.zeros(0)
+        raise ValueError(f"token_scores[{i}] must hold {lengths[i]} numbers, one per tag")
+    flat = chain.from_iterable(token_scores)
+    kinds = set(map(type, chain.from_iterable(token_scores)))
+    numbers = all(
+        issubclass(k, (int, float, np.integer, np.floating)) and not issubclass(k, bool) for k in kinds
+    )
+    values = np.fromiter(flat, dtype=np.float64, count=int(lengths.sum())) if numbers else None
+    if values is None or not ((values >= 0) & (values <= 1)).all():
+        for i, row in enumerate(token_scores):
+            for j, v in enumerate(row):
+                if isinstance(v, bool) or not _unit_number(v) or isinstance(v, (str, bytes)):
+                    raise ValueError(f"token_scores[{i}][{j}] is {v!r}; a token score is a number in [0, 1]")
+    out = np.zeros(len(values) + len(lengths))
+    out[np.arange(len(values)) + np.repeat(np.arange(len(lengths)), lengths)] = values
+    return out
 
 
 def _unit_number(value):
@@ -131,9 +146,10 @@ def right_of(n_pred, matching, scenarios):
     return right
 
 
-def curve(scores, right, n_gold):
-    """(thresholds, precision, recall), thresholds descending, one per distinct score."""
-    order = np.argsort(-scores, kind="stable")
+def curve(scores, right, n_gold, order=None):
+    """(thresholds, precision, recall), thresholds descending, one per distinct score; ``order``:
+    the predictions by score, highest first (computed when not given)."""
+    order = np.argsort(-scores, kind="stable") if order is None else order
     s, r = scores[order], right[order]
     last = np.append(np.flatnonzero(np.diff(s) != 0), len(s) - 1) if len(s) else np.zeros(0, dtype=int)
     tp = np.cumsum(r)[last] if len(s) else np.zeros(0)
@@ -142,10 +158,11 @@ def curve(scores, right, n_gold):
     return s[last], tp / np.maximum(kept, 1), recall
 
 
-def ranking_table(scores, right, n_gold, bins=DEFAULT_BINS, beta=1.0, with_curve=True):
-    """The ranking and calibration scores of one set of scored predictions."""
+def ranking_table(scores, right, n_gold, bins=DEFAULT_BINS, beta=1.0, with_curve=True, order=None):
+    """The ranking and calibration scores of one set of scored predictions (``order``: as
+    :func:`curve` takes it)."""
     fkey = fbeta_key(beta)
-    thresholds, precision, recall = curve(scores, right, n_gold)
+    thresholds, precision, recall = curve(scores, right, n_gold, order)
     ap = float(np.sum(np.diff(np.concatenate(([0.0], recall))) * precision))
     if len(thresholds):
         f = fbeta_array(precision, recall, beta)
@@ -230,13 +247,23 @@ def ranking_results(gold, pred, matching, types, scores, options):
             "threshold_on_scored_set=True to do it knowingly"
         )
     gold_types = np.bincount(gold.type, minlength=len(types))
+    order = np.argsort(-scores, kind="stable")  # one sort serves every table
+    kinds = np.asarray(pred.type)
+    of_type = {k: np.flatnonzero(kinds == k) for k in range(len(types))}
+    type_orders = {}
+    for k, members in of_type.items():  # the type's predictions, by score, as indices into them
+        local = np.full(len(scores), -1, dtype=np.int64)
+        local[members] = np.arange(len(members))
+        type_orders[k] = local[order[kinds[order] == k]]
     for name, scenarios in RIGHT.items():
         right = right_of(len(pred), matching, scenarios)
-        table = ranking_table(scores, right, len(gold), bins, beta)
+        table = ranking_table(scores, right, len(gold), bins, beta, order=order)
         table["per_type"] = {
-            t: ranking_table(scores[pred.type == k], right[pred.type == k], int(gold_types[k]), bins, beta)
+            t: ranking_table(
+                scores[of_type[k]], right[of_type[k]], int(gold_types[k]), bins, beta, order=type_orders[k]
+            )
             for k, t in enumerate(types)
-            if gold_types[k] or np.any(pred.type == k)
+            if gold_types[k] or len(of_type[k])
         }
         if chosen is not None:
             table["applied"] = threshold_scores(scores, right, len(gold), chosen["threshold"], beta)

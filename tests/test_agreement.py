@@ -128,9 +128,9 @@ def test_disagreements_are_listed_per_pair(metric):
     a = [["B-PER", "O", "B-LOC"]]
     b = [["B-ORG", "O", "O"]]
     listed = metric.agreement([a, b])["pairs"]["0-1"]["disagreements"]
-    assert listed == [
-        {"sentence": 0, "a": ["LOC", 2, 3], "b": None, "kind": "missed"},
+    assert listed == [  # in order of position
         {"sentence": 0, "a": ["PER", 0, 1], "b": ["ORG", 0, 1], "kind": "incorrect"},
+        {"sentence": 0, "a": ["LOC", 2, 3], "b": None, "kind": "missed"},
     ]
 
 
@@ -185,10 +185,6 @@ def test_span_alpha_equals_the_krippendorff_package(metric, seed, n):
         expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
         assert out[mode]["value"] == pytest.approx(expected, abs=1e-12), mode
     assert out["units"] == data.shape[1]
-    assert (
-        out["strict"]["value"] <= out["exact"]["value"] + 1e-12
-        or out["strict"]["value"] <= out["type"]["value"]
-    )
 
 
 def test_span_alpha_by_hand(spans_metric):
@@ -222,3 +218,16 @@ def test_span_alpha_interval_resamples_sentences(metric):
     )
     assert by_document["alpha"]["strict"]["value"] == out["strict"]["value"]
     assert by_document["alpha"]["strict"]["interval"] != out["strict"]["interval"]
+
+
+@pytest.mark.parametrize("page", ["agreement.md", "ranking.md"])
+def test_the_docs_cost_table_is_the_bench_output(page):
+    import os
+
+    from conftest import ROOT
+
+    def table(text):
+        return text[text.index("<!-- cost-targets -->") : text.index("<!-- /cost-targets -->")]
+
+    bench = open(os.path.join(ROOT, "bench", "agreement_ranking.md")).read()
+    assert table(open(os.path.join(ROOT, "docs", page)).read()) == table(bench)
