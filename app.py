@@ -156,7 +156,9 @@ def type_colours(results):
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(types)}
 
 
-def sentence_grid_html(tokens, gold_spans, pred_spans, colours, tags=None, focus=(), window=None):
+def sentence_grid_html(
+    tokens, gold_spans, pred_spans, colours, tags=None, focus=(), window=None, sides=("gold", "predicted")
+):
     """A sentence with gold entities above and predicted entities below, aligned on the tokens.
 
     ``tags``: (gold tags, predicted tags) shown under each token (pairs that differ shaded);
@@ -164,7 +166,7 @@ def sentence_grid_html(tokens, gold_spans, pred_spans, colours, tags=None, focus
     """
     first, stop = window or (0, len(tokens))
     cells = []
-    for row, label, spans in ((1, "gold", gold_spans), (3, "predicted", pred_spans)):
+    for row, label, spans in ((1, sides[0], gold_spans), (3, sides[1], pred_spans)):
         cells.append(f'<div class="ner-side" style="grid-row:{row}">{label}</div>')
         for s in spans:
             start, end = max(s[1], first), min(s[2], stop)
@@ -1051,6 +1053,75 @@ def buckets_svg(results):
     return "".join(out)
 
 
+def ranking_svg(results):
+    """Scored predictions: the precision-recall curve of each matching (the best-F1 threshold
+    marked) and the reliability diagram (accuracy against mean score per bin, the diagonal)."""
+    ranking = results.get("ranking")
+    if not ranking:
+        return ""
+    size, pad = 260, 36
+    colours = {"strict": PALETTE[0], "partial": PALETTE[2]}
+
+    def frame(title, x_label, y_label):
+        return [
+            f'<rect x="{pad}" y="10" width="{size}" height="{size}" fill="none" stroke="currentColor" stroke-opacity=".3"/>',
+            f'<text x="{pad + size / 2}" y="{size + 40}" text-anchor="middle">{x_label}</text>',
+            f'<text x="10" y="{10 + size / 2}" transform="rotate(-90 10 {10 + size / 2})" text-anchor="middle">{y_label}</text>',
+            *(
+                f'<text x="{pad + size * t}" y="{size + 24}" text-anchor="middle" opacity=".7">{t:.1f}</text>'
+                f'<text x="{pad - 4}" y="{10 + size * (1 - t) + 4}" text-anchor="end" opacity=".7">{t:.1f}</text>'
+                for t in (0, 0.5, 1)
+            ),
+            f'<text x="{pad + size / 2}" y="8" text-anchor="middle" font-weight="600">{title}</text>',
+        ]
+
+    def xy(x, y):
+        return f"{pad + size * x:.1f},{10 + size * (1 - y):.1f}"
+
+    curve = frame("Precision-recall", "recall", "precision")
+    for name, colour in colours.items():
+        c = ranking[name]["curve"]
+        points = " ".join(xy(r, p) for r, p in zip(c["recall"], c["precision"]))
+        best = ranking[name]["best"]
+        curve.append(
+            f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2" class="pr-curve" '
+            f'data-matching="{name}" data-ap="{ranking[name]["average_precision"]:.4f}"/>'
+        )
+        if best["threshold"] is not None:
+            curve.append(
+                f'<circle cx="{xy(best["recall"], best["precision"]).split(",")[0]}" '
+                f'cy="{xy(best["recall"], best["precision"]).split(",")[1]}" r="4" fill="{colour}">'
+                f"<title>{name}: best F1 {best['f1']:.4f} at threshold {best['threshold']:.4f}</title></circle>"
+            )
+    reliability = frame("Reliability (strict)", "mean score", "accuracy")
+    reliability.append(
+        f'<line x1="{pad}" y1="{10 + size}" x2="{pad + size}" y2="10" stroke="currentColor" stroke-dasharray="4 3" opacity=".5"/>'
+    )
+    for row in ranking["strict"]["reliability"]:
+        x0, x1 = pad + size * row["lower"], pad + size * row["upper"]
+        h = size * row["accuracy"]
+        reliability.append(
+            f'<rect x="{x0 + 1:.1f}" y="{10 + size - h:.1f}" width="{x1 - x0 - 2:.1f}" height="{h:.1f}" fill="{PALETTE[0]}" '
+            f'fill-opacity=".7" class="reliability-bin" data-count="{row["count"]}" data-accuracy="{row["accuracy"]:.4f}">'
+            f"<title>{row['lower']:.1f}-{row['upper']:.1f}: {row['count']} predictions, accuracy {row['accuracy']:.3f}, "
+            f"mean score {row['confidence']:.3f}</title></rect>"
+        )
+    legend = ", ".join(
+        f'<span style="color:{colour}">{name}</span> AP {ranking[name]["average_precision"]:.4f}, '
+        f"best F1 {ranking[name]['best']['f1']:.4f} at {ranking[name]['best']['threshold']}"
+        for name, colour in colours.items()
+    )
+    svg = (
+        f'<svg viewBox="0 0 {2 * (size + pad) + 60} {size + 50}" width="100%" role="img" class="ranking" '
+        'font-family="system-ui, sans-serif" font-size="12" fill="currentColor">'
+        + "".join(curve)
+        + f'<g transform="translate({size + pad + 50},0)">'
+        + "".join(reliability)
+        + "</g></svg>"
+    )
+    return svg + f'<p class="ner-legend">{legend}; ECE {ranking["strict"]["ece"]:.4f} (strict).</p>'
+
+
 def confusion_table(confusion):
     """(gold types, predicted types, {(gold, pred): (same span, overlapping)}) with None for missed
     (no prediction) and spurious (no gold)."""
@@ -1209,7 +1280,7 @@ FILES_DOWNLOAD = 10
 def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True, slices=None):
     """All outputs of the Files tab: error, results visibility, headline, mode cards, per-type plot,
     heatmap, mode / outcome / type filters, error browser, download (None unless ``download``),
-    two-systems visibility, comparison, slices table, bucket charts, state."""
+    two-systems visibility, comparison, slices table, bucket charts, ranking plots, state."""
     try:
         state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples, slices)
     except Exception as error:  # noqa: BLE001 -- shown in the page
@@ -1229,6 +1300,7 @@ def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True, s
             None,
             gr.Column(visible=False),
             None,
+            "",
             "",
             "",
             None,
@@ -1252,8 +1324,215 @@ def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True, s
         comparison,
         slices_html(results, state.get("comparison")),
         buckets_svg(results),
+        ranking_svg(results),
         state,
     )
+
+
+# ============================================================================ Agreement tab
+
+
+def read_annotation_files(paths):
+    """(inputs of the first two files, every annotator's annotations, file names): two or more files
+    of one format holding the same sentences, one per annotator."""
+    paths = [p for p in (_path(p) for p in (paths or [])) if p]
+    if len(paths) < 2:
+        raise ValueError("upload two or more annotation files of the same sentences, one per annotator")
+    inputs = ner_files.read_pair(paths[0], paths[1])
+    annotations = [inputs.references, inputs.predictions]
+    for path in paths[2:]:
+        annotations.append(ner_files.read_second_predictions(inputs, path).predictions)
+    return inputs, annotations, [Path(p).name for p in paths]
+
+
+def agreement_uploads(files, decoding=next(iter(DECODINGS)), suffix=False, resamples=0):
+    """The Agreement tab's state: the files read and ``metric.agreement``'s results."""
+    inputs, annotations, names = read_annotation_files(files)
+    kind = "spans" if ner_report.is_spans(inputs) else "tags"
+    scheme, mode = DECODINGS[decoding]
+    options = dict(scheme=scheme, mode=mode, suffix=bool(suffix)) if kind == "tags" else {}
+    config = "spans" if kind == "spans" else "default"
+    results = metric(config).agreement(annotations, ci_resamples=int(resamples or 0), **options)
+    return {
+        "inputs": inputs,
+        "annotations": annotations,
+        "names": names,
+        "kind": kind,
+        "options": options,
+        "agreement": results,
+    }
+
+
+def _with_interval(value, interval):
+    text = f"{value:.4f}"
+    return text + (f" [{interval[0]:.4f}, {interval[1]:.4f}]" if interval else "")
+
+
+def agreement_table_html(state):
+    """Per pair of annotators F1 per MUC mode (with intervals), then kappa and alpha."""
+    out, names = state["agreement"], state["names"]
+    head = "<th>pair</th>" + "".join(f"<th>F1 {m}</th>" for m in MODES) + "<th>disagreements</th>"
+    rows = []
+    for pair, table in out["pairs"].items():
+        i, j = map(int, pair.split("-"))
+        cells = "".join(
+            f'<td data-mode="{m}">{_with_interval(table[m], table.get("intervals", {}).get(m))}</td>'
+            for m in MODES
+        )
+        rows.append(
+            f'<tr data-pair="{pair}"><td>{html.escape(names[i])} / {html.escape(names[j])}</td>{cells}'
+            f"<td>{len(table['disagreements'])}</td></tr>"
+        )
+    mean = "".join(f"<td>{out['f1'][m]:.4f}</td>" for m in MODES)
+    rows.append(f"<tr><td><b>mean</b></td>{mean}<td></td></tr>")
+    kappa, alpha = out["kappa"], out["alpha"]
+    summary = (
+        f'<p class="agreement-summary">{ {"cohen": "Cohen&#39;s", "fleiss": "Fleiss&#39;"}[kappa["method"]] } kappa over {kappa["tokens"]:,} tokens: '
+        f'<b data-key="kappa">{_with_interval(kappa["value"], kappa.get("interval"))}</b>; Krippendorff\'s alpha '
+        f'over {alpha["units"]:,} aligned units, strict <b data-key="alpha-strict">'
+        f"{_with_interval(alpha['strict']['value'], alpha['strict'].get('interval'))}</b>, type "
+        f'<b data-key="alpha-type">{_with_interval(alpha["type"]["value"], alpha["type"].get("interval"))}</b>.</p>'
+    )
+    return f'<table class="ner-slices agreement"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>{summary}'
+
+
+def annotator_spans(state, k, i):
+    """Annotator ``k``'s entities in sentence ``i`` as (label, start, end) tuples."""
+    sentence = state["annotations"][k][i]
+    if state["kind"] == "spans":
+        return [(e["label"], e["start"], e["end"]) for e in sentence]
+    decode = functools.partial(
+        metric().decode, scheme=state["options"]["scheme"], suffix=state["options"]["suffix"]
+    )
+    return [tuple(s) for s in decode(sentence)]
+
+
+def disagreements_html(state, pair=None):
+    """The disagreements of one pair, each drawn in its sentence: one annotator above, the other below."""
+    if not state:
+        return ""
+    pairs = state["agreement"]["pairs"]
+    pair = pair if pair in pairs else next(iter(pairs))
+    i, j = map(int, pair.split("-"))
+    names = state["names"]
+    listed = pairs[pair]["disagreements"]
+    types = sorted({e[0] for d in listed for e in (d["a"], d["b"]) if e})
+    colours = {t: PALETTE[k % len(PALETTE)] for k, t in enumerate(types)}
+    cards = []
+    for d in listed[:ERROR_PAGE]:
+        s = d["sentence"]
+        focus = {tuple(e) for e in (d["a"], d["b"]) if e}
+        tokens = state["inputs"].tokens[s]
+        head = (
+            f'<div class="error-head"><span class="pill seg-{"incorrect" if d["kind"] == "incorrect" else d["kind"]}">'
+            f"{d['kind']}</span> sentence {s + 1}</div>"
+        )
+        if isinstance(tokens, str):
+            marks = " / ".join(
+                f"{html.escape(names[k])} {html.escape(e[0])} <i>{html.escape(tokens[e[1] : e[2]])}</i>"
+                for k, e in ((i, d["a"]), (j, d["b"]))
+                if e
+            )
+            cards.append(f'<div class="error-card" data-kind="{d["kind"]}">{head}<p>{marks}</p></div>')
+            continue
+        start = min(e[1] for e in (d["a"], d["b"]) if e)
+        end = max(e[2] for e in (d["a"], d["b"]) if e)
+        window = (max(0, start - CONTEXT), min(len(tokens), end + CONTEXT))
+        grid = sentence_grid_html(
+            tokens,
+            annotator_spans(state, i, s),
+            annotator_spans(state, j, s),
+            colours,
+            focus=focus,
+            window=window,
+            sides=(f"#{i + 1}", f"#{j + 1}"),
+        )
+        cards.append(
+            f'<div class="error-card" data-kind="{d["kind"]}" data-sentence="{s}">{head}{grid}</div>'
+        )
+    more = f", the first {ERROR_PAGE} shown" if len(listed) > ERROR_PAGE else ""
+    return (
+        f'<p class="error-count" data-count="{len(listed)}">{len(listed)} disagreement(s) between '
+        f"<b>{html.escape(names[i])}</b> and <b>{html.escape(names[j])}</b>{more}; #{i + 1} above, "
+        f"#{j + 1} below, the disagreeing entities outlined.</p>" + "".join(cards)
+    )
+
+
+def agreement_view(files, decoding, suffix, resamples):
+    """The Agreement tab's outputs: error, results visibility, table, pair choice, disagreements, state."""
+    try:
+        state = agreement_uploads(files, decoding, suffix, resamples)
+    except Exception as error:  # noqa: BLE001 -- shown in the page
+        return (
+            error_html(
+                error,
+                "Cannot compare these annotations",
+                "Upload two or more files of one format, same sentences.",
+            ),
+            gr.Column(visible=False),
+            "",
+            gr.Dropdown(choices=[], value=None),
+            "",
+            None,
+        )
+    pairs = list(state["agreement"]["pairs"])
+    return (
+        "",
+        gr.Column(visible=True),
+        agreement_table_html(state),
+        gr.Dropdown(choices=pairs, value=pairs[0]),
+        disagreements_html(state, pairs[0]),
+        state,
+    )
+
+
+def example_annotation_files():
+    """Three annotators' CoNLL files of the Compare tab's examples: the gold, the system, and the
+    gold with the system's errors on its first three sentences."""
+    folder = _example_dir()
+    cases = [case for name, case in EXAMPLES.items() if name != "All six scenarios in one text"]
+    sides = {
+        "annotator_1.conll": [c.gold for c in cases],
+        "annotator_2.conll": [c.pred for c in cases],
+        "annotator_3.conll": [c.pred for c in cases[:3]] + [c.gold for c in cases[3:]],
+    }
+    paths = []
+    for name, tags in sides.items():
+        text = "\n\n".join(
+            "\n".join(f"{token} {tag}" for token, tag in zip(c.tokens, t)) for c, t in zip(cases, tags)
+        )
+        (folder / name).write_text(text + "\n", encoding="utf-8")
+        paths.append(str(folder / name))
+    return paths
+
+
+def agreement_tab():
+    gr.Markdown(
+        "How far do annotators agree? Upload one file per annotator (CoNLL or JSONL, the same sentences): "
+        "F1 of every pair in each MUC mode, Cohen's or Fleiss' kappa over tokens, Krippendorff's alpha over "
+        "aligned entities, each with its interval, and every disagreement drawn in its sentence."
+    )
+    files = gr.File(label="Annotation files (two or more)", file_count="multiple", elem_id="agreement-files")
+    with gr.Row(equal_height=True):
+        decoding = gr.Dropdown(
+            list(DECODINGS), value=next(iter(DECODINGS)), label="Decoding (scheme, mode)", scale=2
+        )
+        suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
+        resamples = gr.Slider(0, 2000, value=200, step=100, label="Bootstrap resamples (intervals)", scale=2)
+        example = gr.Button("Example files", scale=1, elem_id="agreement-example")
+        button = gr.Button("Score agreement", variant="primary", scale=1, elem_id="agreement-button")
+    error = gr.HTML(elem_id="agreement-error")
+    state = gr.State()
+    with gr.Column(visible=False) as results:
+        table = gr.HTML(elem_id="agreement-table")
+        gr.Markdown("### Disagreements (adjudication)")
+        pair = gr.Dropdown([], label="Pair of annotators", elem_id="agreement-pair")
+        listing = gr.HTML(elem_id="agreement-disagreements")
+    inputs = [files, decoding, suffix, resamples]
+    outputs = [error, results, table, pair, listing, state]
+    button.click(agreement_view, inputs, outputs)
+    example.click(example_annotation_files, None, files).then(agreement_view, inputs, outputs)
+    pair.input(disagreements_html, [state, pair], listing)
 
 
 # ============================================================================ About tab
@@ -1564,6 +1843,7 @@ def files_tab():
             with gr.Column():
                 gr.Markdown("### Per entity bucket (strict F1)")
                 bucket_charts = gr.HTML(elem_id="files-buckets")
+        ranking = gr.HTML(elem_id="files-ranking")
         gr.Markdown("### Error browser")
         with gr.Row():
             mode = gr.Radio(list(MODES), value="strict", label="Mode", elem_id="browse-mode")
@@ -1592,6 +1872,7 @@ def files_tab():
         comparison,
         slices_table,
         bucket_charts,
+        ranking,
         state,
     ]
     button.click(files_stream, inputs, outputs)
@@ -1611,6 +1892,8 @@ def build_demo():
                 compare_inputs, compare_outputs = compare_tab()
             with gr.Tab("Files", id="files"):
                 files_tab()
+            with gr.Tab("Agreement", id="agreement"):
+                agreement_tab()
             with gr.Tab("Stratified recall", id="stratified"):
                 example, strat_inputs, strat_outputs = stratified_tab()
             with gr.Tab("About", id="about"):

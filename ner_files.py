@@ -13,7 +13,8 @@ Three layouts:
   predicted tag last.
 * **JSONL spans**, one example per line: ``{"tokens": [...]}`` or ``{"text": "..."}`` with
   ``"entities": [{"label": str, "start": int, "end": int}]``, offsets into the tokens or the
-  characters, end exclusive; what the ``spans`` config takes.
+  characters, end exclusive; what the ``spans`` config takes. A prediction's ``"score"`` is kept
+  (the ranking family reads it).
 
 Every reader returns :class:`Inputs`, whose ``compute_inputs()`` goes to ``metric.compute``, with
 the line of every token, so that :func:`locate` can turn the metric's ``predictions[3][1]`` into
@@ -444,6 +445,8 @@ def _span(entity, size, where):
             f"{where}: start and end must be ints with 0 <= start < end <= {size} (end exclusive); "
             f"got {start!r}, {end!r}"
         )
+    if "score" in entity:  # a scored prediction: the metric's ranking family checks the value
+        return {"label": label, "start": start, "end": end, "score": entity["score"]}
     return {"label": label, "start": start, "end": end}
 
 

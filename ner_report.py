@@ -78,6 +78,11 @@ def bucket_options(inputs):
     return {"buckets": ["entity_length"]}
 
 
+def is_scored(inputs):
+    """Whether the predictions are span items with a ``"score"`` (then the ranking family runs)."""
+    return is_spans(inputs) and any("score" in e for example in inputs.predictions for e in example)
+
+
 def score(
     inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True, slices=None, buckets=False
 ):
@@ -95,7 +100,7 @@ def score(
             **inputs.compute_inputs(),
             errors=errors,
             ci_resamples=ci_resamples,
-            scores=["seqeval", "muc", "confusion"],
+            scores=["seqeval", "muc", "confusion"] + (["ranking"] if is_scored(inputs) else []),
             **options,
         )
     except ValueError as error:
@@ -242,6 +247,8 @@ def report(results, names, sentences, results_b=None, comparison=None):
         out += [_table(["mode", *DOC_COLUMNS], document_rows(results["documents"]))]
     for key, table in results.get("slices", {}).items():
         out += ["", f"per slice ({key})", *slice_lines(table, (comparison or {}).get("slices", {}).get(key))]
+    if "ranking" in results:
+        out += ["", "scored predictions (ranking and calibration)", ranking_table(results["ranking"])]
     for name, table in results.get("buckets", {}).items():
         compared = (comparison or {}).get("buckets", {}).get(name)
         out += ["", f"per bucket of {name.replace('_', ' ')} (strict)", bucket_table(table, compared)]
@@ -256,6 +263,24 @@ DOC_COLUMNS = ("documents", "precision", "precision_std", "recall", "recall_std"
 def document_rows(documents):
     """(mode, documents, P, its std, R, its std, F1, its std); ``-`` where no document qualifies."""
     return [[mode, *("-" if t[k] is None else t[k] for k in DOC_COLUMNS)] for mode, t in documents.items()]
+
+
+def ranking_table(ranking):
+    """Per matching: average precision, the best-F1 threshold with its scores, ECE."""
+    rows = [
+        [
+            name,
+            t["average_precision"],
+            "-" if t["best"]["threshold"] is None else t["best"]["threshold"],
+            t["best"]["precision"],
+            t["best"]["recall"],
+            t["best"]["f1"],
+            t["ece"],
+        ]
+        for name, t in ranking.items()
+        if name in ("strict", "partial")
+    ]
+    return _table(["matching", "avg precision", "best threshold", "precision", "recall", "f1", "ECE"], rows)
 
 
 def bucket_table(table, compared=None):

@@ -327,6 +327,7 @@ FILES_OUTPUTS = [
     "comparison",
     "slices",
     "buckets",
+    "ranking",
     "state",
 ]
 
@@ -640,4 +641,67 @@ def test_files_tab_slices_and_buckets(tmp_path):
     assert (
         f"--slices {path}: 1 lines but the files hold {n} sentences"
         in files_view(GOLD, PRED_A, slices=str(path))["error"]
+    )
+
+
+def test_files_tab_draws_the_ranking_of_scored_predictions(tmp_path):
+    """JSONL predictions with a score: the precision-recall curve of each matching and the
+    reliability diagram, the metric's numbers."""
+    gold, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    gold.write_text(
+        '{"tokens": ["Anna", "met", "Bob", "in", "Riga"], "entities": [{"label": "PER", "start": 0, "end": 1}, {"label": "PER", "start": 2, "end": 3}, {"label": "LOC", "start": 4, "end": 5}]}\n'
+    )
+    pred.write_text(
+        '{"tokens": ["Anna", "met", "Bob", "in", "Riga"], "entities": [{"label": "PER", "start": 0, "end": 1, "score": 0.9}, {"label": "LOC", "start": 2, "end": 3, "score": 0.35}, {"label": "LOC", "start": 4, "end": 5, "score": 0.62}]}\n'
+    )
+    shown = files_view(str(gold), str(pred))
+    ranking = shown["state"]["results"]["ranking"]
+    for name in ("strict", "partial"):
+        assert (
+            f'data-matching="{name}" data-ap="{ranking[name]["average_precision"]:.4f}"' in shown["ranking"]
+        )
+    bins = re.findall(
+        r'class="reliability-bin" data-count="(\d+)" data-accuracy="([0-9.]+)"', shown["ranking"]
+    )
+    assert [(int(c), float(a)) for c, a in bins] == [
+        (r["count"], round(r["accuracy"], 4)) for r in ranking["strict"]["reliability"]
+    ]
+    # unscored files draw nothing
+    assert files_view(GOLD, PRED_A)["ranking"] == ""
+
+
+def test_agreement_tab_shows_the_metrics_numbers():
+    paths = app.example_annotation_files()
+    error, _, table, _, listing, state = app.agreement_view(paths, LENIENT, False, 100)
+    assert error == ""
+    import ner_files
+
+    first = ner_files.read_pair(paths[0], paths[1])
+    annotations = [
+        first.references,
+        first.predictions,
+        ner_files.read_second_predictions(first, paths[2]).predictions,
+    ]
+    expected = app.metric().agreement(annotations, ci_resamples=100)
+    assert state["agreement"] == expected
+    for pair, row in expected["pairs"].items():
+        for mode in app.MODES:
+            low, high = row["intervals"][mode]
+            assert f'<td data-mode="{mode}">{row[mode]:.4f} [{low:.4f}, {high:.4f}]</td>' in table
+    assert f'<b data-key="kappa">{expected["kappa"]["value"]:.4f}' in table
+    assert f'<b data-key="alpha-strict">{expected["alpha"]["strict"]["value"]:.4f}' in table
+    first_pair = expected["pairs"]["0-1"]["disagreements"]
+    assert f'data-count="{len(first_pair)}"' in listing
+    assert listing.count('class="error-card"') == min(len(first_pair), app.ERROR_PAGE)
+    assert [m for m in re.findall(r'data-kind="(\w+)"', listing)] == [d["kind"] for d in first_pair]
+    other = app.disagreements_html(state, "1-2")
+    assert f'data-count="{len(expected["pairs"]["1-2"]["disagreements"])}"' in other
+    assert "annotator_2.conll</b> and <b>annotator_3.conll" in other
+
+
+def test_agreement_tab_needs_two_files():
+    assert "two or more annotation files" in app.agreement_view([GOLD], LENIENT, False, 0)[0]
+    assert (
+        "Cannot compare"
+        in app.agreement_view([GOLD, str(DATA / "pred_a.conll"), "/nonexistent.conll"], LENIENT, False, 0)[0]
     )

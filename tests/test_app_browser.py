@@ -431,6 +431,36 @@ def test_files_tab_slices_and_bucket_charts(page, metric, tmp_path):
     assert page.outside_requests == []
 
 
+def test_agreement_tab_shows_the_metrics_numbers(page, metric):
+    """The Agreement tab's example files: the pair table with intervals, kappa and alpha, and the
+    disagreements of each pair drawn in their sentences."""
+    import app
+    import ner_files
+
+    page.get_by_role("tab", name="Agreement").click()
+    page.click("#agreement-example")
+    page.wait_for_selector("#agreement-table table", timeout=60_000)
+    paths = app.example_annotation_files()
+    first = ner_files.read_pair(paths[0], paths[1])
+    annotations = [
+        first.references,
+        first.predictions,
+        ner_files.read_second_predictions(first, paths[2]).predictions,
+    ]
+    expected = metric.agreement(annotations, ci_resamples=200)
+    shown = page.locator("#agreement-table td[data-mode=strict]").all_inner_texts()
+    assert [float(t.split()[0]) for t in shown] == [
+        pytest.approx(p["strict"], abs=5e-5) for p in expected["pairs"].values()
+    ]
+    kappa = page.locator("#agreement-table [data-key=kappa]").inner_text()
+    assert float(kappa.split()[0]) == pytest.approx(expected["kappa"]["value"], abs=5e-5)
+    count = int(page.locator("#agreement-disagreements .error-count").get_attribute("data-count"))
+    assert count == len(expected["pairs"]["0-1"]["disagreements"])
+    assert page.locator("#agreement-disagreements .error-card").count() == count
+    screenshot(page, "agreement")
+    assert page.outside_requests == []
+
+
 def select_and_label(page, elem_id, word, label):
     """Select ``word`` with the mouse in a HighlightedText, type its label and press Enter."""
     field = page.locator(f"#{elem_id} input")

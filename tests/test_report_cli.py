@@ -211,3 +211,23 @@ def test_buckets_on_the_command_line(metric, capsys):
             assert any(line.startswith(label) and row in line for line in printed.splitlines()), (name, label)
     assert ner_report.main([GOLD, PRED_A, PRED_B, "--buckets"]) == 0
     assert "f1 B - A  p (Holm)" in capsys.readouterr().out
+
+
+def test_scored_jsonl_predictions_print_the_ranking(tmp_path, capsys):
+    """A JSONL predictions file with scores: the ranking family runs and its table is printed."""
+    gold, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    gold.write_text(
+        '{"tokens": ["Anna", "met", "Bob"], "entities": [{"label": "PER", "start": 0, "end": 1}, {"label": "PER", "start": 2, "end": 3}]}\n'
+    )
+    pred.write_text(
+        '{"tokens": ["Anna", "met", "Bob"], "entities": [{"label": "PER", "start": 0, "end": 1, "score": 0.9}, {"label": "LOC", "start": 2, "end": 3, "score": 0.4}]}\n'
+    )
+    assert ner_report.main([str(gold), str(pred)]) == 0
+    printed = capsys.readouterr().out
+    # one right prediction (0.9) of two gold entities: AP 0.5, best at 0.9 (P 1, R 0.5), ECE 0.25
+    assert "strict           0.5000          0.9000     1.0000  0.5000  0.6667  0.2500" in printed
+    pred.write_text(
+        '{"tokens": ["Anna", "met", "Bob"], "entities": [{"label": "PER", "start": 0, "end": 1, "score": 2}]}\n'
+    )
+    assert ner_report.main([str(gold), str(pred)]) == 1
+    assert "score must be a number in [0, 1]" in capsys.readouterr().err
