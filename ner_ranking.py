@@ -10,10 +10,12 @@ least the threshold):
 
 * ``curve``: per threshold, precision (right among the kept) and recall (right kept among **every
   gold entity**, so a system that misses entities never reaches recall 1);
-* ``average_precision``: ``sum((R_k - R_(k-1)) * P_k)`` over the thresholds, highest first (the
-  step-wise area of scikit-learn's ``average_precision_score``). With recall over the gold
-  entities it is scikit-learn's value on the predictions' right/wrong labels times the recall
-  reached at the lowest threshold; the two agree when every gold entity is found;
+* ``average_precision``: scikit-learn's ``average_precision_score`` of the predictions' right/wrong
+  labels ranked by score, ``sum((R_k - R_(k-1)) * P_k)`` over the thresholds, highest first, with
+  recall over the right predictions: how well the scores rank right above wrong;
+* ``average_precision_gold``: the same area with recall over **every gold entity** (the curve's
+  recall): ``average_precision`` times the recall reached at the lowest threshold, so that a system
+  that misses entities cannot score 1; the two agree when every gold entity is found;
 * ``best``: the threshold of the highest F1 (the highest threshold among ties) with its precision,
   recall and F1; descriptive: **choosing** a threshold on the set it is scored on is optimistic,
   so ``threshold_from`` (a development set's results) applies a threshold, and results of the same
@@ -27,8 +29,10 @@ Overall and per type (the predictions of the type, against the gold entities of 
 >>> scores = np.array([0.9, 0.8, 0.7, 0.4])
 >>> right = np.array([True, False, True, False])
 >>> table = ranking_table(scores, right, n_gold=3, bins=2)
->>> round(table["average_precision"], 4), table["best"]["threshold"]  # (1/3)*1 + (1/3)*(2/3)
+>>> round(table["average_precision_gold"], 4), table["best"]["threshold"]  # (1/3)*1 + (1/3)*(2/3)
 (0.5556, 0.7)
+>>> round(table["average_precision"], 4)  # recall over the two right ones: (1/2)*1 + (1/2)*(2/3)
+0.8333
 >>> round(table["ece"], 4)  # 3/4 * |2/3 - 0.8| (bin 0.5-1) + 1/4 * |0 - 0.4| (bin 0-0.5)
 0.2
 """
@@ -163,7 +167,9 @@ def ranking_table(scores, right, n_gold, bins=DEFAULT_BINS, beta=1.0, with_curve
     :func:`curve` takes it)."""
     fkey = fbeta_key(beta)
     thresholds, precision, recall = curve(scores, right, n_gold, order)
-    ap = float(np.sum(np.diff(np.concatenate(([0.0], recall))) * precision))
+    ap_gold = float(np.sum(np.diff(np.concatenate(([0.0], recall))) * precision))
+    found = int(np.count_nonzero(right))
+    ap = ap_gold * n_gold / found if found else 0.0  # recall over the right predictions
     if len(thresholds):
         f = fbeta_array(precision, recall, beta)
         f = np.where(np.isnan(f), 0.0, f)
@@ -178,6 +184,7 @@ def ranking_table(scores, right, n_gold, bins=DEFAULT_BINS, beta=1.0, with_curve
         best = {"threshold": None, "precision": 0.0, "recall": 0.0, fkey: 0.0}
     table = {
         "average_precision": ap,
+        "average_precision_gold": ap_gold,
         "best": best,
         "predictions": int(len(scores)),
         "number": int(n_gold),

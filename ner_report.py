@@ -271,6 +271,7 @@ def ranking_table(ranking):
         [
             name,
             t["average_precision"],
+            t["average_precision_gold"],
             "-" if t["best"]["threshold"] is None else t["best"]["threshold"],
             t["best"]["precision"],
             t["best"]["recall"],
@@ -280,7 +281,9 @@ def ranking_table(ranking):
         for name, t in ranking.items()
         if name in ("strict", "partial")
     ]
-    return _table(["matching", "avg precision", "best threshold", "precision", "recall", "f1", "ECE"], rows)
+    return _table(
+        ["matching", "avg precision", "over gold", "best threshold", "precision", "recall", "f1", "ECE"], rows
+    )
 
 
 def bucket_table(table, compared=None):

@@ -82,7 +82,8 @@ def test_average_precision_and_curve_match_scikit_learn(spans_metric, seed, ties
         right, scores = right_flags(gold, pred, strict)
         table = out[matching]
         reached = right.sum() / n_gold
-        assert table["average_precision"] == pytest.approx(
+        assert table["average_precision"] == pytest.approx(average_precision_score(right, scores), abs=1e-12)
+        assert table["average_precision_gold"] == pytest.approx(
             average_precision_score(right, scores) * reached, abs=1e-12
         )
         precision, recall, thresholds = precision_recall_curve(right, scores)
@@ -115,7 +116,7 @@ def test_when_every_gold_entity_is_found_average_precision_is_scikit_learns(span
     ]
     ap = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"])["ranking"]["strict"]
     assert ap["average_precision"] == pytest.approx(average_precision_score([1, 1, 0], [0.6, 0.3, 0.8]))
-    assert ap["average_precision"] == pytest.approx(0.5 * 0.5 + 0.5 * 2 / 3)  # by hand
+    assert ap["average_precision"] == ap["average_precision_gold"] == pytest.approx(0.5 * 0.5 + 0.5 * 2 / 3)
 
 
 @pytest.mark.parametrize("bins", [1, 5, 10, 15])
@@ -150,6 +151,7 @@ def test_per_type_tables_split_the_predictions(spans_metric):
             "strict"
         ]
         assert table["average_precision"] == pytest.approx(alone["average_precision"])
+        assert table["average_precision_gold"] == pytest.approx(alone["average_precision_gold"])
 
 
 def test_order_of_entities_changes_nothing(spans_metric):

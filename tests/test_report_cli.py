@@ -224,8 +224,9 @@ def test_scored_jsonl_predictions_print_the_ranking(tmp_path, capsys):
     )
     assert ner_report.main([str(gold), str(pred)]) == 0
     printed = capsys.readouterr().out
-    # one right prediction (0.9) of two gold entities: AP 0.5, best at 0.9 (P 1, R 0.5), ECE 0.25
-    assert "strict           0.5000          0.9000     1.0000  0.5000  0.6667  0.2500" in printed
+    # one right prediction (0.9, ranked first) of two gold entities: AP 1, over the gold 0.5, best
+    # at 0.9 (P 1, R 0.5), ECE 0.25
+    assert "strict           1.0000     0.5000          0.9000     1.0000  0.5000  0.6667  0.2500" in printed
     pred.write_text(
         '{"tokens": ["Anna", "met", "Bob"], "entities": [{"label": "PER", "start": 0, "end": 1, "score": 2}]}\n'
     )
