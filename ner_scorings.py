@@ -231,8 +231,11 @@ def _real_tokens(corpus, same, by_sentence=False):
     """Agreeing real tokens (the sentinels are ``O`` on both sides), in all or per sentence."""
     if not by_sentence:
         return int(np.count_nonzero(same)) - len(corpus.lengths)
-    sentence = np.repeat(np.arange(len(corpus.lengths)), np.asarray(corpus.lengths) + 1)
-    return np.bincount(sentence, weights=same, minlength=len(corpus.lengths)).astype(np.int64) - 1
+    # per sentence its tokens less those that disagree (few): the sentinels always agree
+    lengths = np.asarray(corpus.lengths, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+    wrong = np.searchsorted(starts, np.flatnonzero(~np.asarray(same, dtype=bool)), side="right") - 1
+    return lengths - np.bincount(wrong, minlength=len(lengths))
 
 
 def tokens_correct_by_sentence(corpus, gold, pred, options):
