@@ -10,7 +10,8 @@ the merged partitions, which must hold the sentences 0 to n - 1, and gives what 
 the whole corpus, to the bit: the pipeline runs once, on the same codes, so every family, interval
 (same seed) and stratified recall is the same.
 
-Size: a state grows with the tokens (a tag code per token and side), not with the tags' text; span
+Size: a state grows with the tokens (a tag code per token and side: one byte while there are at most
+256 distinct tags, written in base64), not with the tags' text; span
 states with the entities. Counts alone would merge too, but not the intervals, the error listing or the
 decoding report, which need the sentences.
 
@@ -58,7 +59,15 @@ else:  # imported from the repo root: tests, ner_report, app
     from ner_spans import encode_spans
 
 FORMAT = "ner_recall_metric.state"
-VERSION = 1
+VERSION = 2  # 2: arrays in the smallest of uint8, uint16, int32, int64 that holds them; 1: int64
+READABLE = (1, 2)
+#: the array types of the layout, smallest first, with their bounds
+DTYPES = {
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
 #: per-sentence columns a state carries besides the inputs: an input of the subgroup configs, and
 #: two options of compute that hold one value per sentence
 STATE_COLUMNS = ("subgroups", "document_ids", "slices", "texts", "tokens", "token_scores")
@@ -66,19 +75,26 @@ _ARRAYS = ("predictions", "references", "lengths")
 
 
 def _array(values):
+    """An integer array as the layout writes it: its type (the smallest that holds its values) and
+    its little-endian bytes in base64."""
+    values = np.asarray(values)
+    low, high = (int(values.min()), int(values.max())) if len(values) else (0, 0)
+    dtype = next(name for name, (a, b) in DTYPES.items() if a <= low and high <= b)
     return {
-        "dtype": "int64",
-        "data": base64.b64encode(np.asarray(values, dtype="<i8").tobytes()).decode("ascii"),
+        "dtype": dtype,
+        "data": base64.b64encode(values.astype(np.dtype(dtype).newbyteorder("<")).tobytes()).decode("ascii"),
     }
 
 
 def _from_array(field, where):
-    if not (isinstance(field, dict) and field.get("dtype") == "int64" and isinstance(field.get("data"), str)):
-        raise ValueError(f"{where}: not an int64 array of this layout")
+    """The integer array of a layout field, in its own type."""
+    if not (isinstance(field, dict) and field.get("dtype") in DTYPES and isinstance(field.get("data"), str)):
+        raise ValueError(f"{where}: not an integer array of this layout")
     try:
-        return np.frombuffer(base64.b64decode(field["data"], validate=True), dtype="<i8").astype(np.int64)
+        data = base64.b64decode(field["data"], validate=True)
+        return np.frombuffer(data, dtype=np.dtype(field["dtype"]).newbyteorder("<")).astype(field["dtype"])
     except (ValueError, TypeError):
-        raise ValueError(f"{where}: the array's bytes are not base64 of int64 values") from None
+        raise ValueError(f"{where}: the array's bytes are not base64 of {field['dtype']} values") from None
 
 
 class State:
@@ -142,9 +158,9 @@ class State:
             raise ValueError("not a state: its bytes are not the JSON of State.to_bytes") from None
         if not isinstance(state, dict) or state.get("format") != FORMAT:
             raise ValueError(f"not a state: the format is not {FORMAT!r}")
-        if state.get("version") != VERSION:
+        if state.get("version") not in READABLE:
             raise ValueError(
-                f"a state of layout version {state.get('version')!r}; this metric reads {VERSION}"
+                f"a state of layout version {state.get('version')!r}; this metric reads {list(READABLE)}"
             )
         blocks = {}
         for k, block in enumerate(state.get("blocks") or []):
@@ -238,11 +254,15 @@ def plain_codes(predictions, references):
 
 def merged_tags(blocks):
     """(vocabulary, predictions, references, lengths) of the blocks end to end, in one vocabulary."""
-    vocabulary, index, sides = [], {}, ([], [])
+    index, sides = {}, ([], [])
     for block in blocks:
-        remap = np.array([index.setdefault(t, len(index)) for t in block["vocabulary"]], dtype=np.int64)
-        sides[0].append(remap[block["predictions"]] if len(remap) else block["predictions"])
-        sides[1].append(remap[block["references"]] if len(remap) else block["references"])
+        for t in block["vocabulary"]:
+            index.setdefault(t, len(index))
+    dtype = np.uint8 if len(index) <= 256 else np.int32  # codes stay as small as the tags allow
+    for block in blocks:
+        remap = np.array([index[t] for t in block["vocabulary"]], dtype=dtype)
+        sides[0].append(remap[block["predictions"]] if len(remap) else block["predictions"].astype(dtype))
+        sides[1].append(remap[block["references"]] if len(remap) else block["references"].astype(dtype))
     vocabulary = list(index)
     return (
         vocabulary,

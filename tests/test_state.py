@@ -195,3 +195,27 @@ def test_ranking_and_buckets_merge_as_compute(metrics, config):
     merged = merge_randomly(states, rng)
     assert "ranking" in whole and "buckets" in whole
     assert repr(metric.finalize(merged)) == repr(whole)
+
+
+def test_arrays_take_the_smallest_type_and_version_1_still_reads(metrics):
+    """Tag codes are written as uint8 (a state of layout 2 is about an eighth of the int64 one);
+    a state written by layout 1 (every array int64) reads and finalizes the same."""
+    import base64
+    import json
+
+    import numpy as np
+
+    metric = metrics["default"]
+    predictions, references, _ = corpus(metrics, "default", seed=3)
+    state = metric.state(predictions=predictions, references=references)
+    layout = json.loads(state.to_bytes())
+    block = layout["blocks"][0]
+    assert layout["version"] == 2 and block["predictions"]["dtype"] == "uint8"
+    for name in ("predictions", "references", "lengths"):
+        values = np.frombuffer(base64.b64decode(block[name]["data"]), dtype=block[name]["dtype"])
+        block[name] = {"dtype": "int64", "data": base64.b64encode(values.astype("<i8").tobytes()).decode()}
+    layout["version"] = 1
+    old = metric.State.from_bytes(json.dumps(layout).encode())
+    expected = metric.compute(predictions=predictions, references=references)
+    assert repr(metric.finalize(old)) == repr(expected) == repr(metric.finalize(state))
+    assert len(json.dumps(layout)) > 4 * len(state.to_bytes())
