@@ -219,3 +219,16 @@ def test_arrays_take_the_smallest_type_and_version_1_still_reads(metrics):
     expected = metric.compute(predictions=predictions, references=references)
     assert repr(metric.finalize(old)) == repr(expected) == repr(metric.finalize(state))
     assert len(json.dumps(layout)) > 4 * len(state.to_bytes())
+
+
+def test_the_scale_out_table_is_the_bench_output():
+    import os
+
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "bench", "scale_out.md")) as f:
+        bench = [line for line in f.read().splitlines() if line.startswith("|")]
+    with open(os.path.join(ROOT, "docs", "speed.md")) as f:
+        page = f.read()
+    shown = page[page.index("<!-- scale-out -->") : page.index("<!-- /scale-out -->")]
+    assert bench and [line for line in shown.splitlines() if line.startswith("|")] == bench
