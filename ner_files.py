@@ -43,7 +43,10 @@ import os
 import re
 from typing import NamedTuple
 
-from ner_core import ENTITY_KEYS
+if __package__:  # inside the package evaluate.load builds
+    from .ner_core import ENTITY_KEYS
+else:  # imported from the repo root: tests, ner_report, app
+    from ner_core import ENTITY_KEYS
 
 DOCSTART = "-DOCSTART-"
 COMMENT = "#"

@@ -18,6 +18,7 @@ from .ner_buckets import EDGES
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_evaluate import EvaluatePatches
+from .ner_files import read_hipe_pair, read_pair
 from .ner_inputs import as_list
 from .ner_matching import match
 from .ner_pipeline import (
@@ -401,6 +402,19 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         spans ``[(start, end, label), ...]`` on one token grid, so that a span cutting a token
         never matches exactly; see ``ner_benchmarks.align``."""
         return align(example, pred_spans)
+
+    def read_files(self, gold_path, pred_path=None, column=None, check_tokens=True):
+        """Gold and predictions from files, as ``compute`` takes them: ``.compute_inputs()`` of the
+        result is ``{"predictions", "references"}`` (and ``document_ids`` for HIPE files). CoNLL
+        (token first, tag last), one file with two tag columns (``pred_path=None``), JSONL spans
+        (``.jsonl``, ``.json``, ``.ndjson``), or CLEF-HIPE TSV (by its header; ``column`` names the
+        tag column, default ``NE-COARSE-LIT``). Errors name the file and line."""
+        return read_pair(gold_path, pred_path, check_tokens, column)
+
+    def read_hipe(self, gold_path, pred_path, column="NE-COARSE-LIT", merge_lines=False):
+        """A CLEF-HIPE gold and system TSV file with each segment's document id (``merge_lines``:
+        one segment per document, as HIPE-scorer's option), for HIPE-scorer's document scores."""
+        return read_hipe_pair(gold_path, pred_path, column, merge_lines)
 
     def decode(self, tags, scheme=None, suffix=False):
         """The entities of one tag sequence as ``Span(label, start, end)`` (end exclusive).

@@ -193,3 +193,18 @@ def test_hipe_files_on_the_command_line_and_in_compare(metric, capsys):
     assert compared["a"]["documents"] == expected == compared["b"]["documents"]
     with pytest.raises(ValueError, match="column='X' applies to HIPE TSV files"):
         ner_files.read_pair(os.path.join(ROOT, "tests", "data", "gold.conll"), gold, column="X")
+
+
+def test_the_loaded_metric_reads_hipe_files(metric):
+    """Hub users have only the loaded object: its readers give what ner_files gives."""
+    gold, pred = paths("unittest-true_bundle3_de_1")
+    direct = ner_files.read_hipe_pair(gold, pred, "NE-FINE-LIT", merge_lines=True)
+    assert metric.read_hipe(gold, pred, "NE-FINE-LIT", merge_lines=True) == direct
+    assert metric.read_files(gold, pred, column="NE-FINE-LIT") == ner_files.read_pair(
+        gold, pred, column="NE-FINE-LIT"
+    )
+    conll = (
+        os.path.join(ROOT, "tests", "data", "gold.conll"),
+        os.path.join(ROOT, "tests", "data", "pred_a.conll"),
+    )
+    assert metric.read_files(*conll).compute_inputs() == ner_files.read_pair(*conll).compute_inputs()
