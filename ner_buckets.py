@@ -70,7 +70,6 @@ NEEDS = {
     "label_consistency": "train",
 }
 ATTRIBUTES = tuple(NEEDS)
-DEFAULT_BUCKETS = ("entity_length", "sentence_length", "density")
 
 
 def labels_of(name):

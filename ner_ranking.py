@@ -90,9 +90,7 @@ def check_token_scores(token_scores, lengths):
             sizes = np.fromiter(map(len, token_scores), dtype=np.int64, count=len(token_scores))
             values = np.concatenate(token_scores).astype(np.float64) if len(token_scores) else np.zeros(0)
             if np.array_equal(sizes, lengths) and ((values >= 0) & (values <= 1)).all():
-                out = np.zeros(len(values) + len(lengths))
-                out[np.arange(len(values)) + np.repeat(np.arange(len(lengths)), lengths)] = values
-                return out
+                return _with_sentinels(values, lengths)
         token_scores = [row.tolist() for row in token_scores]  # located below
     rows_ok = set(map(type, token_scores)) <= {list, tuple}
     sizes = np.fromiter(map(len, token_scores), dtype=np.int64, count=len(token_scores)) if rows_ok else None
@@ -114,6 +112,11 @@ def check_token_scores(token_scores, lengths):
             for j, v in enumerate(row):
                 if isinstance(v, bool) or not _unit_number(v) or isinstance(v, (str, bytes)):
                     raise ValueError(f"token_scores[{i}][{j}] is {v!r}; a token score is a number in [0, 1]")
+    return _with_sentinels(values, lengths)
+
+
+def _with_sentinels(values, lengths):
+    """Token values, sentences back to back, in the corpus layout: a 0 after each sentence."""
     out = np.zeros(len(values) + len(lengths))
     out[np.arange(len(values)) + np.repeat(np.arange(len(lengths)), lengths)] = values
     return out
