@@ -23,11 +23,11 @@ from datasets.utils.py_utils import temp_seed
 if __package__:  # inside the package evaluate.load builds
     from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
     from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
-    from .ner_spans import check_entity_types
+    from .ner_spans import check_entity_types, split_extras
 else:  # imported from the repo root: tests, ner_report, app
     from ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
     from ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
-    from ner_spans import check_entity_types
+    from ner_spans import check_entity_types, split_extras
 
 
 # PATCH reading the caches of a distributed run (see the distributed section below)
@@ -302,6 +302,17 @@ class EvaluatePatches:
             name: check_entity_types(column, name[:-1] if single else name, single=single)
             for name, column in (("predictions", predictions), ("references", references))
         }
+        for name, column in sides.items():
+            label = name[:-1] if single else name
+            extras = split_extras(column, label)[1]
+            if extras is not None:
+                key, values = next(iter(extras.values.items()))
+                i, j = extras.place(next(k for k, v in enumerate(values) if v is not None))
+                raise ValueError(
+                    f"{f'{label}[{j}]' if single else f'{label}[{i}][{j}]'} has {key!r}: entity extras"
+                    " (attributes, fragments, optional) are read by compute(predictions=...,"
+                    " references=...); add_batch and add store label, start and end"
+                )
         if self.config_name in SUBGROUP_CONFIGS:
             check_subgroups(extra.get("subgroups"), "subgroups", single=single)
         return super().add_batch(**sides, **extra)

@@ -1035,6 +1035,7 @@ def score_spans(predictions, references, options, subgroups=None, views=None):
     )
     if len(corpus.lengths) == 0:
         raise ValueError("no examples: predictions and references are empty")
+    _check_extras_read(corpus)
     for name, spans, order in (
         ("predictions", corpus.pred, corpus.pred_order),
         ("references", corpus.gold, corpus.gold_order),
@@ -1047,6 +1048,18 @@ def score_spans(predictions, references, options, subgroups=None, views=None):
     ]:
         table.pop("overall_accuracy", None)
     return results
+
+
+#: the entity extras (``ner_spans.ENTITY_EXTRAS``) that some part of the scoring reads
+EXTRAS_READ = ()
+
+
+def _check_extras_read(corpus):
+    """Refuse an entity extra nothing would read, rather than drop it silently."""
+    for name, extras in (("references", corpus.gold_extras), ("predictions", corpus.pred_extras)):
+        for key in extras.values if extras is not None else ():
+            if key not in EXTRAS_READ:
+                raise ValueError(f"{name} carry {key!r}, which this version does not score yet")
 
 
 def score_system(predictions, references, options, units, name):

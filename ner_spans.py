@@ -64,6 +64,91 @@ class SpanCorpus(NamedTuple):
     gold_order: np.ndarray
     pred_order: np.ndarray
     pred_scores: object = None  # with scored predictions: each sorted span's score
+    gold_extras: object = None  # an Extras of the references (their keys beyond label/start/end)
+    pred_extras: object = None  # and of the predictions; values in the sorted order of gold / pred
+
+
+# ---------------------------------------------------------------------------- extras
+
+#: what an entity may carry beyond ``label``, ``start``, ``end`` (a prediction's ``"score"`` is read
+#: with the "ranking" family), and the sides that may carry it; each is read and checked by its family
+ENTITY_EXTRAS = {
+    "attributes": ("predictions", "references"),
+    "fragments": ("predictions", "references"),
+    "optional": ("references",),
+}
+
+
+class Extras(NamedTuple):
+    """One side's extra entity keys: ``values[key]`` holds, per entity of the side (flat, in input
+    order until :func:`encode_spans` sorts it like the spans), the key's value or None where the
+    entity lacks it; ``counts``: the number of entities of each example (to name a place)."""
+
+    values: dict
+    counts: np.ndarray
+
+    def place(self, k):
+        """(example, entity) of the ``k``-th entity of the side (input order)."""
+        return _locate(self.counts, k)
+
+    def where(self, name, k):
+        """``name[example][entity]`` of the ``k``-th entity of the side (input order)."""
+        i, j = self.place(k)
+        return f"{name}[{i}][{j}]"
+
+
+def split_extras(examples, name, scored=False):
+    """The examples with each entity cut to its core keys (``label``, ``start``, ``end``, and
+    ``score`` if ``scored``), and an :class:`Extras` of the keys of :data:`ENTITY_EXTRAS` the
+    side may carry, or None when no entity has one. Other keys stay, for the shape check to name.
+
+    >>> plain, extras = split_extras(
+    ...     [[{"label": "A", "start": 0, "end": 1, "attributes": {"negated": True}}], []], "references")
+    >>> plain, extras.values, extras.where("references", 0)
+    ([[{'label': 'A', 'start': 0, 'end': 1}], []], {'attributes': [{'negated': True}]}, 'references[0][0]')
+    >>> split_extras([[{"label": "A", "start": 0, "end": 1}]], "predictions")[1] is None
+    True
+    """
+    examples = as_entity_lists(examples, name)
+    base = len(SCORED_KEYS if scored else ENTITY_KEYS)
+    if not isinstance(examples, (list, tuple)) or not set(map(type, examples)) <= {list, tuple}:
+        return examples, None  # not lists of entities: the shape check names the place
+    try:
+        if set(map(len, chain.from_iterable(examples))) <= {base}:
+            return examples, None
+    except TypeError:  # not lists of dicts: the shape check names the place
+        return examples, None
+    allowed = [key for key, sides in ENTITY_EXTRAS.items() if name.rstrip("s") + "s" in sides]
+    found = {}
+    plain = []
+    for example in examples:
+        if not any(isinstance(e, dict) and len(e) != base for e in example):
+            plain.append(example)
+            continue
+        plain.append([_cut(e, allowed, found, base) for e in example])
+    if not found:
+        return examples, None
+    flat = [e for example in examples for e in example]
+    values = {key: [e.get(key) if isinstance(e, dict) else None for e in flat] for key in found}
+    counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
+    return plain, Extras(values, counts)
+
+
+def _cut(entity, allowed, found, base):
+    if not isinstance(entity, dict) or len(entity) == base:
+        return entity
+    extra = [key for key in allowed if key in entity]
+    found.update(dict.fromkeys(extra))
+    return {k: v for k, v in entity.items() if k not in extra} if extra else entity
+
+
+def sorted_extras(extras, order):
+    """The extras in the sorted order of the spans (``order``: input index of each span)."""
+    if extras is None:
+        return None
+    return Extras(
+        {key: [values[k] for k in order.tolist()] for key, values in extras.values.items()}, extras.counts
+    )
 
 
 # ---------------------------------------------------------------------------- validation
@@ -88,8 +173,10 @@ def _check_entity_shape(name, i, j, entity, keys=ENTITY_KEYS):
             if unknown[0] == "score" and keys == ENTITY_KEYS and name == "predictions"
             else ""
         )
+        extras = [key for key, sides in ENTITY_EXTRAS.items() if name.rstrip("s") + "s" in sides]
+        may = f" and may carry {extras}" if extras else ""
         raise _entity_error(
-            name, i, j, entity, f"unknown key {unknown[0]!r}; an entity has keys {list(keys)}{hint}"
+            name, i, j, entity, f"unknown key {unknown[0]!r}; an entity has keys {list(keys)}{may}{hint}"
         )
     missing = [k for k in keys if k not in entity]
     if missing:
@@ -219,7 +306,8 @@ def check_entity_types(examples, name, single=False, scored=False):
     ``scored``: each entity also has a ``"score"`` (checked when scored).
     """
     examples = as_entity_lists(examples, name)
-    labels, starts, ends, counts, *_ = _flatten(examples, name, SCORED_KEYS if scored else ENTITY_KEYS)
+    plain, _ = split_extras(examples, name, scored)
+    labels, starts, ends, counts, *_ = _flatten(plain, name, SCORED_KEYS if scored else ENTITY_KEYS)
     problem = _type_problem(labels, starts, ends)
     if problem is not None:
         _raise_at(examples, name, counts, single, *problem)
@@ -341,6 +429,8 @@ def encode_spans(predictions, references, reserved=(), texts=None, scored=False)
     ):
         raise ValueError(f"predictions has {len(predictions)} examples but references has {len(references)}")
     texts = check_texts(texts, len(references) if hasattr(references, "__len__") else None)
+    predictions, pred_extras = split_extras(predictions, "predictions", scored)
+    references, gold_extras = split_extras(references, "references")
     pred = check_entities(predictions, "predictions", reserved, texts, scored=scored)
     gold = check_entities(references, "references", reserved, texts)
     n = len(gold[4])
@@ -367,6 +457,8 @@ def encode_spans(predictions, references, reserved=(), texts=None, scored=False)
         gold_order,
         pred_order,
         pred[5][pred_order] if scored else None,
+        sorted_extras(gold_extras, gold_order),
+        sorted_extras(pred_extras, pred_order),
     )
 
 

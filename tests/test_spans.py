@@ -870,3 +870,59 @@ def test_live_comparison_with_nervaluate_on_nested_corpora(spans_metric):
 
     tally, unexplained = nervaluate_nested.compare(spans_metric, corpora=40)
     assert tally["same counts"] > 4 * tally["differ"] and not unexplained
+
+
+def test_extras_split_off_in_input_order_and_sorted_with_the_spans():
+    from ner_spans import split_extras
+
+    refs = [
+        [ent("A", 5, 6), dict(ent("B", 0, 1), attributes={"negated": True})],
+        [dict(ent("A", 0, 2), optional=True)],
+    ]
+    plain, extras = split_extras(refs, "references")
+    assert plain == [[ent("A", 5, 6), ent("B", 0, 1)], [ent("A", 0, 2)]]
+    assert extras.values == {"attributes": [None, {"negated": True}, None], "optional": [None, None, True]}
+    assert [extras.where("references", k) for k in range(3)] == [
+        "references[0][0]",
+        "references[0][1]",
+        "references[1][0]",
+    ]
+    corpus = encode_spans([[], []], refs)
+    assert corpus.gold.start.tolist() == [0, 5, 7]  # B first: sorted by start
+    assert corpus.gold_extras.values["attributes"] == [{"negated": True}, None, None]
+    assert refs[0][1]["attributes"] == {"negated": True}  # the input is not changed
+
+
+@pytest.mark.parametrize(
+    "side, entity, message",
+    [
+        (
+            "predictions",
+            dict(ent("A", 0, 1), optional=True),
+            r"unknown key 'optional'.* may carry \['attributes', 'fragments'\]",
+        ),
+        (
+            "references",
+            dict(ent("A", 0, 1), colour="red"),
+            r"unknown key 'colour'.* may carry \['attributes', 'fragments', 'optional'\]",
+        ),
+    ],
+)
+def test_an_extra_a_side_may_not_carry_is_named(side, entity, message):
+    with pytest.raises(ValueError, match=message):
+        check_entities([[entity]], side)
+
+
+def test_the_stream_refuses_extras_naming_the_place_and_stays_usable():
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    spans = evaluate.load(METRIC_PATH, "spans")
+    tagged = dict(ent("A", 0, 1), attributes={"negated": True})
+    with pytest.raises(ValueError, match=r"references\[1\]\[0\] has 'attributes': .*read by compute"):
+        spans.add_batch(predictions=[[], []], references=[[], [tagged]])
+    with pytest.raises(ValueError, match=r"prediction\[0\] has 'fragments'"):
+        spans.add(prediction=[dict(ent("A", 0, 3), fragments=[[0, 1], [2, 3]])], reference=[])
+    spans.add_batch(predictions=[[ent("A", 0, 1)]], references=[[ent("A", 0, 1)]])
+    assert spans.compute()["overall_f1"] == 1.0
