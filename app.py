@@ -1213,7 +1213,9 @@ def error_card_html(state, outcome, entry, colours):
             for side, s in zip(("gold", "predicted"), pair)
             if s
         )
-        return f'<div class="error-card">{head}<p>{marks}</p></div>'
+        return (
+            f'<div class="error-card" data-outcome="{outcome}" data-sentence="{i}">{head}<p>{marks}</p></div>'
+        )
     gold_spans, pred_spans, tags = sentence_spans(state, i)
     start = min(s[1] for s in pair if s)
     end = max(s[2] for s in pair if s)
@@ -1224,18 +1226,35 @@ def error_card_html(state, outcome, entry, colours):
     return f'<div class="error-card" data-outcome="{outcome}" data-sentence="{i}">{head}{grid}</div>'
 
 
-def errors_html(state, mode="strict", outcome=NOT_CORRECT, type_name=ALL_TYPES):
-    """The error browser's page: how many pairs match the filters, and the first ERROR_PAGE drawn."""
+def errors_html(state, mode="strict", outcome=NOT_CORRECT, type_name=ALL_TYPES, page=1):
+    """The error browser's page ``page`` (from 1; clamped to the pages there are): how many pairs
+    match the filters, and ERROR_PAGE of them drawn, so that a file of 50,000 sentences draws no
+    more than a small one."""
     if not state:
         return ""
     found = browse_errors(state, mode, outcome, type_name)
+    pages = max(1, -(-len(found) // ERROR_PAGE))
+    page = min(max(1, int(page or 1)), pages)
+    first = (page - 1) * ERROR_PAGE
     colours = type_colours(state["results"])
-    shown = "".join(error_card_html(state, o, e, colours) for o, e in found[:ERROR_PAGE])
-    more = f", the first {ERROR_PAGE} shown" if len(found) > ERROR_PAGE else ""
+    shown = "".join(error_card_html(state, o, e, colours) for o, e in found[first : first + ERROR_PAGE])
+    where = (
+        f", pairs {first + 1}-{min(first + ERROR_PAGE, len(found))} shown (page {page} of {pages})"
+        if len(found) > ERROR_PAGE
+        else ""
+    )
     return (
-        f'<p class="error-count" data-count="{len(found)}">{len(found)} pair(s) in mode <b>{mode}</b>{more}. '
+        f'<p class="error-count" data-count="{len(found)}" data-page="{page}" data-pages="{pages}">'
+        f"{len(found)} pair(s) in mode <b>{mode}</b>{where}. "
         "The pair is outlined; gold above, predicted below.</p>" + shown
     )
+
+
+def turn_page(state, mode, outcome, type_name, page, step):
+    """The error browser ``step`` pages on (clamped): (the new page number, its HTML)."""
+    pages = max(1, -(-len(browse_errors(state, mode, outcome, type_name)) // ERROR_PAGE)) if state else 1
+    page = min(max(1, int(page or 1) + step), pages)
+    return page, errors_html(state, mode, outcome, type_name, page)
 
 
 def results_json(state):
@@ -1853,6 +1872,10 @@ def files_tab():
             type_name = gr.Dropdown(
                 [ALL_TYPES], value=ALL_TYPES, label="Type (gold or predicted)", elem_id="browse-type"
             )
+        with gr.Row():
+            previous = gr.Button("Previous page", size="sm", elem_id="browse-previous")
+            page = gr.Number(value=1, precision=0, minimum=1, label="Page", elem_id="browse-page")
+            following = gr.Button("Next page", size="sm", elem_id="browse-next")
         browser = gr.HTML(elem_id="error-browser")
         download = gr.File(label="Full results (JSON)", elem_id="results-json")
     inputs = [gold, pred, pred_b, decoding, suffix, resamples, slices]
@@ -1875,10 +1898,16 @@ def files_tab():
         ranking,
         state,
     ]
-    button.click(files_stream, inputs, outputs)
-    example.click(example_conll_files, None, [gold, pred, pred_b]).then(files_stream, inputs, outputs)
-    for control in (mode, outcome, type_name):
-        control.input(errors_html, [state, mode, outcome, type_name], browser)
+    button.click(files_stream, inputs, outputs).then(lambda: 1, None, page)
+    example.click(example_conll_files, None, [gold, pred, pred_b]).then(files_stream, inputs, outputs).then(
+        lambda: 1, None, page
+    )
+    filters = [state, mode, outcome, type_name]
+    for control in (mode, outcome, type_name):  # a new filter starts at its first page
+        control.input(lambda *f: (1, errors_html(*f)), filters, [page, browser])
+    page.submit(errors_html, [*filters, page], browser)
+    for button_, step in ((previous, -1), (following, 1)):
+        button_.click(functools.partial(turn_page, step=step), [*filters, page], [page, browser])
 
 
 def build_demo():

@@ -126,6 +126,9 @@ def measure(paths, repeat):
             lambda: app.files_view(gold, pred, None, lenient, False, 0, download=False), repeat
         ),
         "json": median_time(lambda: app.results_json(state), repeat),
+        "page": median_time(
+            lambda: app.turn_page(state, "strict", app.NOT_CORRECT, app.ALL_TYPES, 5, 1), repeat
+        ),
         "tab_b": median_time(
             lambda: app.files_view(gold, pred, pred_b, lenient, False, 0, download=False), repeat
         ),
@@ -140,6 +143,7 @@ COLUMNS = {
     "score": "score, with errors and confusion",
     "tab": "Files tab, first result",
     "json": "then the JSON download",
+    "page": "then a page of the error browser",
     "tab_b": "Files tab, two systems",
     "cli": "command line, new process",
 }

@@ -705,3 +705,23 @@ def test_agreement_tab_needs_two_files():
         "Cannot compare"
         in app.agreement_view([GOLD, str(DATA / "pred_a.conll"), "/nonexistent.conll"], LENIENT, False, 0)[0]
     )
+
+
+@pytest.mark.parametrize("page_size", [1, 2, 3])
+def test_error_browser_pages_cover_every_pair_once(monkeypatch, page_size):
+    monkeypatch.setattr(app, "ERROR_PAGE", page_size)
+    state = files_view(GOLD, PRED_A)["state"]
+    found = app.browse_errors(state, "strict")
+    pages = -(-len(found) // page_size)
+    assert pages >= 2  # the gold file has enough errors to page
+    drawn = []
+    for page in range(1, pages + 1):
+        html_page = app.errors_html(state, "strict", page=page)
+        assert f'data-page="{page}" data-pages="{pages}"' in html_page
+        drawn += re.findall(r'data-outcome="(\w+)" data-sentence="(\d+)"', html_page)
+    assert drawn == [(o, str(e["sentence"])) for o, e in found]  # in order, none twice, none left out
+    last = app.errors_html(state, "strict", page=pages)
+    assert app.errors_html(state, "strict", page=pages + 5) == last  # clamped
+    assert app.errors_html(state, "strict", page=0) == app.errors_html(state, "strict", page=1)
+    assert app.turn_page(state, "strict", app.NOT_CORRECT, app.ALL_TYPES, pages, step=1) == (pages, last)
+    assert app.turn_page(state, "strict", app.NOT_CORRECT, app.ALL_TYPES, 2, step=-1)[0] == 1
