@@ -42,7 +42,7 @@ if __package__:  # inside the package evaluate.load builds
         score_tags,
         tag_corpus,
     )
-    from .ner_spans import encode_spans
+    from .ner_spans import encode_spans, split_extras
 else:  # imported from the repo root: tests, ner_report, app
     from ner_decoding import corpus_from_codes
     from ner_inputs import input_codes
@@ -56,7 +56,7 @@ else:  # imported from the repo root: tests, ner_report, app
         score_tags,
         tag_corpus,
     )
-    from ner_spans import encode_spans
+    from ner_spans import encode_spans, split_extras
 
 FORMAT = "ner_recall_metric.state"
 VERSION = 2  # 2: arrays in the smallest of uint8, uint16, int32, int64 that holds them; 1: int64
@@ -276,8 +276,11 @@ def span_block(predictions, references, scored=False):
     """The block of a span partition: per side the (example, start, end, label code) columns; with
     ``scored``, each prediction's score (``pred_scores``, floats: JSON keeps them exactly)."""
     labels, index = [], {}
-    sides = []
-    for side in (predictions, references):
+    sides, extras = [], {}
+    for name, side in (("pred", predictions), ("gold", references)):
+        side, found = split_extras(side, "predictions" if name == "pred" else "references", scored)
+        if found is not None:  # per extra key, each entity's value (None: none), JSON as given
+            extras[f"{name}_extras"] = found.values
         rows = [
             (i, e["start"], e["end"], index.setdefault(e["label"], len(index)))
             for i, ex in enumerate(side)
@@ -294,6 +297,7 @@ def span_block(predictions, references, scored=False):
     }
     if scored:
         block["pred_scores"] = [float(e["score"]) for ex in predictions for e in ex]
+    block.update(extras)
     return block
 
 
@@ -306,12 +310,14 @@ def merged_spans(blocks):
             examples = [[] for _ in range(n)]
             example, start, end, label = block[side]
             scores = block.get("pred_scores") if side == "pred" else None
+            extras = block.get(f"{side}_extras", {})
             for k, (i, s, e, c) in enumerate(
                 zip(example.tolist(), start.tolist(), end.tolist(), label.tolist())
             ):
                 entity = {"label": block["labels"][c], "start": s, "end": e}
                 if scores is not None:
                     entity["score"] = scores[k]
+                entity.update({key: values[k] for key, values in extras.items() if values[k] is not None})
                 examples[i].append(entity)
             out[name] += examples
     return out["predictions"], out["references"]

@@ -232,3 +232,17 @@ def test_the_scale_out_table_is_the_bench_output():
         page = f.read()
     shown = page[page.index("<!-- scale-out -->") : page.index("<!-- /scale-out -->")]
     assert bench and [line for line in shown.splitlines() if line.startswith("|")] == bench
+
+
+def test_entity_extras_travel_in_the_state_as_given():
+    import ner_state
+
+    refs = [[{"label": "A", "start": 0, "end": 3, "fragments": [[0, 1], [2, 3]]}], []]
+    preds = [
+        [{"label": "A", "start": 0, "end": 1, "attributes": {"negated": True}}],
+        [{"label": "B", "start": 0, "end": 1}],
+    ]
+    block = ner_state.span_block(preds, refs)
+    state = ner_state.State.of("spans", "{}", 0, block)
+    back = ner_state.State.from_bytes(state.to_bytes())
+    assert ner_state.merged_spans([back.blocks[0]]) == (preds, refs)
