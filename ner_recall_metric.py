@@ -21,6 +21,7 @@ from .ner_evaluate import EvaluatePatches
 from .ner_files import read_hipe_pair, read_pair
 from .ner_inputs import as_list
 from .ner_matching import match
+from .ner_model_outputs import spans_from_outputs
 from .ner_pipeline import (
     ALL_OPTIONS,
     CONFIG_OPTIONS,
@@ -112,6 +113,9 @@ Args:
     same unit on both sides; entities may nest and overlap). scheme, mode, suffix and
     label_names do not apply; the scoring options above do, and:
     texts (list of str or None): each example's text; character ends past it are an error.
+    Predictions may also be model output as it comes: a token-classification pipeline's list
+        of dicts (any aggregation_strategy, "none" merged by the tag grammar) or GLiNER's
+        predictions; their "score" is read with "ranking" (docs/model_outputs.md).
 
     With the "subgroups" or "spans_subgroups" config only:
     subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
