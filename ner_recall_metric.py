@@ -19,6 +19,7 @@ from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_evaluate import EvaluatePatches
 from .ner_files import read_hipe_pair, read_pair
+from .ner_fragments import discontinuous_results
 from .ner_inputs import as_list
 from .ner_matching import match
 from .ner_model_outputs import spans_from_outputs
