@@ -200,3 +200,43 @@ def _prf(found, right, number, predicted, zero_division, beta):
         "number": number,
         "predicted": predicted,
     }
+
+
+def refuse_fragments(examples, name, what):
+    """Raise naming ``name[i][j]`` of the first entity of several fragments: ``what`` does not read
+    them (it would score the entity's extent). Examples of another shape pass, for their own check.
+
+    >>> refuse_fragments([[{"label": "A", "start": 0, "end": 3, "fragments": [[0, 1], [2, 3]]}]], "references", "x")
+    Traceback (most recent call last):
+    ...
+    ValueError: references[0][0] has several fragments, which x does not read (see docs/discontinuous.md)
+    """
+    if not isinstance(examples, (list, tuple)):
+        return
+    for i, example in enumerate(examples):
+        for j, entity in enumerate(example if isinstance(example, (list, tuple)) else ()):
+            value = entity.get("fragments") if isinstance(entity, dict) else None
+            if isinstance(value, (list, tuple)) and len(value) > 1:
+                raise ValueError(
+                    f"{name}[{i}][{j}] has several fragments, which {what} does not read (see docs/discontinuous.md)"
+                )
+
+
+def keyed_by_fragments(spans, extras, types):
+    """For the duplicate check: the spans with each type code made distinct per set of fragments
+    (two entities of one type and extent are the same only with the same fragments), and the
+    type names of those codes; as they are when no entity has several fragments."""
+    values = None if extras is None else extras.values.get("fragments")
+    if values is None:
+        return spans, types
+    codes = {}
+    code = [
+        codes.setdefault(repr(v), len(codes) + 1) if isinstance(v, (list, tuple)) and len(v) > 1 else 0
+        for v in values
+    ]
+    if not codes:
+        return spans, types
+    keyed = spans.type + len(types) * np.array(code, dtype=np.int64)
+    return SpanArrays(spans.start, spans.end, keyed, spans.sentence, spans.offset), tuple(types) * (
+        len(codes) + 1
+    )

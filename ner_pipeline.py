@@ -55,7 +55,7 @@ if __package__:  # inside the package evaluate.load builds
         decoding_reports,
         encode,
     )
-    from .ner_fragments import discontinuous_results, pieces, restrict, view_fragments
+    from .ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
     from .ner_inputs import check_label_names, input_codes
     from .ner_matching import (
         MODES,
@@ -131,7 +131,7 @@ else:  # imported from the repo root: tests, ner_report, app
         decoding_reports,
         encode,
     )
-    from ner_fragments import discontinuous_results, pieces, restrict, view_fragments
+    from ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
     from ner_inputs import check_label_names, input_codes
     from ner_matching import (
         MODES,
@@ -1049,12 +1049,13 @@ def score_spans(predictions, references, options, subgroups=None, views=None):
         raise ValueError("no examples: predictions and references are empty")
     _check_extras_read(corpus)
     _check_fragments_read(corpus, options)
-    for name, spans, order in (
-        ("predictions", corpus.pred, corpus.pred_order),
-        ("references", corpus.gold, corpus.gold_order),
+    for name, spans, order, extras in (
+        ("predictions", corpus.pred, corpus.pred_order, corpus.pred_extras),
+        ("references", corpus.gold, corpus.gold_order, corpus.gold_extras),
     ):
-        if has_duplicates(spans):  # named by their index in the input
-            check_duplicates(in_input_order(spans, order), name, corpus.types)
+        keyed, types = keyed_by_fragments(spans, extras, corpus.types)
+        if keyed is not spans or has_duplicates(spans):  # named by their index in the input
+            check_duplicates(in_input_order(keyed, order), name, types)
     held = [] if views is None else views
     results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups, views=held)[0]
     view = held[-1]
