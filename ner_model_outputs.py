@@ -186,7 +186,10 @@ def _check_tags(examples, name):
         except ValueError as error:
             k = next(k for k, e in enumerate(chain.from_iterable(examples)) if e["entity"] == tag)
             i, j = _where(examples, name, k)[len(name) + 1 : -1].split("][")
-            raise ValueError(f"{name}[{i}][{j}] {examples[int(i)][int(j)]!r}: {error}") from None
+            raise ValueError(
+                f"{name}[{i}][{j}] {examples[int(i)][int(j)]!r}: {error}. Per-token output is decoded by its"
+                " prefixes; for labels without them, run the pipeline with an aggregation_strategy"
+            ) from None
 
 
 def _merged_tokens(examples, name, scored):

@@ -246,6 +246,11 @@ ERRORS = [
         r"predictions\[1\]\[1\] .*: invalid tag 'X-LOC'",
     ),
     (
+        "bare label",
+        [[token("PER", 1, 0, 4)], []],
+        r"predictions\[0\]\[0\] .*: invalid tag 'PER' .* run the pipeline with an aggregation_strategy",
+    ),
+    (
         "index twice",
         [[token("B-PER", 1, 0, 4), token("I-PER", 1, 5, 9)], []],
         r"predictions\[0\]\[1\] .*: token index 1 was given before, at predictions\[0\]\[0\]",
@@ -291,4 +296,13 @@ def test_our_own_scores_still_need_the_ranking_family(spans_metric):
             "spurious"
         ]
         == 1
+    )
+
+
+def test_the_state_takes_model_output(spans_metric, outputs):
+    """A partition's state from pipeline output finalizes as compute scores it, ranking included."""
+    options = {"scores": ["seqeval", "ranking"]}
+    state = spans_metric.state(predictions=outputs["max"], references=GOLD, **options)
+    assert spans_metric.finalize(state) == spans_metric.compute(
+        predictions=outputs["max"], references=GOLD, **options
     )
