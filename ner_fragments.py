@@ -65,9 +65,8 @@ def side_fragments(extras, spans, order, name, types):
     values = extras.values["fragments"]
     starts, ends, offsets = spans.start.tolist(), spans.end.tolist(), spans.offset.tolist()
     bad = []
-    for k, value in enumerate(values):
-        if value is None:
-            continue
+    for k in [k for k, value in enumerate(values) if value is not None]:
+        value = values[k]
         start, end = offsets[k], offsets[k] + ends[k] - starts[k]
         problem = _problem(value, start, end)
         if problem is not None:
@@ -229,14 +228,14 @@ def keyed_by_fragments(spans, extras, types):
     values = None if extras is None else extras.values.get("fragments")
     if values is None:
         return spans, types
-    codes = {}
-    code = [
-        codes.setdefault(repr(v), len(codes) + 1) if isinstance(v, (list, tuple)) and len(v) > 1 else 0
-        for v in values
-    ]
+    codes, code = {}, np.zeros(len(values), dtype=np.int64)
+    for k in [k for k, v in enumerate(values) if v is not None]:
+        v = values[k]
+        if isinstance(v, (list, tuple)) and len(v) > 1:
+            code[k] = codes.setdefault(repr(v), len(codes) + 1)
     if not codes:
         return spans, types
-    keyed = spans.type + len(types) * np.array(code, dtype=np.int64)
+    keyed = spans.type + len(types) * code
     return SpanArrays(spans.start, spans.end, keyed, spans.sentence, spans.offset), tuple(types) * (
         len(codes) + 1
     )

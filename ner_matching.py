@@ -326,8 +326,9 @@ def _finish_chain(start, stop, t, bound, weight, top, arg, back):
     top[start:stop], arg[start:stop], back[start:stop] = top_, arg_, back_
 
 
-def _flat_resolution(g, p, gold, pred):
-    """Flat sides: isolated pairs as they are, each chain by :func:`_resolve_chains`."""
+def _flat_resolution(g, p, gold, pred, over=None):
+    """Flat sides: isolated pairs as they are, each chain by :func:`_resolve_chains` (``over``: the
+    pairs' :class:`FragmentPairs`, where an entity has fragments)."""
     gold_degree = np.bincount(g, minlength=len(gold))
     pred_degree = np.bincount(p, minlength=len(pred))
     keep = (gold_degree[g] == 1) & (pred_degree[p] == 1)  # pairs of spans that overlap nothing else
@@ -336,7 +337,7 @@ def _flat_resolution(g, p, gold, pred):
         gi, pi = g[idx], p[idx]
         new_chain = np.ones(len(idx), dtype=bool)
         new_chain[1:] = (gi[1:] != gi[:-1]) & (pi[1:] != pi[:-1])
-        same, shared = _pair_weights(gi, pi, gold, pred)
+        same, shared = _pair_weights(gi, pi, gold, pred, None if over is None else over.take(idx))
         keep[idx[_resolve_chains(gi, pi, same, shared, np.flatnonzero(new_chain))]] = True
     return keep
 
@@ -352,13 +353,13 @@ def match(gold, pred, fragments=None):
     """
     if fragments is not None and not any(fragments):
         fragments = None
-    flat = fragments is None and _is_flat(gold) and _is_flat(pred)
+    flat = _is_flat(gold) and _is_flat(pred)
     overlap_gold, overlap_pred = g, p = _candidates(gold, pred, flat)
     over = None
     if fragments is not None:
         overlap_gold, overlap_pred, over = g, p, _ = _fragment_pairs(g, p, gold, pred, fragments)
     if flat:
-        keep = _flat_resolution(g, p, gold, pred)
+        keep = _flat_resolution(g, p, gold, pred, over)
     else:
         keep = _nested_resolution(g, p, gold, pred, over)
     g, p = g[keep], p[keep]
