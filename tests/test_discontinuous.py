@@ -300,3 +300,15 @@ def test_one_extent_twice_is_one_entity_only_with_the_same_fragments(spans):
         spans.compute(predictions=[[]], references=[[upper, lower, upper]])
     results = spans.compute(predictions=[[lower]], references=[[upper, lower]])
     assert (results["muc"]["strict"]["correct"], results["muc"]["strict"]["missed"]) == (1, 1)
+
+
+def test_the_ranking_family_reads_fragments(spans):
+    """By score: "muscle ... pain" with other fragments (0.9; strictly wrong, a partial match), then
+    "joint pain" (0.4, right): strict average precision is the precision at the one right
+    prediction, 1/2; in the partial mode both are right, 1.0."""
+    predictions = [[dict(ent("ADR", 0, 4, (0, 2), (3, 4)), score=0.9), dict(JOINT_PAIN, score=0.4)]]
+    ranking = spans.compute(
+        predictions=predictions, references=[[MUSCLE_PAIN, JOINT_PAIN]], scores=["ranking"]
+    )["ranking"]
+    assert ranking["strict"]["average_precision"] == 0.5
+    assert ranking["partial"]["average_precision"] == 1.0
