@@ -85,13 +85,19 @@ def _side_form(examples, name):
     )
 
 
-def _where(examples, name, k):
-    """``name[i][j]`` of the ``k``-th entity of the side."""
+def _place(examples, k):
+    """(example, entity) of the ``k``-th entity of the side."""
     for i, example in enumerate(examples):
         if k < len(example):
-            return f"{name}[{i}][{k}]"
+            return i, k
         k -= len(example)
     raise IndexError(k)
+
+
+def _where(examples, name, k):
+    """``name[i][j]`` of the ``k``-th entity of the side."""
+    i, j = _place(examples, k)
+    return f"{name}[{i}][{j}]"
 
 
 def spans_from_outputs(examples, name, texts=None, scored=False):
@@ -185,9 +191,9 @@ def _check_tags(examples, name):
             tags_to_spans([tag])
         except ValueError as error:
             k = next(k for k, e in enumerate(chain.from_iterable(examples)) if e["entity"] == tag)
-            i, j = _where(examples, name, k)[len(name) + 1 : -1].split("][")
+            i, j = _place(examples, k)
             raise ValueError(
-                f"{name}[{i}][{j}] {examples[int(i)][int(j)]!r}: {error}. Per-token output is decoded by its"
+                f"{name}[{i}][{j}] {examples[i][j]!r}: {error}. Per-token output is decoded by its"
                 " prefixes; for labels without them, run the pipeline with an aggregation_strategy"
             ) from None
 
