@@ -30,6 +30,7 @@ from scipy.sparse.csgraph import connected_components
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import MODES, SpanArrays, fbeta_key
     from .ner_decoding import _codes, check_lengths, corpus_from_codes, decode, encode
+    from .ner_fragments import refuse_fragments
     from .ner_matching import match
     from .ner_pipeline import check_options, score_spans, score_tags, tag_corpus
     from .ner_spans import check_entities
@@ -37,6 +38,7 @@ if __package__:  # inside the package evaluate.load builds
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import MODES, SpanArrays, fbeta_key
     from ner_decoding import _codes, check_lengths, corpus_from_codes, decode, encode
+    from ner_fragments import refuse_fragments
     from ner_matching import match
     from ner_pipeline import check_options, score_spans, score_tags, tag_corpus
     from ner_spans import check_entities
@@ -121,6 +123,8 @@ def agreement(
     ``"method"``: cohen or fleiss, ``"tokens"``, ``"observed"``, ``"chance"``, with ``ci_resamples``
     ``"interval"``), and ``"settings"``. ``options`` are ``compute``'s (scheme, mode, types, ...)."""
     annotations = check_annotations(annotations, kind)
+    for k, annotator in enumerate(annotations if kind == "spans" else ()):
+        refuse_fragments(annotator, f"annotations[{k}]", "agreement (kappa and alpha over contiguous spans)")
     fixed = sorted(set(options) & {"scores", "errors", "ci_resamples", "document_ids"})
     if fixed:
         raise ValueError(

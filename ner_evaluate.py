@@ -22,10 +22,12 @@ from datasets.utils.py_utils import temp_seed
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
+    from .ner_model_outputs import spans_from_outputs
     from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
     from .ner_spans import check_entity_types, split_extras
 else:  # imported from the repo root: tests, ner_report, app
     from ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
+    from ner_model_outputs import spans_from_outputs
     from ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
     from ner_spans import check_entity_types, split_extras
 
@@ -109,8 +111,14 @@ class EvaluatePatches:
         """``_compute`` on validated inputs: evaluate's cache is neither written nor read."""
         if self.config_name in SPAN_CONFIGS:
             scored = "ranking" in (options.get("scores") or ())  # predictions carry a "score"
-            sides = {
-                name: check_entity_types(inputs[name], name, scored=scored and name == "predictions")
+            sides = {  # model output (pipelines, GLiNER) as entities, then checked
+                name: check_entity_types(
+                    spans_from_outputs(
+                        inputs[name], name, options.get("texts"), scored and name == "predictions"
+                    ),
+                    name,
+                    scored=scored and name == "predictions",
+                )
                 for name in ("predictions", "references")
             }
             subgroups = inputs.get("subgroups")
@@ -298,8 +306,12 @@ class EvaluatePatches:
         """The span configs' ``add_batch`` / ``add``: entities checked (dicts of lists made lists of
         dicts), then stored by evaluate, a list of entity dicts per example."""
         # what the Arrow cast would change is checked now (shape, value types); offsets at compute
-        sides = {
-            name: check_entity_types(column, name[:-1] if single else name, single=single)
+        sides = {  # model output is stored as its entities' label, start and end
+            name: check_entity_types(
+                spans_from_outputs(column, name[:-1] if single else name),
+                name[:-1] if single else name,
+                single=single,
+            )
             for name, column in (("predictions", predictions), ("references", references))
         }
         for name, column in sides.items():

@@ -55,6 +55,7 @@ if __package__:  # inside the package evaluate.load builds
         ratio,
         shared_length,
     )
+    from .ner_fragments import pair_overlap
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import (  # noqa: F401  (re-exported: the scores' vocabulary)
         COLUMNS,
@@ -73,6 +74,7 @@ else:  # imported from the repo root: tests, ner_report, app
         ratio,
         shared_length,
     )
+    from ner_fragments import pair_overlap
 
 
 class Matching(NamedTuple):
@@ -165,16 +167,46 @@ def _candidates(gold, pred, flat=None):
 DICE_SCALE = 1 << 20
 
 
-def _pair_weights(g, p, gold, pred):
+def _pair_weights(g, p, gold, pred, over=None):
     """Per candidate pair: same type (0/1) and closeness, the Dice coefficient ``2 |g & p| / (|g| +
     |p|)`` in steps of ``1 / DICE_SCALE`` (rounded down), ``DICE_SCALE`` exactly for identical
-    offsets and below it otherwise, so that identical offsets come first, then the larger share."""
+    offsets and below it otherwise, so that identical offsets come first, then the larger share.
+    ``over``: a :class:`FragmentPairs` of the same pairs (positions counted across fragments)."""
     same = (gold.type[g] == pred.type[p]).astype(np.int64)
     gs, ge, ps, pe = gold.start[g], gold.end[g], pred.start[p], pred.end[p]
-    shared = shared_length(gs, ge, ps, pe).astype(float)
-    dice = np.floor(2 * shared / ((ge - gs) + (pe - ps)).astype(float) * DICE_SCALE).astype(np.int64)
+    shared, length = shared_length(gs, ge, ps, pe), (ge - gs) + (pe - ps)
     identical = (gs == ps) & (ge == pe)
+    if over is not None:
+        shared = np.where(over.mask, over.shared, shared)
+        length = np.where(over.mask, over.length, length)
+        identical = np.where(over.mask, over.equal, identical)
+    dice = np.floor(2 * shared.astype(float) / length.astype(float) * DICE_SCALE).astype(np.int64)
     return same, np.where(identical, DICE_SCALE, np.minimum(dice, DICE_SCALE - 1))
+
+
+class FragmentPairs(NamedTuple):
+    """Candidate pairs where an entity has fragments (``mask``), and for those the positions shared
+    across fragments, both sizes summed (``length``) and whether every fragment is equal; the
+    other pairs' values are unused."""
+
+    mask: np.ndarray
+    shared: np.ndarray
+    length: np.ndarray
+    equal: np.ndarray
+
+    def take(self, idx):
+        return FragmentPairs(*(values[idx] for values in self))
+
+
+def _fragment_pairs(g, p, gold, pred, fragments):
+    """The candidate pairs that share a position across fragments, and their :class:`FragmentPairs`."""
+    mask, shared, size_g, size_p, equal = pair_overlap(g, p, gold, pred, fragments)
+    full = [np.zeros(len(g), dtype=values.dtype) for values in (shared, size_g, equal)]
+    idx = np.flatnonzero(mask)
+    full[0][idx], full[1][idx], full[2][idx] = shared, size_g + size_p, equal
+    keep = ~mask
+    keep[idx] = shared > 0  # extents overlap, fragments share no position: no overlap
+    return g[keep], p[keep], FragmentPairs(mask, *full).take(keep)
 
 
 def _runs(values):
@@ -294,8 +326,9 @@ def _finish_chain(start, stop, t, bound, weight, top, arg, back):
     top[start:stop], arg[start:stop], back[start:stop] = top_, arg_, back_
 
 
-def _flat_resolution(g, p, gold, pred):
-    """Flat sides: isolated pairs as they are, each chain by :func:`_resolve_chains`."""
+def _flat_resolution(g, p, gold, pred, over=None):
+    """Flat sides: isolated pairs as they are, each chain by :func:`_resolve_chains` (``over``: the
+    pairs' :class:`FragmentPairs`, where an entity has fragments)."""
     gold_degree = np.bincount(g, minlength=len(gold))
     pred_degree = np.bincount(p, minlength=len(pred))
     keep = (gold_degree[g] == 1) & (pred_degree[p] == 1)  # pairs of spans that overlap nothing else
@@ -304,31 +337,42 @@ def _flat_resolution(g, p, gold, pred):
         gi, pi = g[idx], p[idx]
         new_chain = np.ones(len(idx), dtype=bool)
         new_chain[1:] = (gi[1:] != gi[:-1]) & (pi[1:] != pi[:-1])
-        same, shared = _pair_weights(gi, pi, gold, pred)
+        same, shared = _pair_weights(gi, pi, gold, pred, None if over is None else over.take(idx))
         keep[idx[_resolve_chains(gi, pi, same, shared, np.flatnonzero(new_chain))]] = True
     return keep
 
 
-def match(gold, pred):
+def match(gold, pred, fragments=None):
     """The one-to-one :class:`Matching` of two SpanArrays of the same corpus layout.
 
     Spans of a side may nest and overlap (see :func:`_nested_resolution`); the spans of a
     side need not be sorted then, but no span may appear twice (:func:`check_duplicates`).
+    ``fragments``: None, or per side ``{span index: fragments}`` of the discontinuous entities
+    (``ner_fragments``): their pairs share positions across fragments, and are exact when every
+    fragment is equal.
     """
+    if fragments is not None and not any(fragments):
+        fragments = None
     flat = _is_flat(gold) and _is_flat(pred)
     overlap_gold, overlap_pred = g, p = _candidates(gold, pred, flat)
+    over = None
+    if fragments is not None:
+        overlap_gold, overlap_pred, over = g, p, _ = _fragment_pairs(g, p, gold, pred, fragments)
     if flat:
-        keep = _flat_resolution(g, p, gold, pred)
+        keep = _flat_resolution(g, p, gold, pred, over)
     else:
-        keep = _nested_resolution(g, p, gold, pred)
+        keep = _nested_resolution(g, p, gold, pred, over)
     g, p = g[keep], p[keep]
     exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p])
+    if over is not None:
+        over = over.take(keep)
+        exact = np.where(over.mask, over.equal, exact)
     other_type = gold.type[g] != pred.type[p]
     scenario = np.where(exact, 0, 2) + other_type
     return Matching(g, p, scenario.astype(np.int8), overlap_gold, overlap_pred)
 
 
-def _nested_resolution(g, p, gold, pred):
+def _nested_resolution(g, p, gold, pred, over=None):
     """Spans of a side nest or overlap: the best one-to-one matching of the candidate pairs.
 
     1. Pairs of the same type and offsets are matched first: each span has at most one such
@@ -341,6 +385,8 @@ def _nested_resolution(g, p, gold, pred):
     that come first by position (start, end, type of the gold span, then of the prediction).
     """
     exact = (gold.start[g] == pred.start[p]) & (gold.end[g] == pred.end[p]) & (gold.type[g] == pred.type[p])
+    if over is not None:  # every fragment equal, too
+        exact &= ~over.mask | over.equal
     exact &= (np.bincount(g[exact], minlength=len(gold))[g] == 1) & (
         np.bincount(p[exact], minlength=len(pred))[p] == 1
     )
@@ -351,7 +397,8 @@ def _nested_resolution(g, p, gold, pred):
     keep = exact.copy()
     rest = np.flatnonzero(gold_free[g] & pred_free[p])
     if len(rest):
-        keep[rest[_resolve_components(g[rest], p[rest], gold, pred)]] = True
+        sub = None if over is None else over.take(rest)
+        keep[rest[_resolve_components(g[rest], p[rest], gold, pred, sub)]] = True
     return keep
 
 
@@ -362,7 +409,7 @@ def _position_rank(spans):
     return rank
 
 
-def _resolve_components(g, p, gold, pred):
+def _resolve_components(g, p, gold, pred, over=None):
     """Boolean mask of the pairs kept among candidate pairs ``g, p`` (see :func:`_nested_resolution`)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
@@ -377,7 +424,7 @@ def _resolve_components(g, p, gold, pred):
     row, n_rows, flat_gold = _side(component, rank_g, g, gold)
     col, n_cols, flat_pred = _side(component, rank_p, p, pred)
     flat = flat_gold & flat_pred
-    same, shared = _pair_weights(g, p, gold, pred)
+    same, shared = _pair_weights(g, p, gold, pred, None if over is None else over.take(order))
     keep = np.zeros(len(g), dtype=bool)
     size = np.diff(np.append(first, len(g)))
     chain = np.repeat(flat, size)

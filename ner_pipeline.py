@@ -55,6 +55,7 @@ if __package__:  # inside the package evaluate.load builds
         decoding_reports,
         encode,
     )
+    from .ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
     from .ner_inputs import check_label_names, input_codes
     from .ner_matching import (
         MODES,
@@ -130,6 +131,7 @@ else:  # imported from the repo root: tests, ner_report, app
         decoding_reports,
         encode,
     )
+    from ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
     from ner_inputs import check_label_names, input_codes
     from ner_matching import (
         MODES,
@@ -513,10 +515,11 @@ class View:
     when first asked. :func:`build_view` makes it from a corpus; :func:`slice_view` keeps some
     of its sentences, with the same matching."""
 
-    def __init__(self, options, selection, matching, tokens, pred_scores=None):
+    def __init__(self, options, selection, matching, tokens, pred_scores=None, fragments=None):
         self.options, self.selection, self.matching, self.tokens = options, selection, matching, tokens
         self.gold, self.pred, self.types = selection.gold, selection.pred, selection.types
         self.pred_scores = pred_scores  # each prediction's score (the "ranking" family), or None
+        self.fragments = fragments  # per side {span index: fragments} (ner_fragments), or None
 
     @cached_property
     def row(self):
@@ -530,7 +533,8 @@ class View:
 
     @cached_property
     def hits(self):
-        return overlap_hits(self.gold, self.pred, self.matching, self.options.scoring.overlap_threshold)
+        threshold = self.options.scoring.overlap_threshold
+        return overlap_hits(self.gold, self.pred, self.matching, threshold, self.fragments)
 
     @cached_property
     def alignment(self):
@@ -557,7 +561,9 @@ def build_view(corpus, gold, pred, options):
     scores = _entity_scores(corpus, pred, options)
     if scores is not None and selection.pred_kept is not None:
         scores = scores[selection.pred_kept]
-    return View(options, selection, match(selection.gold, selection.pred), int(corpus.lengths.sum()), scores)
+    fragments = view_fragments(corpus, selection)
+    matching = match(selection.gold, selection.pred, fragments)
+    return View(options, selection, matching, int(corpus.lengths.sum()), scores, fragments)
 
 
 def _entity_scores(corpus, pred, options):
@@ -597,7 +603,10 @@ def _confusion(counts, view):
 
 
 def _token_counts(view):
-    correct, number, predicted = token_counts(view.gold, view.pred, len(view.types))
+    gold, pred = view.gold, view.pred
+    if view.fragments is not None:  # a discontinuous entity's items are its fragments' positions
+        gold, pred = pieces(gold, view.fragments[0]), pieces(pred, view.fragments[1])
+    correct, number, predicted = token_counts(gold, pred, len(view.types))
     return correct, correct, number, predicted
 
 
@@ -787,7 +796,10 @@ def slice_view(view, keep, tokens, tokens_correct):
         gold=_take(view.gold, gold_keep), pred=_take(view.pred, pred_keep), tokens_correct=int(tokens_correct)
     )
     scores = None if view.pred_scores is None else view.pred_scores[pred_keep]
-    return View(view.options, selection, matching, int(tokens), scores)
+    fragments = None
+    if view.fragments is not None:
+        fragments = (restrict(view.fragments[0], gold_keep), restrict(view.fragments[1], pred_keep))
+    return View(view.options, selection, matching, int(tokens), scores, fragments)
 
 
 def _take(spans, mask):
@@ -1036,13 +1048,21 @@ def score_spans(predictions, references, options, subgroups=None, views=None):
     if len(corpus.lengths) == 0:
         raise ValueError("no examples: predictions and references are empty")
     _check_extras_read(corpus)
-    for name, spans, order in (
-        ("predictions", corpus.pred, corpus.pred_order),
-        ("references", corpus.gold, corpus.gold_order),
+    _check_fragments_read(corpus, options)
+    for name, spans, order, extras in (
+        ("predictions", corpus.pred, corpus.pred_order, corpus.pred_extras),
+        ("references", corpus.gold, corpus.gold_order, corpus.gold_extras),
     ):
-        if has_duplicates(spans):  # named by their index in the input
-            check_duplicates(in_input_order(spans, order), name, corpus.types)
-    results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups, views=views)[0]
+        keyed, types = keyed_by_fragments(spans, extras, corpus.types)
+        if keyed is not spans or has_duplicates(spans):  # named by their index in the input
+            check_duplicates(in_input_order(keyed, order), name, types)
+    held = [] if views is None else views
+    results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups, views=held)[0]
+    view = held[-1]
+    if view.fragments is not None:
+        results["discontinuous"] = discontinuous_results(
+            view.gold, view.pred, view.matching, view.fragments, options.zero_division, options.beta
+        )
     for table in [results] + [
         t for key in results.get("slices", {}).values() for t in key["values"].values()
     ]:
@@ -1051,7 +1071,13 @@ def score_spans(predictions, references, options, subgroups=None, views=None):
 
 
 #: the entity extras (``ner_spans.ENTITY_EXTRAS``) that some part of the scoring reads
-EXTRAS_READ = ()
+EXTRAS_READ = ("fragments",)
+#: what does not read fragments yet: refused when an entity has two fragments or more
+FRAGMENTS_REFUSED = {
+    "harem": "the 'harem' family (its excess and shortage are of contiguous spans)",
+    "buckets": "buckets (an entity's length and text are of contiguous spans)",
+    "errors": "errors=True (the listing gives [TYPE, start, end])",
+}
 
 
 def _check_extras_read(corpus):
@@ -1060,6 +1086,32 @@ def _check_extras_read(corpus):
         for key in extras.values if extras is not None else ():
             if key not in EXTRAS_READ:
                 raise ValueError(f"{name} carry {key!r}, which this version does not score yet")
+
+
+def _check_fragments_read(corpus, options):
+    """Refuse, before any work, what would score a discontinuous entity as its extent."""
+    several = [
+        (name, next(k for k, v in enumerate(values) if isinstance(v, (list, tuple)) and len(v) > 1), extras)
+        for name, extras in (("references", corpus.gold_extras), ("predictions", corpus.pred_extras))
+        if extras is not None
+        for values in [extras.values.get("fragments", ())]
+        if any(isinstance(v, (list, tuple)) and len(v) > 1 for v in values)
+    ]
+    if not several:
+        return
+    asked = {
+        "harem": "harem" in options.scoring.scores,
+        "buckets": bool(options.buckets),
+        "errors": bool(options.scoring.errors),
+    }
+    refused = [FRAGMENTS_REFUSED[key] for key, on in asked.items() if on]
+    if refused:
+        name, k, extras = several[0]
+        order = corpus.gold_order if name == "references" else corpus.pred_order
+        raise ValueError(
+            f"{extras.where(name, int(order[k]))} has several fragments, which {refused[0]} does not read;"
+            " see docs/discontinuous.md"
+        )
 
 
 def score_system(predictions, references, options, units, name):

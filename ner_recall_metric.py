@@ -19,8 +19,10 @@ from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_evaluate import EvaluatePatches
 from .ner_files import read_hipe_pair, read_pair
+from .ner_fragments import discontinuous_results
 from .ner_inputs import as_list
 from .ner_matching import match
+from .ner_model_outputs import spans_from_outputs
 from .ner_pipeline import (
     ALL_OPTIONS,
     CONFIG_OPTIONS,
@@ -112,6 +114,11 @@ Args:
     same unit on both sides; entities may nest and overlap). scheme, mode, suffix and
     label_names do not apply; the scoring options above do, and:
     texts (list of str or None): each example's text; character ends past it are an error.
+    Predictions may also be model output as it comes: a token-classification pipeline's list
+        of dicts (any aggregation_strategy, "none" merged by the tag grammar) or GLiNER's
+        predictions; their "score" is read with "ranking" (docs/model_outputs.md).
+    An entity may carry "fragments": [[start, end], ...] (a discontinuous entity; exact needs
+        every fragment equal, overlaps count shared fragment positions; docs/discontinuous.md).
 
     With the "subgroups" or "spans_subgroups" config only:
     subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
@@ -168,6 +175,9 @@ Returns:
         _recall, _f1) with "seqeval" in scores, "muc_MODE_precision" (and _recall, _f1) and
         "muc_MODE_TYPE_precision" (...) with "muc"; bootstrap (expanded BCa) over sentences,
         or documents with document_ids; see docs/uncertainty.md.
+    discontinuous (dict, span configs, when an entity has several fragments): Dai et al.'s
+        exact-match "precision", "recall", "f1" (float), "correct", "number", "predicted" (int)
+        over discontinuous entities, and "sentences" (the same over the examples holding one).
     stratified_recall (dict, "subgroups" config): "recall", "ci_low", "ci_high",
         "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
         entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",

@@ -58,8 +58,10 @@ import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import divide, fbeta, fbeta_key, shared_length, union_length
+    from .ner_fragments import pair_overlap
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import divide, fbeta, fbeta_key, shared_length, union_length
+    from ner_fragments import pair_overlap
 
 SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion", "ranking")
 DEFAULT_SCORES = ("seqeval", "muc")
@@ -280,12 +282,18 @@ def token_counts(gold, pred, k):
     return tuple(out)
 
 
-def overlap_hits(gold, pred, matching, threshold=DEFAULT_OVERLAP_THRESHOLD):
+def overlap_hits(gold, pred, matching, threshold=DEFAULT_OVERLAP_THRESHOLD, fragments=None):
     """The overlapping pairs of ``matching`` of the same type whose Dice coefficient reaches
-    ``threshold``, as (gold indices, predicted indices)."""
+    ``threshold``, as (gold indices, predicted indices); ``fragments`` (``ner_fragments``, per
+    side): a discontinuous entity's positions are its fragments'."""
     g, p = matching.overlap_gold, matching.overlap_pred
     common = shared_length(gold.start[g], gold.end[g], pred.start[p], pred.end[p])
-    dice = 2 * common / ((gold.end[g] - gold.start[g]) + (pred.end[p] - pred.start[p]))
+    length = (gold.end[g] - gold.start[g]) + (pred.end[p] - pred.start[p])
+    if fragments is not None:
+        mask, shared, size_g, size_p, _ = pair_overlap(g, p, gold, pred, fragments)
+        common, length = common.copy(), length.copy()
+        common[mask], length[mask] = shared, size_g + size_p
+    dice = 2 * common / length
     hit = (gold.type[g] == pred.type[p]) & (dice >= threshold)
     return g[hit], p[hit]
 

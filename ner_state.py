@@ -31,7 +31,9 @@ import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_decoding import corpus_from_codes
+    from .ner_fragments import refuse_fragments
     from .ner_inputs import input_codes
+    from .ner_model_outputs import spans_from_outputs
     from .ner_pipeline import (
         RESERVED_KEYS,
         SPAN_CONFIGS,
@@ -45,7 +47,9 @@ if __package__:  # inside the package evaluate.load builds
     from .ner_spans import encode_spans, split_extras
 else:  # imported from the repo root: tests, ner_report, app
     from ner_decoding import corpus_from_codes
+    from ner_fragments import refuse_fragments
     from ner_inputs import input_codes
+    from ner_model_outputs import spans_from_outputs
     from ner_pipeline import (
         RESERVED_KEYS,
         SPAN_CONFIGS,
@@ -361,6 +365,10 @@ def make_state(config, predictions, references, first_sentence=0, subgroups=None
     kept = {k: v for k, v in options.items() if k not in STATE_COLUMNS + ("texts",)}
     if config in SPAN_CONFIGS:
         scored = checked.ranking is not None
+        predictions = spans_from_outputs(predictions, "predictions", checked.texts, scored)  # model output
+        references = spans_from_outputs(references, "references", checked.texts)
+        for name, side in (("predictions", predictions), ("references", references)):
+            refuse_fragments(side, name, "the state (it stores label, start and end)")
         encode_spans(predictions, references, RESERVED_KEYS, checked.texts, scored)  # every check of compute
         block = span_block(predictions, references, scored)
     else:
