@@ -113,24 +113,34 @@ def split_extras(examples, name, scored=False):
     base = len(SCORED_KEYS if scored else ENTITY_KEYS)
     if not isinstance(examples, (list, tuple)) or not set(map(type, examples)) <= {list, tuple}:
         return examples, None  # not lists of entities: the shape check names the place
+    flat = list(chain.from_iterable(examples))
     try:
-        if set(map(len, chain.from_iterable(examples))) <= {base}:
-            return examples, None
+        sizes = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
     except TypeError:  # not lists of dicts: the shape check names the place
+        return examples, None
+    odd = np.flatnonzero(sizes != base).tolist()  # the entities with a key more or less
+    if not odd:
         return examples, None
     allowed = [key for key, sides in ENTITY_EXTRAS.items() if name.rstrip("s") + "s" in sides]
     found = {}
-    plain = []
-    for example in examples:
-        if not any(isinstance(e, dict) and len(e) != base for e in example):
-            plain.append(example)
-            continue
-        plain.append([_cut(e, allowed, found, base) for e in example])
+    cut = {k: _cut(flat[k], allowed, found, base) for k in odd}
     if not found:
         return examples, None
-    flat = [e for example in examples for e in example]
-    values = {key: [e.get(key) if isinstance(e, dict) else None for e in flat] for key in found}
     counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
+    owner = np.repeat(np.arange(len(examples)), counts)
+    first = np.cumsum(counts) - counts
+    plain = list(examples)
+    for i in sorted(set(owner[odd].tolist())):  # only the examples with an extra are copied
+        plain[i] = list(examples[i])
+    for k, entity in cut.items():
+        plain[owner[k]][k - first[owner[k]]] = entity
+    values = {}
+    for key in found:
+        column = [None] * len(flat)
+        for k in odd:
+            if isinstance(flat[k], dict):
+                column[k] = flat[k].get(key)
+        values[key] = column
     return plain, Extras(values, counts)
 
 
