@@ -394,13 +394,15 @@ def check_batch(predictions, references, single=False, every_tag=True):
 def _str_codes(cols):
     """(vocabulary, codes) of two list columns whose items are all tag strings, from one pass
     over both (``ner_decoding.tag_codes``) that checks them too; None otherwise, and the
-    checks that name the place of a bad item run then.
+    checks that name the place of a bad item run then. Sentences are lists, tuples or 1-D
+    arrays (:func:`_sentence`); an array's items are numpy scalars, not str, unless it holds
+    objects.
 
     Only the distinct items are looked at: equal keys of a dict are one (``1``, ``1.0``,
     ``True``), but a str is never equal to an item of another built-in type."""
-    if not all(set(map(type, col)) <= {list, tuple} for col in cols):
+    if any(isinstance(col, (*ARROW, np.ndarray)) for col in cols):
         return None
-    first = next((sentence[0] for sentence in cols[0] if sentence), None)
+    first = next((sentence[0] for sentence in cols[0] if len(sentence)), None)
     if type(first) is not str:  # class ids, or no item at all: the general checks
         return None
     try:
