@@ -135,6 +135,7 @@ class EvaluatePatches:
         if not len(batch.lengths):
             raise ValueError("no sentences: predictions and references are empty")
         inputs = dict(inputs, predictions=batch.predictions, references=batch.references)
+        del batch  # its codes, if any, go with the checked lists, freed once laid out
         with temp_seed(self.seed):
             return self._compute(**inputs, **options)
 

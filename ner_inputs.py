@@ -589,6 +589,8 @@ def input_codes(predictions, references, label_names=None):
     batch = check_batch(predictions, references, every_tag=False)
     check_kind(batch.kind, batch.first, names)
     if batch.codes is not None:
+        if isinstance(predictions, _Checked):  # handed over once, so that they go once laid out
+            predictions.batch = batch._replace(codes=None)
         return batch.codes
     pred, ref = batch.predictions, batch.references
     plain = not any(isinstance(c, (*ARROW, np.ndarray)) for c in (pred, ref)) and set(map(type, pred)) | set(
