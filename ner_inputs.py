@@ -618,6 +618,23 @@ def arrow_column(col, kind, lengths):
     return pa.LargeListArray.from_arrays(offsets, values).cast(pa.list_(values.type))
 
 
+def arrow_columns(batch, kind):
+    """``{"predictions": ..., "references": ...}``: both columns of a validated batch as
+    :func:`arrow_column` makes them; lists of tag strings from the codes of the pass that
+    checked them (their vocabulary taken at each code), without a Python object per tag."""
+    sides = ("predictions", "references")
+    if batch.codes is None:
+        return {side: arrow_column(col, kind, batch.lengths) for side, col in zip(sides, batch[:2])}
+    offsets = pa.array(np.concatenate(([0], np.cumsum(batch.lengths))), type=pa.int64())
+    vocabulary = pa.array(batch.codes.vocabulary, type=pa.string())
+    return {
+        side: pa.LargeListArray.from_arrays(offsets, vocabulary.take(pa.array(codes))).cast(
+            pa.list_(pa.string())
+        )
+        for side, codes in zip(sides, (batch.codes.predictions, batch.codes.references))
+    }
+
+
 def as_list(values):
     """A column of one value per sentence (e.g. subgroups) as a Python list: an Arrow array
     as read from evaluate's cache is converted, anything else is returned as it is."""
