@@ -296,10 +296,9 @@ def _profile_stages(workdir, predictions, references):
     sys.path.insert(0, str(ROOT))
     import ner_decoding as D
     import ner_inputs as I
+    import ner_pipeline as pipeline
 
-    ours, _ = _load_metrics(workdir)
-    wrapper = sys.modules[type(ours).__module__]
-    options = wrapper.check_options("default", {})
+    options = pipeline.check_options("default", {})
     state = {}
 
     def codes():
@@ -313,7 +312,7 @@ def _profile_stages(workdir, predictions, references):
         state["spans"] = (D.decode(c.references, c), D.decode(c.predictions, c))
 
     return [
-        ("options checked (`check_options`)", lambda: wrapper.check_options("default", {})),
+        ("options checked (`check_options`)", lambda: pipeline.check_options("default", {})),
         (
             "one pass over both sides: every item a str, tags to one-byte codes, lengths compared"
             " (`check_batch`, `ner_decoding.tag_codes`)",
@@ -322,8 +321,8 @@ def _profile_stages(workdir, predictions, references):
         ("codes to the flat layout, each distinct tag parsed once (`corpus_from_codes`)", corpus),
         ("entities of both sides decoded (`ner_decoding.decode`)", decode),
         (
-            "matching, counting, seqeval keys and the four MUC modes (`score_entities`)",
-            lambda: wrapper.score_entities(state["corpus"], *state["spans"], options),
+            "matching, counting, seqeval keys and the four MUC modes (`ner_pipeline.score_view`)",
+            lambda: pipeline.score_view(state["corpus"], *state["spans"], options),
         ),
     ]
 
