@@ -20,8 +20,7 @@ every token, also when chance agreement is 1). Intervals resample sentences (or 
 (0.7692, 'cohen')
 """
 
-from collections import defaultdict
-from itertools import combinations, count
+from itertools import combinations
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -29,7 +28,7 @@ from scipy.sparse.csgraph import connected_components
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import MODES, SpanArrays, fbeta_key
-    from .ner_decoding import _codes, check_lengths, corpus_from_codes, decode, encode
+    from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
     from .ner_fragments import refuse_fragments
     from .ner_matching import match
     from .ner_pipeline import check_options, score_spans, score_tags, tag_corpus
@@ -37,7 +36,7 @@ if __package__:  # inside the package evaluate.load builds
     from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import MODES, SpanArrays, fbeta_key
-    from ner_decoding import _codes, check_lengths, corpus_from_codes, decode, encode
+    from ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
     from ner_fragments import refuse_fragments
     from ner_matching import match
     from ner_pipeline import check_options, score_spans, score_tags, tag_corpus
@@ -89,15 +88,15 @@ def shared_codes(annotations, options):
     """Every annotator's tags encoded once, in one vocabulary: (vocabulary, codes per annotator,
     sentence lengths); None when an annotator is not plain lists of tag strings (each pair then
     goes through ``compute``'s own input path, which names any problem)."""
-    numbered = defaultdict(count(1).__next__, {"O": 0})
     try:
         lengths = [check_lengths(annotator, annotations[0]) for annotator in annotations[1:]]
-        codes = [_codes(annotator, numbered) for annotator in annotations]
+        vocabulary, codes = tag_codes(*annotations)
     except (TypeError, ValueError):
         return None
     if options.label_names is not None:
         return None
-    return list(numbered), codes, lengths[0]
+    size = int(lengths[0].sum())
+    return vocabulary, [codes[k * size : (k + 1) * size] for k in range(len(annotations))], lengths[0]
 
 
 def _pair_corpus(shared, annotations, i, j, options):

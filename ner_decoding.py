@@ -373,21 +373,39 @@ def _vocabulary(numbered, sides, suffix, scheme):
     return prefixes, labels
 
 
-def _codes(sequences, numbered):
-    """One side's tag codes, sentences back to back (no sentinels).
+class _Numbered(dict):
+    """tag -> code in the order tags are first met, ``O`` code 0: a new tag takes the next code."""
 
-    ``numbered`` (a defaultdict) gives each new tag the next code. One pass over the
-    Python lists, no list built; one byte per token while there are at most 256 tags
-    (``bytearray`` takes small ints faster than ``np.fromiter``).
+    def __missing__(self, tag):
+        self[tag] = code = len(self)
+        return code
+
+
+def tag_codes(*columns):
+    """(vocabulary, codes): the code of every tag of ``columns`` (each a list of sentences, a
+    sentence a list of tags), columns and sentences back to back, in ONE pass over them all.
+
+    ``vocabulary[code]`` is a code's tag: ``O`` is code 0 and every other tag occurs. Codes
+    are one byte each while there are at most 256 distinct tags (int32 beyond). Items are
+    told apart as dict keys are (``1``, ``1.0`` and ``True`` are one key): the caller checks
+    the vocabulary's types, and ``TypeError`` means an unhashable item.
+
+    >>> vocabulary, codes = tag_codes([["B-PER", "O"]], [["B-PER", "I-PER"]])
+    >>> vocabulary, codes.tolist()
+    (['O', 'B-PER', 'I-PER'], [1, 0, 1, 2])
     """
+    numbered = _Numbered(O=0)
 
     def codes():
-        return map(numbered.__getitem__, chain.from_iterable(sequences))
+        return map(numbered.__getitem__, chain.from_iterable(chain.from_iterable(columns)))
 
     try:
-        return np.frombuffer(bytearray(codes()), dtype=np.uint8)
-    except ValueError:  # a 257th tag
-        return np.fromiter(codes(), dtype=np.int32)
+        out = np.frombuffer(bytearray(codes()), dtype=np.uint8)
+    except ValueError:
+        if len(numbered) <= 256:  # not the 257th tag: an item's own __eq__ raised
+            raise
+        out = np.fromiter(codes(), dtype=np.int32)
+    return list(numbered), out
 
 
 def encode(predictions, references, *, suffix=False, scheme=None):
@@ -398,14 +416,21 @@ def encode(predictions, references, *, suffix=False, scheme=None):
     """
     lengths = check_lengths(predictions, references)
     sides = (("predictions", predictions), ("references", references))
-    numbered = defaultdict(count(1).__next__, {"O": 0})
     try:
-        pred_codes, ref_codes = (_codes(sequences, numbered) for _, sequences in sides)
+        vocabulary, codes = tag_codes(predictions, references)
     except TypeError:  # an unhashable tag, e.g. a list
         bad = _first_non_string(sides)
         raise ValueError(_tag_error(bad, _locate(bad, sides), suffix, scheme)) from None
+    split = int(lengths.sum())
     return corpus_from_codes(
-        list(numbered), pred_codes, ref_codes, lengths, suffix=suffix, scheme=scheme, sides=sides
+        vocabulary,
+        codes[:split],
+        codes[split:],
+        lengths,
+        suffix=suffix,
+        scheme=scheme,
+        sides=sides,
+        dense=True,
     )
 
 
@@ -458,20 +483,27 @@ class _CodeSentences:
             yield [self.vocabulary[c] for c in self.codes[a:b].tolist()]
 
 
-def corpus_from_codes(vocabulary, predictions, references, lengths, *, suffix=False, scheme=None, sides=None):
+def corpus_from_codes(
+    vocabulary, predictions, references, lengths, *, suffix=False, scheme=None, sides=None, dense=False
+):
     """An :class:`EncodedCorpus` from tag codes: ``vocabulary[code]`` is a code's tag.
 
     ``predictions`` and ``references`` hold the code of every token, sentences back to back
     (``lengths`` tokens each, the same on both sides); ``vocabulary`` may list tags that do
     not occur and a tag more than once (such codes are merged). ``sides``, ``(name,
     sentences)`` pairs, name the place of a bad tag; by default the codes' own tags.
+    ``dense``: the vocabulary lists each tag once, ``O`` first, and every other tag occurs
+    (as :func:`tag_codes` gives it), so the codes are kept as they are.
 
     >>> corpus = corpus_from_codes(["B-PER", "I-PER", "O"], np.array([0, 1, 2]), np.array([0, 2, 2]), [3])
     >>> corpus.types, corpus.references.tolist(), corpus.predictions.tolist()
     (('PER',), [1, 0, 0, 0], [1, 2, 0, 0])
     """
     lengths = np.asarray(lengths, dtype=np.int64)
-    tags, pred_tokens, ref_tokens = _dense(vocabulary, np.asarray(predictions), np.asarray(references))
+    pred_tokens, ref_tokens = np.asarray(predictions), np.asarray(references)
+    tags = list(vocabulary)
+    if not dense:
+        tags, pred_tokens, ref_tokens = _dense(vocabulary, pred_tokens, ref_tokens)
     starts = np.cumsum(lengths + 1) - (lengths + 1)  # of the sentences in the flat layout
     real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
     real[starts + lengths] = False
@@ -493,8 +525,11 @@ def corpus_from_codes(vocabulary, predictions, references, lengths, *, suffix=Fa
 
 
 def _spans(starts, ends, types, sentence_starts):
+    """SpanArrays of decoded entities; sentence and offset as int32 (they index sentences and
+    tokens of one sentence), half the memory of the positions' int64."""
     sentence = np.searchsorted(sentence_starts, starts, side="right") - 1
-    return SpanArrays(starts, ends, types, sentence, starts - sentence_starts[sentence])
+    offset = (starts - sentence_starts[sentence]).astype(np.int32)
+    return SpanArrays(starts, ends, types, sentence.astype(np.int32), offset)
 
 
 #: transition bits of a position: an entity starts here, the token is inside, an entity ends

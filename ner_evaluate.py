@@ -21,12 +21,12 @@ import pyarrow as pa
 from datasets.utils.py_utils import temp_seed
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
+    from .ner_inputs import CLASS_ID, arrow_columns, as_list, check_batch, check_kind
     from .ner_model_outputs import spans_from_outputs
     from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
     from .ner_spans import check_entity_types, split_extras
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_inputs import CLASS_ID, arrow_column, as_list, check_batch, check_kind
+    from ner_inputs import CLASS_ID, arrow_columns, as_list, check_batch, check_kind
     from ner_model_outputs import spans_from_outputs
     from ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
     from ner_spans import check_entity_types, split_extras
@@ -143,6 +143,7 @@ class EvaluatePatches:
         if not len(batch.lengths):
             raise ValueError("no sentences: predictions and references are empty")
         inputs = dict(inputs, predictions=batch.predictions, references=batch.references)
+        del batch  # its codes, if any, go with the checked lists, freed once laid out
         with temp_seed(self.seed):
             return self._compute(**inputs, **options)
 
@@ -202,10 +203,7 @@ class EvaluatePatches:
             if created:
                 self.selected_feature_format = self._input_features(kind or batch.kind)
                 self._init_writer()
-            table = {
-                side: arrow_column(column, kind or batch.kind, batch.lengths)
-                for side, column in (("predictions", batch.predictions), ("references", batch.references))
-            }
+            table = arrow_columns(batch, kind or batch.kind)
             table.update(
                 {name: pa.array(as_list(values), type=pa.string()) for name, values in extra.items()}
             )

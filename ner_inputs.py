@@ -12,8 +12,9 @@ each module beside the metric script on its own). Two jobs:
   ``ner_decoding.corpus_from_codes``, without a Python object per tag: class ids through
   ``label_names`` (positions whose reference is ``-100`` are dropped on both sides, as Hugging
   Face token-classification scripts mark sub-word pieces and padding), string tags in Arrow
-  through their dictionary encoding. Python lists of tag strings are left to
-  ``ner_decoding.encode`` (``None``), its fastest path.
+  through their dictionary encoding, Python lists of tag strings in the one pass over both
+  sides that :func:`check_batch` makes to check them (``ner_decoding.tag_codes``): a dict
+  lookup per tag, and each distinct tag's type looked at once.
 
 >>> input_codes([[1, 2, 0]], [[1, 2, -100]], ["O", "B-PER", "I-PER"])[:4]
 (('O', 'B-PER', 'I-PER'), array([1, 2]), array([1, 2]), array([2]))
@@ -33,8 +34,10 @@ import pyarrow.compute as pc
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import IGNORE_INDEX
+    from .ner_decoding import tag_codes
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import IGNORE_INDEX
+    from ner_decoding import tag_codes
 
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
 TAG, CLASS_ID = "tag", "class id"
@@ -44,13 +47,14 @@ _INT64 = np.iinfo(np.int64)
 class Codes(NamedTuple):
     """Both sides as codes: ``vocabulary[code]`` is a tag; codes of every token, sentences back
     to back, ``lengths`` tokens each; ``sides`` name the place of a bad tag (None: the codes'
-    own positions)."""
+    own positions); ``dense``: each tag listed once, ``O`` first, every other one occurs."""
 
     vocabulary: tuple
     predictions: np.ndarray
     references: np.ndarray
     lengths: np.ndarray
     sides: tuple = None
+    dense: bool = False
 
 
 # ---------------------------------------------------------------------------- label names
@@ -317,13 +321,15 @@ class _Checked(list):
 class Batch(NamedTuple):
     """Validated columns of one call: the columns (lists, 2-D arrays or Arrow arrays), the
     kind of their items (TAG, CLASS_ID, or None when every sentence is empty), sentence
-    lengths, and the first item ``(side, i, j, value)`` for messages about the whole input."""
+    lengths, the first item ``(side, i, j, value)`` for messages about the whole input, and
+    for lists of tag strings their :class:`Codes`, made by the pass that checked them."""
 
     predictions: object
     references: object
     kind: str
     lengths: np.ndarray
     first: tuple
+    codes: Codes = None
 
 
 def _first_item(name, col, lengths):
@@ -356,7 +362,8 @@ def check_batch(predictions, references, single=False, every_tag=True):
         cols = [c if isinstance(c, (*ARROW, np.ndarray)) else _sentences(c, n) for c, n in zip(cols, names)]
     if len(cols[0]) != len(cols[1]):
         raise ValueError(f"predictions has {len(cols[0])} sentences but references has {len(cols[1])}")
-    kinds = [kind_of(c, n, single, every_tag) for c, n in zip(cols, names)]
+    coded = _str_codes(cols)
+    kinds = [TAG, TAG] if coded else [kind_of(c, n, single, every_tag) for c, n in zip(cols, names)]
     lengths = [col_lengths(c) for c in cols]
     bad = np.flatnonzero(lengths[0] != lengths[1])
     if bad.size:
@@ -373,10 +380,38 @@ def check_batch(predictions, references, single=False, every_tag=True):
     _check_int64(cols, names, kinds[0] or kinds[1], lengths[0], single)
     if not single and not isinstance(cols[0], (*ARROW, np.ndarray)):
         cols[0] = _Checked(cols[0])
-    batch = Batch(cols[0], cols[1], kinds[0] or kinds[1], lengths[0], firsts[0])
+    codes = None
+    if coded:
+        split = int(lengths[0].sum())
+        sides = tuple(zip(names, cols)) if not single else None
+        codes = Codes(coded[0], coded[1][:split], coded[1][split:], lengths[0], sides, dense=True)
+    batch = Batch(cols[0], cols[1], kinds[0] or kinds[1], lengths[0], firsts[0], codes)
     if isinstance(cols[0], _Checked):
         cols[0].batch = batch
     return batch
+
+
+def _str_codes(cols):
+    """(vocabulary, codes) of two list columns whose items are all tag strings, from one pass
+    over both (``ner_decoding.tag_codes``) that checks them too; None otherwise, and the
+    checks that name the place of a bad item run then. Sentences are lists, tuples or 1-D
+    arrays (:func:`_sentence`); an array's items are numpy scalars, not str, unless it holds
+    objects.
+
+    Only the distinct items are looked at: equal keys of a dict are one (``1``, ``1.0``,
+    ``True``), but a str is never equal to an item of another built-in type."""
+    if any(isinstance(col, (*ARROW, np.ndarray)) for col in cols):
+        return None
+    first = next((sentence[0] for sentence in cols[0] if len(sentence)), None)
+    if type(first) is not str:  # class ids, or no item at all: the general checks
+        return None
+    try:
+        vocabulary, codes = tag_codes(*cols)
+    except TypeError:  # an unhashable item
+        return None
+    if set(map(type, vocabulary)) != {str}:
+        return None
+    return tuple(vocabulary), codes
 
 
 def _one(value, name):
@@ -547,11 +582,16 @@ def check_kind(kind, first, label_names):
 
 
 def input_codes(predictions, references, label_names=None):
-    """Both sides as :class:`Codes`, or None for Python lists of tag strings (which
-    ``ner_decoding.encode`` takes as they are). Raises ``ValueError`` naming the place."""
+    """Both sides as :class:`Codes`, or None for Python lists that are not all tag strings
+    (``ner_decoding.encode`` then names the place of the first problem). Raises ``ValueError``
+    naming the place."""
     names = None if label_names is None else check_label_names(label_names)
     batch = check_batch(predictions, references, every_tag=False)
     check_kind(batch.kind, batch.first, names)
+    if batch.codes is not None:
+        if isinstance(predictions, _Checked):  # handed over once, so that they go once laid out
+            predictions.batch = batch._replace(codes=None)
+        return batch.codes
     pred, ref = batch.predictions, batch.references
     plain = not any(isinstance(c, (*ARROW, np.ndarray)) for c in (pred, ref)) and set(map(type, pred)) | set(
         map(type, ref)
@@ -576,6 +616,23 @@ def arrow_column(col, kind, lengths):
     else:
         values = pa.array([], type=pa.string())
     return pa.LargeListArray.from_arrays(offsets, values).cast(pa.list_(values.type))
+
+
+def arrow_columns(batch, kind):
+    """``{"predictions": ..., "references": ...}``: both columns of a validated batch as
+    :func:`arrow_column` makes them; lists of tag strings from the codes of the pass that
+    checked them (their vocabulary taken at each code), without a Python object per tag."""
+    sides = ("predictions", "references")
+    if batch.codes is None:
+        return {side: arrow_column(col, kind, batch.lengths) for side, col in zip(sides, batch[:2])}
+    offsets = pa.array(np.concatenate(([0], np.cumsum(batch.lengths))), type=pa.int64())
+    vocabulary = pa.array(batch.codes.vocabulary, type=pa.string())
+    return {
+        side: pa.LargeListArray.from_arrays(offsets, vocabulary.take(pa.array(codes))).cast(
+            pa.list_(pa.string())
+        )
+        for side, codes in zip(sides, (batch.codes.predictions, batch.codes.references))
+    }
 
 
 def as_list(values):

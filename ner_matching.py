@@ -137,8 +137,9 @@ def _expand(owner_lo, owner_hi):
     """For ranges ``[lo, hi)``, one (owner, position) row per position of each range."""
     degree = np.maximum(owner_hi - owner_lo, 0)
     owner = np.repeat(np.arange(len(degree)), degree)
-    first = np.repeat(np.cumsum(degree) - degree, degree)
-    return owner, np.repeat(owner_lo, degree) + np.arange(len(owner)) - first
+    position = np.arange(len(owner))  # row i of owner o sits at lo[o] + i - (rows before o)
+    position -= np.repeat(np.cumsum(degree) - degree - owner_lo, degree)
+    return owner, position
 
 
 def _candidates(gold, pred, flat=None):
@@ -568,18 +569,18 @@ def count_rows(gold, pred, matching, n_types, units=None, n_units=None):
     gold_free[g] = False
     pred_free = np.ones(len(pred.type), dtype=bool)
     pred_free[p] = False
+    # (side, its entities counted, the column of each): one part per block of columns
     parts = [
-        (gold.sentence[g], scenario * k + gold.type[g]),
-        (pred.sentence[p[other]], (4 + (scenario[other] == 3)) * k + pred.type[p[other]]),
-        (gold.sentence[gold_free], 6 * k + gold.type[gold_free]),
-        (pred.sentence[pred_free], 7 * k + pred.type[pred_free]),
+        (gold, g, scenario * k + gold.type[g]),
+        (pred, p[other], (4 + (scenario[other] == 3)) * k + pred.type[p[other]]),
+        (gold, gold_free, 6 * k + gold.type[gold_free]),
+        (pred, pred_free, 7 * k + pred.type[pred_free]),
     ]
     width = len(COLUMNS) * k
-    if units is None:
-        flat = np.concatenate([c for _, c in parts]).astype(np.int64)
-        return np.bincount(flat, minlength=width)[None]
-    flat = np.concatenate([units[s] * width + c for s, c in parts]).astype(np.int64)
-    return np.bincount(flat, minlength=n_units * width).reshape(n_units, width)
+    if units is None:  # one row: no sentence looked up, no part copied
+        return sum(np.bincount(column, minlength=width) for _, _, column in parts)[None]
+    flat = np.concatenate([units[side.sentence[at]] * width + column for side, at, column in parts])
+    return np.bincount(flat.astype(np.int64, copy=False), minlength=n_units * width).reshape(n_units, width)
 
 
 def rows_of(counts):

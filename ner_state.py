@@ -376,7 +376,8 @@ def make_state(config, predictions, references, first_sentence=0, subgroups=None
         if codes is None:
             tag_corpus(predictions, references, checked)  # every check of compute
             codes = plain_codes(predictions, references)
-        else:
+        else:  # every check of compute: each distinct tag parsed
+            corpus_from_codes(**codes._asdict(), suffix=checked.suffix, scheme=checked.scheme)
             codes = (codes.vocabulary, codes.predictions, codes.references, codes.lengths)
         block = tag_block(*codes)
     for name, column in columns.items():

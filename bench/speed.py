@@ -94,8 +94,11 @@ def _paint(n, sentence_end, starts, length, kind):
     return codes
 
 
-def synthetic_corpus(n_sentences, seed=0):
-    """(lengths, gold codes, predicted codes) of a seeded corpus; codes index ``TAGS``."""
+def synthetic_corpus(n_sentences, seed=0, ill_formed=(0.04, 0.03)):
+    """(lengths, gold codes, predicted codes) of a seeded corpus; codes index ``TAGS``.
+
+    ``ill_formed``: the shares of predicted B- tags written I- and of predicted I- tags switched
+    to another type (see :func:`_ill_formed`); None for none (the rest of the corpus unchanged)."""
     rng = np.random.default_rng(seed)
     lengths = 1 + rng.poisson(13, n_sentences)
     n = int(lengths.sum())
@@ -107,7 +110,8 @@ def synthetic_corpus(n_sentences, seed=0):
     gold = _paint(n, sentence_end, starts, length, kind)
     pred_starts, pred_length, pred_kind = _prediction_errors(rng, starts, length, kind, first_token)
     pred = _paint(n, sentence_end, pred_starts, pred_length, pred_kind)
-    _ill_formed(rng, pred)
+    if ill_formed:
+        _ill_formed(rng, pred, *ill_formed)
     return lengths, gold, pred
 
 
@@ -131,12 +135,13 @@ def _prediction_errors(rng, starts, length, kind, first_token):
     return unique, all_length[first], all_kind[first]
 
 
-def _ill_formed(rng, pred):
-    """In place: 4% of the B- tags written I-, 3% of the I- tags switched to another type."""
+def _ill_formed(rng, pred, b_share=0.04, i_share=0.03):
+    """In place: ``b_share`` of the B- tags written I-, ``i_share`` of the I- tags switched to
+    another type."""
     b = np.flatnonzero(pred % 2 == 1)
-    pred[b[rng.random(len(b)) < 0.04]] += 1
+    pred[b[rng.random(len(b)) < b_share]] += 1
     i = np.flatnonzero((pred > 0) & (pred % 2 == 0))
-    switch = i[rng.random(len(i)) < 0.03]
+    switch = i[rng.random(len(i)) < i_share]
     pred[switch] = 2 + 2 * ((pred[switch] // 2 - 1 + rng.integers(1, len(TYPES), len(switch))) % len(TYPES))
 
 
@@ -289,49 +294,163 @@ def _profile_stages(workdir, predictions, references):
     """(stage, callable) pairs that split the core (``_compute`` on lists of tags) into its
     steps, each fed by the one before."""
     sys.path.insert(0, str(ROOT))
-    from collections import defaultdict
-    from itertools import count
-
     import ner_decoding as D
     import ner_inputs as I
+    import ner_pipeline as pipeline
 
-    ours, _ = _load_metrics(workdir)
-    wrapper = sys.modules[type(ours).__module__]
-    options = wrapper.check_options("default", {})
+    options = pipeline.check_options("default", {})
     state = {}
 
     def codes():
-        numbered = defaultdict(count(1).__next__, {"O": 0})
-        state["codes"] = [D._codes(side, numbered) for side in (predictions, references)] + [list(numbered)]
+        state["codes"] = I.input_codes(predictions, references)
 
     def corpus():
-        pred, ref, vocabulary = state["codes"]
-        state["corpus"] = D.corpus_from_codes(vocabulary, pred, ref, D.check_lengths(predictions, references))
+        state["corpus"] = D.corpus_from_codes(**state["codes"]._asdict())
 
     def decode():
         c = state["corpus"]
         state["spans"] = (D.decode(c.references, c), D.decode(c.predictions, c))
 
     return [
+        ("options checked (`check_options`)", lambda: pipeline.check_options("default", {})),
         (
-            "options and containers checked (`check_options`, `check_batch` without a pass over the tags)",
-            lambda: (
-                wrapper.check_options("default", {}),
-                I.check_batch(predictions, references, every_tag=False),
-            ),
+            "one pass over both sides: every item a str, tags to one-byte codes, lengths compared"
+            " (`check_batch`, `ner_decoding.tag_codes`)",
+            codes,
         ),
-        (
-            "every item a str (`compute` only; `str.join` over each sentence)",
-            lambda: (I._only_tags(predictions), I._only_tags(references)),
-        ),
-        ("tags to one-byte codes (a dict lookup per tag, `ner_decoding._codes`)", codes),
         ("codes to the flat layout, each distinct tag parsed once (`corpus_from_codes`)", corpus),
         ("entities of both sides decoded (`ner_decoding.decode`)", decode),
         (
-            "matching, counting, seqeval keys and the four MUC modes (`score_entities`)",
-            lambda: wrapper.score_entities(state["corpus"], *state["spans"], options),
+            "matching, counting, seqeval keys and the four MUC modes (`ner_pipeline.score_view`)",
+            lambda: pipeline.score_view(state["corpus"], *state["spans"], options),
         ),
     ]
+
+
+# ---------------------------------------------------------------------------- touch and core
+
+#: the touch step: sentences, and the shares of predicted B- and I- tags made ill-formed
+TOUCH_SIZE, TOUCH_ILL_FORMED = 100_000, (0.05, 0.05)
+TOUCH_RUNS = 9
+#: target: the core within this factor of the bare loop that touches every tag
+TOUCH_TARGET = 1.5
+
+
+def bare_loop(*sides):
+    """Every tag of every side touched once, from the Python lists: the least any pass costs."""
+    for side in sides:
+        for sentence in side:
+            for _tag in sentence:
+                pass
+
+
+def _touch_steps(predictions, references):
+    """(name, callable) of the touch step, on one corpus: the bare loop, one dict lookup per
+    tag into a bytearray (the least a pass that maps each tag to a code costs), and the core:
+    ``ner_pipeline.tag_corpus`` (``check_batch``'s one pass that checks every item and makes
+    the codes, the sentence lengths compared, the flat layout, each distinct tag parsed) and
+    ``ner_decoding.decode`` of both sides: lists to codes to decoded entities, as ``_compute``
+    runs it before the matching."""
+    from itertools import chain
+
+    sys.path.insert(0, str(ROOT))
+    from ner_decoding import decode
+    from ner_pipeline import check_options, tag_corpus
+
+    options = check_options("default", {})
+    numbered = {tag: code for code, tag in enumerate(TAGS)}
+
+    def lookups():
+        return bytearray(map(numbered.__getitem__, chain.from_iterable(chain(predictions, references))))
+
+    def core():
+        corpus = tag_corpus(predictions, references, options)
+        return decode(corpus.references, corpus), decode(corpus.predictions, corpus)
+
+    return [("bare", lambda: bare_loop(predictions, references)), ("lookups", lookups), ("core", core)]
+
+
+def _touch_child(args):
+    """Best CPU seconds of each touch step on a clean corpus and on one with ill-formed tags,
+    the runs interleaved in this one process."""
+    import gc
+
+    corpora, out = {}, []
+    lengths, gold, clean = synthetic_corpus(TOUCH_SIZE, args.seed, ill_formed=None)
+    for name, shares in (("clean", None), ("ill-formed", TOUCH_ILL_FORMED)):
+        pred = synthetic_corpus(TOUCH_SIZE, args.seed, ill_formed=shares)[2]
+        changed = int(np.count_nonzero(pred != clean))
+        corpora[name] = (
+            as_lists(lengths, pred),
+            as_lists(lengths, gold),
+            changed,
+            int(np.count_nonzero(pred)),
+        )
+    steps = {name: _touch_steps(*corpus[:2]) for name, corpus in corpora.items()}
+    best = {(name, step): float("inf") for name in steps for step, _ in steps[name]}
+    for _ in range(max(args.runs, TOUCH_RUNS)):
+        for name, pairs in steps.items():
+            for step, run in pairs:
+                gc.collect()
+                start = time.process_time()
+                run()
+                best[(name, step)] = min(best[(name, step)], time.process_time() - start)
+    for name, (pred, ref, changed, entity_tags) in corpora.items():
+        out.append(
+            {
+                "corpus": name,
+                "tags": 2 * int(lengths.sum()),
+                "changed": changed,
+                "entity_tags": entity_tags,
+                **{step: best[(name, step)] for step, _ in steps[name]},
+            }
+        )
+    return out
+
+
+def _touch_lines(touch):
+    """The touch table and its target lines."""
+    lines = [
+        "",
+        f"The core beside the bare loop, {TOUCH_SIZE:,} sentences, both sides, in one process (best CPU "
+        f"seconds of {TOUCH_RUNS} interleaved runs); ill-formed: {TOUCH_ILL_FORMED[0]:.0%} of the predicted"
+        f" B- tags written I- and {TOUCH_ILL_FORMED[1]:.0%} of the I- tags switched to another type:",
+        "",
+        "| corpus | tags | ill-formed predicted tags | bare loop s | one dict lookup a tag s | core s "
+        "| core / bare loop | core / lookups |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in touch:
+        share = f"{row['changed']:,} ({row['changed'] / row['entity_tags']:.1%} of entity tags)"
+        lines.append(
+            f"| {row['corpus']} | {row['tags']:,} | {share} | {row['bare']:.3f} | {row['lookups']:.3f} "
+            f"| {row['core']:.3f} | {row['core'] / row['bare']:.2f} | {row['core'] / row['lookups']:.2f} |"
+        )
+    targets = [
+        f"- core (lists to codes to decoded entities) / the bare loop over every tag, {row['corpus']} corpus: "
+        f"**{row['core'] / row['bare']:.2f}x** (target <= {TOUCH_TARGET}x)"
+        for row in touch
+    ]
+    return lines, targets
+
+
+def _measure_touch(args):
+    """The touch step in a subprocess of its own: its JSON result."""
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        "touch",
+        "--seed",
+        str(args.seed),
+        "--runs",
+        str(args.runs),
+    ]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_EVALUATE_OFFLINE="1")
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    if done.returncode:
+        raise SystemExit(f"touch failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _profile_child(args, workdir, predictions, references):
@@ -375,6 +494,9 @@ def run_child(args):
     import warnings
 
     warnings.simplefilter("ignore")  # seqeval warns about ill-formed tags
+    if args.child == "touch":
+        print(json.dumps(_touch_child(args)))
+        return
     with tempfile.TemporaryDirectory() as workdir:
         if args.child == "profile":
             data = np.load(args.corpus)
@@ -545,7 +667,7 @@ def _strata_lines(results, entities):
     return lines
 
 
-def report(results, tokens, args, elapsed, entities=None):
+def report(results, tokens, args, elapsed, entities=None, touch=None):
     """The markdown page: set-up, one table, the targets."""
     import evaluate
 
@@ -571,7 +693,9 @@ def report(results, tokens, args, elapsed, entities=None):
                 )
     if not all(r["peak_reset"] for r in results.values()):
         lines += ["", "Peaks could not be reset (/proc/self/clear_refs): they include building the input."]
-    lines += ["", "Targets:", ""] + _targets(results, args.sizes)
+    touch_table, touch_targets = _touch_lines(touch) if touch else ([], [])
+    lines += touch_table
+    lines += ["", "Targets:", ""] + touch_targets + _targets(results, args.sizes)
     if args.strata:
         lines += ["", f"Stratified recall, {N_STRATA} strata:", ""] + _strata_lines(results, entities)
     return "\n".join(lines) + "\n"
@@ -606,13 +730,15 @@ def run_all(args):
                         _run(results, step, size, corpus, args, runs)
             for step in PEERS if size <= args.peers_max else ():
                 _run(results, step, size, corpus, args, 1)
+        print("touch ...", file=sys.stderr, flush=True)
+        touch = _measure_touch(args)
         if args.strata:
             corpus, _, entities = _save_corpus(workdir, STRATA_SENTENCES, args.seed)
             for step in METRIC_STRATA_STEPS:
                 _run(results, step, STRATA_SENTENCES, corpus, args, args.runs)
             for step in STRATA_STEPS:
                 _run(results, step, N_ENTITIES, None, args, args.runs)
-    return report(results, tokens, args, time.perf_counter() - started, entities)
+    return report(results, tokens, args, time.perf_counter() - started, entities, touch)
 
 
 def run_profile(args):
@@ -673,12 +799,21 @@ def main():
         action="store_true",
         help="time the core's stages at 100k sentences instead; writes bench/speed_profile.md",
     )
+    parser.add_argument(
+        "--touch",
+        action="store_true",
+        help="only the core beside the bare loop (one process, 100k sentences); prints, writes nothing",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         return run_child(args)
+    if args.touch:
+        table, targets = _touch_lines(_measure_touch(args))
+        print("\n".join(table + [""] + targets))
+        return
     if args.profile:
         out = (
             args.out

@@ -259,7 +259,15 @@ def test_input_codes_share_one_vocabulary_across_chunks_and_sides():
     many = [[f"B-T{k}" for k in range(300)]]
     codes = I.input_codes(pa.array(many), pa.array(many))
     assert codes.predictions.dtype == np.int32 and codes.predictions.tolist() == list(range(1, 301))
-    assert I.input_codes([["B-A"]], [["O"]]) is None  # Python lists of tags: ner_decoding.encode's own path
+    # Python lists of tag strings: coded by the pass that checks them, in order of first sight
+    codes = I.input_codes([["B-A", "O"], ["I-A"]], [["O", "I-A"], ["B-B"]])
+    assert codes.vocabulary == ("O", "B-A", "I-A", "B-B") and codes.dense
+    assert codes.predictions.tolist() == [1, 0, 2] and codes.references.tolist() == [0, 2, 3]
+    codes = I.input_codes(many, many)
+    assert codes.predictions.dtype == np.int32 and codes.predictions.tolist() == list(range(1, 301))
+    # an item that is not a str (1 and True are one dict key): left to ner_decoding.encode to name
+    for odd in (1, True, None, 1.0, b"O"):
+        assert I.input_codes([["B-A", odd]], [["O", "O"]]) is None
 
 
 def test_ignored_positions_keep_their_places_in_errors(metrics):
