@@ -56,6 +56,7 @@ if __package__:  # inside the package evaluate.load builds
         encode,
     )
     from .ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
+    from .ner_hierarchy import check_hierarchy_options, hierarchy_results
     from .ner_inputs import check_label_names, input_codes
     from .ner_matching import (
         MODES,
@@ -132,6 +133,7 @@ else:  # imported from the repo root: tests, ner_report, app
         encode,
     )
     from ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
+    from ner_hierarchy import check_hierarchy_options, hierarchy_results
     from ner_inputs import check_label_names, input_codes
     from ner_matching import (
         MODES,
@@ -285,6 +287,8 @@ OPTIONS = {
         _with_train_buckets,
         "a bucket that reads them: 'seen', 'train_frequency', 'label_consistency'",
     ),
+    "type_separator": Option(None, CONFIGS),
+    "type_hierarchy": Option(None, CONFIGS),
 }
 ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
 #: the options of each config, with their defaults
@@ -311,6 +315,8 @@ RESERVED_KEYS = frozenset(
         "documents",
         "buckets",
         "ranking",
+        "hierarchy",
+        "discontinuous",
     ]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
@@ -336,6 +342,7 @@ class Options(NamedTuple):
     tokens: object = None
     train: object = None  # (texts Counter, (text, type) Counter) of train_entities
     ranking: object = None  # {"bins", "threshold_from", "on_scored_set", "token_scores"} with "ranking"
+    hierarchy: object = None  # (type_separator, type_hierarchy) when a label splits into levels
 
 
 def is_default(value, default):
@@ -445,6 +452,7 @@ def check_options(config_name, options):
         o["tokens"],
         check_train_entities(o["train_entities"]),
         ranking,
+        check_hierarchy_options(o["type_separator"], o["type_hierarchy"]),
     )
 
 
@@ -641,6 +649,13 @@ def _ranking(view, _):
     return ranking_results(view.gold, view.pred, view.matching, view.types, view.pred_scores, view.options)
 
 
+def _hierarchy(view, _):
+    o = view.options
+    return hierarchy_results(
+        view.gold, view.pred, view.matching, view.types, o.hierarchy, o.zero_division, o.beta
+    )
+
+
 def _harem(alignment, view):
     return harem_scores(view.gold, view.pred, alignment, view.options.zero_division, view.options.beta)
 
@@ -654,6 +669,7 @@ class Family(NamedTuple):
     counts: Callable
     derive: Callable
     intervals: bool = False
+    wanted: Callable = None  # options -> whether it runs (None: when ``scores`` names it)
 
 
 #: every score family, in the order of the results
@@ -665,8 +681,11 @@ FAMILIES = {
     "overlap": Family("overlap", _overlap_counts, _overlap),
     "harem": Family("harem", _alignment, _harem),
     "ranking": Family("ranking", _view, _ranking),
+    "hierarchy": Family("hierarchy", _view, _hierarchy, wanted=lambda o: o.hierarchy is not None),
 }
-assert set(FAMILIES) == set(SCORES), "every family in ner_scorings.SCORES has a row"
+assert {n for n, f in FAMILIES.items() if f.wanted is None} == set(SCORES), (
+    "every family in ner_scorings.SCORES has a row"
+)
 assert tuple(n for n, f in FAMILIES.items() if f.intervals) == INTERVAL_FAMILIES, (
     "the interval families agree"
 )
@@ -676,7 +695,7 @@ def run_families(view):
     """The results of every family the options ask for, then the error listing."""
     results = {}
     for name, family in FAMILIES.items():
-        if name in view.options.scoring.scores:
+        if name in view.options.scoring.scores if family.wanted is None else family.wanted(view.options):
             out = family.derive(family.counts(view), view)
             if family.key is None:
                 results.update(out)

@@ -20,6 +20,7 @@ from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_evaluate import EvaluatePatches
 from .ner_files import read_hipe_pair, read_pair
 from .ner_fragments import discontinuous_results
+from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
 from .ner_matching import match
 from .ner_model_outputs import spans_from_outputs
@@ -107,6 +108,9 @@ Args:
     seed (int): seed of the bootstrap resamples (intervals, stratified "bootstrap"); default 0.
     document_ids (list or None): one hashable id per sentence, with ci_resamples: resample
         whole documents instead of sentences (sentences of a document are correlated).
+    type_separator (str or None): labels split into a category and a type at its first
+        occurrence ("ORGANIZACAO:SUB" with ":", Few-NERD's "person-actor" with "-"); adds
+        "hierarchy". type_hierarchy (dict or None): {fine label: category} instead.
 
     With the "spans" config (``evaluate.load(path, "spans")``; "spans_subgroups" adds the
     subgroups options below): predictions and references are, per example, lists of entities
@@ -175,6 +179,11 @@ Returns:
         _recall, _f1) with "seqeval" in scores, "muc_MODE_precision" (and _recall, _f1) and
         "muc_MODE_TYPE_precision" (...) with "muc"; bootstrap (expanded BCa) over sentences,
         or documents with document_ids; see docs/uncertainty.md.
+    hierarchy (dict, with type_separator or type_hierarchy): "categories" {CATEGORY: number
+        of its types}, "coarse" (the seqeval keys above over categories, matched again), and
+        HAREM's classification measures "absolute" and "relative" (aligned pairs only), each
+        with "categories", "types", "combined", "flat": "precision", "recall", "f1", "correct",
+        "gold", "predicted"; see docs/harem.md.
     discontinuous (dict, span configs, when an entity has several fragments): Dai et al.'s
         exact-match "precision", "recall", "f1" (float), "correct", "number", "predicted" (int)
         over discontinuous entities, and "sentences" (the same over the examples holding one).
@@ -285,6 +294,8 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         calibration_bins=10,
         threshold_from=None,
         threshold_on_scored_set=False,
+        type_separator=None,
+        type_hierarchy=None,
     ):
         given = locals()
         options = check_options(

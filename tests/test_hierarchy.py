@@ -1,0 +1,188 @@
+"""Type hierarchies (``type_separator``, ``type_hierarchy``): coarse scores and HAREM's four
+classification measures, absolute and relative (docs/harem.md). Expected numbers are worked by
+hand from the definitions in ``ner_hierarchy``'s docstring."""
+
+import random
+
+import pytest
+from test_parity import random_corpus
+
+from conftest import METRIC_PATH
+
+
+@pytest.fixture(scope="module")
+def spans():
+    import evaluate
+
+    return evaluate.load(METRIC_PATH, "spans")
+
+
+def ent(label, start, end):
+    return {"label": label, "start": start, "end": end}
+
+
+# gold ORG:SUB, PER and ORG:INST; predicted ORG:INST on the first (category right, type wrong)
+# and PER on the second; ORG has 2 types (n = 2, maximum 2 - 1/2 = 1.5), PER none (n = 1, maximum 1)
+GOLD = [[ent("ORG:SUB", 0, 2), ent("PER", 3, 4), ent("ORG:INST", 5, 6)]]
+PRED = [[ent("ORG:INST", 0, 2), ent("PER", 3, 4)]]
+
+CASES = [
+    # (scope, measure, precision, recall)
+    ("absolute", "categories", 2 / 2, 2 / 3),  # both pairs have the right category; 3 gold
+    ("relative", "categories", 2 / 2, 2 / 2),  # the missed ORG:INST is not aligned
+    ("absolute", "types", 0 / 1, 0 / 1),  # one pair with a right category has types: wrong
+    ("absolute", "combined", 2 / 2.5, 2 / 4),  # 1 + 1 over gold 1.5 + 1 + 1.5, predicted 1.5 + 1
+    ("relative", "combined", 2 / 2.5, 2 / 2.5),  # aligned gold maxima 1.5 + 1
+    ("absolute", "flat", 1 / 2, 1 / 3),  # PER alone has the whole label right
+    ("relative", "flat", 1 / 2, 1 / 2),
+]
+
+
+@pytest.mark.parametrize("scope, measure, precision, recall", CASES)
+def test_the_measures_by_hand(spans, scope, measure, precision, recall):
+    got = spans.compute(predictions=PRED, references=GOLD, type_separator=":")["hierarchy"][scope][measure]
+    assert got["precision"] == pytest.approx(precision) and got["recall"] == pytest.approx(recall)
+    f1 = 0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    assert got["f1"] == pytest.approx(f1)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_combined_is_one_for_a_fully_right_entity_and_one_over_the_maximum_for_a_wrong_type(spans, n):
+    labels = [f"LOC:T{k}" for k in range(n)]
+    gold = [[ent(label, 2 * k, 2 * k + 1) for k, label in enumerate(labels)]]
+    right = spans.compute(predictions=gold, references=gold, type_separator=":")["hierarchy"]
+    assert right["categories"] == {"LOC": n}
+    assert right["absolute"]["combined"]["recall"] == 1.0  # (2 - 1/n) / (2 - 1/n)
+    assert right["absolute"]["combined"]["correct"] == pytest.approx(n * (2 - 1 / n))
+    if n > 1:  # each entity typed as its neighbour: category right, type wrong, 1 / (2 - 1/n)
+        wrong = [[ent(labels[(k + 1) % n], 2 * k, 2 * k + 1) for k in range(n)]]
+        got = spans.compute(predictions=wrong, references=gold, type_separator=":")["hierarchy"]
+        assert got["absolute"]["combined"]["recall"] == pytest.approx(1 / (2 - 1 / n))
+    other = [[ent("PER:X", 2 * k, 2 * k + 1) for k in range(n)]]  # category wrong: 0
+    got = spans.compute(predictions=other, references=gold, type_separator=":")["hierarchy"]
+    assert got["absolute"]["combined"]["correct"] == 0.0
+
+
+def test_types_ignore_pairs_with_a_wrong_category(spans):
+    gold = [[ent("LOC:CITY", 0, 1), ent("ORG:SUB", 2, 3)]]
+    pred = [[ent("LOC:CITY", 0, 1), ent("PER:GROUP", 2, 3)]]
+    got = spans.compute(predictions=pred, references=gold, type_separator=":")["hierarchy"]["absolute"]
+    assert (got["types"]["correct"], got["types"]["gold"], got["types"]["predicted"]) == (1, 1, 1)
+
+
+def test_flat_is_strict_over_whole_labels_and_coarse_is_strict_over_categories(spans):
+    refs, preds = random_corpus(3, 60, types=("A:x", "A:y", "B:z", "C"))
+    as_spans = [spans_of(s) for s in refs], [spans_of(s) for s in preds]
+    whole = spans.compute(
+        references=as_spans[0], predictions=as_spans[1], type_separator=":", scores=["seqeval", "muc"]
+    )
+    coarse_map = {"A:x": "A", "A:y": "A", "B:z": "B", "C": "C"}
+    mapped = (
+        [[dict(e, label=coarse_map[e["label"]]) for e in ex] for ex in as_spans[0]],
+        [[dict(e, label=coarse_map[e["label"]]) for e in ex] for ex in as_spans[1]],
+    )
+    by_hand = spans.compute(references=mapped[0], predictions=mapped[1])
+    coarse = whole["hierarchy"]["coarse"]
+    assert coarse == {k: v for k, v in by_hand.items() if k != "muc"}
+    flat = whole["hierarchy"]["absolute"]["flat"]
+    # the aligned pairs with the whole label right are MUC's "type" mode's correct pairs (the same
+    # one-to-one matching); its gold and predicted are every entity
+    assert flat["correct"] == whole["muc"]["type"]["correct"]
+    assert (flat["gold"], flat["predicted"]) == (
+        whole["muc"]["type"]["possible"],
+        whole["muc"]["type"]["actual"],
+    )
+
+
+def spans_of(tags):
+    out, k = [], 0
+    while k < len(tags):
+        if tags[k].startswith("B-"):
+            end = k + 1
+            while end < len(tags) and tags[end] == "I-" + tags[k][2:]:
+                end += 1
+            out.append(ent(tags[k][2:], k, end))
+            k = end
+        else:
+            k += 1
+    return out
+
+
+def test_few_nerd_labels_in_the_tags_config():
+    import evaluate
+
+    tags = evaluate.load(METRIC_PATH)
+    refs = [["B-person-actor", "I-person-actor", "O", "B-location-city"]]
+    preds = [["B-person-artist", "I-person-artist", "O", "B-location-city"]]
+    got = tags.compute(predictions=preds, references=refs, type_separator="-")["hierarchy"]
+    assert got["categories"] == {"location": 1, "person": 2}
+    assert got["coarse"]["overall_f1"] == 1.0  # both entities right at the coarse level
+    # person pair: category right, type wrong (1 of 1.5); location: 2 - 1/1 = 1 of 1
+    assert got["absolute"]["combined"]["recall"] == pytest.approx(2 / 2.5)
+
+
+def test_a_mapping_names_the_types_of_each_category(spans):
+    mapping = {"city": "LOC", "country": "LOC", "river": "LOC", "person": "PER"}
+    gold = [[ent("city", 0, 1)]]
+    got = spans.compute(predictions=gold, references=gold, type_hierarchy=mapping)["hierarchy"]
+    assert got["categories"] == {"LOC": 3}  # the mapping's three LOC types, used or not
+    assert got["absolute"]["combined"]["correct"] == pytest.approx(2 - 1 / 3)
+
+
+def test_order_does_not_matter(spans):
+    rng = random.Random(5)
+    gold = [[ent(rng.choice(["A:x", "A:y", "B:z"]), k, k + 1) for k in range(0, 12, 2)] for _ in range(20)]
+    pred = [
+        [dict(e, label=rng.choice(["A:x", "A:y", "B:z"])) for e in ex if rng.random() < 0.8] for ex in gold
+    ]
+    base = spans.compute(predictions=pred, references=gold, type_separator=":")["hierarchy"]
+    order = list(range(20))
+    rng.shuffle(order)
+    shuffled = spans.compute(
+        predictions=[sorted(pred[i], key=lambda e: -e["start"]) for i in order],
+        references=[gold[i][::-1] for i in order],
+        type_separator=":",
+    )["hierarchy"]
+    assert shuffled == base
+
+
+def test_without_the_option_nothing_changes(spans):
+    plain = spans.compute(predictions=PRED, references=GOLD)
+    split = spans.compute(predictions=PRED, references=GOLD, type_separator=":")
+    assert "hierarchy" not in plain
+    assert {k: v for k, v in split.items() if k != "hierarchy"} == plain
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"type_separator": ":", "type_hierarchy": {"a": "b"}}, "not both"),
+        ({"type_separator": ""}, "non-empty str"),
+        ({"type_separator": 3}, "non-empty str"),
+        ({"type_separator": "/"}, "splits none of the labels"),
+        ({"type_hierarchy": {"X": "Y"}}, "splits none of the labels"),
+        ({"type_hierarchy": {"ORG:SUB": ""}}, "non-empty strings"),
+        ({"type_hierarchy": ["ORG"]}, "non-empty dict"),
+    ],
+)
+def test_bad_options_are_named_and_the_metric_stays_usable(spans, options, message):
+    with pytest.raises(ValueError, match=message):
+        spans.compute(predictions=PRED, references=GOLD, **options)
+    assert spans.compute(predictions=PRED, references=GOLD)["overall_recall"] == pytest.approx(1 / 3)
+
+
+def test_the_docs_table_is_the_example_script_output():
+    import os
+    import re
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    import harem_hierarchy
+
+    with open(os.path.join(ROOT, "docs", "harem.md"), encoding="utf-8") as f:
+        shown = re.search(
+            r"<!-- harem-hierarchy -->\n(.*?)\n<!-- /harem-hierarchy -->", f.read(), re.S
+        ).group(1)
+    assert shown == harem_hierarchy.table()
