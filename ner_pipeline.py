@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
+    from .ner_attributes import attribute_results, check_attributes
     from .ner_buckets import (
         bucket_scores,
         check_buckets,
@@ -111,6 +112,7 @@ if __package__:  # inside the package evaluate.load builds
         paired_scores,
     )
 else:  # imported from the repo root: tests, ner_report, app
+    from ner_attributes import attribute_results, check_attributes
     from ner_buckets import (
         bucket_scores,
         check_buckets,
@@ -317,6 +319,7 @@ RESERVED_KEYS = frozenset(
         "ranking",
         "hierarchy",
         "discontinuous",
+        "attributes",
     ]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
@@ -523,11 +526,14 @@ class View:
     when first asked. :func:`build_view` makes it from a corpus; :func:`slice_view` keeps some
     of its sentences, with the same matching."""
 
-    def __init__(self, options, selection, matching, tokens, pred_scores=None, fragments=None):
+    def __init__(
+        self, options, selection, matching, tokens, pred_scores=None, fragments=None, attributes=None
+    ):
         self.options, self.selection, self.matching, self.tokens = options, selection, matching, tokens
         self.gold, self.pred, self.types = selection.gold, selection.pred, selection.types
         self.pred_scores = pred_scores  # each prediction's score (the "ranking" family), or None
         self.fragments = fragments  # per side {span index: fragments} (ner_fragments), or None
+        self.attributes = attributes  # per side, each span's attributes dict or None; or None
 
     @cached_property
     def row(self):
@@ -571,7 +577,30 @@ def build_view(corpus, gold, pred, options):
         scores = scores[selection.pred_kept]
     fragments = view_fragments(corpus, selection)
     matching = match(selection.gold, selection.pred, fragments)
-    return View(options, selection, matching, int(corpus.lengths.sum()), scores, fragments)
+    attributes = _view_attributes(corpus, selection)
+    return View(options, selection, matching, int(corpus.lengths.sum()), scores, fragments, attributes)
+
+
+def _view_attributes(corpus, selection):
+    """Both sides' entity attributes (checked, naming the input place) for the spans ``selection``
+    kept, or None when no entity carries any (and in the tag configs)."""
+    sides = []
+    for name, side in (("references", "gold"), ("predictions", "pred")):
+        extras = getattr(corpus, f"{side}_extras", None)
+        values = None if extras is None else extras.values.get("attributes")
+        if values is not None:
+            order = getattr(corpus, f"{side}_order")
+            check_attributes(values, lambda k, e=extras, n=name, o=order: e.where(n, int(o[k])))
+        sides.append(values)
+    if sides == [None, None]:
+        return None
+    gold, pred = (v or [None] * len(spans) for v, spans in zip(sides, (corpus.gold, corpus.pred)))
+    if len(selection.gold) != len(gold):  # types dropped some gold entities (never relabelled)
+        names = set(selection.types)
+        gold = [a for a, t in zip(gold, corpus.gold.type.tolist()) if corpus.types[t] in names]
+    if selection.pred_kept is not None:
+        pred = [a for a, kept in zip(pred, selection.pred_kept.tolist()) if kept]
+    return gold, pred
 
 
 def _entity_scores(corpus, pred, options):
@@ -656,6 +685,11 @@ def _hierarchy(view, _):
     )
 
 
+def _attributes(view, _):
+    o = view.options
+    return attribute_results(view.gold, view.pred, view.matching, *view.attributes, o.zero_division, o.beta)
+
+
 def _harem(alignment, view):
     return harem_scores(view.gold, view.pred, alignment, view.options.zero_division, view.options.beta)
 
@@ -669,7 +703,7 @@ class Family(NamedTuple):
     counts: Callable
     derive: Callable
     intervals: bool = False
-    wanted: Callable = None  # options -> whether it runs (None: when ``scores`` names it)
+    wanted: Callable = None  # view -> whether it runs (None: when ``scores`` names it)
 
 
 #: every score family, in the order of the results
@@ -681,7 +715,8 @@ FAMILIES = {
     "overlap": Family("overlap", _overlap_counts, _overlap),
     "harem": Family("harem", _alignment, _harem),
     "ranking": Family("ranking", _view, _ranking),
-    "hierarchy": Family("hierarchy", _view, _hierarchy, wanted=lambda o: o.hierarchy is not None),
+    "hierarchy": Family("hierarchy", _view, _hierarchy, wanted=lambda v: v.options.hierarchy is not None),
+    "attributes": Family("attributes", _view, _attributes, wanted=lambda v: v.attributes is not None),
 }
 assert {n for n, f in FAMILIES.items() if f.wanted is None} == set(SCORES), (
     "every family in ner_scorings.SCORES has a row"
@@ -695,7 +730,7 @@ def run_families(view):
     """The results of every family the options ask for, then the error listing."""
     results = {}
     for name, family in FAMILIES.items():
-        if name in view.options.scoring.scores if family.wanted is None else family.wanted(view.options):
+        if name in view.options.scoring.scores if family.wanted is None else family.wanted(view):
             out = family.derive(family.counts(view), view)
             if family.key is None:
                 results.update(out)
@@ -818,7 +853,13 @@ def slice_view(view, keep, tokens, tokens_correct):
     fragments = None
     if view.fragments is not None:
         fragments = (restrict(view.fragments[0], gold_keep), restrict(view.fragments[1], pred_keep))
-    return View(view.options, selection, matching, int(tokens), scores, fragments)
+    attributes = None
+    if view.attributes is not None:
+        attributes = tuple(
+            [a for a, k in zip(side, keep_side.tolist()) if k]
+            for side, keep_side in zip(view.attributes, (gold_keep, pred_keep))
+        )
+    return View(view.options, selection, matching, int(tokens), scores, fragments, attributes)
 
 
 def _take(spans, mask):
@@ -1090,7 +1131,7 @@ def score_spans(predictions, references, options, subgroups=None, views=None):
 
 
 #: the entity extras (``ner_spans.ENTITY_EXTRAS``) that some part of the scoring reads
-EXTRAS_READ = ("fragments",)
+EXTRAS_READ = ("fragments", "attributes")
 #: what does not read fragments yet: refused when an entity has two fragments or more
 FRAGMENTS_REFUSED = {
     "harem": "the 'harem' family (its excess and shortage are of contiguous spans)",

@@ -13,6 +13,7 @@ import evaluate
 # evaluate copies exactly the siblings imported here, one top-level line each and no comment on
 # the line (it would be read as a file to fetch); some are imported for that alone
 from .ner_agreement import agreement
+from .ner_attributes import MORPHOLOGY_OUTCOMES
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
 from .ner_core import MODES
@@ -121,6 +122,8 @@ Args:
     Predictions may also be model output as it comes: a token-classification pipeline's list
         of dicts (any aggregation_strategy, "none" merged by the tag grammar) or GLiNER's
         predictions; their "score" is read with "ranking" (docs/model_outputs.md).
+    An entity may carry "attributes": {name: str, bool, int or list of str} (scored in
+        "attributes"; "?" is underspecified, as in HAREM's morphology; docs/harem.md).
     An entity may carry "fragments": [[start, end], ...] (a discontinuous entity; exact needs
         every fragment equal, overlaps count shared fragment positions; docs/discontinuous.md).
 
@@ -179,6 +182,10 @@ Returns:
         _recall, _f1) with "seqeval" in scores, "muc_MODE_precision" (and _recall, _f1) and
         "muc_MODE_TYPE_precision" (...) with "muc"; bootstrap (expanded BCa) over sentences,
         or documents with document_ids; see docs/uncertainty.md.
+    attributes (dict, span configs, when an entity carries attributes): EDS-NLP's items
+        "overall" and "per_attribute" {NAME: the keys of "overall" and "per_value" {VALUE: ...}}
+        ("precision", "recall", "f1", "correct", "gold", "predicted"), and HAREM's "outcomes"
+        {NAME: "correct", "partial", "wrong", "missing", "spurious", "overspecified"}.
     hierarchy (dict, with type_separator or type_hierarchy): "categories" {CATEGORY: number
         of its types}, "coarse" (the seqeval keys above over categories, matched again), and
         HAREM's classification measures "absolute" and "relative" (aligned pairs only), each
