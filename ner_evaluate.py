@@ -21,11 +21,13 @@ import pyarrow as pa
 from datasets.utils.py_utils import temp_seed
 
 if __package__:  # inside the package evaluate.load builds
+    from .ner_doubt import has_doubt
     from .ner_inputs import CLASS_ID, arrow_columns, as_list, check_batch, check_kind
     from .ner_model_outputs import spans_from_outputs
     from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
     from .ner_spans import check_entity_types, split_extras
 else:  # imported from the repo root: tests, ner_report, app
+    from ner_doubt import has_doubt
     from ner_inputs import CLASS_ID, arrow_columns, as_list, check_batch, check_kind
     from ner_model_outputs import spans_from_outputs
     from ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
@@ -312,6 +314,11 @@ class EvaluatePatches:
             )
             for name, column in (("predictions", predictions), ("references", references))
         }
+        if not single and has_doubt(sides["references"]) or single and has_doubt([sides["references"]]):
+            raise ValueError(
+                "references hold doubt (alternatives, vague labels or optional entities), which compute"
+                "(predictions=..., references=...) resolves; add_batch and add store plain entities"
+            )
         for name, column in sides.items():
             label = name[:-1] if single else name
             extras = split_extras(column, label)[1]

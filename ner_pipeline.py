@@ -56,6 +56,7 @@ if __package__:  # inside the package evaluate.load builds
         decoding_reports,
         encode,
     )
+    from .ner_doubt import check_doubt, has_doubt, resolve
     from .ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
     from .ner_hierarchy import check_hierarchy_options, hierarchy_results
     from .ner_inputs import check_label_names, input_codes
@@ -97,7 +98,7 @@ if __package__:  # inside the package evaluate.load builds
         token_counts,
         tokens_correct_by_sentence,
     )
-    from .ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
+    from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order
     from .ner_stratified import check_stratified_options, strata_counts, stratified_recall
     from .ner_uncertainty import (
         INTERVAL_FAMILIES,
@@ -134,6 +135,7 @@ else:  # imported from the repo root: tests, ner_report, app
         decoding_reports,
         encode,
     )
+    from ner_doubt import check_doubt, has_doubt, resolve
     from ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
     from ner_hierarchy import check_hierarchy_options, hierarchy_results
     from ner_inputs import check_label_names, input_codes
@@ -175,7 +177,7 @@ else:  # imported from the repo root: tests, ner_report, app
         token_counts,
         tokens_correct_by_sentence,
     )
-    from ner_spans import check_texts, encode_spans, has_duplicates, in_input_order
+    from ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order
     from ner_stratified import check_stratified_options, strata_counts, stratified_recall
     from ner_uncertainty import (
         INTERVAL_FAMILIES,
@@ -320,6 +322,7 @@ RESERVED_KEYS = frozenset(
         "hierarchy",
         "discontinuous",
         "attributes",
+        "doubt",
     ]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]
@@ -1101,7 +1104,17 @@ def score_tags(corpus, options, subgroups=None, units=None, views=None):
 
 
 def score_spans(predictions, references, options, subgroups=None, views=None):
-    """Every score family from entity spans (the span configs); without tokens, no token accuracy."""
+    """Every score family from entity spans (the span configs); without tokens, no token accuracy.
+    Doubt in the references (``ner_doubt``) is resolved for the predictions first."""
+    doubt = None
+    if has_doubt(references):
+        check_doubt(references)
+        check_entity_types(predictions, "predictions", scored=options.ranking is not None)
+        if len(predictions) != len(references):
+            raise ValueError(
+                f"predictions has {len(predictions)} examples but references has {len(references)}"
+            )
+        predictions, references, doubt = resolve(predictions, references)
     corpus = encode_spans(
         predictions, references, RESERVED_KEYS, options.texts, scored=options.ranking is not None
     )
@@ -1118,6 +1131,8 @@ def score_spans(predictions, references, options, subgroups=None, views=None):
             check_duplicates(in_input_order(keyed, order), name, types)
     held = [] if views is None else views
     results = score_view(corpus, corpus.gold, corpus.pred, options, subgroups, views=held)[0]
+    if doubt is not None:
+        results["doubt"] = doubt
     view = held[-1]
     if view.fragments is not None:
         results["discontinuous"] = discontinuous_results(

@@ -18,6 +18,7 @@ from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
+from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
 from .ner_files import read_hipe_pair, read_pair
 from .ner_fragments import discontinuous_results
@@ -122,6 +123,10 @@ Args:
     Predictions may also be model output as it comes: a token-classification pipeline's list
         of dicts (any aggregation_strategy, "none" merged by the tag grammar) or GLiNER's
         predictions; their "score" is read with "ranking" (docs/model_outputs.md).
+    References may hold doubt, as HAREM marks it: a vague label (a list of types), an ALT
+        group {"alternatives": [[entities], [entities]]}, an entity with "optional": True, or a
+        whole example {"alternatives": [...]} (several references); each is resolved for the
+        predictions before scoring ("doubt" in the results; docs/harem.md).
     An entity may carry "attributes": {name: str, bool, int or list of str} (scored in
         "attributes"; "?" is underspecified, as in HAREM's morphology; docs/harem.md).
     An entity may carry "fragments": [[start, end], ...] (a discontinuous entity; exact needs
@@ -186,6 +191,9 @@ Returns:
         "overall" and "per_attribute" {NAME: the keys of "overall" and "per_value" {VALUE: ...}}
         ("precision", "recall", "f1", "correct", "gold", "predicted"), and HAREM's "outcomes"
         {NAME: "correct", "partial", "wrong", "missing", "spurious", "overspecified"}.
+    doubt (dict, span configs, when the references hold doubt): what was resolved: "groups",
+        "chosen" {position: count}, "vague", "references", "optional_found",
+        "optional_not_found", "predictions_ignored" (int).
     hierarchy (dict, with type_separator or type_hierarchy): "categories" {CATEGORY: number
         of its types}, "coarse" (the seqeval keys above over categories, matched again), and
         HAREM's classification measures "absolute" and "relative" (aligned pairs only), each

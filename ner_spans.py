@@ -40,8 +40,10 @@ import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import ENTITY_KEYS, SpanArrays
+    from .ner_doubt import GROUP, check_doubt, has_doubt
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import ENTITY_KEYS, SpanArrays
+    from ner_doubt import GROUP, check_doubt, has_doubt
 
 
 class SpanCorpus(NamedTuple):
@@ -206,7 +208,8 @@ def as_entity_lists(examples, name):
     if dict not in set(map(type, examples)):
         return examples
     return [
-        _from_dict_of_lists(e, f"{name}[{i}]") if isinstance(e, dict) else e for i, e in enumerate(examples)
+        _from_dict_of_lists(e, f"{name}[{i}]") if isinstance(e, dict) and GROUP not in e else e
+        for i, e in enumerate(examples)
     ]
 
 
@@ -316,7 +319,8 @@ def check_entity_types(examples, name, single=False, scored=False):
     ``scored``: each entity also has a ``"score"`` (checked when scored).
     """
     examples = as_entity_lists(examples, name)
-    plain, _ = split_extras(examples, name, scored)
+    plain = check_doubt(examples, name) if name == "references" and has_doubt(examples) else examples
+    plain, _ = split_extras(plain, name, scored)
     labels, starts, ends, counts, *_ = _flatten(plain, name, SCORED_KEYS if scored else ENTITY_KEYS)
     problem = _type_problem(labels, starts, ends)
     if problem is not None:

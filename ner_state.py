@@ -31,6 +31,7 @@ import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_decoding import corpus_from_codes
+    from .ner_doubt import has_doubt
     from .ner_fragments import refuse_fragments
     from .ner_inputs import input_codes
     from .ner_model_outputs import spans_from_outputs
@@ -47,6 +48,7 @@ if __package__:  # inside the package evaluate.load builds
     from .ner_spans import encode_spans, split_extras
 else:  # imported from the repo root: tests, ner_report, app
     from ner_decoding import corpus_from_codes
+    from ner_doubt import has_doubt
     from ner_fragments import refuse_fragments
     from ner_inputs import input_codes
     from ner_model_outputs import spans_from_outputs
@@ -364,6 +366,12 @@ def make_state(config, predictions, references, first_sentence=0, subgroups=None
     columns = _columns(config, options, subgroups, checked)
     kept = {k: v for k, v in options.items() if k not in STATE_COLUMNS + ("texts",)}
     if config in SPAN_CONFIGS:
+        if has_doubt(references):
+            raise ValueError(
+                "references hold doubt (alternatives, vague labels or optional entities): compute resolves"
+                " it for the predictions; a state holds plain entities (resolve each partition with"
+                " compute, or give the resolved references)"
+            )
         scored = checked.ranking is not None
         predictions = spans_from_outputs(predictions, "predictions", checked.texts, scored)  # model output
         references = spans_from_outputs(references, "references", checked.texts)
