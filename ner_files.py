@@ -45,8 +45,10 @@ from typing import NamedTuple
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import ENTITY_KEYS
+    from .ner_harem import is_harem, read_harem_pair
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import ENTITY_KEYS
+    from ner_harem import is_harem, read_harem_pair
 
 DOCSTART = "-DOCSTART-"
 COMMENT = "#"
@@ -77,11 +79,14 @@ class Inputs(NamedTuple):
     paths: dict
     lines: dict
     document_ids: list = None  # per sentence, where the format has documents (HIPE)
+    options: dict = None  # compute options the format implies (HAREM: texts, type_separator)
+    unplaced: list = None  # per document, system entities the alignment could not place (HAREM)
 
     def compute_inputs(self):
         out = {"predictions": self.predictions, "references": self.references}
         if self.document_ids is not None:
             out["document_ids"] = self.document_ids
+        out.update(self.options or {})
         return out
 
     def where(self, side, sentence, item=None):
@@ -549,6 +554,8 @@ def read_pair(gold_path, pred_path=None, check_tokens=True, column=None):
             raise ValueError(f"{name} must be the path of a file; got {path!r}")
     if pred_path is None:
         return read_two_columns(gold_path)
+    if is_harem(gold_path):
+        return read_harem_inputs(gold_path, pred_path)
     if is_hipe(gold_path):
         return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
     if column is not None:
@@ -563,6 +570,33 @@ def read_pair(gold_path, pred_path=None, check_tokens=True, column=None):
     if is_jsonl(gold_path):
         return read_jsonl_pair(gold_path, pred_path, check_tokens)
     return read_conll_pair(gold_path, pred_path, check_tokens)
+
+
+def _labels_of(items):
+    for item in items:
+        for entity in [e for alt in item["alternatives"] for e in alt] if "alternatives" in item else [item]:
+            yield from entity["label"] if isinstance(entity["label"], list) else [entity["label"]]
+
+
+def read_harem_inputs(gold_path, system_path):
+    """:class:`Inputs` of a HAREM gold file and a system file in the same markup (``ner_harem``):
+    per document its text, the gold items (doubt included) and the system's entities placed on
+    the gold text; ``options`` gives ``texts`` and, when a label has a type, ``type_separator``."""
+    gold, predictions, unplaced = read_harem_pair(gold_path, system_path)
+    labels = {label for items in gold.items + predictions for label in _labels_of(items)}
+    options = {"texts": gold.texts}
+    if any(":" in label for label in labels):
+        options["type_separator"] = ":"
+    return Inputs(
+        gold.items,
+        predictions,
+        gold.texts,
+        {"references": gold_path, "predictions": system_path},
+        {"references": gold.lines, "predictions": gold.lines},
+        list(gold.document_ids),
+        options,
+        unplaced,
+    )
 
 
 _POSITION = re.compile(r"\b(predictions|references)\[(\d+)\](?:\[(\d+)\])?")

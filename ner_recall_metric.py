@@ -20,8 +20,9 @@ from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
-from .ner_files import read_hipe_pair, read_pair
+from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
 from .ner_fragments import discontinuous_results
+from .ner_harem import read_harem
 from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
 from .ner_matching import match
@@ -451,6 +452,16 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """A CLEF-HIPE gold and system TSV file with each segment's document id (``merge_lines``:
         one segment per document, as HIPE-scorer's option), for HIPE-scorer's document scores."""
         return read_hipe_pair(gold_path, pred_path, column, merge_lines)
+
+    def read_harem_markup(self, gold_path, system_path=None):
+        """HAREM's golden collection markup (``ner_harem``): with one path, the documents' texts,
+        ids and gold items (categories, types, MORF attributes, vague labels, ALT groups); with a
+        system file too, the pair ready for the "spans" config (``compute(**inputs.compute_inputs())``),
+        the system's entities aligned to the gold text where it changed it (``inputs.unplaced``:
+        those it could not place)."""
+        if system_path is None:
+            return read_harem(gold_path)
+        return read_harem_inputs(gold_path, system_path)
 
     def decode(self, tags, scheme=None, suffix=False):
         """The entities of one tag sequence as ``Span(label, start, end)`` (end exclusive).

@@ -242,6 +242,16 @@ def report(results, names, sentences, results_b=None, comparison=None):
         "most frequent type confusions (gold -> predicted)",
         *confusion_lines(results["confusion"]),
     ]
+    if "hierarchy" in results:
+        out += ["", "HAREM classification (categories and types; absolute / relative F1)"]
+        h = results["hierarchy"]
+        rows = [[m, h["absolute"][m]["f1"], h["relative"][m]["f1"]] for m in h["absolute"]]
+        out += [_table(["measure", "absolute f1", "relative f1"], rows)]
+    if "doubt" in results:
+        out += [
+            "",
+            "doubt in the gold resolved: " + ", ".join(f"{k} {v}" for k, v in results["doubt"].items()),
+        ]
     if "documents" in results:
         out += ["", "per document (mean and standard deviation over documents, HIPE-scorer's macro_doc)"]
         out += [_table(["mode", *DOC_COLUMNS], document_rows(results["documents"]))]
@@ -427,7 +437,14 @@ def run(args):
         payload["results"] = results = score(
             inputs, ci_resamples=args.ci_resamples, slices=slices, buckets=args.buckets, **options
         )
-    return report(results, names, len(inputs.references), results_b, comparison), payload
+    text = report(results, names, len(inputs.references), results_b, comparison)
+    lost = [(d, e) for d, doc in zip(inputs.document_ids or [], inputs.unplaced or []) for e in doc]
+    if lost:  # a system that changed the text: what the alignment could not place is said, not dropped
+        text += f"\n{len(lost)} predicted entities could not be placed on the gold text (not scored):\n"
+        text += "".join(
+            f"  {d}: {e['label']} at {e['start']}-{e['end']} of the system's text\n" for d, e in lost
+        )
+    return text, payload
 
 
 def read_slices(path, n_sentences):
