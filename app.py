@@ -26,6 +26,7 @@ import pandas as pd  # noqa: E402
 
 import ner_files  # noqa: E402
 import ner_report  # noqa: E402
+from ner_attributes import MORPHOLOGY_OUTCOMES  # noqa: E402
 from ner_core import SIZE_KEYS  # noqa: E402
 from ner_matching import MODES  # noqa: E402
 from ner_scorings import LISTED_OUTCOMES as OUTCOMES  # noqa: E402
@@ -1053,6 +1054,72 @@ def buckets_svg(results):
     return "".join(out)
 
 
+def _simple_table(head, rows, key):
+    cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td>{fmt(v) if isinstance(v, float) else html.escape(str(v))}</td>" for v in row)
+        + "</tr>"
+        for row in rows
+    )
+    return f'<table class="ner-slices" data-key="{key}"><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def levels_html(results):
+    """With a type hierarchy: the coarse level and HAREM's four measures (absolute, relative); with
+    entity attributes: each attribute's item scores and HAREM's outcomes. Empty without either."""
+    out = []
+    h = results.get("hierarchy")
+    if h:
+        coarse = h["coarse"]
+        rows = [
+            [
+                "coarse (categories)",
+                coarse["overall_precision"],
+                coarse["overall_recall"],
+                coarse["overall_f1"],
+                "",
+                "",
+                "",
+            ]
+        ]
+        rows += [
+            [
+                m,
+                h["absolute"][m]["precision"],
+                h["absolute"][m]["recall"],
+                h["absolute"][m]["f1"],
+                h["relative"][m]["precision"],
+                h["relative"][m]["recall"],
+                h["relative"][m]["f1"],
+            ]
+            for m in h["absolute"]
+        ]
+        head = ["level / measure", "P", "R", "F1", "relative P", "relative R", "relative F1"]
+        out += [
+            "<h4>Categories and types (HAREM's classification)</h4>",
+            _simple_table(head, rows, "hierarchy"),
+        ]
+    a = results.get("attributes")
+    if a:
+        outcomes = a["outcomes"]
+        names = sorted(set(a["per_attribute"]) | set(outcomes))
+        rows = [
+            [
+                n,
+                *(a["per_attribute"].get(n, {}).get(k, 0.0) for k in ("precision", "recall", "f1")),
+                *(outcomes.get(n, {}).get(o, 0) for o in MORPHOLOGY_OUTCOMES),
+            ]
+            for n in names
+        ]
+        head = ["attribute", "P", "R", "F1", *MORPHOLOGY_OUTCOMES]
+        out += [
+            "<h4>Entity attributes (items; HAREM's outcomes over aligned pairs)</h4>",
+            _simple_table(head, rows, "attributes"),
+        ]
+    return "".join(out)
+
+
 def ranking_svg(results):
     """Scored predictions: the precision-recall curve of each matching (the best-F1 threshold
     marked) and the reliability diagram (accuracy against mean score per bin, the diagonal)."""
@@ -1343,7 +1410,7 @@ def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True, s
         comparison,
         slices_html(results, state.get("comparison")),
         buckets_svg(results),
-        ranking_svg(results),
+        ranking_svg(results) + levels_html(results),
         state,
     )
 

@@ -96,13 +96,9 @@ def score(
     if buckets:
         options.update(bucket_options(inputs))
     try:
-        return metric.compute(
-            **inputs.compute_inputs(),
-            errors=errors,
-            ci_resamples=ci_resamples,
-            scores=["seqeval", "muc", "confusion"] + (["ranking"] if is_scored(inputs) else []),
-            **options,
-        )
+        scores = ["seqeval", "muc", "confusion"] + (["ranking"] if is_scored(inputs) else [])
+        given = dict(errors=errors, ci_resamples=ci_resamples, scores=scores, **options)
+        return metric.compute(**{**inputs.compute_inputs(), **given})
     except ValueError as error:
         raise ValueError(ner_files.locate(str(error), inputs)) from None
 

@@ -725,3 +725,20 @@ def test_error_browser_pages_cover_every_pair_once(monkeypatch, page_size):
     assert app.errors_html(state, "strict", page=0) == app.errors_html(state, "strict", page=1)
     assert app.turn_page(state, "strict", app.NOT_CORRECT, app.ALL_TYPES, pages, step=1) == (pages, last)
     assert app.turn_page(state, "strict", app.NOT_CORRECT, app.ALL_TYPES, 2, step=-1)[0] == 1
+
+
+def test_files_tab_shows_the_hierarchy_and_attribute_tables_of_a_harem_pair():
+    import os
+
+    folder = os.path.join(app.HERE, "tests", "data", "harem")
+    shown = files_view(os.path.join(folder, "gold.txt"), os.path.join(folder, "system.txt"))
+    assert shown["error"] == ""
+    results = shown["state"]["results"]
+    table = shown["ranking"]
+    assert 'data-key="hierarchy"' in table and 'data-key="attributes"' in table
+    combined = results["hierarchy"]["absolute"]["combined"]
+    assert f"<td>combined</td><td>{app.fmt(combined['precision'])}</td>" in table
+    wrong = results["attributes"]["outcomes"]["number"]["wrong"]
+    assert re.search(r"<td>number</td>(<td>[^<]*</td>){5}<td>" + str(wrong) + "</td>", table)
+    plain = files_view(GOLD, PRED_A)["ranking"]
+    assert "hierarchy" not in plain and "attributes" not in plain
