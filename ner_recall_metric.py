@@ -42,6 +42,7 @@ from .ner_pipeline import (
 )
 from .ner_planning import neyman_plan
 from .ner_ranking import RIGHT
+from .ner_record import check_inputs, check_record, flat_results, make_record, model_index
 from .ner_scorings import DEFAULT_SCORES
 from .ner_spans import place_strings, placement_report
 from .ner_state import State, finalize_state, make_state
@@ -470,6 +471,40 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         a scheme name decodes strictly.
         """
         return tags_to_spans(tags, scheme=scheme, suffix=suffix)
+
+    def record(self, *, predictions, references, subgroups=None, **options):
+        """``compute`` with a record of the run (``ner_record``, docs/record.md): the results with
+        the config, every option (and the defaults of the rest), the seed, the decoding report, the
+        matching policy, package versions and a SHA-256 of each input. ``json.dump`` writes it."""
+        inputs = {"predictions": predictions, "references": references, "subgroups": subgroups}
+        given = {k: v for k, v in inputs.items() if v is not None}
+        results = self.compute(**given, **options)
+        defaults = CONFIG_OPTIONS[self.config_name if self.config_name in CONFIG_OPTIONS else "default"]
+        return make_record(self.config_name, inputs, options, defaults, results)
+
+    def rerun(self, record, *, predictions, references, subgroups=None, **data):
+        """The results of a recorded run computed again: the record's options on the inputs given,
+        which must be the ones it hashed (a ValueError names the one that differs; per-sentence
+        options such as ``texts`` or ``document_ids`` are given again here). Compare with
+        ``record["results"]`` (equal to the last bit when nothing changed)."""
+        check_record(record)
+        if record["config"] != self.config_name:
+            raise ValueError(
+                f"the record is of the {record['config']!r} config: evaluate.load(path, {record['config']!r})"
+            )
+        given = {"predictions": predictions, "references": references, "subgroups": subgroups, **data}
+        check_inputs(record, given)
+        return self.compute(**{k: v for k, v in given.items() if v is not None}, **record["options"])
+
+    @staticmethod
+    def model_index(results, model_name, dataset_name, dataset_type, split=None, dataset_config=None):
+        """The ``model-index`` metadata of a Hugging Face model card for these results."""
+        return model_index(results, model_name, dataset_name, dataset_type, split, dataset_config)
+
+    @staticmethod
+    def flat_results(results):
+        """The results as one level of ``a/b/c`` keys with numbers (``evaluate.save(path, **flat)``)."""
+        return flat_results(results)
 
     def trainer_compute_metrics(self, label_names, **options):
         """A ``compute_metrics`` for ``transformers.Trainer``: ``EvalPrediction -> {name: number}``.

@@ -16,6 +16,7 @@ overall_f1  0.5000
 
 import argparse
 import functools
+import hashlib
 import json
 import os
 import sys
@@ -27,6 +28,7 @@ if str(HERE) not in sys.path:  # ner_files beside this file, whatever the workin
 
 import ner_files  # noqa: E402
 import ner_pipeline  # noqa: E402
+import ner_record  # noqa: E402
 from ner_decoding import SCHEMES  # noqa: E402
 from ner_matching import MODES  # noqa: E402
 from ner_uncertainty import check_comparison_options  # noqa: E402
@@ -406,7 +408,78 @@ def parse_args(argv):
         "--ci-resamples", type=int, default=0, help="bootstrap resamples of the intervals (0: none)"
     )
     parser.add_argument("--json", metavar="PATH", help="write every result (with the error listing) as JSON")
+    parser.add_argument(
+        "--record",
+        metavar="PATH",
+        help="write a record of the run: arguments, file hashes, versions, matching policy, results",
+    )
+    parser.add_argument(
+        "--rerun",
+        action="store_true",
+        help="GOLD is a record: score its files again and say if the results are identical",
+    )
     return parser.parse_args(argv)
+
+
+#: the arguments a record keeps (the files are kept with their SHA-256)
+RECORDED = ("scheme", "mode", "suffix", "no_token_check", "column", "slices", "buckets", "ci_resamples")
+FILES = ("gold", "predictions", "predictions_b", "slices")
+
+
+def file_hash(path):
+    with open(path, "rb") as f:
+        return "sha256:" + hashlib.sha256(f.read()).hexdigest()
+
+
+def make_cli_record(args, payload):
+    """The record of a command-line run (``ner_record``'s layout, config ``"ner_report"``)."""
+    record = ner_record.make_record(
+        "ner_report",
+        {},
+        {k: getattr(args, k) for k in RECORDED},
+        {},
+        {k: v for k, v in payload.items() if k != "files"},
+    )
+    record["decoding"] = payload["results"].get("decoding")
+    record["files"] = {
+        role: {"path": os.path.abspath(getattr(args, role)), "sha256": file_hash(getattr(args, role))}
+        for role in FILES
+        if getattr(args, role)
+    }
+    return record
+
+
+def rerun(record_path):
+    """(text, identical) of a record's run scored again from its files, each checked by its hash."""
+    try:
+        with open(record_path, encoding="utf-8") as f:
+            record = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"--rerun {record_path}: cannot read it as a JSON record ({error})") from None
+    ner_record.check_record(record)
+    if record["config"] != "ner_report" or "files" not in record:
+        raise ValueError(f"--rerun {record_path}: a record of metric.record, not of the command line")
+    for role, entry in record["files"].items():
+        if not os.path.isfile(entry["path"]):
+            raise ValueError(f"--rerun: the {role} file {entry['path']} is gone")
+        if file_hash(entry["path"]) != entry["sha256"]:
+            raise ValueError(
+                f"--rerun: the {role} file {entry['path']} changed (its SHA-256 differs from the record's)"
+            )
+    argv = [
+        record["files"][r]["path"] for r in ("gold", "predictions", "predictions_b") if r in record["files"]
+    ]
+    args = parse_args(argv)
+    for key in RECORDED:
+        setattr(args, key, record["options"].get(key))
+    if "slices" in record["files"]:
+        args.slices = record["files"]["slices"]["path"]
+    _, payload = run(args)
+    results = {k: v for k, v in payload.items() if k != "files"}
+    if ner_record.same_results(record, results):
+        return f"identical: the results of {record_path} are reproduced to the last digit\n", True
+    where = ", ".join(ner_record.differences(record, results))
+    return f"different: {where} (versions then: {record['versions']}; now: {ner_record.versions()})\n", False
 
 
 def run(args):
@@ -458,25 +531,31 @@ def read_slices(path, n_sentences):
     return values
 
 
-def check_output(path):
+def check_output(path, option="--json"):
     """Raise unless ``path`` can be written (checked before any scoring, so nothing is printed in vain)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise ValueError(f"--json {path}: the folder {folder} does not exist")
+        raise ValueError(f"{option} {path}: the folder {folder} does not exist")
     if (
         os.path.isdir(path)
         or not os.access(folder, os.W_OK)
         or (os.path.exists(path) and not os.access(path, os.W_OK))
     ):
-        raise ValueError(f"--json {path}: not a file this process can write")
+        raise ValueError(f"{option} {path}: not a file this process can write")
 
 
 def main(argv=None):
     args = parse_args(argv)
     try:
-        if args.json:
-            check_output(args.json)
+        if args.rerun:
+            text, identical = rerun(args.gold)
+            print(text, end="")
+            return 0 if identical else 2
+        for option, path in (("--json", args.json), ("--record", args.record)):
+            if path:
+                check_output(path, option)
         text, payload = run(args)
+        record = make_cli_record(args, payload) if args.record else None
     except ValueError as error:
         print(f"ner_report: {error}", file=sys.stderr)
         return 1
@@ -484,6 +563,9 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(payload, f, indent=1)
+    if record is not None:
+        with open(args.record, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
     return 0
 
 
