@@ -27,8 +27,12 @@ from typing import NamedTuple
 
 TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z|]*)((?:\s+[A-Za-z_]+\s*=\s*\"[^\"]*\")*)\s*>")
 ATTRIBUTE = re.compile(r"([A-Za-z_]+)\s*=\s*\"([^\"]*)\"")
-STRUCTURE = {"DOC", "DOCID", "ALT", "EM"}
-ENTITY_ATTRIBUTES = {"TIPO", "MORF", "ID", "CATEG", "COMENT", "SUBTIPO", "CORREL", "TIPOREL"}
+DECLARATION = re.compile(r"<[?!][^>]*>")  # <?xml ...?>, <!DOCTYPE ...>: no text
+#: the second HAREM's collection wrapper and paragraphs: tags without text of their own
+IGNORED = {"colHAREM", "P"}
+#: the second HAREM's document metadata: their content is not the document's text
+METADATA = {"DOCID", "GENERO", "ORIGEM"}
+ENTITY_ATTRIBUTES = {"TIPO", "MORF", "ID", "CATEG", "COMENT", "SUBTIPO", "CORREL", "COREL", "TIPOREL"}
 MORF_FIELDS = ("gender", "number")
 
 
@@ -107,8 +111,9 @@ def read_harem_text(source, name="<text>"):
     def where(line):
         return f"{name} line {line}"
 
-    docs, doc, pos, reading_id = [], None, 0, None
-    has_docs = "<DOC>" in source
+    source = DECLARATION.sub(lambda m: "\n" * m.group(0).count("\n"), source)
+    docs, doc, pos, reading_id, metadata = [], None, 0, None, None
+    has_docs = re.search(r"<DOC[\s>]", source) is not None
     if not has_docs:
         doc = _Doc(os.path.basename(name), 1)
     for match in TAG.finditer(source):
@@ -117,17 +122,24 @@ def read_harem_text(source, name="<text>"):
         pos = match.end()
         if reading_id is not None:
             reading_id.append(text)
+        elif metadata is not None:
+            pass
         elif doc is not None:
             doc.add_text(text, line, where)
         elif text.strip():
             raise ValueError(f"{where(line)}: text outside a <DOC>: {text.strip()[:30]!r}")
         closing, tag, raw = match.group(1) == "/", match.group(2), match.group(3)
         attributes = dict(ATTRIBUTE.findall(raw))
+        if tag in IGNORED:
+            continue
+        if tag in METADATA - {"DOCID"}:
+            metadata = None if closing else tag
+            continue
         if tag == "DOC":
             if not closing:
                 if doc is not None and has_docs:
                     raise ValueError(f"{where(line)}: <DOC> inside a document (line {doc.line})")
-                doc = _Doc(None, line)
+                doc = _Doc(attributes.get("DOCID"), line)
             else:
                 docs.append(_finish(doc, line, where))
                 doc = None
@@ -230,7 +242,9 @@ def is_harem(path):
             head = f.read(65536).decode("utf-8", errors="replace")
     except OSError:
         return False
-    return "<DOC>" in head and bool(re.search(r"<(EM|[A-Z]{4,}(\|[A-Z]+)*)[\s>]", head.replace("<DOC>", "")))
+    return bool(re.search(r"<DOC[\s>]", head)) and bool(
+        re.search(r"<(EM|(?!DOC)[A-Z]{4,}(\|[A-Z]+)*)[\s>]", head)
+    )
 
 
 # ---------------------------------------------------------------------------- writing

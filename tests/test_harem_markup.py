@@ -149,3 +149,17 @@ def test_the_command_line_scores_a_harem_pair_and_names_what_it_could_not_place(
     )
     assert out.returncode == 0, out.stderr
     assert "1 predicted entities could not be placed" in out.stdout and "LOCAL:HUMANO" in out.stdout
+
+
+def test_the_second_harem_layout():
+    harem = H.read_harem(os.path.join(DATA, "gold_em.xml"))
+    assert harem.document_ids == ["H2-dftre765"] and "<" not in harem.texts[0]
+    assert marked(harem.items[0], harem.texts[0]) == [
+        ("LOCAL:HUMANO", "Alemanha"),
+        (["ABSTRACCAO:IDEIA", "ACONTECIMENTO:EFEMERIDE"], "Reforma Protestante"),  # types paired in order
+    ]
+    assert H.is_harem(os.path.join(DATA, "gold_em.xml")) and not H.is_harem(
+        os.path.join(ROOT, "tests", "data", "gold.conll")
+    )
+    metadata = '<DOC DOCID="x"><GENERO>web</GENERO><P>Em <EM CATEG="LOCAL">Braga</EM>.</P></DOC>'
+    assert H.read_harem_text(metadata).texts == ["Em Braga."]
