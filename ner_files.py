@@ -45,9 +45,11 @@ from typing import NamedTuple
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import ENTITY_KEYS
+    from .ner_formats import guess_format, read_annotated
     from .ner_harem import is_harem, read_harem_pair
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import ENTITY_KEYS
+    from ner_formats import guess_format, read_annotated
     from ner_harem import is_harem, read_harem_pair
 
 DOCSTART = "-DOCSTART-"
@@ -556,6 +558,8 @@ def read_pair(gold_path, pred_path=None, check_tokens=True, column=None):
         return read_two_columns(gold_path)
     if is_harem(gold_path):
         return read_harem_inputs(gold_path, pred_path)
+    if annotated_format(gold_path) is not None:
+        return read_annotated_pair(gold_path, pred_path)
     if is_hipe(gold_path):
         return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
     if column is not None:
@@ -570,6 +574,52 @@ def read_pair(gold_path, pred_path=None, check_tokens=True, column=None):
     if is_jsonl(gold_path):
         return read_jsonl_pair(gold_path, pred_path, check_tokens)
     return read_conll_pair(gold_path, pred_path, check_tokens)
+
+
+def annotated_format(path):
+    """The annotation tool's format of a file (``ner_formats``), or None for this module's own
+    layouts (CoNLL, JSONL with "entities" of label/start/end, HIPE)."""
+    if os.path.isdir(path):
+        return "brat"
+    if path.endswith(".json"):
+        try:
+            with open(path, encoding="utf-8") as f:
+                head = f.read(64).lstrip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return "label-studio" if head.startswith("[") else None
+    if not path.endswith((".ann", ".spacy", ".conllu", ".jsonl")):
+        return None
+    try:
+        return guess_format(path)
+    except (ValueError, OSError, UnicodeDecodeError):
+        return None
+
+
+def read_annotated_pair(gold_path, pred_path, format=None):
+    """:class:`Inputs` of two files of an annotation tool's format (``ner_formats``): the same
+    texts on both sides, character spans, scored with ``texts``."""
+    gold = read_annotated(gold_path, format or annotated_format(gold_path))
+    pred = read_annotated(pred_path, format or annotated_format(pred_path))
+    if len(gold.texts) != len(pred.texts):
+        raise ValueError(
+            f"{os.path.basename(gold_path)} holds {len(gold.texts)} examples but "
+            f"{os.path.basename(pred_path)} {len(pred.texts)}"
+        )
+    for k, (a, b) in enumerate(zip(gold.texts, pred.texts)):
+        if a != b:
+            raise ValueError(
+                f"{os.path.basename(pred_path)} line {pred.lines[k]}: its text differs from the gold's "
+                f"(line {gold.lines[k]} of {os.path.basename(gold_path)})"
+            )
+    return Inputs(
+        gold.entities,
+        pred.entities,
+        gold.texts,
+        {"references": gold_path, "predictions": pred_path},
+        {"references": gold.lines, "predictions": pred.lines},
+        options={"texts": gold.texts},
+    )
 
 
 def _labels_of(items):

@@ -296,8 +296,8 @@ def read_docbin(path, spans_key=None):
 
 
 def read_conllu(path, column=None, misc_key="NER"):
-    """CoNLL-U with NER tags in MISC (``NER=B-PER``, the key ``misc_key``) or in an extra column
-    (``column``, 0-based, after the ten of CoNLL-U). Multiword token lines (``1-2``) and empty nodes
+    """CoNLL-U with NER tags in MISC (``NER=B-PER``, the key ``misc_key``) or in a column after the
+    ten of CoNLL-U (the last one, or ``column``, 0-based). Multiword token lines (``1-2``) and empty nodes
     (``1.1``) are skipped; a token without a tag is ``O``. Entities are character offsets into the
     sentence's tokens joined by one space (``SpaceAfter=No`` respected)."""
     texts, entities, ids, lines = [], [], [], []
@@ -348,6 +348,8 @@ def read_conllu(path, column=None, misc_key="NER"):
             if len(fields) <= column:
                 raise _error(path, number, f"no column {column} (the line has {len(fields)})")
             tag = fields[column]
+        elif len(fields) > 10:  # a tag column after CoNLL-U's ten: the last
+            tag = fields[-1]
         else:
             tag = misc.get(misc_key, "O")
         if tag != "O" and (len(tag) < 3 or tag[1] != "-" or tag[0] not in "BIESLU"):

@@ -21,6 +21,7 @@ from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
 from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
+from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
 from .ner_harem import read_harem
 from .ner_hierarchy import MEASURES
@@ -453,6 +454,13 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """A CLEF-HIPE gold and system TSV file with each segment's document id (``merge_lines``:
         one segment per document, as HIPE-scorer's option), for HIPE-scorer's document scores."""
         return read_hipe_pair(gold_path, pred_path, column, merge_lines)
+
+    def read_annotated(self, path, format=None, **options):
+        """A file of an annotation tool or library (``ner_formats``: brat, Label Studio, doccano,
+        Prodigy, spaCy DocBin, CoNLL-U; told by name and content unless ``format``): ``texts``,
+        ``entities`` (character spans, with "fragments" and "attributes" where the tool has them),
+        ``ids``, ``lines``, and Label Studio's ``annotators`` for ``agreement``."""
+        return read_annotated(path, format, **options)
 
     def read_harem_markup(self, gold_path, system_path=None):
         """HAREM's golden collection markup (``ner_harem``): with one path, the documents' texts,

@@ -93,6 +93,12 @@ def score(
     and line."""
     metric, tags = _metric(inputs)
     options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
+    if not tags and any(
+        "fragments" in e for example in inputs.references + inputs.predictions for e in example
+    ):
+        errors = buckets = (
+            False  # the listing and the buckets read contiguous spans only (docs/discontinuous.md)
+        )
     if slices is not None:
         options["slices"] = slices
     if buckets:
