@@ -860,6 +860,10 @@ FILES_HELP = """\
   gold and leave the predictions empty.
 - **JSONL spans** (`.jsonl`): `{"tokens": [...], "entities": [{"label", "start", "end"}]}` per
   line, end exclusive.
+- **HIPE TSV** (by its header) and **HAREM markup** (`<DOC>` with HAREM's entity tags).
+- **Annotation tools**: brat (`.ann` beside its `.txt`; discontinuous entities), Label Studio's JSON
+  export, doccano and Prodigy JSONL, spaCy `.spacy` files, CoNLL-U with NER tags; told by name and
+  content, or chosen in **File format** when a name is shared (docs/formats.md).
 
 A second predictions file compares two systems on the same gold.
 """
@@ -878,8 +882,20 @@ def _path(upload):
     return getattr(upload, "name", None) or getattr(upload, "path", None)
 
 
+#: the Files tab's format picker: told by name and content, or one of the readers'
+AUTO_FORMAT = "by name and content"
+FILE_FORMATS = (AUTO_FORMAT, *ner_files.PAIR_FORMATS)
+
+
 def score_uploads(
-    gold, pred, pred_b=None, decoding=next(iter(DECODINGS)), suffix=False, resamples=0, slices=None
+    gold,
+    pred,
+    pred_b=None,
+    decoding=next(iter(DECODINGS)),
+    suffix=False,
+    resamples=0,
+    slices=None,
+    file_format=AUTO_FORMAT,
 ):
     """The Files tab's state: inputs read, results (with errors, confusion and the entity buckets,
     and per slice with a slices file) of one or two systems."""
@@ -890,7 +906,9 @@ def score_uploads(
         raise ValueError("a second predictions file needs the first one")
     scheme, mode = DECODINGS[decoding]
     options = dict(scheme=scheme, mode=mode, suffix=bool(suffix), ci_resamples=int(resamples or 0))
-    inputs = ner_files.read_pair(gold, pred)
+    inputs = ner_files.read_pair(
+        gold, pred, file_format=None if file_format in (None, AUTO_FORMAT) else file_format
+    )
     if slices:
         options["slices"] = ner_report.read_slices(slices, len(inputs.references))
     options["buckets"] = True
@@ -1350,9 +1368,19 @@ def comparison_frame(state):
     )
 
 
-def files_stream(gold, pred, pred_b, decoding, suffix, resamples, slices=None):
+def files_stream(gold, pred, pred_b, decoding, suffix, resamples, slices=None, file_format=AUTO_FORMAT):
     """The Files tab's outputs as they become ready: everything but the JSON download first, then it."""
-    outputs = files_view(gold, pred, pred_b, decoding, suffix, resamples, download=False, slices=slices)
+    outputs = files_view(
+        gold,
+        pred,
+        pred_b,
+        decoding,
+        suffix,
+        resamples,
+        download=False,
+        slices=slices,
+        file_format=file_format,
+    )
     yield outputs
     state = outputs[-1]
     if state is not None:
@@ -1363,12 +1391,14 @@ def files_stream(gold, pred, pred_b, decoding, suffix, resamples, slices=None):
 FILES_DOWNLOAD = 10
 
 
-def files_view(gold, pred, pred_b, decoding, suffix, resamples, download=True, slices=None):
+def files_view(
+    gold, pred, pred_b, decoding, suffix, resamples, download=True, slices=None, file_format=AUTO_FORMAT
+):
     """All outputs of the Files tab: error, results visibility, headline, mode cards, per-type plot,
     heatmap, mode / outcome / type filters, error browser, download (None unless ``download``),
     two-systems visibility, comparison, slices table, bucket charts, ranking plots, state."""
     try:
-        state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples, slices)
+        state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples, slices, file_format)
     except Exception as error:  # noqa: BLE001 -- shown in the page
         return (
             error_html(
@@ -1886,6 +1916,9 @@ def files_tab():
             label="Slices (optional): one value per line, one line per sentence", elem_id="slices-file"
         )
     with gr.Row(equal_height=True):
+        file_format = gr.Dropdown(
+            list(FILE_FORMATS), value=AUTO_FORMAT, label="File format", elem_id="files-format", scale=1
+        )
         decoding = gr.Dropdown(
             list(DECODINGS),
             value=next(iter(DECODINGS)),
@@ -1945,7 +1978,7 @@ def files_tab():
             following = gr.Button("Next page", size="sm", elem_id="browse-next")
         browser = gr.HTML(elem_id="error-browser")
         download = gr.File(label="Full results (JSON)", elem_id="results-json")
-    inputs = [gold, pred, pred_b, decoding, suffix, resamples, slices]
+    inputs = [gold, pred, pred_b, decoding, suffix, resamples, slices, file_format]
     outputs = [
         error,
         results,

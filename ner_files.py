@@ -546,7 +546,11 @@ def is_hipe(path):
     return first[0] == "TOKEN" and any(name.startswith("NE-") for name in first)
 
 
-def read_pair(gold_path, pred_path=None, check_tokens=True, column=None):
+#: formats ``read_pair`` can be told (``file_format``), beyond telling them by name and content
+PAIR_FORMATS = ("harem", "brat", "label-studio", "doccano", "prodigy", "spacy", "conllu")
+
+
+def read_pair(gold_path, pred_path=None, check_tokens=True, column=None, file_format=None):
     """:class:`Inputs` of gold and predictions: two CoNLL or two JSONL files (by the name's ending:
     .jsonl, .json, .ndjson), two HIPE TSV files (by their header; ``column``, default
     ``NE-COARSE-LIT``, names the tag column), or, without ``pred_path``, one file with two tag
@@ -554,6 +558,16 @@ def read_pair(gold_path, pred_path=None, check_tokens=True, column=None):
     for name, path in (("gold_path", gold_path), ("pred_path", pred_path)):
         if not (path is None and name == "pred_path") and not isinstance(path, (str, os.PathLike)):
             raise ValueError(f"{name} must be the path of a file; got {path!r}")
+    if file_format is not None and file_format not in PAIR_FORMATS:
+        raise ValueError(
+            f"file_format must be one of {list(PAIR_FORMATS)} (or None: by name and content); got {file_format!r}"
+        )
+    if file_format is not None and pred_path is None:
+        raise ValueError(f"file_format={file_format!r} reads a gold and a predictions file; give both")
+    if file_format == "harem":
+        return read_harem_inputs(gold_path, pred_path)
+    if file_format is not None:
+        return read_annotated_pair(gold_path, pred_path, file_format)
     if pred_path is None:
         return read_two_columns(gold_path)
     if is_harem(gold_path):

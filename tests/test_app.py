@@ -742,3 +742,20 @@ def test_files_tab_shows_the_hierarchy_and_attribute_tables_of_a_harem_pair():
     assert re.search(r"<td>number</td>(<td>[^<]*</td>){5}<td>" + str(wrong) + "</td>", table)
     plain = files_view(GOLD, PRED_A)["ranking"]
     assert "hierarchy" not in plain and "attributes" not in plain
+
+
+@pytest.mark.parametrize("file_format", [app.AUTO_FORMAT, "doccano"])
+def test_files_tab_reads_an_annotation_tool_by_name_or_by_the_picker(file_format):
+    import os
+
+    path = os.path.join(app.HERE, "tests", "data", "formats", "doccano.jsonl")
+    shown = app.files_view(path, path, None, LENIENT, False, 0, file_format=file_format)
+    assert shown[0] == "" and shown[-1]["results"]["overall_f1"] == 1.0
+
+
+def test_files_tab_names_a_wrong_format_choice():
+    import os
+
+    path = os.path.join(app.HERE, "tests", "data", "formats", "doccano.jsonl")
+    shown = app.files_view(path, path, None, LENIENT, False, 0, file_format="conllu")
+    assert "Cannot score these files" in shown[0] and shown[-1] is None
