@@ -189,6 +189,7 @@ def tables_of(text):
         ("ci-coverage", "bench/ci_coverage.md", slice(0, 1)),
         ("ci-design", "bench/ci_design.md", slice(None)),
         ("speed", "bench/speed.md", slice(0, 1)),
+        ("speed-touch", "bench/speed.md", slice(1, 2)),
         ("scale", "bench/scale.md", slice(None)),
         ("scale-ids", "bench/scale_ids.md", slice(-1, None)),
     ],
