@@ -563,7 +563,18 @@ def _flags(codes, corpus, scheme):
         return _transition_flags(prev_prefix, prefix, same, scheme)
     prefix = corpus.prefix.astype(np.intp)
     same = (corpus.type[:, None] == corpus.type[None, :]).astype(np.intp)
-    table = _transition_flags(prefix[:, None], prefix[None, :], same, scheme).ravel()
+    table = _transition_flags(prefix[:, None], prefix[None, :], same, scheme)
+    if codes.dtype == np.uint8 and len(codes) > 1 and codes.flags.c_contiguous:
+        # each two neighbouring bytes read as one little-endian uint16, (previous, code): one
+        # lookup per token into a table of every pair, with no array of pairs made first
+        wide = np.zeros((256, 256), dtype=np.uint8)  # [code, previous]
+        wide[:n_codes, :n_codes] = table.T
+        pairs = np.ndarray((len(codes) - 1,), dtype="<u2", buffer=codes, strides=(1,))
+        flags = np.empty(len(codes), dtype=np.uint8)
+        flags[0] = table[0, codes[0]]
+        np.take(wide.ravel(), pairs, out=flags[1:])
+        return flags
+    table = table.ravel()
     pair = np.zeros(len(codes), dtype=np.uint16 if n_codes <= 256 else np.int32)
     pair[1:] = codes[:-1]
     pair *= n_codes

@@ -177,6 +177,37 @@ def _sentences(col, name):
     return [_sentence(s, f"{name}[{i}]") for i, s in enumerate(col)]
 
 
+def _list_lengths(col):
+    """Tokens per sentence when every sentence of a Python list column is a list or a tuple
+    (lists: one pass that checks and measures them); None otherwise, for :func:`_sentences`."""
+    if type(col) is not list:
+        return None
+    try:  # one byte a sentence while each has fewer than 256 tags: the cheapest pass
+        return np.frombuffer(bytes(map(list.__len__, col)), dtype=np.uint8).astype(np.int64)
+    except ValueError:
+        return np.fromiter(map(list.__len__, col), dtype=np.int64, count=len(col))
+    except TypeError:  # a sentence that is not a list
+        if set(map(type, col)) <= {list, tuple}:
+            return np.fromiter(map(len, col), dtype=np.int64, count=len(col))
+        return None
+
+
+def _coded_lists(cols):
+    """(codes, lengths) of two columns of tag strings in lists (or tuples): the codes'
+    pass first, then the lengths' pass, which checks that each sentence is a list or a tuple
+    (the codes' pass would read a str's characters as tags); None when they are not."""
+    if not all(type(c) is list for c in cols) or len(cols[0]) != len(cols[1]):
+        return None
+    try:
+        coded = _str_codes(cols)
+    except Exception:  # an odd sentence (None, a dict, a tensor): the careful path names it
+        return None
+    if coded is None:
+        return None
+    lengths = [_list_lengths(c) for c in cols]
+    return None if lengths[0] is None or lengths[1] is None else (coded, lengths)
+
+
 # ---------------------------------------------------------------------------- kinds
 
 
@@ -358,13 +389,14 @@ def check_batch(predictions, references, single=False, every_tag=True):
     if single:
         predictions, references = [_one(predictions, names[0])], [_one(references, names[1])]
     cols = [column(value, name) for value, name in zip((predictions, references), names)]
-    if not single:
+    fast = _coded_lists(cols)  # lists of tag strings: coded, then checked and measured
+    if fast is None and not single:
         cols = [c if isinstance(c, (*ARROW, np.ndarray)) else _sentences(c, n) for c, n in zip(cols, names)]
     if len(cols[0]) != len(cols[1]):
         raise ValueError(f"predictions has {len(cols[0])} sentences but references has {len(cols[1])}")
-    coded = _str_codes(cols)
+    coded = fast[0] if fast else _str_codes(cols)
     kinds = [TAG, TAG] if coded else [kind_of(c, n, single, every_tag) for c, n in zip(cols, names)]
-    lengths = [col_lengths(c) for c in cols]
+    lengths = fast[1] if fast else [col_lengths(c) for c in cols]
     bad = np.flatnonzero(lengths[0] != lengths[1])
     if bad.size:
         i = int(bad[0])
