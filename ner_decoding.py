@@ -535,6 +535,8 @@ def _spans(starts, ends, types, sentence_starts):
 #: transition bits of a position: an entity starts here, the token is inside, an entity ends
 #: (strict: the token ends a run properly; lenient: the chunk before it ends here)
 _START, _INSIDE, _END = 1, 2, 4
+#: tokens per step of the lookup of each pair of neighbouring codes (its intp index stays small)
+_PAIR_STEP = 1 << 16
 #: beyond this many distinct tags the bits are looked up per token, not per pair of tag codes
 _MAX_PAIR_CODES = 2048
 
@@ -572,7 +574,9 @@ def _flags(codes, corpus, scheme):
         pairs = np.ndarray((len(codes) - 1,), dtype="<u2", buffer=codes, strides=(1,))
         flags = np.empty(len(codes), dtype=np.uint8)
         flags[0] = table[0, codes[0]]
-        np.take(wide.ravel(), pairs, out=flags[1:])
+        flat, rest = wide.ravel(), flags[1:]
+        for a in range(0, len(pairs), _PAIR_STEP):  # ``take`` copies its index as intp: by steps
+            np.take(flat, pairs[a : a + _PAIR_STEP], out=rest[a : a + _PAIR_STEP])
         return flags
     table = table.ravel()
     pair = np.zeros(len(codes), dtype=np.uint16 if n_codes <= 256 else np.int32)

@@ -22,13 +22,13 @@ from datasets.utils.py_utils import temp_seed
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_doubt import has_doubt
-    from .ner_inputs import CLASS_ID, arrow_columns, as_list, check_batch, check_kind
+    from .ner_inputs import CLASS_ID, TAG, CachedColumns, arrow_columns, as_list, check_batch, check_kind
     from .ner_model_outputs import spans_from_outputs
     from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
     from .ner_spans import check_entity_types, split_extras
 else:  # imported from the repo root: tests, ner_report, app
     from ner_doubt import has_doubt
-    from ner_inputs import CLASS_ID, arrow_columns, as_list, check_batch, check_kind
+    from ner_inputs import CLASS_ID, TAG, CachedColumns, arrow_columns, as_list, check_batch, check_kind
     from ner_model_outputs import spans_from_outputs
     from ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
     from ner_spans import check_entity_types, split_extras
@@ -271,7 +271,17 @@ class EvaluatePatches:
             with open(self._join_log(self.process_id), "a") as f:
                 f.write(f"{uuid.uuid4().hex}\n")
 
+    # PATCH reading the cache. evaluate memory-maps the whole cache file, and every page of its tag strings
+    # read stays resident; one process that added tag strings reads its file one record batch at a time
+    # into codes instead (ner_inputs.CachedColumns), so that a stream's peak memory is a compute's.
     def _finalize(self):
+        if self.num_process == 1 and not self.keep_in_memory and self._reads_codes():
+            if self.writer is not None:
+                self.writer.finalize()
+            self.writer = None
+            self.file_paths, self.filelocks = self._get_all_cache_files()
+            self.data = CachedColumns(self.file_paths[0])
+            return None
         if self.num_process == 1 or self.process_id != 0 or self.keep_in_memory:
             return super()._finalize()
         if self.writer is not None:
@@ -280,6 +290,10 @@ class EvaluatePatches:
         self.file_paths, self.filelocks = self._get_all_cache_files()
         self._check_one_run()
         self.data = _read_caches(self.file_paths)
+
+    def _reads_codes(self):
+        """Whether the cache holds tag strings of a tag config (what CachedColumns reads)."""
+        return self.config_name not in SPAN_CONFIGS and getattr(self, "_kind", None) == TAG
 
     def _check_one_run(self):
         """Raise unless exactly one process of each process_id joined this run: two runs that

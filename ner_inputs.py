@@ -613,10 +613,104 @@ def check_kind(kind, first, label_names):
         raise ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id, but label_names is given")
 
 
+# ---------------------------------------------------------------------------- evaluate's cache
+
+
+class CachedTags:
+    """One side of evaluate's cache as :class:`CachedColumns` read it: the codes of both
+    sides are held in one box and handed over once (:func:`input_codes`), so that they go
+    once laid out. ``len`` counts sentences; ``[:]`` (how evaluate takes a column) is itself."""
+
+    __slots__ = ("box", "side", "n")
+
+    def __init__(self, box, side, n):
+        self.box, self.side, self.n = box, side, n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, key):
+        if key != slice(None):
+            raise TypeError(f"the cached {self.side} are read whole ([:]), not at {key!r}")
+        return self
+
+    def take(self):
+        """The :class:`Codes` of both sides, once."""
+        codes, self.box[0] = self.box[0], None
+        if codes is None:
+            raise ValueError(f"the cached {self.side} were handed over already")
+        return codes
+
+
+def _append_codes(parts, codes):
+    """Add one batch's codes to ``parts``: one growing bytearray while codes are one byte
+    each (no copy of them all when joined), arrays beyond."""
+    if codes.dtype != np.uint8:
+        parts.append(codes)
+    elif parts and isinstance(parts[-1], bytearray):
+        parts[-1] += memoryview(codes)  # a bytearray grows in place; an array would add
+    else:
+        parts.append(bytearray(codes))
+
+
+def _joined_codes(parts):
+    arrays = [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytearray) else p for p in parts]
+    if len(arrays) == 1:
+        return arrays[0]
+    return np.concatenate(arrays) if arrays else np.zeros(0, np.uint8)
+
+
+class CachedColumns:
+    """evaluate's cache file of one process that added tag strings, read one record batch at a
+    time into codes (one byte a tag while there are at most 256 distinct tags), the strings
+    never memory-mapped whole: the ``data`` that evaluate's ``compute`` takes its columns from
+    (``data.set_format``, ``data[name][:]``). Other columns (subgroups) become Python lists.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "cache.arrow")
+    >>> table = pa.table({"predictions": [["B-PER", "O"], ["O"]], "references": [["B-PER", "I-PER"], ["B-LOC"]]})
+    >>> with pa.OSFile(path, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+    ...     writer.write_table(table)
+    >>> data = CachedColumns(path)
+    >>> codes = data["predictions"][:].take()
+    >>> codes.vocabulary, codes.predictions.tolist(), codes.references.tolist(), codes.lengths.tolist()
+    (('O', 'B-PER', 'I-PER', 'B-LOC'), [1, 0, 0], [1, 2, 3], [2, 1])
+    """
+
+    SIDES = ("predictions", "references")
+
+    def __init__(self, path):
+        numbered, parts, lengths, others = {"O": 0}, ([], []), [], {}
+        with pa.OSFile(path) as source:
+            for batch in pa.ipc.open_stream(source):
+                for part, side in zip(parts, self.SIDES):
+                    _append_codes(part, _dictionary_codes(pc.list_flatten(batch.column(side)), numbered))
+                lengths.append(
+                    pc.list_value_length(batch.column("references")).to_numpy(zero_copy_only=False)
+                )
+                for name in batch.schema.names:
+                    if name not in self.SIDES:
+                        others.setdefault(name, []).extend(batch.column(name).to_pylist())
+        pred, ref = (_joined_codes(part) for part in parts)
+        del parts
+        lengths = np.concatenate(lengths).astype(np.int64) if lengths else np.zeros(0, np.int64)
+        box = [Codes(tuple(numbered), pred, ref, lengths)]
+        self.columns = {side: CachedTags(box, side, len(lengths)) for side in self.SIDES}
+        self.columns.update(others)
+
+    def set_format(self, type=None):  # noqa: A002  (evaluate's keyword)
+        """The columns are given as read, whatever the format asked."""
+
+    def __getitem__(self, name):
+        return self.columns[name]
+
+
 def input_codes(predictions, references, label_names=None):
     """Both sides as :class:`Codes`, or None for Python lists that are not all tag strings
     (``ner_decoding.encode`` then names the place of the first problem). Raises ``ValueError``
     naming the place."""
+    if isinstance(predictions, CachedTags) and isinstance(references, CachedTags):
+        return predictions.take()  # validated when added; both sides in one box
     names = None if label_names is None else check_label_names(label_names)
     batch = check_batch(predictions, references, every_tag=False)
     check_kind(batch.kind, batch.first, names)

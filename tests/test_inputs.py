@@ -290,3 +290,43 @@ def test_the_speed_profile_in_the_docs_is_the_scripts_output():
     with open(os.path.join(ROOT, "docs", "speed.md"), encoding="utf-8") as f:
         found = re.search(r"<!-- speed-profile -->\n(.*?)\n<!-- /speed-profile -->", f.read(), re.S)
     assert found and written and found.group(1).splitlines() == written
+
+
+def test_the_cache_of_tags_is_read_batch_by_batch_into_codes(metrics, monkeypatch):
+    """One process that added tag strings reads evaluate's cache one record batch at a time
+    (``ner_inputs.CachedColumns``): the same results as the direct path, across a switch from
+    one-byte codes to int32 codes when the 257th distinct tag arrives in a later batch."""
+    import sys
+
+    metric = metrics["default"]
+    package = sys.modules[type(metric).__module__.rpartition(".")[0] + ".ner_inputs"]
+    reads = []
+    original = package.CachedColumns.__init__
+
+    def counted(self, path):
+        reads.append(path)
+        original(self, path)
+
+    monkeypatch.setattr(package.CachedColumns, "__init__", counted)
+    references, predictions = corpus(5, n=200)
+    many = [f"{p}-T{k}" for k in range(150) for p in "BI"]  # 300 tags and O
+    references += [many, ["O", "B-A"]]
+    predictions += [many[::-1], ["B-A", "O"]]
+    direct = metric.compute(predictions=predictions, references=references)
+    assert reads == []
+    cached = streamed(metric, {"predictions": predictions, "references": references}, {}, 50)
+    assert len(reads) == 1 and repr(cached) == repr(direct)
+    # a tag the scheme does not allow is named at its place in the whole stream
+    metric.add_batch(predictions=[["O"]], references=[["O"]])
+    metric.add_batch(predictions=[["O", "X-A"]], references=[["O", "O"]])
+    with pytest.raises(ValueError, match=re.escape("'X-A' at predictions[1][1]")):
+        metric.compute()
+    assert metric.compute(predictions=[["B-A"]], references=[["B-A"]])["overall_f1"] == 1.0
+
+
+def test_a_subgroups_stream_reads_its_subgroups_from_the_batches(metrics):
+    references, predictions = corpus(6, n=120)
+    subgroups = [("news", "web", "wiki")[k % 3] for k in range(len(references))]
+    inputs = {"predictions": predictions, "references": references, "subgroups": subgroups}
+    direct = metrics["subgroups"].compute(**inputs)
+    assert repr(streamed(metrics["subgroups"], inputs, {}, 25)) == repr(direct)
