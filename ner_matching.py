@@ -773,37 +773,43 @@ def _muc_tables(names, recall_side, precision_side, missed, spurious, scores, fk
 
 def muc_results(row, types, derived, beta=1.0):
     """``results["muc"]`` from one count row and its :func:`derive` values."""
+    return muc_results_rows(row, types, derived, beta)[0]
+
+
+def muc_results_rows(rows, types, derived, beta=1.0):
+    """``results["muc"]`` of each count row of a batch, from their :func:`derive` values: the
+    arithmetic once for the batch, then one table per row."""
     k = len(types)
-    gold, pred, missed, spurious = (a[0].astype(np.int64) for a in sides(row, k))
+    gold, pred, missed, spurious = (a.astype(np.int64) for a in sides(rows, k))  # (rows, scenarios, k)
     fkey = fbeta_key(beta)
     missed_t, spurious_t = missed.tolist(), spurious.tolist()
-    total_missed, total_spurious = int(missed.sum()), int(spurious.sum())
-    results = {}
+    total_missed, total_spurious = missed.sum(axis=1).tolist(), spurious.sum(axis=1).tolist()
+    out = [{} for _ in range(len(rows))]
     for mode in MODES:
         matrix = OUTCOME_MATRIX[mode]
-        recall_side, precision_side = (gold.T @ matrix).tolist(), (pred.T @ matrix).tolist()
-        overall = (gold.sum(axis=1) @ matrix).tolist()
+        recall_side = (gold.transpose(0, 2, 1) @ matrix).tolist()
+        precision_side = (pred.transpose(0, 2, 1) @ matrix).tolist()
+        overall = (gold.sum(axis=2) @ matrix).tolist()
         scores = derived["muc"][mode]
-        table = _muc_tables(
-            [None],
-            [overall],
-            [overall],
-            [total_missed],
-            [total_spurious],
-            [scores["overall"][:, 0].tolist()],
-            fkey,
-        )[None]
-        table["per_type"] = _muc_tables(
-            types,
-            recall_side,
-            precision_side,
-            missed_t,
-            spurious_t,
-            scores["per_type"][:, 0].T.tolist(),
-            fkey,
+        overall_scores, per_type_scores = (
+            scores["overall"].T.tolist(),
+            scores["per_type"].transpose(1, 2, 0).tolist(),
         )
-        results[mode] = table
-    return results
+        for i, results in enumerate(out):
+            table = _muc_tables(
+                [None],
+                [overall[i]],
+                [overall[i]],
+                [total_missed[i]],
+                [total_spurious[i]],
+                [overall_scores[i]],
+                fkey,
+            )[None]
+            table["per_type"] = _muc_tables(
+                types, recall_side[i], precision_side[i], missed_t[i], spurious_t[i], per_type_scores[i], fkey
+            )
+            results[mode] = table
+    return out
 
 
 def seqeval_results(row, types, derived, tokens_correct, tokens, zero_division=0.0, beta=1.0):

@@ -73,6 +73,7 @@ if __package__:  # inside the package evaluate.load builds
         gold_outcomes,
         match,
         muc_results,
+        muc_results_rows,
         prf_table,
         seqeval_results,
         sides,
@@ -152,6 +153,7 @@ else:  # imported from the repo root: tests, ner_report, app
         gold_outcomes,
         match,
         muc_results,
+        muc_results_rows,
         prf_table,
         seqeval_results,
         sides,
@@ -936,32 +938,35 @@ def _row_families(view, rows, tokens_correct, tokens):
     for members in groups.values():
         present = tuple(np.flatnonzero(seen[members[0]]).tolist())
         derived = derive(rows[members], types, families, o.zero_division, o.beta, present)
+        muc = muc_results_rows(rows[members], types, derived, o.beta) if "muc" in families else None
         for j, i in enumerate(members):
-            one, row = _one_row(derived, j), rows[i : i + 1]
             if "seqeval" in families:
                 out[i].update(
                     seqeval_results(
-                        row, types, one, int(tokens_correct[i]), int(tokens[i]), o.zero_division, o.beta
+                        rows[i : i + 1],
+                        types,
+                        _one_row(derived, j),
+                        int(tokens_correct[i]),
+                        int(tokens[i]),
+                        o.zero_division,
+                        o.beta,
                     )
                 )
-            if "muc" in families:
-                out[i]["muc"] = muc_results(row, types, one, o.beta)
+            if muc is not None:
+                out[i]["muc"] = muc[j]
     return out
 
 
 def _one_row(derived, j):
-    """:func:`derive`'s values of its ``j``-th row, as a batch of one."""
-    out = {}
-    if "seqeval" in derived:
-        s = derived["seqeval"]
-        out["seqeval"] = {
+    """:func:`derive`'s seqeval values of its ``j``-th row, as a batch of one."""
+    s = derived["seqeval"]
+    return {
+        "seqeval": {
             **{k: s[k][:, j : j + 1] for k in ("overall", "macro", "weighted", "per_type")},
             "present": s["present"],
             "number": s["number"][j : j + 1],
         }
-    if "muc" in derived:
-        out["muc"] = {mode: {k: v[:, j : j + 1] for k, v in t.items()} for mode, t in derived["muc"].items()}
-    return out
+    }
 
 
 def _slice_rows(sub, keep, units):
