@@ -275,8 +275,8 @@ def bucket_scores(
         k = len(labels)
         g = assign(name, gold, lengths, types, texts and texts[0], train)
         p = assign(name, pred, lengths, types, texts and texts[1], train)
-        number, hits = np.bincount(g, minlength=k), np.bincount(g, found, minlength=k).astype(np.int64)
-        predicted, correct = np.bincount(p, minlength=k), np.bincount(p, right, minlength=k).astype(np.int64)
+        number, hits = _counted(g, found, k)
+        predicted, correct = _counted(p, right, k)
         table = {}
         for b, label in enumerate(labels):
             if number[b] or predicted[b]:
@@ -297,6 +297,12 @@ def bucket_scores(
         layout = tuple((name, labels) for name, labels, _, _ in blocks)
         return out, BucketRows(layout, _unit_rows(blocks, gold, pred, found, right, units))
     return out
+
+
+def _counted(buckets, hit, k):
+    """Per bucket: its entities and those ``hit``, from one count over (bucket, hit) pairs."""
+    both = np.bincount(np.asarray(buckets, dtype=np.int64) * 2 + hit, minlength=2 * k)
+    return both[0::2] + both[1::2], both[1::2]
 
 
 class BucketRows(NamedTuple):

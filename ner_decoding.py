@@ -373,8 +373,9 @@ def _vocabulary(numbered, sides, suffix, scheme):
     return prefixes, labels
 
 
-class _Numbered(dict):
-    """tag -> code in the order tags are first met, ``O`` code 0: a new tag takes the next code."""
+class Numbered(dict):
+    """key -> code in the order keys are first met (tags: ``Numbered(O=0)``, ``O`` code 0): a new key
+    takes the next code."""
 
     def __missing__(self, tag):
         self[tag] = code = len(self)
@@ -394,7 +395,7 @@ def tag_codes(*columns):
     >>> vocabulary, codes.tolist()
     (['O', 'B-PER', 'I-PER'], [1, 0, 1, 2])
     """
-    numbered = _Numbered(O=0)
+    numbered = Numbered(O=0)
 
     def codes():
         return map(numbered.__getitem__, chain.from_iterable(chain.from_iterable(columns)))

@@ -815,17 +815,26 @@ def muc_results_rows(rows, types, derived, beta=1.0):
 def seqeval_results(row, types, derived, tokens_correct, tokens, zero_division=0.0, beta=1.0):
     """The seqeval family (per type, micro, macro, weighted, accuracy) from one count row's
     :func:`derive` values."""
+    return seqeval_results_rows(types, derived, [tokens_correct], [tokens], zero_division, beta)[0]
+
+
+def seqeval_results_rows(types, derived, tokens_correct, tokens, zero_division=0.0, beta=1.0):
+    """The seqeval family of each count row of a batch, from their :func:`derive` values (the
+    types present are the batch's) and each row's agreeing and real tokens."""
     names = ("precision", "recall", fbeta_key(beta))
     s = derived["seqeval"]
-    number = s["number"][0].astype(np.int64).tolist()
-    results = {}
-    for i, scores in zip(s["present"], s["per_type"][:, 0].T.tolist()):
-        results[types[i]] = {**dict(zip(names, scores)), "number": number[i]}
-    results.update({f"overall_{name}": v for name, v in zip(names, s["overall"][:, 0].tolist())})
-    results["overall_accuracy"] = divide(tokens_correct, tokens, zero_division)
-    for avg in ("macro", "weighted"):
-        results.update({f"{avg}_{name}": v for name, v in zip(names, s[avg][:, 0].tolist())})
-    return results
+    number = s["number"].astype(np.int64).tolist()
+    per_type = s["per_type"].transpose(1, 2, 0).tolist()  # rows x present types x scores
+    overall, macro, weighted = (s[k].T.tolist() for k in ("overall", "macro", "weighted"))
+    out = []
+    for r, (n, scored) in enumerate(zip(number, per_type)):
+        results = {types[i]: {**dict(zip(names, v)), "number": n[i]} for i, v in zip(s["present"], scored)}
+        results.update({f"overall_{name}": v for name, v in zip(names, overall[r])})
+        results["overall_accuracy"] = divide(tokens_correct[r], tokens[r], zero_division)
+        results.update({f"macro_{name}": v for name, v in zip(names, macro[r])})
+        results.update({f"weighted_{name}": v for name, v in zip(names, weighted[r])})
+        out.append(results)
+    return out
 
 
 def muc_scores(counts, zero_division=0.0, beta=1.0):

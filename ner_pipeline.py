@@ -49,6 +49,7 @@ if __package__:  # inside the package evaluate.load builds
     from .ner_decoding import (
         REPORT_PLACES,
         SCHEMES,
+        Numbered,
         check_scheme,
         check_suffix,
         corpus_from_codes,
@@ -76,6 +77,7 @@ if __package__:  # inside the package evaluate.load builds
         muc_results_rows,
         prf_table,
         seqeval_results,
+        seqeval_results_rows,
         sides,
     )
     from .ner_ranking import (
@@ -129,6 +131,7 @@ else:  # imported from the repo root: tests, ner_report, app
     from ner_decoding import (
         REPORT_PLACES,
         SCHEMES,
+        Numbered,
         check_scheme,
         check_suffix,
         corpus_from_codes,
@@ -156,6 +159,7 @@ else:  # imported from the repo root: tests, ner_report, app
         muc_results_rows,
         prf_table,
         seqeval_results,
+        seqeval_results_rows,
         sides,
     )
     from ner_ranking import (
@@ -833,9 +837,12 @@ def _slice_codes(values, where, n_sentences):
         raise ValueError(
             f"{where} has {len(values)} values but there are {n_sentences} sentences; give one per sentence"
         )
-    distinct = sorted(dict.fromkeys(values), key=lambda v: (type(v).__name__, v))
-    index = {v: i for i, v in enumerate(distinct)}
-    return distinct, np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
+    numbered = Numbered()  # one pass over the values, each coded in the order first met
+    first = np.fromiter(map(numbered.__getitem__, values), dtype=np.intp, count=len(values))
+    distinct = sorted(numbered, key=lambda v: (type(v).__name__, v))
+    order = np.empty(len(distinct), dtype=np.intp)
+    order[[numbered[v] for v in distinct]] = np.arange(len(distinct))
+    return distinct, order[first]
 
 
 def slice_view(view, keep, tokens, tokens_correct):
@@ -938,35 +945,16 @@ def _row_families(view, rows, tokens_correct, tokens):
     for members in groups.values():
         present = tuple(np.flatnonzero(seen[members[0]]).tolist())
         derived = derive(rows[members], types, families, o.zero_division, o.beta, present)
-        muc = muc_results_rows(rows[members], types, derived, o.beta) if "muc" in families else None
-        for j, i in enumerate(members):
-            if "seqeval" in families:
-                out[i].update(
-                    seqeval_results(
-                        rows[i : i + 1],
-                        types,
-                        _one_row(derived, j),
-                        int(tokens_correct[i]),
-                        int(tokens[i]),
-                        o.zero_division,
-                        o.beta,
-                    )
-                )
-            if muc is not None:
-                out[i]["muc"] = muc[j]
+        if "seqeval" in families:
+            correct, real = (np.asarray(a)[members].tolist() for a in (tokens_correct, tokens))
+            for i, scored in zip(
+                members, seqeval_results_rows(types, derived, correct, real, o.zero_division, o.beta)
+            ):
+                out[i].update(scored)
+        if "muc" in families:
+            for i, muc in zip(members, muc_results_rows(rows[members], types, derived, o.beta)):
+                out[i]["muc"] = muc
     return out
-
-
-def _one_row(derived, j):
-    """:func:`derive`'s seqeval values of its ``j``-th row, as a batch of one."""
-    s = derived["seqeval"]
-    return {
-        "seqeval": {
-            **{k: s[k][:, j : j + 1] for k in ("overall", "macro", "weighted", "per_type")},
-            "present": s["present"],
-            "number": s["number"][j : j + 1],
-        }
-    }
 
 
 def _slice_rows(sub, keep, units):
