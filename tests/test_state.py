@@ -127,6 +127,16 @@ def test_overlapping_and_missing_partitions_are_named(metrics):
             b'{"dtype": "int64", "data": "%%%"}}]}',
             "state block 0 lengths: the array's bytes are not base64",
         ),
+        (
+            b'{"format": "ner_recall_metric.state", "version": 3, "blocks": [{"first_sentence": 0, "lengths": '
+            b'{"dtype": "uint8", "compression": "lz4", "data": "AA=="}}]}',
+            "state block 0 lengths: compression 'lz4' is not one of ['zlib']",
+        ),
+        (
+            b'{"format": "ner_recall_metric.state", "version": 3, "blocks": [{"first_sentence": 0, "lengths": '
+            b'{"dtype": "uint8", "compression": "zlib", "data": "AAAA"}}]}',
+            "state block 0 lengths: the array's bytes are not base64 of zlib uint8 values",
+        ),
     ],
 )
 def test_bad_bytes_are_named(metrics, data, message):
@@ -197,11 +207,12 @@ def test_ranking_and_buckets_merge_as_compute(metrics, config):
     assert repr(metric.finalize(merged)) == repr(whole)
 
 
-def test_arrays_take_the_smallest_type_and_version_1_still_reads(metrics):
-    """Tag codes are written as uint8 (a state of layout 2 is about an eighth of the int64 one);
-    a state written by layout 1 (every array int64) reads and finalizes the same."""
+def test_arrays_take_the_smallest_type_and_versions_1_and_2_still_read(metrics):
+    """Tag codes are written as uint8, zlib-compressed (layout 3); a state written by layout 2
+    (uint8, not compressed) or layout 1 (every array int64) reads and finalizes the same."""
     import base64
     import json
+    import zlib
 
     import numpy as np
 
@@ -210,15 +221,24 @@ def test_arrays_take_the_smallest_type_and_version_1_still_reads(metrics):
     state = metric.state(predictions=predictions, references=references)
     layout = json.loads(state.to_bytes())
     block = layout["blocks"][0]
-    assert layout["version"] == 2 and block["predictions"]["dtype"] == "uint8"
-    for name in ("predictions", "references", "lengths"):
-        values = np.frombuffer(base64.b64decode(block[name]["data"]), dtype=block[name]["dtype"])
-        block[name] = {"dtype": "int64", "data": base64.b64encode(values.astype("<i8").tobytes()).decode()}
-    layout["version"] = 1
-    old = metric.State.from_bytes(json.dumps(layout).encode())
+    assert layout["version"] == 3
+    assert block["predictions"]["dtype"] == "uint8" and block["predictions"]["compression"] == "zlib"
     expected = metric.compute(predictions=predictions, references=references)
-    assert repr(metric.finalize(old)) == repr(expected) == repr(metric.finalize(state))
-    assert len(json.dumps(layout)) > 4 * len(state.to_bytes())
+    fields = {name: block[name] for name in ("predictions", "references", "lengths")}
+    sizes = {3: len(state.to_bytes())}
+    for version, dtype in ((2, None), (1, "<i8")):
+        for name, field in fields.items():
+            values = np.frombuffer(zlib.decompress(base64.b64decode(field["data"])), dtype=field["dtype"])
+            block[name] = {
+                "dtype": "int64" if dtype else field["dtype"],
+                "data": base64.b64encode(values.astype(dtype or field["dtype"]).tobytes()).decode(),
+            }
+        layout["version"] = version
+        data = json.dumps(layout).encode()
+        assert repr(metric.finalize(metric.State.from_bytes(data))) == repr(expected)
+        sizes[version] = len(data)
+    assert repr(metric.finalize(state)) == repr(expected)
+    assert sizes[1] > 4 * sizes[2] and sizes[2] > sizes[3]  # bench/scale_out.md: 39 MB to 10 MB at 1M
 
 
 def test_the_scale_out_table_is_the_bench_output():
