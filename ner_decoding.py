@@ -528,7 +528,12 @@ def corpus_from_codes(
 def _spans(starts, ends, types, sentence_starts):
     """SpanArrays of decoded entities; sentence and offset as int32 (they index sentences and
     tokens of one sentence), half the memory of the positions' int64."""
-    sentence = np.searchsorted(sentence_starts, starts, side="right") - 1
+    sentence = np.empty(len(starts), dtype=np.int64)
+    for a in range(0, len(starts), _SEARCH_STEP):  # each step searches only its own sentences
+        step = starts[a : a + _SEARCH_STEP]
+        lo = int(np.searchsorted(sentence_starts, step[0], side="right")) - 1
+        hi = int(np.searchsorted(sentence_starts, step[-1], side="right"))
+        sentence[a : a + len(step)] = np.searchsorted(sentence_starts[lo:hi], step, side="right") - 1 + lo
     offset = (starts - sentence_starts[sentence]).astype(np.int32)
     return SpanArrays(starts, ends, types, sentence.astype(np.int32), offset)
 
@@ -536,7 +541,12 @@ def _spans(starts, ends, types, sentence_starts):
 #: transition bits of a position: an entity starts here, the token is inside, an entity ends
 #: (strict: the token ends a run properly; lenient: the chunk before it ends here)
 _START, _INSIDE, _END = 1, 2, 4
-#: tokens per step of the lookup of each pair of neighbouring codes (its intp index stays small)
+#: positions per step of decoding: a step's temporary arrays stay small (in cache, reused
+#: rather than paged in afresh), and no array of flags spans a whole side
+_DECODE_STEP = 1 << 20
+#: entities per step of the search for their sentences (the sentences searched stay in cache)
+_SEARCH_STEP = 1 << 14
+#: tokens per lookup of pairs of neighbouring codes (``take`` copies its index as intp)
 _PAIR_STEP = 1 << 16
 #: beyond this many distinct tags the bits are looked up per token, not per pair of tag codes
 _MAX_PAIR_CODES = 2048
@@ -552,34 +562,48 @@ def _transition_flags(prev_prefix, prefix, same, scheme):
     return (start * _START | inside * _INSIDE | end * _END).astype(np.uint8)
 
 
-def _flags(codes, corpus, scheme):
-    """Per flat position, the transition bits from its predecessor (an ``O`` before the first).
+def _pair_table(corpus, scheme):
+    """The transition bits of every pair of codes: ``table[previous, code]``."""
+    prefix = corpus.prefix.astype(np.intp)
+    same = (corpus.type[:, None] == corpus.type[None, :]).astype(np.intp)
+    return _transition_flags(prefix[:, None], prefix[None, :], same, scheme)
 
-    One table per pair of tag codes, then one lookup per token: the tokens' prefixes and
-    types are never materialised.
-    """
+
+def _flag_steps(codes, corpus, scheme):
+    """``(first position, flags)`` per step of at most :data:`_DECODE_STEP` positions: the
+    transition bits of each position from its predecessor (an ``O`` before the first).
+
+    One-byte codes: each two neighbouring bytes read as one little-endian uint16 (previous,
+    code), one lookup per token into a table of every pair, no array of pairs made first."""
+    n_codes = len(corpus.prefix)
+    if codes.dtype != np.uint8 or not codes.flags.c_contiguous or n_codes > 256:
+        yield 0, _flags(codes, corpus, scheme)
+        return
+    wide = np.zeros((256, 256), dtype=np.uint8)  # [code, previous]
+    wide[:n_codes, :n_codes] = _pair_table(corpus, scheme).T
+    flat = wide.ravel()
+    for a in range(0, len(codes), _DECODE_STEP):
+        b = min(a + _DECODE_STEP, len(codes))
+        flags = np.empty(b - a, dtype=np.uint8)
+        lo, out = (0, flags[1:]) if a == 0 else (a - 1, flags)
+        if a == 0:
+            flags[0] = flat[256 * int(codes[0])]
+        pairs = np.ndarray((b - lo - 1,), dtype="<u2", buffer=codes, offset=lo, strides=(1,))
+        for c in range(0, len(pairs), _PAIR_STEP):
+            np.take(flat, pairs[c : c + _PAIR_STEP], out=out[c : c + _PAIR_STEP])
+        yield a, flags
+
+
+def _flags(codes, corpus, scheme):
+    """Per flat position, the transition bits from its predecessor (an ``O`` before the first),
+    for codes :func:`_flag_steps` does not read by pairs of bytes."""
     n_codes = len(corpus.prefix)
     if n_codes > _MAX_PAIR_CODES:
         prefix, label = corpus.prefix[codes].astype(np.intp), corpus.type[codes]
         prev_prefix = np.concatenate(([_O], prefix[:-1]))
         same = np.concatenate(([False], label[1:] == label[:-1])).astype(np.intp)
         return _transition_flags(prev_prefix, prefix, same, scheme)
-    prefix = corpus.prefix.astype(np.intp)
-    same = (corpus.type[:, None] == corpus.type[None, :]).astype(np.intp)
-    table = _transition_flags(prefix[:, None], prefix[None, :], same, scheme)
-    if codes.dtype == np.uint8 and len(codes) > 1 and codes.flags.c_contiguous:
-        # each two neighbouring bytes read as one little-endian uint16, (previous, code): one
-        # lookup per token into a table of every pair, with no array of pairs made first
-        wide = np.zeros((256, 256), dtype=np.uint8)  # [code, previous]
-        wide[:n_codes, :n_codes] = table.T
-        pairs = np.ndarray((len(codes) - 1,), dtype="<u2", buffer=codes, strides=(1,))
-        flags = np.empty(len(codes), dtype=np.uint8)
-        flags[0] = table[0, codes[0]]
-        flat, rest = wide.ravel(), flags[1:]
-        for a in range(0, len(pairs), _PAIR_STEP):  # ``take`` copies its index as intp: by steps
-            np.take(flat, pairs[a : a + _PAIR_STEP], out=rest[a : a + _PAIR_STEP])
-        return flags
-    table = table.ravel()
+    table = _pair_table(corpus, scheme).ravel()
     pair = np.zeros(len(codes), dtype=np.uint16 if n_codes <= 256 else np.int32)
     pair[1:] = codes[:-1]
     pair *= n_codes
@@ -589,12 +613,19 @@ def _flags(codes, corpus, scheme):
 
 def decode(codes, corpus, scheme=None):
     """Entities of one side (``corpus.references`` or ``corpus.predictions``) as SpanArrays."""
-    flags = _flags(codes, corpus, scheme)
+    bits = (_START, _END) if scheme is None else (_START, _INSIDE, _END)
+    found = {bit: [] for bit in bits}
+    for a, flags in _flag_steps(codes, corpus, scheme):
+        for bit in bits:
+            found[bit].append(_where(flags, bit) + a)
+    positions = {
+        bit: np.concatenate(parts) if parts else np.zeros(0, np.intp) for bit, parts in found.items()
+    }
     if scheme is None:
         # every non-O token lies in exactly one chunk, so starts and ends pair up in order
-        starts, ends = _where(flags, _START), _where(flags, _END)
+        starts, ends = positions[_START], positions[_END]
     else:
-        starts, ends = _strict_chunks(flags)
+        starts, ends = _strict_chunks(positions[_START], positions[_INSIDE], positions[_END])
     return _spans(starts, ends, corpus.type[codes[starts]], corpus.sentence_starts)
 
 
@@ -603,16 +634,16 @@ def _where(flags, bit):
     return np.flatnonzero((flags & bit) != 0)
 
 
-def _strict_chunks(flags):
-    """(starts, exclusive ends) of the entities of a strict scheme."""
+def _strict_chunks(candidates, inside, proper_ends):
+    """(starts, exclusive ends) of the entities of a strict scheme, from the positions with
+    each of the bits start, inside and end."""
     # seqeval scans forward from a start while tokens are "inside": the first start before a
     # run of inside tokens claims the run, and keeps it if the token after it ends it properly
-    candidates = _where(flags, _START)
-    ends = _skip_inside(_where(flags, _INSIDE), candidates + 1)
+    ends = _skip_inside(inside, candidates + 1)
     first = np.ones(len(candidates), dtype=bool)
     first[1:] = ends[1:] != ends[:-1]
     starts, ends = candidates[first], ends[first]
-    ok = (flags[ends] & _END) != 0
+    ok = np.isin(ends, proper_ends, assume_unique=True)
     return starts[ok], ends[ok]
 
 

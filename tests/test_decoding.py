@@ -100,6 +100,24 @@ def test_strict_agrees_with_seqeval_on_random_sequences(scheme):
         assert [tuple(s) for s in got] == expected, tags
 
 
+@pytest.mark.parametrize("scheme", [None, *sorted(SEQEVAL_SCHEMES)])
+def test_decoding_by_steps_finds_what_one_step_finds(scheme, monkeypatch):
+    """Decoding runs by steps of positions (and searches sentences by steps of entities): steps
+    of a few positions, cutting entities and sentences anywhere, give the spans of one step."""
+    rng = random.Random(f"steps {scheme}")
+    prefixes = (D.ALLOWED_PREFIXES[scheme] if scheme else "BIES") + "OO"
+    sequences = [random_tags(rng, prefixes, rng.randint(0, 9)) for _ in range(400)]
+    corpus = D.encode(sequences, sequences, scheme=scheme)
+    whole = D.decode(corpus.references, corpus, scheme)
+    assert len(corpus.references) > 1000 and len(whole) > 100
+    for step, search, pair in ((1, 1, 1), (5, 3, 2), (64, 7, 16)):
+        monkeypatch.setattr(D, "_DECODE_STEP", step)
+        monkeypatch.setattr(D, "_SEARCH_STEP", search)
+        monkeypatch.setattr(D, "_PAIR_STEP", pair)
+        stepped = D.decode(corpus.references, corpus, scheme)
+        assert all(a.tolist() == b.tolist() for a, b in zip(stepped, whole)), (step, search, pair)
+
+
 def test_spans_never_cross_sentences():
     sequences = [["B-PER", "I-PER"], ["I-PER", "O"], ["I-PER"]]
     corpus = D.encode(sequences, sequences)
