@@ -79,6 +79,7 @@ def finalize(states):
 def run_spark(jobs, workers):
     from pyspark.sql import SparkSession
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers run this interpreter
     spark = (
         SparkSession.builder.master(f"local[{workers}]")
         .appName("scale_out")

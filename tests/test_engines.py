@@ -80,6 +80,7 @@ def test_pyspark_local(monkeypatch):
     from pyspark.sql import SparkSession
 
     workers_path(monkeypatch)
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)  # the workers run this interpreter
     spark = (
         SparkSession.builder.master("local[2]")
         .appName("ner_state")
