@@ -207,13 +207,13 @@ def _numeric_buckets(name, spans, lengths):
     per sentence."""
     if name == "entity_length":
         return np.minimum(spans.end - spans.start, 4) - 1  # 1, 2, 3, 4+
+    if name == "sentence_length":  # bucketed once per length, not once per sentence
+        lengths = np.asarray(lengths, dtype=np.int64)
+        by_length = _bucket_of(np.arange(int(lengths.max(initial=0)) + 1, dtype=float), name)
+        return by_length[lengths[spans.sentence]]
     sentence_length = np.asarray(lengths, dtype=float)
-    if name == "sentence_length":
-        per_sentence = sentence_length
-    else:
-        count = np.bincount(spans.sentence, minlength=len(sentence_length))
-        per_sentence = count / np.maximum(sentence_length, 1)
-    return _bucket_of(per_sentence, name)[spans.sentence]
+    count = np.bincount(spans.sentence, minlength=len(sentence_length))
+    return _bucket_of(count / np.maximum(sentence_length, 1), name)[spans.sentence]
 
 
 def _train(name, texts, kinds, train):

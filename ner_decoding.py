@@ -525,26 +525,40 @@ def corpus_from_codes(
     )
 
 
+def sentence_of(positions, sentence_starts):
+    """The sentence (int32) of each of the sorted flat ``positions``: by steps of positions, each
+    step's sentences laid out over the positions it spans, then looked up (no binary search).
+
+    >>> sentence_of(np.array([0, 2, 3, 7]), np.array([0, 3, 5])).tolist()
+    [0, 0, 1, 2]
+    """
+    sentence = np.empty(len(positions), dtype=np.int32)
+    for a in range(0, len(positions), _SEARCH_STEP):
+        step = positions[a : a + _SEARCH_STEP]
+        first, last = int(step[0]), int(step[-1]) + 1
+        lo = int(np.searchsorted(sentence_starts, first, side="right")) - 1
+        hi = int(np.searchsorted(sentence_starts, step[-1], side="right"))
+        bounds = np.clip(sentence_starts[lo + 1 : hi], first, last)
+        runs = np.diff(np.concatenate(([first], bounds, [last])))
+        sentence[a : a + len(step)] = np.repeat(np.arange(lo, hi, dtype=np.int32), runs)[step - first]
+    return sentence
+
+
 def _spans(starts, ends, types, sentence_starts):
     """SpanArrays of decoded entities; sentence and offset as int32 (they index sentences and
     tokens of one sentence), half the memory of the positions' int64."""
-    sentence = np.empty(len(starts), dtype=np.int64)
-    for a in range(0, len(starts), _SEARCH_STEP):  # each step searches only its own sentences
-        step = starts[a : a + _SEARCH_STEP]
-        lo = int(np.searchsorted(sentence_starts, step[0], side="right")) - 1
-        hi = int(np.searchsorted(sentence_starts, step[-1], side="right"))
-        sentence[a : a + len(step)] = np.searchsorted(sentence_starts[lo:hi], step, side="right") - 1 + lo
+    sentence = sentence_of(starts, sentence_starts)
     offset = (starts - sentence_starts[sentence]).astype(np.int32)
-    return SpanArrays(starts, ends, types, sentence.astype(np.int32), offset)
+    return SpanArrays(starts, ends, types, sentence, offset)
 
 
 #: transition bits of a position: an entity starts here, the token is inside, an entity ends
 #: (strict: the token ends a run properly; lenient: the chunk before it ends here)
 _START, _INSIDE, _END = 1, 2, 4
-#: positions per step of decoding: a step's temporary arrays stay small (in cache, reused
+#: positions per step of decoding: a step's temporary arrays stay small (reused
 #: rather than paged in afresh), and no array of flags spans a whole side
-_DECODE_STEP = 1 << 20
-#: entities per step of the search for their sentences (the sentences searched stay in cache)
+_DECODE_STEP = 1 << 21
+#: entities per step of the look-up of their sentences (its table of positions stays small)
 _SEARCH_STEP = 1 << 14
 #: tokens per lookup of pairs of neighbouring codes (``take`` copies its index as intp)
 _PAIR_STEP = 1 << 16
@@ -617,16 +631,21 @@ def decode(codes, corpus, scheme=None):
     found = {bit: [] for bit in bits}
     for a, flags in _flag_steps(codes, corpus, scheme):
         for bit in bits:
-            found[bit].append(_where(flags, bit) + a)
-    positions = {
-        bit: np.concatenate(parts) if parts else np.zeros(0, np.intp) for bit, parts in found.items()
-    }
+            found[bit].append(_where(flags, bit) + a if a else _where(flags, bit))
+    positions = {bit: _joined(parts) for bit, parts in found.items()}
     if scheme is None:
         # every non-O token lies in exactly one chunk, so starts and ends pair up in order
         starts, ends = positions[_START], positions[_END]
     else:
         starts, ends = _strict_chunks(positions[_START], positions[_INSIDE], positions[_END])
     return _spans(starts, ends, corpus.type[codes[starts]], corpus.sentence_starts)
+
+
+def _joined(parts):
+    """One array of the steps' positions (no copy of a single step's)."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, np.intp)
 
 
 def _where(flags, bit):

@@ -58,9 +58,11 @@ import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import divide, fbeta, fbeta_key, shared_length, union_length
+    from .ner_decoding import sentence_of
     from .ner_fragments import pair_overlap
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import divide, fbeta, fbeta_key, shared_length, union_length
+    from ner_decoding import sentence_of
     from ner_fragments import pair_overlap
 
 SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion", "ranking")
@@ -236,7 +238,7 @@ def _real_tokens(corpus, same, by_sentence=False):
     # per sentence its tokens less those that disagree (few): the sentinels always agree
     lengths = np.asarray(corpus.lengths, dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
-    wrong = np.searchsorted(starts, np.flatnonzero(~np.asarray(same, dtype=bool)), side="right") - 1
+    wrong = sentence_of(np.flatnonzero(~np.asarray(same, dtype=bool)), starts)
     return lengths - np.bincount(wrong, minlength=len(lengths))
 
 

@@ -82,3 +82,15 @@ def test_process_0_reads_every_cache_file_with_one_format_and_knows_no_other_run
     source = inspect.getsource(evaluate.Metric._finalize)
     assert 'reader.read_files([{"filename": f} for f in file_paths])' in source
     assert "experiment_id" in source and "joined" not in source
+
+
+def test_compute_memory_maps_the_whole_cache_file(tmp_path):
+    patched("_reads_codes")  # one process's cache of tag strings is read batch by batch instead
+    metric = Plain(cache_dir=str(tmp_path))
+    metric.add_batch(**OK)
+    metric._finalize()
+    try:
+        assert isinstance(metric.data.data, datasets.table.MemoryMappedTable)
+    finally:
+        for lock in metric.filelocks:
+            lock.release()
