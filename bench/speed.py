@@ -31,8 +31,8 @@ The peers grow faster than linearly and run only up to ``--peers-max`` sentences
     HF_HUB_OFFLINE=1 python bench/speed.py [--sizes 100000 1000000] [--peers-max 100000]
         [--stream-max 1000000] [--rounds 2] [--runs 2] [--out bench/speed.md]
 
-Steps at 1M sentences run in one process each (``--runs`` runs, one round): the same best-of-runs
-as at 100k, so that time per sentence compares like with like.
+Steps at 1M sentences run as those at 100k (``--rounds`` processes of ``--runs`` runs each, the best),
+so that time per sentence compares like with like.
 """
 
 import argparse
@@ -67,7 +67,7 @@ STREAM_STEPS = ("stream floor", "stream")
 N_SLICES = 50
 SLICE_BUCKETS = ["entity_length", "sentence_length", "density"]
 STREAM_BATCH = 1000
-BIG = 1_000_000  # at and above this size, one process per step (its runs in it), one round
+BIG = 1_000_000  # the large size, the one of the per-sentence and peak-memory targets
 #: peak memory of ``compute`` at 1M sentences before the direct path (bench/speed.md of 2026-11-22)
 PEAK_BEFORE_MB = 2268
 PEERS = ("seqeval", "seqeval strict", "nervaluate")
@@ -679,7 +679,7 @@ def report(results, tokens, args, elapsed, entities=None, touch=None):
         f"`{' '.join(['python bench/speed.py'] + sys.argv[1:])}`: {elapsed:.0f} s on {os.cpu_count()} cores "
         f"(Python {sys.version.split()[0]}, numpy {np.__version__}, evaluate {evaluate.__version__}), "
         f"{time.strftime('%Y-%m-%d')}. Each step runs in processes of its own ({args.rounds} rounds of "
-        f"{args.runs} runs, one process of {args.runs} runs at {BIG:,} sentences, rounds interleaved; peers and the stratified steps once); seconds are the best run, wall clock and CPU; "
+        f"{args.runs} runs at every size, rounds interleaved; peers and the stratified steps once); seconds are the best run, wall clock and CPU; "
         "tokens per side; every ratio (x floor, the targets) divides CPU seconds. Peak: VmHWM of the step's process (input lists included), and above the input "
         f"lists alone. Peers only up to {args.peers_max:,} sentences: nothing is extrapolated.",
         "",
@@ -723,7 +723,7 @@ def run_all(args):
     with tempfile.TemporaryDirectory() as workdir:
         for size in args.sizes:
             corpus, tokens[size], _ = _save_corpus(workdir, size, args.seed)
-            runs, rounds = (args.runs, 1) if size >= BIG else (args.runs, args.rounds)
+            runs, rounds = args.runs, args.rounds
             for _ in range(rounds):  # interleaved, so that a busy spell hits every step alike
                 for step in CORPUS_STEPS:
                     if step == "compute slices" and size > args.peers_max:
