@@ -377,8 +377,8 @@ class Numbered(dict):
     """key -> code in the order keys are first met (tags: ``Numbered(O=0)``, ``O`` code 0): a new key
     takes the next code."""
 
-    def __missing__(self, tag):
-        self[tag] = code = len(self)
+    def __missing__(self, key):
+        self[key] = code = len(self)
         return code
 
 
@@ -533,8 +533,8 @@ def sentence_of(positions, sentence_starts):
     [0, 0, 1, 2]
     """
     sentence = np.empty(len(positions), dtype=np.int32)
-    for a in range(0, len(positions), _SEARCH_STEP):
-        step = positions[a : a + _SEARCH_STEP]
+    for a in range(0, len(positions), _LOOKUP_STEP):
+        step = positions[a : a + _LOOKUP_STEP]
         first, last = int(step[0]), int(step[-1]) + 1
         lo = int(np.searchsorted(sentence_starts, first, side="right")) - 1
         hi = int(np.searchsorted(sentence_starts, step[-1], side="right"))
@@ -559,7 +559,7 @@ _START, _INSIDE, _END = 1, 2, 4
 #: rather than paged in afresh), and no array of flags spans a whole side
 _DECODE_STEP = 1 << 21
 #: entities per step of the look-up of their sentences (its table of positions stays small)
-_SEARCH_STEP = 1 << 14
+_LOOKUP_STEP = 1 << 14
 #: tokens per lookup of pairs of neighbouring codes (``take`` copies its index as intp)
 _PAIR_STEP = 1 << 16
 #: beyond this many distinct tags the bits are looked up per token, not per pair of tag codes
@@ -632,7 +632,7 @@ def decode(codes, corpus, scheme=None):
     for a, flags in _flag_steps(codes, corpus, scheme):
         for bit in bits:
             found[bit].append(_where(flags, bit) + a if a else _where(flags, bit))
-    positions = {bit: _joined(parts) for bit, parts in found.items()}
+    positions = {bit: joined(parts) for bit, parts in found.items()}
     if scheme is None:
         # every non-O token lies in exactly one chunk, so starts and ends pair up in order
         starts, ends = positions[_START], positions[_END]
@@ -641,11 +641,15 @@ def decode(codes, corpus, scheme=None):
     return _spans(starts, ends, corpus.type[codes[starts]], corpus.sentence_starts)
 
 
-def _joined(parts):
-    """One array of the steps' positions (no copy of a single step's)."""
+def joined(parts, dtype=np.intp):
+    """One array of the parts made step by step (no copy of a single part; empty: of ``dtype``).
+
+    >>> joined([np.array([1, 2])]).tolist(), joined([np.array([1]), np.array([2])]).tolist(), len(joined([]))
+    ([1, 2], [1, 2], 0)
+    """
     if len(parts) == 1:
         return parts[0]
-    return np.concatenate(parts) if parts else np.zeros(0, np.intp)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype)
 
 
 def _where(flags, bit):

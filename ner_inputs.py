@@ -34,10 +34,10 @@ import pyarrow.compute as pc
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import IGNORE_INDEX
-    from .ner_decoding import tag_codes
+    from .ner_decoding import joined, tag_codes
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import IGNORE_INDEX
-    from ner_decoding import tag_codes
+    from ner_decoding import joined, tag_codes
 
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
 TAG, CLASS_ID = "tag", "class id"
@@ -654,10 +654,9 @@ def _append_codes(parts, codes):
 
 
 def _joined_codes(parts):
-    arrays = [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytearray) else p for p in parts]
-    if len(arrays) == 1:
-        return arrays[0]
-    return np.concatenate(arrays) if arrays else np.zeros(0, np.uint8)
+    return joined(
+        [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytearray) else p for p in parts], np.uint8
+    )
 
 
 class CachedColumns:
@@ -693,7 +692,7 @@ class CachedColumns:
                         others.setdefault(name, []).extend(batch.column(name).to_pylist())
         pred, ref = (_joined_codes(part) for part in parts)
         del parts
-        lengths = np.concatenate(lengths).astype(np.int64) if lengths else np.zeros(0, np.int64)
+        lengths = joined(lengths, np.int64).astype(np.int64)
         box = [Codes(tuple(numbered), pred, ref, lengths)]
         self.columns = {side: CachedTags(box, side, len(lengths)) for side in self.SIDES}
         self.columns.update(others)

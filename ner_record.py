@@ -2,7 +2,7 @@
 be reproduced and its inputs checked (Lignos and Kamyab, "If You Build Your Own NER Scorer,
 Non-replicable Results Will Come", 2020: half a point of F1 moves with unstated decoding choices).
 
-A record is a JSON-ready dict (layout :data:`VERSION`): the config, every option given and the
+A record is a JSON-ready dict (layout :data:`RECORD_VERSION`): the config, every option given and the
 defaults of the others, the seed, the decoding report, the matching policy, the package versions, a
 SHA-256 of each input and the results. Inputs are hashed over a canonical form: the JSON of the
 value with lists and tuples alike, numpy arrays and numbers as the Python lists and numbers they
@@ -22,8 +22,8 @@ from importlib import metadata
 
 import numpy as np
 
-FORMAT = "ner_recall_metric record"
-VERSION = 1
+RECORD_FORMAT = "ner_recall_metric record"
+RECORD_VERSION = 1
 #: options that hold per-sentence data: hashed like the predictions, given again to rerun
 DATA_OPTIONS = (
     "subgroups",
@@ -94,8 +94,8 @@ def make_record(config, inputs, options, defaults, results):
     except TypeError as error:
         raise ValueError(f"an option cannot be written in a record: {error}") from None
     return {
-        "format": FORMAT,
-        "version": VERSION,
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
         "config": config,
         "options": _plain(stored),
         "defaults": {k: _plain(v) for k, v in defaults.items() if k not in options},
@@ -112,10 +112,10 @@ def make_record(config, inputs, options, defaults, results):
 
 def check_record(record):
     """Raise unless ``record`` is a record this version reads."""
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise ValueError(f"not a record: its 'format' is not {FORMAT!r}")
-    if record.get("version") != VERSION:
-        raise ValueError(f"a record of layout {record.get('version')!r}; this metric reads {VERSION}")
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise ValueError(f"not a record: its 'format' is not {RECORD_FORMAT!r}")
+    if record.get("version") != RECORD_VERSION:
+        raise ValueError(f"a record of layout {record.get('version')!r}; this metric reads {RECORD_VERSION}")
     for key in ("config", "options", "inputs", "results"):
         if key not in record:
             raise ValueError(f"not a record: no {key!r}")

@@ -237,8 +237,7 @@ def _real_tokens(corpus, same, by_sentence=False):
         return int(np.count_nonzero(same)) - len(corpus.lengths)
     # per sentence its tokens less those that disagree (few): the sentinels always agree
     lengths = np.asarray(corpus.lengths, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
-    wrong = sentence_of(np.flatnonzero(~np.asarray(same, dtype=bool)), starts)
+    wrong = sentence_of(np.flatnonzero(~np.asarray(same, dtype=bool)), corpus.sentence_starts)
     return lengths - np.bincount(wrong, minlength=len(lengths))
 
 

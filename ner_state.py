@@ -65,11 +65,11 @@ else:  # imported from the repo root: tests, ner_report, app
     )
     from ner_spans import encode_spans, split_extras
 
-FORMAT = "ner_recall_metric.state"
+STATE_FORMAT = "ner_recall_metric.state"
 #: 3: arrays zlib-compressed (level 1) before base64; 2: arrays in the smallest of uint8, uint16,
 #: int32, int64 that holds them; 1: int64
-VERSION = 3
-READABLE = (1, 2, 3)
+STATE_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 #: how the array bytes of a layout may be compressed (layout 3 writes zlib; 1 and 2 wrote none)
 COMPRESSIONS = ("zlib",)
 #: the array types of the layout, smallest first, with their bounds
@@ -163,8 +163,8 @@ class State:
                     block[name] = _array(block[name]) if name in _ARRAYS else [_array(c) for c in block[name]]
             blocks.append(block)
         state = {
-            "format": FORMAT,
-            "version": VERSION,
+            "format": STATE_FORMAT,
+            "version": STATE_VERSION,
             "config": self.config,
             "options": self.options,
             "blocks": blocks,
@@ -177,11 +177,11 @@ class State:
             state = json.loads(bytes(data).decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
             raise ValueError("not a state: its bytes are not the JSON of State.to_bytes") from None
-        if not isinstance(state, dict) or state.get("format") != FORMAT:
-            raise ValueError(f"not a state: the format is not {FORMAT!r}")
-        if state.get("version") not in READABLE:
+        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            raise ValueError(f"not a state: the format is not {STATE_FORMAT!r}")
+        if state.get("version") not in READABLE_VERSIONS:
             raise ValueError(
-                f"a state of layout version {state.get('version')!r}; this metric reads {list(READABLE)}"
+                f"a state of layout version {state.get('version')!r}; this metric reads {list(READABLE_VERSIONS)}"
             )
         blocks = {}
         for k, block in enumerate(state.get("blocks") or []):

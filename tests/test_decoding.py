@@ -112,7 +112,7 @@ def test_decoding_by_steps_finds_what_one_step_finds(scheme, monkeypatch):
     assert len(corpus.references) > 1000 and len(whole) > 100
     for step, search, pair in ((1, 1, 1), (5, 3, 2), (64, 7, 16)):
         monkeypatch.setattr(D, "_DECODE_STEP", step)
-        monkeypatch.setattr(D, "_SEARCH_STEP", search)
+        monkeypatch.setattr(D, "_LOOKUP_STEP", search)
         monkeypatch.setattr(D, "_PAIR_STEP", pair)
         stepped = D.decode(corpus.references, corpus, scheme)
         assert all(a.tolist() == b.tolist() for a, b in zip(stepped, whole)), (step, search, pair)
