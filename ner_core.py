@@ -28,6 +28,7 @@ overlap, other type         incorrect incorrect  partial    incorrect
 """
 
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -68,12 +69,42 @@ class SpanArrays(_SpanFields):
     def __len__(self):
         return len(self.start)
 
+    def part(self, a, b):
+        """The spans ``a`` to ``b - 1`` (views, not copies)."""
+        return SpanArrays(*(values[a:b] for values in tuple.__iter__(self)))
+
     @classmethod
     def _make(cls, iterable):  # namedtuple's own ``_make`` checks ``len``, which counts spans here
         arrays = tuple.__new__(cls, iterable)
         if tuple.__len__(arrays) != len(cls._fields):
             raise TypeError(f"SpanArrays takes {len(cls._fields)} arrays, got {tuple.__len__(arrays)}")
         return arrays
+
+
+# ---------------------------------------------------------------------------- two threads
+
+#: flat positions of a corpus from which its two sides are decoded, and its entities matched in
+#: two halves, in two threads: the work is NumPy's, which releases the GIL, and below this size
+#: a thread costs more than it saves
+PARALLEL_POSITIONS = 1 << 22
+#: entities of both sides from which they are matched in two halves, in two threads
+PARALLEL_SPANS = 1 << 19
+
+
+def side_by_side(calls, parallel=True):
+    """The results of the argument-less ``calls``, in order: in threads (the first in this one)
+    when ``parallel``, one after the other otherwise; an exception is raised as it would be
+    alone.
+
+    >>> side_by_side([lambda: 1, lambda: 2]), side_by_side([lambda: 3, lambda: 4], parallel=False)
+    ([1, 2], [3, 4])
+    """
+    if not parallel or len(calls) < 2:
+        return [call() for call in calls]
+    with ThreadPoolExecutor(len(calls) - 1) as pool:
+        others = [pool.submit(call) for call in calls[1:]]
+        first = calls[0]()
+        return [first] + [future.result() for future in others]
 
 
 def shared_length(start_a, end_a, start_b, end_b):

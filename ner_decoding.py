@@ -76,7 +76,8 @@ class EncodedCorpus(NamedTuple):
 
     ``references`` and ``predictions`` hold tag codes in the flat layout (sentinel
     after each sentence has code 0, the tag ``O``); ``prefix[code]`` and
-    ``type[code]`` describe each code; ``types`` are the entity type names, sorted.
+    ``type[code]`` describe each code; ``types`` are the entity type names, sorted; ``tags``
+    the tag of each code (``O`` first), when known.
     """
 
     references: np.ndarray
@@ -86,6 +87,7 @@ class EncodedCorpus(NamedTuple):
     prefix: np.ndarray
     type: np.ndarray
     types: tuple
+    tags: tuple = ()
 
 
 def _table(patterns):
@@ -439,8 +441,9 @@ def encode(predictions, references, *, suffix=False, scheme=None):
 _CHUNK = 1 << 20
 
 
-def _chunked_take(table, codes):
-    out = np.empty(len(codes), dtype=table.dtype)
+def _chunked_take(table, codes, out=None):
+    """``table[codes]`` by steps (into ``out`` if given), with no intp copy of ``codes``."""
+    out = np.empty(len(codes), dtype=table.dtype) if out is None else out
     for a in range(0, len(codes), _CHUNK):
         np.take(table, codes[a : a + _CHUNK], out=out[a : a + _CHUNK])
     return out
@@ -454,11 +457,13 @@ def _used(codes, n):
     return seen
 
 
-def _dense(vocabulary, predictions, references):
+def _dense(vocabulary, predictions, references, used=None):
     """(tags, prediction codes, reference codes): one code per distinct tag that occurs,
-    ``O`` first (code 0), codes in the order the tags first occur in ``vocabulary``."""
+    ``O`` first (code 0), codes in the order the tags first occur in ``vocabulary``; ``used``:
+    which codes occur, if known."""
     n = len(vocabulary)
-    used = _used(predictions, n) | _used(references, n)
+    if used is None:
+        used = _used(predictions, n) | _used(references, n)
     numbered = defaultdict(count(1).__next__, {"O": 0})
     remap = np.array(
         [numbered[tag] if seen else 0 for tag, seen in zip(vocabulary, used.tolist())], dtype=np.int64
@@ -473,15 +478,30 @@ def _dense(vocabulary, predictions, references):
 
 class _CodeSentences:
     """The tags of one side, sentence by sentence, built from codes only when iterated (to
-    name the place of a bad tag)."""
+    name the place of a bad tag); ``flat``: the codes are in the flat layout."""
 
-    def __init__(self, vocabulary, codes, lengths):
-        self.vocabulary, self.codes, self.lengths = vocabulary, codes, lengths
+    def __init__(self, vocabulary, codes, lengths, flat=False):
+        self.vocabulary, self.codes, self.lengths, self.flat = vocabulary, codes, lengths, flat
 
     def __iter__(self):
-        ends = np.cumsum(self.lengths)
+        ends = np.cumsum(self.lengths + 1 if self.flat else self.lengths) - self.flat
         for a, b in zip((ends - self.lengths).tolist(), ends.tolist()):
             yield [self.vocabulary[c] for c in self.codes[a:b].tolist()]
+
+
+def flat_layout(codes, lengths):
+    """Codes of sentences back to back (``lengths`` tokens each) in the flat layout: a code 0
+    (``O``) after each sentence.
+
+    >>> flat_layout(np.array([5, 6, 7], dtype=np.uint8), np.array([2, 0, 1])).tolist()
+    [5, 6, 0, 0, 7, 0]
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
+    real[np.cumsum(lengths + 1) - 1] = False
+    out = np.zeros(len(real), dtype=codes.dtype)
+    out[real] = codes
+    return out
 
 
 def corpus_from_codes(
@@ -497,23 +517,37 @@ def corpus_from_codes(
     (as :func:`tag_codes` gives it), so the codes are kept as they are.
 
     >>> corpus = corpus_from_codes(["B-PER", "I-PER", "O"], np.array([0, 1, 2]), np.array([0, 2, 2]), [3])
-    >>> corpus.types, corpus.references.tolist(), corpus.predictions.tolist()
-    (('PER',), [1, 0, 0, 0], [1, 2, 0, 0])
+    >>> corpus.types, corpus.references.tolist(), corpus.predictions.tolist(), corpus.tags
+    (('PER',), [1, 0, 0, 0], [1, 2, 0, 0], ('O', 'B-PER', 'I-PER'))
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     pred_tokens, ref_tokens = np.asarray(predictions), np.asarray(references)
     tags = list(vocabulary)
     if not dense:
         tags, pred_tokens, ref_tokens = _dense(vocabulary, pred_tokens, ref_tokens)
-    starts = np.cumsum(lengths + 1) - (lengths + 1)  # of the sentences in the flat layout
-    real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
-    real[starts + lengths] = False
-    pred_codes, ref_codes = (np.zeros(len(real), dtype=pred_tokens.dtype) for _ in range(2))
-    pred_codes[real], ref_codes[real] = pred_tokens, ref_tokens
     if sides is None:
         sides = (
             ("predictions", _CodeSentences(tags, pred_tokens, lengths)),
             ("references", _CodeSentences(tags, ref_tokens, lengths)),
+        )
+    pred_codes, ref_codes = flat_layout(pred_tokens, lengths), flat_layout(ref_tokens, lengths)
+    return corpus_from_flat(tags, pred_codes, ref_codes, lengths, suffix=suffix, scheme=scheme, sides=sides)
+
+
+def corpus_from_flat(tags, predictions, references, lengths, *, suffix=False, scheme=None, sides=None):
+    """An :class:`EncodedCorpus` from codes already in the flat layout (:func:`flat_layout`) and
+    dense: ``tags`` lists each tag once, ``O`` first, and every other tag occurs. Each tag is
+    parsed once; ``sides`` as in :func:`corpus_from_codes` (by default the codes' own tags).
+
+    >>> corpus_from_flat(["O", "B-LOC"], np.array([1, 0, 0]), np.array([0, 0, 0]), [2]).types
+    ('LOC',)
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = np.cumsum(lengths + 1) - (lengths + 1)  # of the sentences in the flat layout
+    if sides is None:
+        sides = (
+            ("predictions", _CodeSentences(tags, predictions, lengths, flat=True)),
+            ("references", _CodeSentences(tags, references, lengths, flat=True)),
         )
     numbered = {tag: code for code, tag in enumerate(tags)}
     prefixes, labels = _vocabulary(numbered, sides, suffix, scheme)
@@ -521,7 +555,14 @@ def corpus_from_codes(
     type_index = {name: i for i, name in enumerate(types)}
     type_codes = np.array([-1 if lab is None else type_index[lab] for lab in labels], dtype=np.int32)
     return EncodedCorpus(
-        ref_codes, pred_codes, lengths, starts, np.array(prefixes, dtype=np.int8), type_codes, types
+        references,
+        predictions,
+        lengths,
+        starts,
+        np.array(prefixes, dtype=np.int8),
+        type_codes,
+        types,
+        tuple(tags),
     )
 
 

@@ -45,6 +45,7 @@ if __package__:  # inside the package evaluate.load builds
         OUTCOME_CODES,
         OUTCOME_TABLE,
         OUTCOMES,
+        PARALLEL_SPANS,
         SCENARIO_CREDIT,
         SCENARIOS,
         ZERO_DIVISION,
@@ -54,6 +55,7 @@ if __package__:  # inside the package evaluate.load builds
         fbeta_key,
         ratio,
         shared_length,
+        side_by_side,
     )
     from .ner_fragments import pair_overlap
 else:  # imported from the repo root: tests, ner_report, app
@@ -64,6 +66,7 @@ else:  # imported from the repo root: tests, ner_report, app
         OUTCOME_CODES,
         OUTCOME_TABLE,
         OUTCOMES,
+        PARALLEL_SPANS,
         SCENARIO_CREDIT,
         SCENARIOS,
         ZERO_DIVISION,
@@ -73,6 +76,7 @@ else:  # imported from the repo root: tests, ner_report, app
         fbeta_key,
         ratio,
         shared_length,
+        side_by_side,
     )
     from ner_fragments import pair_overlap
 
@@ -355,6 +359,38 @@ def match(gold, pred, fragments=None):
     if fragments is not None and not any(fragments):
         fragments = None
     flat = _is_flat(gold) and _is_flat(pred)
+    cut = None
+    if flat and fragments is None and len(gold) + len(pred) >= PARALLEL_SPANS:
+        cut = _halves(gold, pred)
+    if cut is not None:
+        kg, kp = cut
+        first, second = side_by_side(
+            [
+                lambda: _match_once(gold.part(0, kg), pred.part(0, kp), None, True),
+                lambda: _match_once(gold.part(kg, len(gold)), pred.part(kp, len(pred)), None, True),
+            ]
+        )
+        shift = (kg, kp, 0, kg, kp)
+        return Matching(*(np.concatenate((a, b + k)) for a, b, k in zip(first, second, shift)))
+    return _match_once(gold, pred, fragments, flat)
+
+
+def _halves(gold, pred):
+    """Where to cut two flat sides (sorted, no overlap within a side) so that no span of either
+    crosses the cut: ``(gold spans before it, predictions before it)``, at the start of the
+    middle span of one side or one of the next few; None if each of them cuts a span of the
+    other side."""
+    one, other = (gold, pred) if len(gold) else (pred, gold)
+    for k in range(len(one) // 2, min(len(one) // 2 + 64, len(one))):
+        cut = one.start[k]
+        j = int(np.searchsorted(other.start, cut, side="left"))
+        if j == 0 or other.end[j - 1] <= cut:
+            return (k, j) if one is gold else (j, k)
+    return None
+
+
+def _match_once(gold, pred, fragments, flat):
+    """:func:`match` in one pass (``flat``: whether both sides are)."""
     overlap_gold, overlap_pred = g, p = _candidates(gold, pred, flat)
     over = None
     if fragments is not None:

@@ -45,7 +45,7 @@ if __package__:  # inside the package evaluate.load builds
         needs_text,
         needs_train,
     )
-    from .ner_core import fbeta_key, holm
+    from .ner_core import PARALLEL_POSITIONS, fbeta_key, holm, side_by_side
     from .ner_decoding import (
         REPORT_PLACES,
         SCHEMES,
@@ -127,7 +127,7 @@ else:  # imported from the repo root: tests, ner_report, app
         needs_text,
         needs_train,
     )
-    from ner_core import fbeta_key, holm
+    from ner_core import PARALLEL_POSITIONS, fbeta_key, holm, side_by_side
     from ner_decoding import (
         REPORT_PLACES,
         SCHEMES,
@@ -1087,8 +1087,13 @@ def tag_corpus(predictions, references, options):
 
 def score_tags(corpus, options, subgroups=None, units=None, views=None):
     """Decode both sides and score them: (results with what decoding did, per-unit counts, types)."""
-    gold = decode(corpus.references, corpus, options.scheme)
-    pred = decode(corpus.predictions, corpus, options.scheme)
+    gold, pred = side_by_side(
+        [
+            lambda: decode(corpus.references, corpus, options.scheme),
+            lambda: decode(corpus.predictions, corpus, options.scheme),
+        ],
+        parallel=len(corpus.references) >= PARALLEL_POSITIONS,
+    )
     results, stats, types, bucket_rows = score_view(corpus, gold, pred, options, subgroups, units, views)
     results["decoding"] = decoding_reports(
         corpus, pred, gold, options.scheme, places=REPORT_PLACES if options.scoring.errors else 0

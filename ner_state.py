@@ -10,15 +10,15 @@ the merged partitions, which must hold the sentences 0 to n - 1, and gives what 
 the whole corpus, to the bit: the pipeline runs once, on the same codes, so every family, interval
 (same seed) and stratified recall is the same.
 
-Size: a state grows with the tokens (a tag code per token and side: one byte while there are at most
-256 distinct tags, written in base64), not with the tags' text; span
+Size: a state grows with the tokens (a tag code per token and side, and a 0 after each sentence: one
+byte while there are at most 256 distinct tags, compressed, in base64), not with the tags' text; span
 states with the entities. Counts alone would merge too, but not the intervals, the error listing or the
 decoding report, which need the sentences.
 
->>> a = State.of("default", {}, 0, {"vocabulary": ["B-PER", "O"], "predictions": [0, 1], "references": [0, 1],
-...                                   "lengths": [2]})
->>> b = State.of("default", {}, 1, {"vocabulary": ["O", "B-LOC"], "predictions": [0], "references": [1],
-...                                   "lengths": [1]})
+>>> a = State.of("default", {}, 0, {"kind": "tags", "vocabulary": ["O", "B-PER"], "predictions": [1, 0, 0],
+...                                   "references": [1, 0, 0], "lengths": [2]})
+>>> b = State.of("default", {}, 1, {"kind": "tags", "vocabulary": ["O", "B-LOC"], "predictions": [0, 0],
+...                                   "references": [1, 0], "lengths": [1]})
 >>> merged = State.from_bytes((b + a + State()).to_bytes())
 >>> merged.sentences, sorted(merged.blocks)
 (2, [0, 1])
@@ -31,10 +31,10 @@ import zlib
 import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
-    from .ner_decoding import corpus_from_codes
+    from .ner_core import PARALLEL_POSITIONS, side_by_side
+    from .ner_decoding import _chunked_take, _dense, _used, corpus_from_flat, flat_layout
     from .ner_doubt import has_doubt
     from .ner_fragments import refuse_fragments
-    from .ner_inputs import input_codes
     from .ner_model_outputs import spans_from_outputs
     from .ner_pipeline import (
         RESERVED_KEYS,
@@ -48,10 +48,10 @@ if __package__:  # inside the package evaluate.load builds
     )
     from .ner_spans import encode_spans, split_extras
 else:  # imported from the repo root: tests, ner_report, app
-    from ner_decoding import corpus_from_codes
+    from ner_core import PARALLEL_POSITIONS, side_by_side
+    from ner_decoding import _chunked_take, _dense, _used, corpus_from_flat, flat_layout
     from ner_doubt import has_doubt
     from ner_fragments import refuse_fragments
-    from ner_inputs import input_codes
     from ner_model_outputs import spans_from_outputs
     from ner_pipeline import (
         RESERVED_KEYS,
@@ -66,10 +66,11 @@ else:  # imported from the repo root: tests, ner_report, app
     from ner_spans import encode_spans, split_extras
 
 STATE_FORMAT = "ner_recall_metric.state"
-#: 3: arrays zlib-compressed (level 1) before base64; 2: arrays in the smallest of uint8, uint16,
-#: int32, int64 that holds them; 1: int64
-STATE_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+#: 4: tag codes in the flat layout (a code 0, ``O``, after each sentence), the vocabulary ``O``
+#: first and then only tags that occur; 3: arrays zlib-compressed (level 1) before base64; 2: arrays
+#: in the smallest of uint8, uint16, int32, int64 that holds them; 1: int64
+STATE_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 #: how the array bytes of a layout may be compressed (layout 3 writes zlib; 1 and 2 wrote none)
 COMPRESSIONS = ("zlib",)
 #: the array types of the layout, smallest first, with their bounds
@@ -111,7 +112,8 @@ def _from_array(field, where):
         data = base64.b64decode(field["data"], validate=True)
         if compression == "zlib":
             data = zlib.decompress(data)
-        return np.frombuffer(data, dtype=np.dtype(field["dtype"]).newbyteorder("<")).astype(field["dtype"])
+        values = np.frombuffer(data, dtype=np.dtype(field["dtype"]).newbyteorder("<"))
+        return values.astype(field["dtype"], copy=False)  # a copy only on a big-endian machine
     except (ValueError, TypeError, zlib.error):
         raise ValueError(
             f"{where}: the array's bytes are not base64 of {compression or 'uncompressed'} {field['dtype']} values"
@@ -198,6 +200,8 @@ class State:
                     block[name] = [_from_array(c, f"{where} {name}") for c in block[name]]
             if len(block.get("lengths", ())) == 0:
                 raise ValueError(f"{where}: holds no sentence")
+            if block.get("kind") == "tags":
+                block = _flat_block(block, state["version"], where)
             blocks[first] = block
         out = cls(state.get("config"), state.get("options"), {})
         for first, block in blocks.items():  # checked one by one: overlapping blocks are an error
@@ -247,50 +251,81 @@ def check_whole(state):
 # ---------------------------------------------------------------------------- tags and spans
 
 
-def tag_block(vocabulary, predictions, references, lengths):
-    """The block of a tag partition: the tags of its codes, the codes of every token, the lengths."""
+def tag_block(corpus):
+    """The block of a tag partition, from its :class:`ner_decoding.EncodedCorpus`: the tag of
+    each code (``O`` first, then only tags that occur), both sides' codes in the flat layout
+    (a 0 after each sentence), the lengths."""
     return {
         "kind": "tags",
-        "vocabulary": list(vocabulary),
-        "predictions": np.asarray(predictions, dtype=np.int64),
-        "references": np.asarray(references, dtype=np.int64),
-        "lengths": np.asarray(lengths, dtype=np.int64),
+        "vocabulary": list(corpus.tags),
+        "predictions": corpus.predictions,
+        "references": corpus.references,
+        "lengths": np.asarray(corpus.lengths, dtype=np.int64),
     }
 
 
-def plain_codes(predictions, references):
-    """(vocabulary, prediction codes, reference codes, lengths) of Python lists of tag strings."""
-    vocabulary, index = [], {}
-    for sequences in (predictions, references):
-        for tags in sequences:
-            for tag in tags:
-                if tag not in index:
-                    index[tag] = len(vocabulary)
-                    vocabulary.append(tag)
-    codes = [
-        np.fromiter((index[t] for s in side for t in s), dtype=np.int64) for side in (predictions, references)
-    ]
-    return vocabulary, codes[0], codes[1], np.array([len(s) for s in references], dtype=np.int64)
+def _flat_block(block, version, where):
+    """A tag block as layout 4 holds it: older layouts' codes (any vocabulary, no sentinels) are
+    made dense and laid out flat; a layout 4 block is checked (a ``ValueError`` names it)."""
+    vocabulary, lengths = block.get("vocabulary"), block["lengths"]
+    if not (isinstance(vocabulary, list) and all(isinstance(t, str) for t in vocabulary)):
+        raise ValueError(f"{where}: the vocabulary is not a list of tags")
+    tokens = int(lengths.sum()) + (len(lengths) if version >= 4 else 0)
+    for name in ("predictions", "references"):
+        codes = block.get(name)
+        if codes is None or len(codes) != tokens or (len(codes) and int(codes.max()) >= len(vocabulary)):
+            raise ValueError(
+                f"{where} {name}: not {tokens} codes of its {len(vocabulary)} tags"
+                + (" (with a 0 after each sentence)" if version >= 4 else "")
+            )
+    if lengths.min(initial=0) < 0:
+        raise ValueError(f"{where} lengths: a negative length")
+    if version < 4:
+        tags, pred, ref = _dense(vocabulary, block["predictions"], block["references"])
+        return dict(
+            block,
+            vocabulary=tags,
+            predictions=flat_layout(pred, lengths),
+            references=flat_layout(ref, lengths),
+        )
+    if vocabulary[:1] != ["O"] or len(set(vocabulary)) != len(vocabulary):
+        raise ValueError(f"{where}: the vocabulary must list 'O' first and each tag once")
+    ends = np.cumsum(lengths + 1) - 1
+    for name in ("predictions", "references"):
+        if np.any(block[name][ends] != 0):
+            raise ValueError(f"{where} {name}: a sentence not followed by the code 0 (O)")
+    return block
 
 
-def merged_tags(blocks):
-    """(vocabulary, predictions, references, lengths) of the blocks end to end, in one vocabulary."""
-    index, sides = {}, ([], [])
+def merged_flat(blocks):
+    """(tags, predictions, references, lengths) of the tag blocks end to end, in one vocabulary
+    (``O`` first, only tags that occur), in the flat layout: each block's codes mapped into
+    place (both sides in two threads on a large corpus)."""
+    index = {"O": 0}
     for block in blocks:
-        for t in block["vocabulary"]:
-            index.setdefault(t, len(index))
-    dtype = np.uint8 if len(index) <= 256 else np.int32  # codes stay as small as the tags allow
-    for block in blocks:
-        remap = np.array([index[t] for t in block["vocabulary"]], dtype=dtype)
-        sides[0].append(remap[block["predictions"]] if len(remap) else block["predictions"].astype(dtype))
-        sides[1].append(remap[block["references"]] if len(remap) else block["references"].astype(dtype))
-    vocabulary = list(index)
-    return (
-        vocabulary,
-        np.concatenate(sides[0]),
-        np.concatenate(sides[1]),
-        np.concatenate([b["lengths"] for b in blocks]),
+        for tag in block["vocabulary"]:
+            index.setdefault(tag, len(index))
+    dtype = np.uint8 if len(index) <= 256 else np.int32
+    tables = [np.array([index[t] for t in block["vocabulary"]], dtype=dtype) for block in blocks]
+    ends = np.cumsum([len(block["predictions"]) for block in blocks]).tolist()
+
+    def side(name):
+        out = np.empty(ends[-1], dtype=dtype)
+        for block, table, a, b in zip(blocks, tables, [0] + ends[:-1], ends):
+            codes = block[name]
+            if codes.dtype == dtype and np.array_equal(table, np.arange(len(table))):
+                out[a:b] = codes
+            else:
+                _chunked_take(table, codes, out[a:b])
+        return out, _used(out, len(index))
+
+    (pred, pred_used), (ref, ref_used) = side_by_side(
+        [lambda: side("predictions"), lambda: side("references")], parallel=ends[-1] >= PARALLEL_POSITIONS
     )
+    tags = list(index)
+    if not (pred_used | ref_used).all():  # a block listed a tag that never occurs: codes made dense
+        tags, pred, ref = _dense(tags, pred, ref, pred_used | ref_used)
+    return tags, pred, ref, np.concatenate([block["lengths"] for block in blocks])
 
 
 def span_block(predictions, references, scored=False):
@@ -395,14 +430,7 @@ def make_state(config, predictions, references, first_sentence=0, subgroups=None
         encode_spans(predictions, references, RESERVED_KEYS, checked.texts, scored)  # every check of compute
         block = span_block(predictions, references, scored)
     else:
-        codes = input_codes(predictions, references, checked.label_names)
-        if codes is None:
-            tag_corpus(predictions, references, checked)  # every check of compute
-            codes = plain_codes(predictions, references)
-        else:  # every check of compute: each distinct tag parsed
-            corpus_from_codes(**codes._asdict(), suffix=checked.suffix, scheme=checked.scheme)
-            codes = (codes.vocabulary, codes.predictions, codes.references, codes.lengths)
-        block = tag_block(*codes)
+        block = tag_block(tag_corpus(predictions, references, checked))  # every check of compute
     for name, column in columns.items():
         if column is not None and name != "slices" and len(column) != len(block["lengths"]):
             raise ValueError(
@@ -476,8 +504,8 @@ def finalize_state(config, state):
     if config in SPAN_CONFIGS:
         predictions, references = merged_spans(blocks)
         return score_spans(predictions, references, checked, subgroups)
-    vocabulary, predictions, references, lengths = merged_tags(blocks)
-    corpus = corpus_from_codes(
-        vocabulary, predictions, references, lengths, suffix=checked.suffix, scheme=checked.scheme
+    tags, predictions, references, lengths = merged_flat(blocks)
+    corpus = corpus_from_flat(
+        tags, predictions, references, lengths, suffix=checked.suffix, scheme=checked.scheme
     )
     return score_tags(corpus, checked, subgroups)[0]

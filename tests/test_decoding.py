@@ -118,6 +118,39 @@ def test_decoding_by_steps_finds_what_one_step_finds(scheme, monkeypatch):
         assert all(a.tolist() == b.tolist() for a, b in zip(stepped, whole)), (step, search, pair)
 
 
+@pytest.mark.parametrize("scheme", [None, "IOB2"])
+def test_two_threads_score_what_one_thread_scores(scheme, monkeypatch):
+    """Large corpora decode their two sides, and match their entities in two halves, in two
+    threads: every result (errors, intervals, buckets included) is the one-thread result."""
+    from test_parity import random_corpus
+
+    import ner_matching
+    import ner_pipeline
+
+    references, predictions = random_corpus(f"threads {scheme}", 1500, prefixes="OOOBI")
+    options = ner_pipeline.check_options(
+        "default",
+        {
+            "scheme": scheme,
+            "mode": "strict" if scheme else None,
+            "errors": True,
+            "ci_resamples": 50,
+            "seed": 3,
+            "buckets": ["entity_length", "sentence_length"],
+        },
+    )
+    corpus = ner_pipeline.tag_corpus(predictions, references, options)
+    one = repr(ner_pipeline.score_tags(corpus, options)[0])
+    calls, threaded = [], ner_matching.side_by_side
+    monkeypatch.setattr(ner_pipeline, "PARALLEL_POSITIONS", 0)
+    monkeypatch.setattr(ner_matching, "PARALLEL_SPANS", 0)
+    monkeypatch.setattr(
+        ner_matching, "side_by_side", lambda c, parallel=True: calls.append(1) or threaded(c, parallel)
+    )
+    two = repr(ner_pipeline.score_tags(corpus, options)[0])
+    assert calls and two == one  # the matching was cut in halves, and nothing changed
+
+
 def test_spans_never_cross_sentences():
     sequences = [["B-PER", "I-PER"], ["I-PER", "O"], ["I-PER"]]
     corpus = D.encode(sequences, sequences)

@@ -272,6 +272,27 @@ def test_long_chains_equal_the_quadratic_reference(seed):
     ]
 
 
+def test_matching_in_two_halves_equals_one_pass(monkeypatch):
+    """Large flat sides are matched in two halves, in two threads, cut where no span crosses:
+    every array of the matching is the one pass's, also when the middle cuts a chain (the cut
+    moves on) or one side is empty."""
+    rng = random.Random(29)
+    cases = [_random_flat_corpus(rng, max_sentences=9, max_length=30) for _ in range(400)]
+    lengths = [rng.randint(300, 900) for _ in range(3)]
+    cases.append((random_flat_side(rng, lengths, 2, 0.95), random_flat_side(rng, lengths, 2, 0.95)))
+    empty = D.SpanArrays(*(np.zeros(0, dtype=np.int64),) * 5)
+    cases += [(cases[0][0], empty), (empty, cases[0][1])]
+    one_pass = [M.match(gold, pred) for gold, pred in cases]
+    monkeypatch.setattr(M, "PARALLEL_SPANS", 0)
+    split = 0
+    for (gold, pred), expected in zip(cases, one_pass):
+        split += M._halves(gold, pred) not in (None, (0, 0)) if len(gold) + len(pred) else 0
+        got = M.match(gold, pred)
+        assert [a.tolist() for a in got] == [a.tolist() for a in expected], (gold, pred)
+        assert [a.dtype for a in got] == [a.dtype for a in expected]
+    assert split > 300  # most cases really were cut
+
+
 def test_a_long_chain_of_shifted_entities_matches_every_entity():
     n = 5000
     gold = D.SpanArrays(

@@ -207,9 +207,10 @@ def test_ranking_and_buckets_merge_as_compute(metrics, config):
     assert repr(metric.finalize(merged)) == repr(whole)
 
 
-def test_arrays_take_the_smallest_type_and_versions_1_and_2_still_read(metrics):
-    """Tag codes are written as uint8, zlib-compressed (layout 3); a state written by layout 2
-    (uint8, not compressed) or layout 1 (every array int64) reads and finalizes the same."""
+def test_arrays_take_the_smallest_type_and_older_layouts_still_read(metrics):
+    """Tag codes are written as uint8 in the flat layout (a 0 after each sentence), zlib-compressed
+    (layout 4); a state written by layout 3 (codes of the tokens only, any vocabulary order,
+    compressed), 2 (not compressed) or 1 (every array int64) reads and finalizes the same."""
     import base64
     import json
     import zlib
@@ -221,24 +222,67 @@ def test_arrays_take_the_smallest_type_and_versions_1_and_2_still_read(metrics):
     state = metric.state(predictions=predictions, references=references)
     layout = json.loads(state.to_bytes())
     block = layout["blocks"][0]
-    assert layout["version"] == 3
+    assert layout["version"] == 4 and block["vocabulary"][0] == "O"
     assert block["predictions"]["dtype"] == "uint8" and block["predictions"]["compression"] == "zlib"
     expected = metric.compute(predictions=predictions, references=references)
-    fields = {name: block[name] for name in ("predictions", "references", "lengths")}
-    sizes = {3: len(state.to_bytes())}
-    for version, dtype in ((2, None), (1, "<i8")):
-        for name, field in fields.items():
-            values = np.frombuffer(zlib.decompress(base64.b64decode(field["data"])), dtype=field["dtype"])
-            block[name] = {
-                "dtype": "int64" if dtype else field["dtype"],
-                "data": base64.b64encode(values.astype(dtype or field["dtype"]).tobytes()).decode(),
-            }
-        layout["version"] = version
-        data = json.dumps(layout).encode()
-        assert repr(metric.finalize(metric.State.from_bytes(data))) == repr(expected)
+
+    def values(field):
+        return np.frombuffer(zlib.decompress(base64.b64decode(field["data"])), dtype=field["dtype"])
+
+    lengths = values(block["lengths"])
+    real = np.ones(int(lengths.sum()) + len(lengths), dtype=bool)
+    real[np.cumsum(lengths + 1) - 1] = False
+    order = block["vocabulary"][::-1] + ["B-UNUSED"]  # layouts 1 to 3 took any vocabulary
+    recode = np.array([order.index(t) for t in block["vocabulary"]], dtype=np.uint8)
+    tokens = {name: recode[values(block[name])[real]] for name in ("predictions", "references")}
+    sizes = {4: len(state.to_bytes())}
+    for version, dtype, compressed in ((3, None, True), (2, None, False), (1, "<i8", False)):
+        old = dict(block, vocabulary=order)
+        for name, field in dict(tokens, lengths=lengths).items():
+            raw = field.astype(dtype or field.dtype).tobytes()
+            old[name] = {"dtype": "int64" if dtype else str(field.dtype)}
+            old[name]["data"] = base64.b64encode(zlib.compress(raw, 1) if compressed else raw).decode()
+            if compressed:
+                old[name]["compression"] = "zlib"
+        data = json.dumps(dict(layout, version=version, blocks=[old])).encode()
+        assert repr(metric.finalize(metric.State.from_bytes(data))) == repr(expected), version
         sizes[version] = len(data)
     assert repr(metric.finalize(state)) == repr(expected)
-    assert sizes[1] > 4 * sizes[2] and sizes[2] > sizes[3]  # bench/scale_out.md: 39 MB to 10 MB at 1M
+    assert sizes[1] > 4 * sizes[2] and sizes[2] > sizes[3] and sizes[4] < 1.2 * sizes[3]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda b: b.update(vocabulary=b["vocabulary"][::-1]), "must list 'O' first and each tag once"),
+        (lambda b: b.update(vocabulary=b["vocabulary"] + ["O"]), "must list 'O' first and each tag once"),
+        (lambda b: b.update(vocabulary=["O"]), "predictions: not 7 codes of its 1 tags"),
+        (lambda b: b.update(lengths=[2, 2]), "predictions: not 6 codes of its 4 tags (with a 0 after"),
+        (
+            lambda b: b.update(references=[1, 2, 0, 1, 0, 0, 0]),
+            "references: a sentence not followed by the code 0",
+        ),
+        (lambda b: b.update(vocabulary=[1, 2, 3]), "the vocabulary is not a list of tags"),
+    ],
+)
+def test_a_bad_tag_block_is_named(metrics, change, message):
+    """A layout 4 tag block whose codes do not fit its vocabulary or lengths is a ValueError."""
+    import json
+
+    import numpy as np
+
+    metric = metrics["default"]
+    state = metric.state(
+        predictions=[["B-A", "I-A", "O"], ["O", "B-B"]], references=[["B-A", "O", "O"], ["O", "O"]]
+    )
+    assert state.blocks[0]["predictions"].tolist() == [1, 2, 0, 0, 0, 3, 0]  # a 0 after each sentence
+    block = dict(state.blocks[0])
+    change(block)
+    arrays = {name: np.asarray(block[name]) for name in ("predictions", "references", "lengths")}
+    data = metric.State(state.config, state.options, {0: dict(block, **arrays)}).to_bytes()
+    with pytest.raises(ValueError, match=re.escape("state block 0") + ".*" + re.escape(message)):
+        metric.State.from_bytes(data)
+    assert json.loads(data)["version"] == 4
 
 
 def test_the_scale_out_table_is_the_bench_output():
