@@ -566,14 +566,18 @@ def corpus_from_flat(tags, predictions, references, lengths, *, suffix=False, sc
     )
 
 
-def sentence_of(positions, sentence_starts):
+def sentence_of(positions, sentence_starts, offsets=False):
     """The sentence (int32) of each of the sorted flat ``positions``: by steps of positions, each
-    step's sentences laid out over the positions it spans, then looked up (no binary search).
+    step's sentences laid out over the positions it spans, then looked up (no binary search);
+    with ``offsets``, also each position's offset in its sentence (int32), from the same steps.
 
     >>> sentence_of(np.array([0, 2, 3, 7]), np.array([0, 3, 5])).tolist()
     [0, 0, 1, 2]
+    >>> [a.tolist() for a in sentence_of(np.array([0, 2, 3, 7]), np.array([0, 3, 5]), offsets=True)]
+    [[0, 0, 1, 2], [0, 2, 0, 2]]
     """
     sentence = np.empty(len(positions), dtype=np.int32)
+    offset = np.empty(len(positions) if offsets else 0, dtype=np.int32)
     for a in range(0, len(positions), _LOOKUP_STEP):
         step = positions[a : a + _LOOKUP_STEP]
         first, last = int(step[0]), int(step[-1]) + 1
@@ -581,15 +585,17 @@ def sentence_of(positions, sentence_starts):
         hi = int(np.searchsorted(sentence_starts, step[-1], side="right"))
         bounds = np.clip(sentence_starts[lo + 1 : hi], first, last)
         runs = np.diff(np.concatenate(([first], bounds, [last])))
-        sentence[a : a + len(step)] = np.repeat(np.arange(lo, hi, dtype=np.int32), runs)[step - first]
-    return sentence
+        found = np.repeat(np.arange(lo, hi, dtype=np.int32), runs)[step - first]
+        sentence[a : a + len(step)] = found
+        if offsets:
+            np.subtract(step, sentence_starts[found], out=offset[a : a + len(step)], casting="unsafe")
+    return (sentence, offset) if offsets else sentence
 
 
 def _spans(starts, ends, types, sentence_starts):
     """SpanArrays of decoded entities; sentence and offset as int32 (they index sentences and
     tokens of one sentence), half the memory of the positions' int64."""
-    sentence = sentence_of(starts, sentence_starts)
-    offset = (starts - sentence_starts[sentence]).astype(np.int32)
+    sentence, offset = sentence_of(starts, sentence_starts, offsets=True)
     return SpanArrays(starts, ends, types, sentence, offset)
 
 
@@ -672,7 +678,8 @@ def decode(codes, corpus, scheme=None):
     found = {bit: [] for bit in bits}
     for a, flags in _flag_steps(codes, corpus, scheme):
         for bit in bits:
-            found[bit].append(_where(flags, bit) + a if a else _where(flags, bit))
+            found[bit].append(_where(flags, bit))
+            found[bit][-1] += a
     positions = {bit: joined(parts) for bit, parts in found.items()}
     if scheme is None:
         # every non-O token lies in exactly one chunk, so starts and ends pair up in order

@@ -84,6 +84,8 @@ DTYPES = {
 #: two options of compute that hold one value per sentence
 STATE_COLUMNS = ("subgroups", "document_ids", "slices", "texts", "tokens", "token_scores")
 _ARRAYS = ("predictions", "references", "lengths")
+#: bytes of a block's arrays from which they are read in threads
+_PARALLEL_BYTES = 1 << 20
 
 
 def _array(values):
@@ -192,9 +194,15 @@ class State:
                 raise ValueError(f"{where}: no first_sentence")
             block = dict(block)
             first = block.pop("first_sentence")
-            for name in _ARRAYS:
-                if name in block:
-                    block[name] = _from_array(block[name], f"{where} {name}")
+            names = [name for name in _ARRAYS if name in block]
+            large = sum(
+                len(str(block[name].get("data", ""))) for name in names if isinstance(block[name], dict)
+            )
+            arrays = side_by_side(  # zlib and base64 release the GIL: large blocks read in two threads
+                [lambda n=name: _from_array(block[n], f"{where} {n}") for name in names],
+                parallel=large >= _PARALLEL_BYTES,
+            )
+            block.update(zip(names, arrays))
             for name in ("gold", "pred"):
                 if name in block:
                     block[name] = [_from_array(c, f"{where} {name}") for c in block[name]]
