@@ -139,10 +139,17 @@ def _is_flat(spans):
 
 def _expand(owner_lo, owner_hi):
     """For ranges ``[lo, hi)``, one (owner, position) row per position of each range."""
-    degree = np.maximum(owner_hi - owner_lo, 0)
+    degree = owner_hi - owner_lo
+    np.maximum(degree, 0, out=degree)
+    if degree.max(initial=0) <= 1:  # one row at most per owner (flat sides, mostly): no repeats
+        owner = np.flatnonzero(degree)
+        return owner, owner_lo[owner]
     owner = np.repeat(np.arange(len(degree)), degree)
-    position = np.arange(len(owner))  # row i of owner o sits at lo[o] + i - (rows before o)
-    position -= np.repeat(np.cumsum(degree) - degree - owner_lo, degree)
+    shift = np.cumsum(degree)  # row i of owner o sits at lo[o] + i - (rows before o)
+    shift -= degree
+    shift -= owner_lo
+    position = np.arange(len(owner))
+    position -= np.repeat(shift, degree)
     return owner, position
 
 
