@@ -83,12 +83,14 @@ class SpanArrays(_SpanFields):
 
 # ---------------------------------------------------------------------------- two threads
 
-#: flat positions of a corpus from which its two sides are decoded, and its entities matched in
-#: two halves, in two threads: the work is NumPy's, which releases the GIL, and below this size
-#: a thread costs more than it saves
-PARALLEL_POSITIONS = 1 << 22
-#: entities of both sides from which they are matched in two halves, in two threads
-PARALLEL_SPANS = 1 << 19
+#: flat positions of a corpus from which its two sides are decoded in two threads (the work is
+#: NumPy's, which releases the GIL): about 1.1M sentences of 14 tokens. Two sides decoded at once hold
+#: both sides' temporaries at once: at 1M sentences (``bench/speed.py``) that raised compute's peak
+#: from 1,102 to 1,141 MB to save 0.08 s of wall time, so smaller corpora use one thread
+PARALLEL_POSITIONS = 1 << 24
+#: entities of both sides from which they are matched in two halves, in two threads (about the same
+#: corpus size)
+PARALLEL_SPANS = 1 << 22
 
 
 def side_by_side(calls, parallel=True):

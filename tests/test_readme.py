@@ -201,6 +201,16 @@ def test_tables_of_long_benchmarks_equal_their_output_files(name, output, chosen
     assert expected and expected == table_lines(block(name))
 
 
+def test_the_docs_sync_script_finds_every_block_in_sync():
+    """bench/sync_docs.py, which puts a rerun's tables in place, maps each block to its file."""
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "sync_docs.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_speed_targets_equal_the_output_file():
     with open(os.path.join(ROOT, "bench", "speed.md"), encoding="utf-8") as f:
         listed = [line for line in f.read().splitlines() if line.startswith("- ")]
