@@ -23,6 +23,7 @@ BLOCKS = (
     ("docs/speed.md", "speed", "bench/speed.md", slice(0, 1)),
     ("docs/speed.md", "speed-touch", "bench/speed.md", slice(1, 2)),
     ("docs/speed.md", "speed-targets", "bench/speed.md", "targets"),
+    ("docs/speed.md", "speed-profile", "bench/speed_profile.md", slice(None)),
     ("docs/speed.md", "scale", "bench/scale.md", slice(None)),
     ("docs/speed.md", "scale-ids", "bench/scale_ids.md", slice(-1, None)),
     ("docs/speed.md", "scale-out", "bench/scale_out.md", slice(None)),
