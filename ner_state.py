@@ -208,7 +208,7 @@ class State:
                     block[name] = [_from_array(c, f"{where} {name}") for c in block[name]]
             if len(block.get("lengths", ())) == 0:
                 raise ValueError(f"{where}: holds no sentence")
-            if block.get("kind") == "tags":
+            if block.get("kind", "tags") == "tags":  # span blocks say so
                 block = _flat_block(block, state["version"], where)
             blocks[first] = block
         out = cls(state.get("config"), state.get("options"), {})
@@ -281,7 +281,10 @@ def _flat_block(block, version, where):
     tokens = int(lengths.sum()) + (len(lengths) if version >= 4 else 0)
     for name in ("predictions", "references"):
         codes = block.get(name)
-        if codes is None or len(codes) != tokens or (len(codes) and int(codes.max()) >= len(vocabulary)):
+        fits = codes is not None and len(codes) == tokens
+        if fits and len(codes):
+            fits = int(codes.min()) >= 0 and int(codes.max()) < len(vocabulary)
+        if not fits:
             raise ValueError(
                 f"{where} {name}: not {tokens} codes of its {len(vocabulary)} tags"
                 + (" (with a 0 after each sentence)" if version >= 4 else "")

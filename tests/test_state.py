@@ -263,6 +263,8 @@ def test_arrays_take_the_smallest_type_and_older_layouts_still_read(metrics):
             "references: a sentence not followed by the code 0",
         ),
         (lambda b: b.update(vocabulary=[1, 2, 3]), "the vocabulary is not a list of tags"),
+        (lambda b: b.update(predictions=[1, 2, 0, 0, 0, -1, 0]), "predictions: not 7 codes of its 4 tags"),
+        (lambda b: b.pop("kind") and b.update(predictions=[9] * 7), "predictions: not 7 codes of its 4 tags"),
     ],
 )
 def test_a_bad_tag_block_is_named(metrics, change, message):
