@@ -3,6 +3,7 @@ from the scripts, the commands are CI's."""
 
 import doctest
 import glob
+import importlib.util
 import os
 import re
 import shutil
@@ -172,15 +173,15 @@ def test_tables_come_from_their_scripts(name, script, tmp_path):
     assert table_lines(out) == table_lines(block(name))
 
 
-def tables_of(text):
-    """The markdown tables of a text, each as its list of lines."""
-    found, current = [], []
-    for line in text.splitlines() + [""]:
-        if line.startswith("|"):
-            current.append(line)
-        elif current:
-            found, current = found + [current], []
-    return found
+def _sync_docs():
+    """bench/sync_docs.py as a module (bench/ is not on the path: its names would shadow others)."""
+    spec = importlib.util.spec_from_file_location("sync_docs", os.path.join(ROOT, "bench", "sync_docs.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tables_of = _sync_docs().tables_of
 
 
 @pytest.mark.parametrize(
