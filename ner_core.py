@@ -71,7 +71,7 @@ class SpanArrays(_SpanFields):
 
     def part(self, a, b):
         """The spans ``a`` to ``b - 1`` (views, not copies)."""
-        return SpanArrays(*(values[a:b] for values in tuple.__iter__(self)))
+        return SpanArrays(*(values[a:b] for values in self))
 
     @classmethod
     def _make(cls, iterable):  # namedtuple's own ``_make`` checks ``len``, which counts spans here

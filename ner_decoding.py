@@ -441,7 +441,7 @@ def encode(predictions, references, *, suffix=False, scheme=None):
 _CHUNK = 1 << 20
 
 
-def _chunked_take(table, codes, out=None):
+def take_by_steps(table, codes, out=None):
     """``table[codes]`` by steps (into ``out`` if given), with no intp copy of ``codes``."""
     out = np.empty(len(codes), dtype=table.dtype) if out is None else out
     for a in range(0, len(codes), _CHUNK):
@@ -449,7 +449,7 @@ def _chunked_take(table, codes, out=None):
     return out
 
 
-def _used(codes, n):
+def codes_seen(codes, n):
     """Which of the codes ``0 .. n-1`` occur in ``codes``."""
     seen = np.zeros(n, dtype=bool)
     for a in range(0, len(codes), _CHUNK):
@@ -457,13 +457,18 @@ def _used(codes, n):
     return seen
 
 
-def _dense(vocabulary, predictions, references, used=None):
+def dense_codes(vocabulary, predictions, references, used=None):
     """(tags, prediction codes, reference codes): one code per distinct tag that occurs,
     ``O`` first (code 0), codes in the order the tags first occur in ``vocabulary``; ``used``:
-    which codes occur, if known."""
+    which codes occur, if known.
+
+    >>> tags, pred, ref = dense_codes(["B-X", "O", "B-Y"], np.array([2, 1]), np.array([1, 1]))
+    >>> tags, pred.tolist(), ref.tolist()
+    (['O', 'B-Y'], [1, 0], [0, 0])
+    """
     n = len(vocabulary)
     if used is None:
-        used = _used(predictions, n) | _used(references, n)
+        used = codes_seen(predictions, n) | codes_seen(references, n)
     numbered = defaultdict(count(1).__next__, {"O": 0})
     remap = np.array(
         [numbered[tag] if seen else 0 for tag, seen in zip(vocabulary, used.tolist())], dtype=np.int64
@@ -473,18 +478,18 @@ def _dense(vocabulary, predictions, references, used=None):
     if identity and predictions.dtype == references.dtype == dtype:
         return list(numbered), predictions, references
     table = remap.astype(dtype)
-    return list(numbered), _chunked_take(table, predictions), _chunked_take(table, references)
+    return list(numbered), take_by_steps(table, predictions), take_by_steps(table, references)
 
 
 class _CodeSentences:
-    """The tags of one side, sentence by sentence, built from codes only when iterated (to
-    name the place of a bad tag); ``flat``: the codes are in the flat layout."""
+    """The tags of one side, sentence by sentence, built from its codes in the flat layout only
+    when iterated (to name the place of a bad tag)."""
 
-    def __init__(self, vocabulary, codes, lengths, flat=False):
-        self.vocabulary, self.codes, self.lengths, self.flat = vocabulary, codes, lengths, flat
+    def __init__(self, vocabulary, codes, lengths):
+        self.vocabulary, self.codes, self.lengths = vocabulary, codes, lengths
 
     def __iter__(self):
-        ends = np.cumsum(self.lengths + 1 if self.flat else self.lengths) - self.flat
+        ends = np.cumsum(self.lengths + 1) - 1  # each sentence's sentinel
         for a, b in zip((ends - self.lengths).tolist(), ends.tolist()):
             yield [self.vocabulary[c] for c in self.codes[a:b].tolist()]
 
@@ -524,12 +529,7 @@ def corpus_from_codes(
     pred_tokens, ref_tokens = np.asarray(predictions), np.asarray(references)
     tags = list(vocabulary)
     if not dense:
-        tags, pred_tokens, ref_tokens = _dense(vocabulary, pred_tokens, ref_tokens)
-    if sides is None:
-        sides = (
-            ("predictions", _CodeSentences(tags, pred_tokens, lengths)),
-            ("references", _CodeSentences(tags, ref_tokens, lengths)),
-        )
+        tags, pred_tokens, ref_tokens = dense_codes(vocabulary, pred_tokens, ref_tokens)
     pred_codes, ref_codes = flat_layout(pred_tokens, lengths), flat_layout(ref_tokens, lengths)
     return corpus_from_flat(tags, pred_codes, ref_codes, lengths, suffix=suffix, scheme=scheme, sides=sides)
 
@@ -546,8 +546,8 @@ def corpus_from_flat(tags, predictions, references, lengths, *, suffix=False, sc
     starts = np.cumsum(lengths + 1) - (lengths + 1)  # of the sentences in the flat layout
     if sides is None:
         sides = (
-            ("predictions", _CodeSentences(tags, predictions, lengths, flat=True)),
-            ("references", _CodeSentences(tags, references, lengths, flat=True)),
+            ("predictions", _CodeSentences(tags, predictions, lengths)),
+            ("references", _CodeSentences(tags, references, lengths)),
         )
     numbered = {tag: code for code, tag in enumerate(tags)}
     prefixes, labels = _vocabulary(numbered, sides, suffix, scheme)

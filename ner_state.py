@@ -32,7 +32,7 @@ import numpy as np
 
 if __package__:  # inside the package evaluate.load builds
     from .ner_core import PARALLEL_POSITIONS, side_by_side
-    from .ner_decoding import _chunked_take, _dense, _used, corpus_from_flat, flat_layout
+    from .ner_decoding import codes_seen, corpus_from_flat, dense_codes, flat_layout, take_by_steps
     from .ner_doubt import has_doubt
     from .ner_fragments import refuse_fragments
     from .ner_model_outputs import spans_from_outputs
@@ -49,7 +49,7 @@ if __package__:  # inside the package evaluate.load builds
     from .ner_spans import encode_spans, split_extras
 else:  # imported from the repo root: tests, ner_report, app
     from ner_core import PARALLEL_POSITIONS, side_by_side
-    from ner_decoding import _chunked_take, _dense, _used, corpus_from_flat, flat_layout
+    from ner_decoding import codes_seen, corpus_from_flat, dense_codes, flat_layout, take_by_steps
     from ner_doubt import has_doubt
     from ner_fragments import refuse_fragments
     from ner_model_outputs import spans_from_outputs
@@ -292,7 +292,7 @@ def _flat_block(block, version, where):
     if lengths.min(initial=0) < 0:
         raise ValueError(f"{where} lengths: a negative length")
     if version < 4:
-        tags, pred, ref = _dense(vocabulary, block["predictions"], block["references"])
+        tags, pred, ref = dense_codes(vocabulary, block["predictions"], block["references"])
         return dict(
             block,
             vocabulary=tags,
@@ -318,24 +318,24 @@ def merged_flat(blocks):
             index.setdefault(tag, len(index))
     dtype = np.uint8 if len(index) <= 256 else np.int32
     tables = [np.array([index[t] for t in block["vocabulary"]], dtype=dtype) for block in blocks]
+    tables = [None if np.array_equal(t, np.arange(len(t))) else t for t in tables]  # None: codes as they are
     ends = np.cumsum([len(block["predictions"]) for block in blocks]).tolist()
 
     def side(name):
         out = np.empty(ends[-1], dtype=dtype)
         for block, table, a, b in zip(blocks, tables, [0] + ends[:-1], ends):
-            codes = block[name]
-            if codes.dtype == dtype and np.array_equal(table, np.arange(len(table))):
-                out[a:b] = codes
+            if table is None:
+                out[a:b] = block[name]
             else:
-                _chunked_take(table, codes, out[a:b])
-        return out, _used(out, len(index))
+                take_by_steps(table, block[name], out[a:b])
+        return out, codes_seen(out, len(index))
 
     (pred, pred_used), (ref, ref_used) = side_by_side(
         [lambda: side("predictions"), lambda: side("references")], parallel=ends[-1] >= PARALLEL_POSITIONS
     )
     tags = list(index)
     if not (pred_used | ref_used).all():  # a block listed a tag that never occurs: codes made dense
-        tags, pred, ref = _dense(tags, pred, ref, pred_used | ref_used)
+        tags, pred, ref = dense_codes(tags, pred, ref, pred_used | ref_used)
     return tags, pred, ref, np.concatenate([block["lengths"] for block in blocks])
 
 
