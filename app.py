@@ -24,12 +24,15 @@ from typing import NamedTuple  # noqa: E402
 import gradio as gr  # noqa: E402
 import pandas as pd  # noqa: E402
 
-import ner_files  # noqa: E402
-import ner_report  # noqa: E402
-from ner_attributes import MORPHOLOGY_OUTCOMES  # noqa: E402
-from ner_core import SIZE_KEYS  # noqa: E402
-from ner_matching import MODES  # noqa: E402
-from ner_scorings import LISTED_OUTCOMES as OUTCOMES  # noqa: E402
+import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall)
+from ner_recall import (
+    ner_files,  # noqa: E402
+    ner_report,  # noqa: E402
+)
+from ner_recall.ner_attributes import MORPHOLOGY_OUTCOMES  # noqa: E402
+from ner_recall.ner_core import SIZE_KEYS  # noqa: E402
+from ner_recall.ner_matching import MODES  # noqa: E402
+from ner_recall.ner_scorings import LISTED_OUTCOMES as OUTCOMES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 METRIC_PATH = HERE / "ner_recall_metric.py"

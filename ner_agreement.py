@@ -26,22 +26,13 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import MODES, SpanArrays, fbeta_key
-    from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
-    from .ner_fragments import refuse_fragments
-    from .ner_matching import match
-    from .ner_pipeline import check_options, score_spans, score_tags, tag_corpus
-    from .ner_spans import check_entities
-    from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import MODES, SpanArrays, fbeta_key
-    from ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
-    from ner_fragments import refuse_fragments
-    from ner_matching import match
-    from ner_pipeline import check_options, score_spans, score_tags, tag_corpus
-    from ner_spans import check_entities
-    from ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
+from .ner_core import MODES, SpanArrays, fbeta_key
+from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
+from .ner_fragments import refuse_fragments
+from .ner_matching import match
+from .ner_pipeline import check_options, score_spans, score_tags, tag_corpus
+from .ner_spans import check_entities
+from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 
 KINDS = ("tags", "spans")
 

@@ -27,10 +27,7 @@
 from collections import Counter
 from numbers import Integral
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import divide, fbeta, fbeta_key
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import divide, fbeta, fbeta_key
+from .ner_core import divide, fbeta, fbeta_key
 
 MORPHOLOGY_OUTCOMES = ("correct", "partial", "wrong", "missing", "spurious", "overspecified")
 UNDERSPECIFIED = "?"

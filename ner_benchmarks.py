@@ -51,10 +51,7 @@ from typing import NamedTuple
 
 import datasets
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import SIZE_KEYS, is_int
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import SIZE_KEYS, is_int
+from .ner_core import SIZE_KEYS, is_int
 
 DESCRIPTION_COLUMNS = ("population", *SIZE_KEYS, "file")
 FILE_COLUMNS = ("text", "span")

@@ -24,7 +24,7 @@ across systems and corpora):
 
 An entity's text is its tokens joined by one space (tag configs), or its characters (span configs).
 
->>> import ner_decoding as D, ner_matching as M
+>>> from ner_recall import ner_decoding as D, ner_matching as M
 >>> corpus = D.encode([["B-PER", "I-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O", "B-ORG"]])
 >>> gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
 >>> out = bucket_scores(gold, pred, M.match(gold, pred), corpus.lengths, ["entity_length"])
@@ -39,12 +39,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import divide, fbeta, fbeta_array, fbeta_key, holm, ratio
-    from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import divide, fbeta, fbeta_array, fbeta_key, holm, ratio
-    from ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
+from .ner_core import divide, fbeta, fbeta_array, fbeta_key, holm, ratio
+from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
 
 #: per numeric attribute, the lower edge of each bucket and its name
 EDGES = {
@@ -136,10 +132,8 @@ def _corpus_entities(corpus):
         raise ValueError(
             "train_entities['tokens'] and ['tags'] must be lists with one item per sentence each"
         )
-    if __package__:
-        from .ner_decoding import tags_to_spans
-    else:
-        from ner_decoding import tags_to_spans
+    from .ner_decoding import tags_to_spans
+
     pairs = []
     for i, (words, sequence) in enumerate(zip(tokens, tags)):
         if not isinstance(words, (list, tuple)) or len(words) != len(sequence):

@@ -46,10 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import Span, SpanArrays
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import Span, SpanArrays
+from .ner_core import Span, SpanArrays
 
 SCHEMES = ("BILOU", "IO", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2")
 PREFIXES = "OBIESLU"  # a prefix's code is its index; O is 0

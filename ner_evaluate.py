@@ -20,18 +20,11 @@ import datasets
 import pyarrow as pa
 from datasets.utils.py_utils import temp_seed
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_doubt import has_doubt
-    from .ner_inputs import CLASS_ID, TAG, CachedColumns, arrow_columns, as_list, check_batch, check_kind
-    from .ner_model_outputs import spans_from_outputs
-    from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
-    from .ner_spans import check_entity_types, split_extras
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_doubt import has_doubt
-    from ner_inputs import CLASS_ID, TAG, CachedColumns, arrow_columns, as_list, check_batch, check_kind
-    from ner_model_outputs import spans_from_outputs
-    from ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
-    from ner_spans import check_entity_types, split_extras
+from .ner_doubt import has_doubt
+from .ner_inputs import CLASS_ID, TAG, CachedColumns, arrow_columns, as_list, check_batch, check_kind
+from .ner_model_outputs import spans_from_outputs
+from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
+from .ner_spans import check_entity_types, split_extras
 
 
 # PATCH reading the caches of a distributed run (see the distributed section below)

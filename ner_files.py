@@ -43,14 +43,9 @@ import os
 import re
 from typing import NamedTuple
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import ENTITY_KEYS
-    from .ner_formats import guess_format, read_annotated
-    from .ner_harem import is_harem, read_harem_pair
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import ENTITY_KEYS
-    from ner_formats import guess_format, read_annotated
-    from ner_harem import is_harem, read_harem_pair
+from .ner_core import ENTITY_KEYS
+from .ner_formats import guess_format, read_annotated
+from .ner_harem import is_harem, read_harem_pair
 
 DOCSTART = "-DOCSTART-"
 COMMENT = "#"

@@ -19,10 +19,7 @@ import json
 import os
 from typing import NamedTuple
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_decoding import tags_to_spans
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_decoding import tags_to_spans
+from .ner_decoding import tags_to_spans
 
 FORMATS = ("brat", "label-studio", "doccano", "prodigy", "spacy", "conllu")
 

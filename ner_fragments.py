@@ -12,7 +12,7 @@ Pairs where an entity has fragments are weighed by the positions they share acro
 (:func:`pair_overlap`): an exact match needs every fragment equal, two entities whose extents
 overlap but whose fragments share no position do not overlap.
 
->>> from ner_spans import encode_spans
+>>> from ner_recall.ner_spans import encode_spans
 >>> corpus = encode_spans([[]], [[{"label": "ADR", "start": 0, "end": 5, "fragments": [[0, 1], [4, 5]]}]])
 >>> side_fragments(corpus.gold_extras, corpus.gold, corpus.gold_order, "references", corpus.types)
 {0: ((0, 1), (4, 5))}
@@ -22,10 +22,7 @@ overlap but whose fragments share no position do not overlap.
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import SpanArrays, divide, fbeta, fbeta_key
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import SpanArrays, divide, fbeta, fbeta_key
+from .ner_core import SpanArrays, divide, fbeta, fbeta_key
 
 #: what a ``fragments`` value must be, said by the error
 RULE = (

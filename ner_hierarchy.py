@@ -33,12 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import divide, fbeta, fbeta_key
-    from .ner_matching import count_rows, derive, match, seqeval_results
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import divide, fbeta, fbeta_key
-    from ner_matching import count_rows, derive, match, seqeval_results
+from .ner_core import divide, fbeta, fbeta_key
+from .ner_matching import count_rows, derive, match, seqeval_results
 
 MEASURES = ("categories", "types", "combined", "flat")
 

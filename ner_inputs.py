@@ -32,12 +32,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import IGNORE_INDEX
-    from .ner_decoding import joined, tag_codes
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import IGNORE_INDEX
-    from ner_decoding import joined, tag_codes
+from .ner_core import IGNORE_INDEX
+from .ner_decoding import joined, tag_codes
 
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
 TAG, CLASS_ID = "tag", "class id"

@@ -21,7 +21,7 @@ and MUC score derives from summed rows in one place, :func:`derive`, vectorised 
 of rows: the point estimate is a batch of one, bootstrap resamples and permutations a batch of
 many. :class:`Counts` adds the pair table (gold type x predicted type) of the confusion family.
 
->>> import ner_decoding as D
+>>> from ner_recall import ner_decoding as D
 >>> corpus = D.encode([["B-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O"]])
 >>> gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
 >>> matching = match(gold, pred)
@@ -37,48 +37,26 @@ from typing import NamedTuple
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import (  # noqa: F401  (re-exported: the scores' vocabulary)
-        COLUMNS,
-        CREDIT,
-        MODES,
-        OUTCOME_CODES,
-        OUTCOME_TABLE,
-        OUTCOMES,
-        PARALLEL_SPANS,
-        SCENARIO_CREDIT,
-        SCENARIOS,
-        ZERO_DIVISION,
-        divide,
-        fbeta,
-        fbeta_array,
-        fbeta_key,
-        ratio,
-        shared_length,
-        side_by_side,
-    )
-    from .ner_fragments import pair_overlap
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import (  # noqa: F401  (re-exported: the scores' vocabulary)
-        COLUMNS,
-        CREDIT,
-        MODES,
-        OUTCOME_CODES,
-        OUTCOME_TABLE,
-        OUTCOMES,
-        PARALLEL_SPANS,
-        SCENARIO_CREDIT,
-        SCENARIOS,
-        ZERO_DIVISION,
-        divide,
-        fbeta,
-        fbeta_array,
-        fbeta_key,
-        ratio,
-        shared_length,
-        side_by_side,
-    )
-    from ner_fragments import pair_overlap
+from .ner_core import (  # noqa: F401  (re-exported: the scores' vocabulary)
+    COLUMNS,
+    CREDIT,
+    MODES,
+    OUTCOME_CODES,
+    OUTCOME_TABLE,
+    OUTCOMES,
+    PARALLEL_SPANS,
+    SCENARIO_CREDIT,
+    SCENARIOS,
+    ZERO_DIVISION,
+    divide,
+    fbeta,
+    fbeta_array,
+    fbeta_key,
+    ratio,
+    shared_length,
+    side_by_side,
+)
+from .ner_fragments import pair_overlap
 
 
 class Matching(NamedTuple):
@@ -105,7 +83,7 @@ def check_duplicates(spans, side_name, types=None):
     Entities are numbered within their sentence in the order ``spans`` lists them; ``types``
     (names of the type codes) only makes the message readable.
 
-    >>> from ner_decoding import SpanArrays
+    >>> from ner_recall.ner_decoding import SpanArrays
     >>> a = lambda *v: np.array(v)
     >>> check_duplicates(SpanArrays(a(0, 1, 0), a(3, 2, 3), a(0, 0, 0), a(0, 0, 0), a(0, 1, 0)), "references", ["PER"])
     Traceback (most recent call last):
@@ -953,7 +931,7 @@ def confusion(counts):
     """Type confusion: matched pairs per gold type and predicted type, for the pairs on the same
     span and the overlapping ones, and the missed and spurious spans per type (nonzero only).
 
-    >>> import ner_decoding as D
+    >>> from ner_recall import ner_decoding as D
     >>> corpus = D.encode([["B-LOC", "O", "B-ORG", "I-ORG"]], [["B-PER", "O", "B-ORG", "O"]])
     >>> gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
     >>> counts = count(gold, pred, match(gold, pred), corpus.types, tokens_correct=2, tokens=4)

@@ -32,10 +32,7 @@ is refused.
 from itertools import chain
 from numbers import Integral, Real
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_decoding import decode, encode, spans_by_sentence, tags_to_spans
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_decoding import decode, encode, spans_by_sentence, tags_to_spans
+from .ner_decoding import decode, encode, spans_by_sentence, tags_to_spans
 
 #: each model-output form by the exact keys of its entities
 FORMS = {

@@ -13,7 +13,7 @@ counts. A view is the corpus after relabelling and selection with its one matchi
 several families share (count rows, pair table, overlap hits, HAREM alignment) is counted
 once, when first asked. A new family is one row and its two functions.
 
->>> import ner_decoding as D
+>>> from ner_recall import ner_decoding as D
 >>> options = check_options("default", {"scores": ["seqeval", "muc", "harem"]})
 >>> corpus = D.encode([["B-PER", "I-PER", "O"]], [["B-PER", "O", "O"]])
 >>> results = score_tags(corpus, options)[0]
@@ -33,170 +33,87 @@ from typing import NamedTuple
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_attributes import attribute_results, check_attributes
-    from .ner_buckets import (
-        bucket_scores,
-        check_buckets,
-        check_tokens,
-        check_train_entities,
-        compare_buckets,
-        entity_texts,
-        needs_text,
-        needs_train,
-    )
-    from .ner_core import PARALLEL_POSITIONS, fbeta_key, holm, side_by_side
-    from .ner_decoding import (
-        REPORT_PLACES,
-        SCHEMES,
-        Numbered,
-        check_scheme,
-        check_suffix,
-        corpus_from_codes,
-        decode,
-        decoding_reports,
-        encode,
-    )
-    from .ner_doubt import check_doubt, has_doubt, resolve
-    from .ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
-    from .ner_hierarchy import check_hierarchy_options, hierarchy_results
-    from .ner_inputs import check_label_names, input_codes
-    from .ner_matching import (
-        MODES,
-        OUTCOME_TABLE,
-        check_beta,
-        check_duplicates,
-        check_zero_division,
-        confusion,
-        count,
-        count_rows,
-        derive,
-        gold_outcomes,
-        match,
-        muc_results,
-        muc_results_rows,
-        prf_table,
-        seqeval_results,
-        seqeval_results_rows,
-        sides,
-    )
-    from .ner_ranking import (
-        DEFAULT_BINS,
-        check_bins,
-        check_threshold_from,
-        check_token_scores,
-        ranking_results,
-        tag_entity_scores,
-    )
-    from .ner_scorings import (
-        DEFAULT_SCORES,
-        SCORES,
-        check_scoring_options,
-        error_listing,
-        harem_alignment,
-        harem_scores,
-        overlap_counts,
-        overlap_hits,
-        select_and_relabel,
-        token_counts,
-        tokens_correct_by_sentence,
-    )
-    from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order
-    from .ner_stratified import check_stratified_options, strata_counts, stratified_recall
-    from .ner_uncertainty import (
-        INTERVAL_FAMILIES,
-        align_types,
-        check_same_layout,
-        check_uncertainty_options,
-        comparison_results,
-        document_units,
-        families_of,
-        interval_results,
-        paired,
-        paired_scores,
-    )
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_attributes import attribute_results, check_attributes
-    from ner_buckets import (
-        bucket_scores,
-        check_buckets,
-        check_tokens,
-        check_train_entities,
-        compare_buckets,
-        entity_texts,
-        needs_text,
-        needs_train,
-    )
-    from ner_core import PARALLEL_POSITIONS, fbeta_key, holm, side_by_side
-    from ner_decoding import (
-        REPORT_PLACES,
-        SCHEMES,
-        Numbered,
-        check_scheme,
-        check_suffix,
-        corpus_from_codes,
-        decode,
-        decoding_reports,
-        encode,
-    )
-    from ner_doubt import check_doubt, has_doubt, resolve
-    from ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
-    from ner_hierarchy import check_hierarchy_options, hierarchy_results
-    from ner_inputs import check_label_names, input_codes
-    from ner_matching import (
-        MODES,
-        OUTCOME_TABLE,
-        check_beta,
-        check_duplicates,
-        check_zero_division,
-        confusion,
-        count,
-        count_rows,
-        derive,
-        gold_outcomes,
-        match,
-        muc_results,
-        muc_results_rows,
-        prf_table,
-        seqeval_results,
-        seqeval_results_rows,
-        sides,
-    )
-    from ner_ranking import (
-        DEFAULT_BINS,
-        check_bins,
-        check_threshold_from,
-        check_token_scores,
-        ranking_results,
-        tag_entity_scores,
-    )
-    from ner_scorings import (
-        DEFAULT_SCORES,
-        SCORES,
-        check_scoring_options,
-        error_listing,
-        harem_alignment,
-        harem_scores,
-        overlap_counts,
-        overlap_hits,
-        select_and_relabel,
-        token_counts,
-        tokens_correct_by_sentence,
-    )
-    from ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order
-    from ner_stratified import check_stratified_options, strata_counts, stratified_recall
-    from ner_uncertainty import (
-        INTERVAL_FAMILIES,
-        align_types,
-        check_same_layout,
-        check_uncertainty_options,
-        comparison_results,
-        document_units,
-        families_of,
-        interval_results,
-        paired,
-        paired_scores,
-    )
+from .ner_attributes import attribute_results, check_attributes
+from .ner_buckets import (
+    bucket_scores,
+    check_buckets,
+    check_tokens,
+    check_train_entities,
+    compare_buckets,
+    entity_texts,
+    needs_text,
+    needs_train,
+)
+from .ner_core import PARALLEL_POSITIONS, fbeta_key, holm, side_by_side
+from .ner_decoding import (
+    REPORT_PLACES,
+    SCHEMES,
+    Numbered,
+    check_scheme,
+    check_suffix,
+    corpus_from_codes,
+    decode,
+    decoding_reports,
+    encode,
+)
+from .ner_doubt import check_doubt, has_doubt, resolve
+from .ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
+from .ner_hierarchy import check_hierarchy_options, hierarchy_results
+from .ner_inputs import check_label_names, input_codes
+from .ner_matching import (
+    MODES,
+    OUTCOME_TABLE,
+    check_beta,
+    check_duplicates,
+    check_zero_division,
+    confusion,
+    count,
+    count_rows,
+    derive,
+    gold_outcomes,
+    match,
+    muc_results,
+    muc_results_rows,
+    prf_table,
+    seqeval_results,
+    seqeval_results_rows,
+    sides,
+)
+from .ner_ranking import (
+    DEFAULT_BINS,
+    check_bins,
+    check_threshold_from,
+    check_token_scores,
+    ranking_results,
+    tag_entity_scores,
+)
+from .ner_scorings import (
+    DEFAULT_SCORES,
+    SCORES,
+    check_scoring_options,
+    error_listing,
+    harem_alignment,
+    harem_scores,
+    overlap_counts,
+    overlap_hits,
+    select_and_relabel,
+    token_counts,
+    tokens_correct_by_sentence,
+)
+from .ner_spans import check_entity_types, check_texts, encode_spans, has_duplicates, in_input_order
+from .ner_stratified import check_stratified_options, strata_counts, stratified_recall
+from .ner_uncertainty import (
+    INTERVAL_FAMILIES,
+    align_types,
+    check_same_layout,
+    check_uncertainty_options,
+    comparison_results,
+    document_units,
+    families_of,
+    interval_results,
+    paired,
+    paired_scores,
+)
 
 # ---------------------------------------------------------------------------- options, declared once
 

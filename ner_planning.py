@@ -25,10 +25,7 @@ True
 import math
 from statistics import NormalDist
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import check_confidence_level, is_int
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import check_confidence_level, is_int
+from .ner_core import check_confidence_level, is_int
 
 
 def _check(pilot, population):

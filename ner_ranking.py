@@ -42,10 +42,7 @@ from itertools import chain
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import fbeta_array, fbeta_key
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import fbeta_array, fbeta_key
+from .ner_core import fbeta_array, fbeta_key
 
 #: scenarios of a matched pair that make a prediction right, per matching
 RIGHT = {"strict": (0,), "partial": (0, 2)}

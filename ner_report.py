@@ -26,12 +26,15 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # ner_files beside this file, whatever the working directory
     sys.path.insert(0, str(HERE))
 
-import ner_files  # noqa: E402
-import ner_pipeline  # noqa: E402
-import ner_record  # noqa: E402
-from ner_decoding import SCHEMES  # noqa: E402
-from ner_matching import MODES  # noqa: E402
-from ner_uncertainty import check_comparison_options  # noqa: E402
+import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall)
+from ner_recall import (
+    ner_files,  # noqa: E402
+    ner_pipeline,  # noqa: E402
+    ner_record,  # noqa: E402
+)
+from ner_recall.ner_decoding import SCHEMES  # noqa: E402
+from ner_recall.ner_matching import MODES  # noqa: E402
+from ner_recall.ner_uncertainty import check_comparison_options  # noqa: E402
 
 METRIC_PATH = HERE / "ner_recall_metric.py"
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")

@@ -32,8 +32,8 @@ Families, each reduced to sufficient counts here; the scores derive from those c
 
 EDS-NLP's example, "La patiente a une fièvre aiguë .":
 
->>> from ner_decoding import decode, encode
->>> from ner_matching import match, prf_table
+>>> from ner_recall.ner_decoding import decode, encode
+>>> from ner_recall.ner_matching import match, prf_table
 >>> corpus = encode([["B-PER", "B-PER", "O", "O", "B-DIS", "I-DIS", "O"]],
 ...                 [["O", "B-PER", "O", "B-DIS", "I-DIS", "O", "O"]])
 >>> gold, pred = decode(corpus.references, corpus), decode(corpus.predictions, corpus)
@@ -56,14 +56,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import divide, fbeta, fbeta_key, shared_length, union_length
-    from .ner_decoding import sentence_of
-    from .ner_fragments import pair_overlap
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import divide, fbeta, fbeta_key, shared_length, union_length
-    from ner_decoding import sentence_of
-    from ner_fragments import pair_overlap
+from .ner_core import divide, fbeta, fbeta_key, shared_length, union_length
+from .ner_decoding import sentence_of
+from .ner_fragments import pair_overlap
 
 SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion", "ranking")
 DEFAULT_SCORES = ("seqeval", "muc")
@@ -415,8 +410,8 @@ def exact_credit(gold, pred, alignment):
     ``common / (2 * distinct)`` per partial one, summed per distinct denominator, so the sum is
     the same in any order.
 
-    >>> from ner_decoding import SpanArrays
-    >>> from ner_matching import match
+    >>> from ner_recall.ner_decoding import SpanArrays
+    >>> from ner_recall.ner_matching import match
     >>> a = lambda *v: np.array(v)
     >>> gold = SpanArrays(a(0, 4), a(3, 7), a(0, 0), a(0, 0), a(0, 4))  # (0, 3) and (4, 7)
     >>> pred = SpanArrays(a(0, 4), a(2, 7), a(0, 0), a(0, 0), a(0, 4))  # (0, 2) and (4, 7)

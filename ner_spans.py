@@ -38,12 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import ENTITY_KEYS, SpanArrays
-    from .ner_doubt import GROUP, check_doubt, has_doubt
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import ENTITY_KEYS, SpanArrays
-    from ner_doubt import GROUP, check_doubt, has_doubt
+from .ner_core import ENTITY_KEYS, SpanArrays
+from .ner_doubt import GROUP, check_doubt, has_doubt
 
 
 class SpanCorpus(NamedTuple):

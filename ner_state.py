@@ -30,40 +30,22 @@ import zlib
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import PARALLEL_POSITIONS, side_by_side
-    from .ner_decoding import codes_seen, corpus_from_flat, dense_codes, flat_layout, take_by_steps
-    from .ner_doubt import has_doubt
-    from .ner_fragments import refuse_fragments
-    from .ner_model_outputs import spans_from_outputs
-    from .ner_pipeline import (
-        RESERVED_KEYS,
-        SPAN_CONFIGS,
-        SUBGROUP_CONFIGS,
-        check_options,
-        check_subgroups,
-        score_spans,
-        score_tags,
-        tag_corpus,
-    )
-    from .ner_spans import encode_spans, split_extras
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import PARALLEL_POSITIONS, side_by_side
-    from ner_decoding import codes_seen, corpus_from_flat, dense_codes, flat_layout, take_by_steps
-    from ner_doubt import has_doubt
-    from ner_fragments import refuse_fragments
-    from ner_model_outputs import spans_from_outputs
-    from ner_pipeline import (
-        RESERVED_KEYS,
-        SPAN_CONFIGS,
-        SUBGROUP_CONFIGS,
-        check_options,
-        check_subgroups,
-        score_spans,
-        score_tags,
-        tag_corpus,
-    )
-    from ner_spans import encode_spans, split_extras
+from .ner_core import PARALLEL_POSITIONS, side_by_side
+from .ner_decoding import codes_seen, corpus_from_flat, dense_codes, flat_layout, take_by_steps
+from .ner_doubt import has_doubt
+from .ner_fragments import refuse_fragments
+from .ner_model_outputs import spans_from_outputs
+from .ner_pipeline import (
+    RESERVED_KEYS,
+    SPAN_CONFIGS,
+    SUBGROUP_CONFIGS,
+    check_options,
+    check_subgroups,
+    score_spans,
+    score_tags,
+    tag_corpus,
+)
+from .ner_spans import encode_spans, split_extras
 
 STATE_FORMAT = "ner_recall_metric.state"
 #: 4: tag codes in the flat layout (a code 0, ``O``, after each sentence), the vocabulary ``O``

@@ -95,10 +95,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import OUTCOME_CODES, SIZE_KEYS, check_confidence_level, check_seed, is_int
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import OUTCOME_CODES, SIZE_KEYS, check_confidence_level, check_seed, is_int
+from .ner_core import OUTCOME_CODES, SIZE_KEYS, check_confidence_level, check_seed, is_int
 
 CI_METHODS = ("bootstrap", "korn_graubard", "stratified_wald", "weighted_wald", "wilson")
 #: pseudo-items of credit 1 and of credit 0 per stratum in the variance of the default interval

@@ -31,10 +31,7 @@ import numbers
 
 import numpy as np
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import IGNORE_INDEX
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import IGNORE_INDEX
+from .ner_core import IGNORE_INDEX
 
 #: label value of positions Trainer (and the data collators) ignore
 #: inputs of the metric that tags provide; any other input column can not come from Trainer

@@ -36,12 +36,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import t as student_t
 
-if __package__:  # inside the package evaluate.load builds
-    from .ner_core import COLUMNS, check_confidence_level, check_seed, is_int
-    from .ner_matching import count_rows, derive, flat_scores, present_types
-else:  # imported from the repo root: tests, ner_report, app
-    from ner_core import COLUMNS, check_confidence_level, check_seed, is_int
-    from ner_matching import count_rows, derive, flat_scores, present_types
+from .ner_core import COLUMNS, check_confidence_level, check_seed, is_int
+from .ner_matching import count_rows, derive, flat_scores, present_types
 
 INTERVAL_FAMILIES = ("seqeval", "muc")
 METHODS = ("percentile", "expanded", "bca", "expanded_bca")

@@ -111,8 +111,8 @@ def _cpu():
 
 def measure(paths, repeat):
     import app
-    import ner_files
-    import ner_report
+    import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
+    from ner_recall import ner_files, ner_report
 
     gold, pred, pred_b = paths
     lenient = next(iter(app.DECODINGS))

@@ -32,7 +32,8 @@ from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import ner_stratified  # noqa: E402
+import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
+from ner_recall import ner_stratified  # noqa: E402
 
 BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
 METHODS = ("wilson", "weighted_wald", "stratified_wald", "korn_graubard", "bootstrap")

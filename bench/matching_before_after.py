@@ -22,8 +22,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from matching import flat_corpus  # noqa: E402
 
-import ner_matching  # noqa: E402
-import ner_scorings  # noqa: E402
+import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
+from ner_recall import (
+    ner_matching,  # noqa: E402
+    ner_scorings,  # noqa: E402
+)
 
 
 def earlier(commit, name, folder):

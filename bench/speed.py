@@ -269,7 +269,8 @@ def _corpus_step(step, workdir, predictions, references, seed):
 def _strata_step(step, seed):
     """A callable: 1M gold entities (stratum, credit) to counts to ``stratified_recall``."""
     sys.path.insert(0, str(ROOT))
-    from ner_stratified import stratified_recall
+    import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
+    from ner_recall.ner_stratified import stratified_recall
 
     rng = np.random.default_rng(seed)
     stratum = rng.integers(0, N_STRATA, N_ENTITIES)
@@ -295,9 +296,9 @@ def _profile_stages(workdir, predictions, references):
     """(stage, callable) pairs that split the core (``_compute`` on lists of tags) into its
     steps, each fed by the one before."""
     sys.path.insert(0, str(ROOT))
-    import ner_decoding as D
-    import ner_inputs as I
-    import ner_pipeline as pipeline
+    from ner_recall import ner_decoding as D
+    from ner_recall import ner_inputs as I
+    from ner_recall import ner_pipeline as pipeline
 
     options = pipeline.check_options("default", {})
     state = {}
@@ -356,8 +357,8 @@ def _touch_steps(predictions, references):
     from itertools import chain
 
     sys.path.insert(0, str(ROOT))
-    from ner_decoding import decode
-    from ner_pipeline import check_options, tag_corpus
+    from ner_recall.ner_decoding import decode
+    from ner_recall.ner_pipeline import check_options, tag_corpus
 
     options = check_options("default", {})
     numbered = {tag: code for code, tag in enumerate(TAGS)}

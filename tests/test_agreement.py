@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
-import ner_agreement as A
 from conftest import METRIC_PATH, require
+from ner_recall import ner_agreement as A
 
 
 @pytest.fixture(scope="module")

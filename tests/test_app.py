@@ -339,8 +339,7 @@ def files_view(*paths, decoding=LENIENT, resamples=0, slices=None):
 
 
 def test_app_constants_are_the_metrics():
-    import ner_matching
-    import ner_scorings
+    from ner_recall import ner_matching, ner_scorings
 
     assert app.MODES is ner_matching.MODES and app.OUTCOMES is ner_scorings.LISTED_OUTCOMES
     assert list(app.CI_METHODS)[0] == "wilson"
@@ -608,7 +607,7 @@ def test_io_files_with_bare_types_and_untyped_files_score_in_the_files_tab(tmp_p
 def test_files_tab_slices_and_buckets(tmp_path):
     """A slices file gives the per-slice table (the worst slice marked, equal to the metric's
     slices); the bucket charts draw the metric's strict F1 per bucket."""
-    import ner_files
+    from ner_recall import ner_files
 
     n = len(ner_files.read_pair(GOLD, PRED_A).references)
     values = ["news" if i % 2 else "web" for i in range(n)]
@@ -674,7 +673,7 @@ def test_agreement_tab_shows_the_metrics_numbers():
     paths = app.example_annotation_files()
     error, _, table, _, listing, state = app.agreement_view(paths, LENIENT, False, 100)
     assert error == ""
-    import ner_files
+    from ner_recall import ner_files
 
     first = ner_files.read_pair(paths[0], paths[1])
     annotations = [

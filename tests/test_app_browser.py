@@ -319,7 +319,7 @@ def error_count(page):
 
 def test_files_tab_shows_the_metrics_numbers(page, metric):
     import app
-    import ner_files
+    from ner_recall import ner_files
 
     page.get_by_role("tab", name="Files").click()
     for elem_id, name in (
@@ -395,7 +395,7 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
 def test_files_tab_slices_and_bucket_charts(page, metric, tmp_path):
     """A slices file uploaded beside the gold: the per-slice table with the worst slice marked, and
     the bucket charts, both the metric's numbers."""
-    import ner_files
+    from ner_recall import ner_files
 
     inputs = ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_a.conll"))
     values = ["news" if i % 2 else "web" for i in range(len(inputs.references))]
@@ -435,7 +435,7 @@ def test_agreement_tab_shows_the_metrics_numbers(page, metric):
     """The Agreement tab's example files: the pair table with intervals, kappa and alpha, and the
     disagreements of each pair drawn in their sentences."""
     import app
-    import ner_files
+    from ner_recall import ner_files
 
     page.get_by_role("tab", name="Agreement").click()
     page.click("#agreement-example")

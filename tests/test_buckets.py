@@ -7,8 +7,8 @@ import random
 import pytest
 from test_parity import random_corpus
 
-import ner_buckets
 from conftest import METRIC_PATH
+from ner_recall import ner_buckets
 
 ALL = list(ner_buckets.ATTRIBUTES)
 WORDS = ("Anna", "NATO", "riga", "1984", "de", "Bern", "iPhone", "UN", "x")
@@ -207,7 +207,7 @@ def test_tokens_belong_to_the_tag_configs(spans_metric):
 
 
 def test_two_systems_per_bucket_with_holm(metric):
-    from ner_core import holm
+    from ner_recall.ner_core import holm
 
     references, predictions = random_corpus(1, 300)
     better = [r if i % 2 else p for i, (r, p) in enumerate(zip(references, predictions))]

@@ -16,7 +16,7 @@ from seqeval.metrics import accuracy_score, classification_report
 from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import IOB2, Tokens
 
-import ner_decoding as D
+from ner_recall import ner_decoding as D
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "decoding.md")
 

@@ -10,8 +10,8 @@ import pytest
 from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Tokens
 
-import ner_decoding as D
 from conftest import require
+from ner_recall import ner_decoding as D
 
 SEQEVAL_SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -124,8 +124,7 @@ def test_two_threads_score_what_one_thread_scores(scheme, monkeypatch):
     threads: every result (errors, intervals, buckets included) is the one-thread result."""
     from test_parity import random_corpus
 
-    import ner_matching
-    import ner_pipeline
+    from ner_recall import ner_matching, ner_pipeline
 
     references, predictions = random_corpus(f"threads {scheme}", 1500, prefixes="OOOBI")
     options = ner_pipeline.check_options(

@@ -276,8 +276,8 @@ def test_the_stream_refuses_fragments(spans):
 
 def test_fragment_free_input_takes_the_plain_path(spans, monkeypatch):
     """Without fragments the matching is never given any: the plain path, as fast as before."""
-    import ner_matching
-    from ner_spans import encode_spans
+    from ner_recall import ner_matching
+    from ner_recall.ner_spans import encode_spans
 
     def fail(*args):
         raise AssertionError("fragment logic on plain input")

@@ -18,7 +18,7 @@ CORE_MODULES = sorted(
 
 @pytest.mark.parametrize("name", CORE_MODULES)
 def test_module_examples_run(name):
-    module = importlib.import_module(name)
+    module = importlib.import_module(f"ner_recall.{name}")
     failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert failed == 0
     assert attempted > 0, f"{name} has no examples"

@@ -12,7 +12,7 @@ import datasets
 import evaluate
 import pytest
 
-import ner_evaluate
+from ner_recall import ner_evaluate
 
 
 class Plain(evaluate.Metric):

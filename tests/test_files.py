@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-import ner_files
 from conftest import ROOT
+from ner_recall import ner_files
 
 DATA = os.path.join(ROOT, "tests", "data")
 GOLD, PRED_A, PRED_B, BOTH = (
@@ -217,7 +217,7 @@ TAG_FILES = [
 
 @pytest.mark.parametrize("gold, pred, options, message", TAG_FILES)
 def test_tags_are_judged_by_the_decoder_and_located_in_the_file(tmp_path, gold, pred, options, message):
-    import ner_report
+    from ner_recall import ner_report
 
     inputs = ner_files.read_pair(write(tmp_path, "g.conll", gold), write(tmp_path, "p.conll", pred))
     if message is None:

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-import ner_formats as F
 from conftest import METRIC_PATH, ROOT
+from ner_recall import ner_formats as F
 
 DATA = os.path.join(ROOT, "tests", "data", "formats")
 
@@ -164,7 +164,7 @@ def test_conllu_with_a_tag_column_after_the_ten(tmp_path):
 
 
 def test_files_of_a_tool_are_scored_by_the_command_line_and_read_pair(tmp_path):
-    import ner_files
+    from ner_recall import ner_files
 
     inputs = ner_files.read_pair(os.path.join(DATA, "doccano.jsonl"), os.path.join(DATA, "doccano.jsonl"))
     assert inputs.compute_inputs()["texts"] == inputs.tokens and inputs.references == inputs.predictions

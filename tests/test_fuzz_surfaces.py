@@ -161,7 +161,7 @@ lines = st.lists(
 @FUZZ
 @given(gold=lines, pred=lines, suffix=st.sampled_from([".conll", ".jsonl"]))
 def test_readers_read_or_name_the_file_and_line(tmp_path_factory, gold, pred, suffix):
-    import ner_files
+    from ner_recall import ner_files
 
     folder = tmp_path_factory.mktemp("files")
     paths = [str(folder / f"{name}{suffix}") for name in ("g", "p")]

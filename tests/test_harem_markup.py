@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-import ner_harem as H
 from conftest import METRIC_PATH, ROOT
+from ner_recall import ner_harem as H
 
 DATA = os.path.join(ROOT, "tests", "data", "harem")
 GOLD, SYSTEM = os.path.join(DATA, "gold.txt"), os.path.join(DATA, "system.txt")

@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 from test_parity import random_corpus
 
-import ner_inputs as I
 from conftest import METRIC_PATH, require
+from ner_recall import ner_inputs as I
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 OPTION_FAMILIES = [

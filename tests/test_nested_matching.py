@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
-import ner_decoding as D
-import ner_matching as M
-import ner_scorings as S
 from conftest import ROOT
+from ner_recall import ner_decoding as D
+from ner_recall import ner_matching as M
+from ner_recall import ner_scorings as S
 
 TYPES = ("LOC", "ORG", "PER")
 

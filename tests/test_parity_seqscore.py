@@ -15,8 +15,8 @@ import random
 
 import pytest
 
-import ner_decoding as D
 from conftest import require
+from ner_recall import ner_decoding as D
 
 seqscore_encoding = require("seqscore.encoding", "decoding parity with seqscore")
 from seqscore.validation import validate_labels  # noqa: E402

@@ -8,8 +8,8 @@ from statistics import NormalDist
 
 import pytest
 
-import ner_planning as P
 from conftest import ROOT
+from ner_recall import ner_planning as P
 
 PILOT = {"news": (20, 18), "web": (20, 10)}
 SIZES = {"news": 3000, "web": 1000}

@@ -5,7 +5,7 @@ import random
 import pytest
 from test_parity import random_corpus
 
-from ner_matching import fbeta, fbeta_key
+from ner_recall.ner_matching import fbeta, fbeta_key
 
 MODES = ("strict", "exact", "partial", "type")
 COUNT_KEYS = ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual")

@@ -44,7 +44,7 @@ def test_a_record_holds_what_produced_the_results(metrics):
 def test_rerun_reproduces_the_results_to_the_bit(metrics, config):
     refs, preds = random_corpus(5, 60)
     if config == "spans":
-        from ner_decoding import tags_to_spans
+        from ner_recall.ner_decoding import tags_to_spans
 
         refs, preds = (
             [[dict(label=s.label, start=s.start, end=s.end) for s in tags_to_spans(t)] for t in side]
@@ -60,7 +60,7 @@ def test_rerun_reproduces_the_results_to_the_bit(metrics, config):
     again = metrics[config].rerun(
         record, predictions=preds, references=refs, document_ids=[i // 4 for i in range(60)]
     )
-    import ner_record
+    from ner_recall import ner_record
 
     assert ner_record.same_results(record, again)
     assert json.loads(json.dumps(again)) == record["results"]
@@ -88,7 +88,7 @@ def test_a_changed_input_is_found_by_its_hash_and_the_metric_stays_usable(metric
 
 
 def test_hashes_see_values_not_containers():
-    import ner_record
+    from ner_recall import ner_record
 
     tags = [["B-A", "O"], ["O"]]
     assert ner_record.fingerprint(tags) == ner_record.fingerprint(tuple(map(tuple, tags)))

@@ -8,9 +8,8 @@ import sys
 
 import pytest
 
-import ner_files
-import ner_report
 from conftest import ROOT
+from ner_recall import ner_files, ner_report
 
 DATA = os.path.join(ROOT, "tests", "data")
 GOLD, PRED_A, PRED_B, BOTH = (

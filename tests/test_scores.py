@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_parity import random_corpus
 
-import ner_decoding as D
-import ner_matching as M
 from conftest import require
+from ner_recall import ner_decoding as D
+from ner_recall import ner_matching as M
 
 
 def core_counts(references, predictions, extra_types=()):

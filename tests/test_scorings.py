@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-import ner_scorings as S
-from ner_decoding import decode, encode, tags_to_spans
-from ner_matching import match
+from ner_recall import ner_scorings as S
+from ner_recall.ner_decoding import decode, encode, tags_to_spans
+from ner_recall.ner_matching import match
 
 # EDS-NLP's example (edsnlp/metrics/ner.py): "La patiente a une fièvre aiguë ."
 EDS_TOKENS = ["La", "patiente", "a", "une", "fièvre", "aiguë", "."]

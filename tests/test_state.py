@@ -301,7 +301,7 @@ def test_the_scale_out_table_is_the_bench_output():
 
 
 def test_entity_extras_travel_in_the_state_as_given():
-    import ner_state
+    from ner_recall import ner_state
 
     refs = [[{"label": "A", "start": 0, "end": 3, "fragments": [[0, 1], [2, 3]]}], []]
     preds = [

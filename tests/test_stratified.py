@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import ner_stratified
-from ner_stratified import CI_METHODS, stratified_recall
+from ner_recall import ner_stratified
+from ner_recall.ner_stratified import CI_METHODS, stratified_recall
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
 Z = stats.norm.ppf(0.975)

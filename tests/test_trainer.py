@@ -13,8 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-import ner_trainer as T
 from conftest import ROOT, require
+from ner_recall import ner_trainer as T
 
 NAMES = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
 X = T.IGNORE_INDEX
