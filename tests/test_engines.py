@@ -10,6 +10,10 @@ import subprocess
 import sys
 import textwrap
 
+# isort: off
+import bootstrap  # noqa: F401  (engine workers import this module without conftest)
+
+# isort: on
 from test_parity import random_corpus
 
 from conftest import METRIC_PATH, ROOT, require
