@@ -44,8 +44,11 @@ ValueError: ...lakes.csv: row 0 (line 2): span text 'Pühajärve' != text[8:18] 
 import ast
 import bisect
 import csv
+import io
 import os
 import re
+import urllib.error
+import urllib.request
 import warnings
 from typing import NamedTuple
 
@@ -57,6 +60,15 @@ DESCRIPTION_COLUMNS = ("population", *SIZE_KEYS, "file")
 FILE_COLUMNS = ("text", "span")
 BENCHMARK_SPAN_KEYS = ("start", "end", "text", "labels")
 CORRECT_VALUES = {"yes": True, "no": False}
+DESCRIPTION_FILE = "data_description.csv"
+#: the published EstNLTK recall benchmarks (``PUBLISHED + "/amundsen_01"`` is one of them)
+PUBLISHED = (
+    "https://raw.githubusercontent.com/estnltk/estnltk-model-data/main/"
+    "named_entity_recognition/recall_estimation/benchmarks"
+)
+#: the largest file a benchmark reads, and how long a server may take to answer
+MAX_BYTES = 256 * 2**20
+URL_TIMEOUT = 60
 
 FEATURES = datasets.Features(
     {
@@ -90,11 +102,13 @@ class Population(NamedTuple):
 # ---------------------------------------------------------------- loading
 
 
-def load_benchmark(description_csv):
+def load_benchmark(description_csv: str | os.PathLike) -> datasets.Dataset:
     """Load a benchmark as a ``datasets.Dataset``, one example per sampled entity.
 
     Args:
-        description_csv (str or os.PathLike): the benchmark's ``data_description.csv``.
+        description_csv (str or os.PathLike): the benchmark's ``data_description.csv``, its folder,
+            or an http(s) URL of either: ``PUBLISHED + "/amundsen_01"`` reads the published
+            benchmark from its public repository (:data:`PUBLISHED`).
 
     Returns:
         datasets.Dataset with the columns
@@ -127,7 +141,7 @@ def load_benchmark(description_csv):
     return datasets.Dataset.from_dict(columns, features=FEATURES)
 
 
-def benchmark_sizes(description_csv):
+def benchmark_sizes(description_csv: str | os.PathLike) -> dict[str, dict[str, int]]:
     """``{population: {"occurences": int, "labelled": int, "positive": int}}`` of a benchmark.
 
     The form the metric's ``subgroup_weights`` option takes: population p's estimated number of
@@ -141,13 +155,9 @@ def benchmark_sizes(description_csv):
     }
 
 
-def read_description(description_csv):
+def read_description(description_csv: str | os.PathLike) -> list[Population]:
     """The populations of ``data_description.csv``, validated, with their files resolved."""
-    if not isinstance(description_csv, (str, bytes, os.PathLike)):
-        raise ValueError(
-            f"description_csv must be the path of a data_description.csv; got {description_csv!r}"
-        )
-    description_csv = os.fspath(description_csv)
+    description_csv = description_path(description_csv)
     header, rows = _read_csv(description_csv)
     _require_columns(header, DESCRIPTION_COLUMNS, description_csv)
     populations, names = [], set()
@@ -172,26 +182,52 @@ def read_description(description_csv):
     return populations
 
 
-def _read_csv(path):
-    """(header, [(row index, line number, {column: value})]) of a CSV file, strings unparsed."""
+def _read_csv(path: str) -> tuple[list[str], list[tuple[int, int, dict[str, str]]]]:
+    """(header, [(row index, line number, {column: value})]) of a CSV file or URL, strings unparsed."""
+    reader = csv.reader(io.StringIO(_read_text(path), newline=""))
     try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            reader = csv.reader(f)
-            header = next(reader, None)
-            if header is None:
-                raise ValueError(f"{path}: empty file, expected a header row")
-            rows, line = [], reader.line_num + 1
-            for i, values in enumerate(reader):
-                if len(values) != len(header):
-                    raise ValueError(
-                        f"{path}: row {i} (line {line}) has {len(values)} fields; "
-                        f"the header has {len(header)}"
-                    )
-                rows.append((i, line, dict(zip(header, values))))
-                line = reader.line_num + 1
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
-        raise ValueError(f"{path}: cannot read as a UTF-8 CSV file: {error}") from error
+        header = next(reader, None)
+        if header is None:
+            raise ValueError(f"{path}: empty file, expected a header row")
+        rows, line = [], reader.line_num + 1
+        for i, values in enumerate(reader):
+            if len(values) != len(header):
+                raise ValueError(
+                    f"{path}: row {i} (line {line}) has {len(values)} fields; the header has {len(header)}"
+                )
+            rows.append((i, line, dict(zip(header, values))))
+            line = reader.line_num + 1
+    except csv.Error as error:
+        raise ValueError(f"{path}: cannot read as a CSV file: {error}") from error
     return header, rows
+
+
+def is_url(location: object) -> bool:
+    """Whether ``location`` is an http(s) URL (read over the network) rather than a path."""
+    return isinstance(location, str) and location.startswith(("http://", "https://"))
+
+
+def _read_text(location: str) -> str:
+    """The UTF-8 text of a file or an http(s) URL, at most :data:`MAX_BYTES` bytes."""
+    try:
+        if is_url(location):
+            with urllib.request.urlopen(location, timeout=URL_TIMEOUT) as response:
+                data = response.read(MAX_BYTES + 1)
+        else:
+            with open(location, "rb") as f:
+                data = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise ValueError(f"{location}: no such file") from None
+    except urllib.error.HTTPError as error:
+        raise ValueError(f"{location}: the server answered {error.code} {error.reason}") from None
+    except (OSError, urllib.error.URLError) as error:
+        raise ValueError(f"{location}: cannot read it: {error}") from None
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"{location}: larger than {MAX_BYTES:,} bytes; a benchmark file is far smaller")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{location}: cannot read as UTF-8 text: {error}") from None
 
 
 def _require_columns(header, required, path):
@@ -206,15 +242,49 @@ def _count(value, key, where):
     return int(value)
 
 
-def _resolve(file, description_csv, where):
+def _resolve(file: str, description_csv: str, where: str) -> str:
     """``file`` relative to the benchmarks root (the description's grandparent), else to the
-    description's own folder; an absolute path as it is."""
-    benchmark_dir = os.path.dirname(os.path.abspath(description_csv))
-    candidates = [os.path.join(os.path.dirname(benchmark_dir), file), os.path.join(benchmark_dir, file)]
-    for candidate in candidates:
-        if os.path.isfile(candidate):
-            return candidate
+    description's own folder; an absolute path as it is. For a URL, the same two places on its
+    server, the first that answers."""
+    if is_url(description_csv):
+        folder = description_csv.rsplit("/", 1)[0]
+        candidates = [f"{folder.rsplit('/', 1)[0]}/{file}", f"{folder}/{file}"]
+        for candidate in candidates:
+            if _url_exists(candidate):
+                return candidate
+    else:
+        benchmark_dir = os.path.dirname(os.path.abspath(description_csv))
+        candidates = [os.path.join(os.path.dirname(benchmark_dir), file), os.path.join(benchmark_dir, file)]
+        for candidate in candidates:
+            if os.path.isfile(candidate):
+                return candidate
     raise ValueError(f"{where}: file {file!r} not found (looked for {candidates})")
+
+
+def _url_exists(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=URL_TIMEOUT):
+            return True
+    except urllib.error.HTTPError as error:
+        if error.code in (404, 410):
+            return False
+        raise ValueError(f"{url}: the server answered {error.code} {error.reason}") from None
+    except (OSError, urllib.error.URLError) as error:
+        raise ValueError(f"{url}: cannot read it: {error}") from None
+
+
+def description_path(source: str | os.PathLike) -> str:
+    """The ``data_description.csv`` that ``source`` names: the file itself, a benchmark's folder,
+    or an http(s) URL of either (a URL that does not end in ``.csv`` is taken as a folder)."""
+    if not isinstance(source, (str, os.PathLike)):
+        raise ValueError(
+            "description_csv must be the path or URL of a data_description.csv, or of a benchmark's "
+            f"folder; got {source!r}"
+        )
+    source = os.fspath(source)
+    if is_url(source):
+        return source if source.endswith(".csv") else f"{source.rstrip('/')}/{DESCRIPTION_FILE}"
+    return os.path.join(source, DESCRIPTION_FILE) if os.path.isdir(source) else source
 
 
 def _read_population(population):

@@ -7,6 +7,9 @@ the family table live in ``ner_pipeline``, every count and score in the ``ner_*`
 this file, and the patches to evaluate's cache and distributed runs in their own section.
 """
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
 import datasets
 import evaluate
 
@@ -42,6 +45,7 @@ from .ner_pipeline import (
     tag_corpus,
 )
 from .ner_planning import neyman_plan
+from .ner_progress import reporting
 from .ner_ranking import RIGHT
 from .ner_record import check_inputs, check_record, flat_results, make_record, model_index
 from .ner_scorings import DEFAULT_SCORES
@@ -524,3 +528,10 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """
         check_options(self.config_name, options)
         return make_compute_metrics(self.compute, label_names, options, input_names=self._feature_names())
+
+    @staticmethod
+    def reporting(callback: Callable[[float, str], None]) -> AbstractContextManager[None]:
+        """A context in which long work (bootstrap resamples, permutations, ...) reports its progress
+        to ``callback(fraction_done, description)``, instead of a terminal bar; the callback may raise
+        to cancel the work between steps (see ``ner_progress``)."""
+        return reporting(callback)

@@ -38,6 +38,7 @@ from scipy.stats import t as student_t
 
 from .ner_core import COLUMNS, check_confidence_level, check_seed, is_int
 from .ner_matching import count_rows, derive, flat_scores, present_types
+from .ner_progress import steps
 
 INTERVAL_FAMILIES = ("seqeval", "muc")
 METHODS = ("percentile", "expanded", "bca", "expanded_bca")
@@ -211,10 +212,14 @@ def score_table(
 # ---------------------------------------------------------------------------- resampling
 
 
-def _chunks(total, width):
+def _chunks(total, width, description="bootstrap resamples"):
+    """Sizes of the chunks of ``total`` draws, each of about CELLS_PER_CHUNK cells, with progress."""
     step = max(1, CELLS_PER_CHUNK // max(width, 1))
-    for start in range(0, total, step):
-        yield min(step, total - start)
+    with steps(total, description) as done:
+        for start in range(0, total, step):
+            size = min(step, total - start)
+            yield size
+            done.advance(size)
 
 
 def bootstrap_totals(patterns, counts, resamples, rng):
@@ -229,7 +234,7 @@ def bootstrap_totals(patterns, counts, resamples, rng):
 def permutation_shifts(differences, counts, permutations, rng):
     """For random swaps of the two systems, the sum of the swapped difference rows, chunked."""
     matrix = differences.astype(float)
-    for size in _chunks(permutations, max(len(counts), 2 * matrix.shape[1])):
+    for size in _chunks(permutations, max(len(counts), 2 * matrix.shape[1]), "permutations"):
         yield rng.binomial(counts, 0.5, size=(size, len(counts))).astype(float) @ matrix
 
 

@@ -287,7 +287,7 @@ BROKEN = [
         B,
         r"row 1 \(line 3, population 'a'\): population names must be non-empty and unique",
     ),
-    ("no description", None, A, B, r"data_description\.csv: cannot read"),
+    ("no description", None, A, B, r"data_description\.csv: no such file"),
 ]
 
 
@@ -517,3 +517,67 @@ def test_size_keys_are_the_weights_keys_of_the_stratified_recall():
     from ner_recall import ner_stratified
 
     assert ner_benchmarks.SIZE_KEYS == ner_stratified.SIZE_KEYS
+
+
+@pytest.fixture(scope="module")
+def served_benchmarks():
+    """The shared benchmarks served over HTTP on 127.0.0.1 (as a public repository serves raw files)."""
+    import functools
+    import http.server
+    import threading
+
+    root = os.path.dirname(benchmark_csv("amundsen_01"))
+    root = os.path.dirname(root)
+    if not os.path.isdir(root):
+        pytest.skip(f"the shared benchmarks are not at {root}")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("suffix", ["/amundsen_01", "/amundsen_01/", "/amundsen_01/data_description.csv"])
+def test_a_benchmark_reads_from_a_url_like_from_its_folder(served_benchmarks, suffix):
+    local = load_benchmark(benchmark_csv("amundsen_01"))
+    remote = load_benchmark(served_benchmarks + suffix)
+    assert remote.to_dict() == local.to_dict()
+    assert benchmark_sizes(served_benchmarks + suffix) == benchmark_sizes(benchmark_csv("amundsen_01"))
+
+
+def test_a_benchmark_reads_from_its_folder():
+    folder = os.path.dirname(benchmark_csv("amundsen_02"))
+    if not os.path.isdir(folder):
+        pytest.skip(f"the shared benchmarks are not at {folder}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # amundsen_02's known quirks, tested above
+        assert load_benchmark(folder).to_dict() == load_benchmark(benchmark_csv("amundsen_02")).to_dict()
+
+
+@pytest.mark.parametrize(
+    "suffix, message",
+    [
+        ("/nowhere", r"nowhere/data_description\.csv: the server answered 404"),
+        ("/amundsen_01/data/recall_sets/missing.csv", r"missing\.csv: the server answered 404"),
+    ],
+)
+def test_a_url_that_does_not_answer_is_named(served_benchmarks, suffix, message):
+    with pytest.raises(ValueError, match=message):
+        load_benchmark(served_benchmarks + suffix)
+
+
+def test_a_missing_file_is_called_missing(tmp_path):
+    with pytest.raises(ValueError, match=r"data_description\.csv: no such file"):
+        load_benchmark(tmp_path / "data_description.csv")
+
+
+def test_the_published_address_names_the_public_repository():
+    assert ner_benchmarks.PUBLISHED.endswith(
+        "estnltk-model-data/main/named_entity_recognition/recall_estimation/benchmarks"
+    )
