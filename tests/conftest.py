@@ -3,6 +3,8 @@
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
@@ -21,18 +23,19 @@ def require(module_name, why=""):
     """
     import importlib
 
-    import pytest
-
     try:
         return importlib.import_module(module_name)
     except ImportError:
         message = f"{module_name} is not installed{': ' + why if why else ''}"
         if os.environ.get("CI"):
             pytest.fail(f"{message} (CI installs it: see .ci/run)")
-        pytest.skip(message, allow_module_level=True)
+        skip(message)
 
 
-import pytest  # noqa: E402
+def skip(message):
+    """Skip the calling test, reported at the test (``pytest -ra`` names it), not at this helper."""
+    raise pytest.skip.Exception(message, allow_module_level=True, _use_item_location=True)
+
 
 METRIC_PATH = os.path.join(ROOT, "ner_recall_metric.py")
 #: the shared folder beside the project (read only): the published recall benchmarks
@@ -43,7 +46,7 @@ def benchmark_csv(name):
     """The ``data_description.csv`` of a shared benchmark; skips (never fails) when ``../shared`` is absent."""
     path = os.path.join(SHARED_BENCHMARKS, name, "data_description.csv")
     if not os.path.isfile(path):
-        pytest.skip(f"../shared/benchmarks/{name} is not beside the project ({SHARED_BENCHMARKS})")
+        skip(f"../shared/benchmarks/{name} is not beside the project ({SHARED_BENCHMARKS})")
     return path
 
 
