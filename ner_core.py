@@ -28,10 +28,14 @@ overlap, other type         incorrect incorrect  partial    incorrect
 """
 
 import numbers
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+T = TypeVar("T")
 
 # ---------------------------------------------------------------------------- spans
 
@@ -66,10 +70,10 @@ class SpanArrays(_SpanFields):
 
     __slots__ = ()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.start)
 
-    def part(self, a, b):
+    def part(self, a: int, b: int) -> "SpanArrays":
         """The spans ``a`` to ``b - 1`` (views, not copies)."""
         return SpanArrays(*(values[a:b] for values in self))
 
@@ -93,7 +97,7 @@ PARALLEL_POSITIONS = 1 << 24
 PARALLEL_SPANS = 1 << 22
 
 
-def side_by_side(calls, parallel=True):
+def side_by_side(calls: Sequence[Callable[[], T]], parallel: bool = True) -> list[T]:
     """The results of the argument-less ``calls``, in order: in threads (the first in this one)
     when ``parallel``, one after the other otherwise; an exception is raised as it would be
     alone.
@@ -109,12 +113,16 @@ def side_by_side(calls, parallel=True):
         return [first] + [future.result() for future in others]
 
 
-def shared_length(start_a, end_a, start_b, end_b):
+def shared_length(
+    start_a: NDArray[Any], end_a: NDArray[Any], start_b: NDArray[Any], end_b: NDArray[Any]
+) -> NDArray[Any]:
     """Positions two ranges ``[start, end)`` share (0 when they do not overlap), elementwise."""
     return np.maximum(np.minimum(end_a, end_b) - np.maximum(start_a, start_b), 0)
 
 
-def union_length(start_a, end_a, start_b, end_b):
+def union_length(
+    start_a: NDArray[Any], end_a: NDArray[Any], start_b: NDArray[Any], end_b: NDArray[Any]
+) -> NDArray[Any]:
     """Positions of the smallest range holding both (their union, for overlapping ranges)."""
     return np.maximum(end_a, end_b) - np.minimum(start_a, start_b)
 
@@ -157,18 +165,18 @@ COLUMNS = (
 ZERO_DIVISION = (0, 1)
 
 
-def divide(numerator, denominator, zero_division):
+def divide(numerator: float, denominator: float, zero_division: float) -> float:
     """``numerator / denominator`` as a plain float, ``zero_division`` where it is 0/0."""
     return float(numerator) / float(denominator) if denominator else float(zero_division)
 
 
-def ratio(numerator, denominator, zero_division):
+def ratio(numerator: ArrayLike, denominator: ArrayLike, zero_division: float) -> NDArray[np.float64]:
     """:func:`divide` elementwise on arrays (float64), ``zero_division`` (a number or NaN) at 0/0."""
     numerator, denominator = np.asarray(numerator, dtype=float), np.asarray(denominator, dtype=float)
     return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), zero_division)
 
 
-def fbeta(precision, recall, beta=1.0):
+def fbeta(precision: float, recall: float, beta: float = 1.0) -> float:
     """The weighted harmonic mean of precision and recall, 0.0 when both are 0.
 
     >>> fbeta(0.5, 1.0), fbeta(0.5, 1.0, beta=2), fbeta(0.5, 1.0, beta=0.5)
@@ -177,7 +185,9 @@ def fbeta(precision, recall, beta=1.0):
     return float(fbeta_array(np.float64(precision), np.float64(recall), beta))
 
 
-def fbeta_array(precision, recall, beta=1.0):
+def fbeta_array(
+    precision: NDArray[np.float64] | np.float64, recall: NDArray[np.float64] | np.float64, beta: float = 1.0
+) -> NDArray[np.float64]:
     """:func:`fbeta` elementwise: 0 where both are 0, NaN where either is NaN."""
     if beta <= 1.0:  # beta ** 2 may underflow to 0: then the score is the precision
         b2 = beta * beta
@@ -190,7 +200,7 @@ def fbeta_array(precision, recall, beta=1.0):
     return np.where(np.isnan(denominator), np.nan, f)
 
 
-def fbeta_key(beta):
+def fbeta_key(beta: float) -> str:
     """The name of the F-beta score: ``"f1"``, ``"f0.5"``, ``"f2"``."""
     text = repr(float(beta))
     return "f" + (text[:-2] if text.endswith(".0") else text)
@@ -206,19 +216,19 @@ IGNORE_INDEX = -100
 SIZE_KEYS = ("occurences", "labelled", "positive")
 
 
-def is_int(x):
+def is_int(x: object) -> bool:
     """An integral number that is not a bool."""
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
-def check_confidence_level(value):
+def check_confidence_level(value: Any) -> float:
     """A level in (0, 1), as a float: of bootstrap intervals and of the stratified recall alike."""
-    if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1):
+    if not (isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < cast(float, value) < 1):
         raise ValueError(f"confidence_level must be in (0, 1); got {value!r}")
     return float(value)
 
 
-def check_seed(value):
+def check_seed(value: Any) -> int | None:
     """A non-negative int, or None (fresh entropy: not reproducible)."""
     if value is None:
         return None
@@ -227,7 +237,7 @@ def check_seed(value):
     return int(value)
 
 
-def holm(p_values):
+def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjustment of a family of p-values (a list), in their order.
 
     >>> holm([0.01, 0.04, 0.03])
