@@ -50,7 +50,8 @@ import re
 import urllib.error
 import urllib.request
 import warnings
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 import datasets
 
@@ -131,8 +132,8 @@ def load_benchmark(description_csv: str | os.PathLike) -> datasets.Dataset:
     Warns (UserWarning): a population has ``labelled > occurences``; the same sentence and span
     occur in two rows (naming both populations and rows).
     """
-    columns = {name: [] for name in FEATURES}
-    seen = {}
+    columns: dict[str, list[object]] = {name: [] for name in FEATURES}
+    seen: dict[tuple[str, int, int], tuple[str, int]] = {}
     for population in read_description(description_csv):
         for example in _read_population(population):
             _warn_duplicate(example, seen)
@@ -364,7 +365,7 @@ def _warn_duplicate(example, seen):
     key = (example["text"], example["span_start"], example["span_end"])
     here = (example["subgroup"], example["row"])
     if key in seen:
-        (group, row), (span_text, start, end) = seen[key], (example["span_text"], *key[1:])
+        (group, row), span_text, (_, start, end) = seen[key], example["span_text"], key
         warnings.warn(
             f"the same sentence and span {span_text!r} ({start}, {end}) occur in population "
             f"{group!r} row {row} and population {here[0]!r} row {here[1]}",
@@ -378,7 +379,9 @@ def _warn_duplicate(example, seen):
 # ---------------------------------------------------------------- alignment
 
 
-def refine(token_starts, token_ends, spans):
+def refine(
+    token_starts: Sequence[int], token_ends: Sequence[int], spans: Sequence[tuple[Any, ...]]
+) -> tuple[list[int], list[int]]:
     """Cut a token grid at every boundary of ``spans``; return the new ``(starts, ends)``.
 
     A token that a span boundary falls inside is split there. A span boundary in the whitespace
@@ -408,7 +411,9 @@ def refine(token_starts, token_ends, spans):
     return starts, ends
 
 
-def spans_to_tags(token_starts, token_ends, spans):
+def spans_to_tags(
+    token_starts: Sequence[int], token_ends: Sequence[int], spans: Sequence[tuple[Any, ...]]
+) -> list[str]:
     """IOB2 tags over tokens for character spans that start and end on token boundaries.
 
     Raises ValueError for a span that cuts a token or starts or ends in whitespace (``refine``
@@ -435,7 +440,7 @@ def spans_to_tags(token_starts, token_ends, spans):
     return tags
 
 
-def check_spans(spans, length, what="span"):
+def check_spans(spans: Any, length: int, what: str = "span") -> list[tuple[int, int, str]]:
     """``spans`` as sorted ``(start, end, label)`` tuples; ValueError if malformed or overlapping."""
     checked = []
     for span in spans:
@@ -460,7 +465,9 @@ def check_spans(spans, length, what="span"):
 EXAMPLE_KEYS = ("text", "token_starts", "token_ends", "span_start", "span_end", "span_label")
 
 
-def align(example, pred_spans):
+def align(
+    example: Mapping[str, Any], pred_spans: Sequence[tuple[int, int, str]]
+) -> tuple[list[str], list[str], list[str]]:
     """A tagger's character spans and an example's gold span as IOB2 tags on one token grid.
 
     The example's tokens are cut at every predicted boundary that falls inside a token or in
