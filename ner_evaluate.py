@@ -15,6 +15,7 @@ True
 import os
 import uuid
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import datasets
 import pyarrow as pa
@@ -50,7 +51,13 @@ def _read_caches(paths):
     return datasets.Dataset(datasets.table.concat_tables(kept))
 
 
-class EvaluatePatches:
+if TYPE_CHECKING:  # the patches are mixed into an evaluate.Metric: its attributes are theirs
+    from evaluate import Metric as _PatchedBase
+else:
+    _PatchedBase = object
+
+
+class EvaluatePatches(_PatchedBase):
     """The overrides of ``evaluate.Metric`` that validate before the cache, score directly, keep a
     failed call from spoiling the object, and make distributed runs safe."""
 
@@ -60,7 +67,9 @@ class EvaluatePatches:
     # then calls _compute, where the options are first seen: a typo costs a full write and read, and a whole
     # corpus handed to compute is encoded row by row. Here options are checked first, and one process with
     # nothing added scores the inputs directly.
-    def compute(self, *, predictions=None, references=None, **kwargs):
+    def compute(
+        self, *, predictions: Any = None, references: Any = None, **kwargs: Any
+    ) -> dict[str, Any] | None:
         """Score the inputs given here and everything added before (see the Args below).
 
         Options are checked before anything is read or the cache touched, so that a typo costs
@@ -146,7 +155,7 @@ class EvaluatePatches:
     # "Predictions and/or references don't match the expected format", naming no place, after part of a
     # stream may have been written. Here every batch is validated first, errors name their place, and a
     # batch is written as one Arrow table.
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Add a batch of sentences, validated first, so that errors name their place and a
         failed call stores nothing. An empty batch adds nothing."""
         unknown = sorted(set(kwargs) - set(self._feature_names()))
@@ -168,7 +177,7 @@ class EvaluatePatches:
             return
         self._store(batch, kwargs)
 
-    def add(self, *, prediction=None, reference=None, **kwargs):
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Add one sentence, validated first (errors name the place in the sentence)."""
         unknown = sorted(set(kwargs) - set(self._feature_names()))
         if unknown:

@@ -28,8 +28,11 @@ never stands for two numbers.
 """
 
 import numbers
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .ner_core import IGNORE_INDEX
 
@@ -75,7 +78,9 @@ def _array(value, name):
         ) from None
 
 
-def eval_prediction_ids(eval_prediction, ignore_index=IGNORE_INDEX):
+def eval_prediction_ids(
+    eval_prediction: Any, ignore_index: int = IGNORE_INDEX
+) -> tuple[NDArray[np.integer], NDArray[np.integer]]:
     """(predicted ids, label ids), two 2-D integer arrays, of an ``EvalPrediction``.
 
     ``predictions`` are logits (batch x length x classes, the argmax is taken) or class ids
@@ -138,9 +143,10 @@ def _leaves(value, path):
     # None, strings and other values have no number to log
 
 
-def flatten_results(results):
+def flatten_results(results: Mapping[str, Any]) -> dict[str, int | float]:
     """A nested result as one flat ``{name: int or float}`` dict (names: see the module doc)."""
-    flat, origin = {}, {}
+    flat: dict[str, int | float] = {}
+    origin: dict[str, tuple[str, ...]] = {}
     for path, number in _leaves(results, ()):
         name = "_".join(path)
         if name in flat:
@@ -151,7 +157,13 @@ def flatten_results(results):
     return flat
 
 
-def make_compute_metrics(compute, label_names, options, *, input_names=TAG_INPUTS):
+def make_compute_metrics(
+    compute: Callable[..., dict[str, Any]],
+    label_names: Sequence[str] | Mapping[int, str],
+    options: Mapping[str, Any],
+    *,
+    input_names: Sequence[str] = TAG_INPUTS,
+) -> Callable[[Any], dict[str, int | float]]:
     """A ``compute_metrics(eval_prediction) -> {name: number}`` for ``transformers.Trainer``.
 
     ``compute`` is the metric's ``compute``; ``options`` its keyword options (the metric has checked
@@ -167,7 +179,7 @@ def make_compute_metrics(compute, label_names, options, *, input_names=TAG_INPUT
     every_id = [list(range(len(label_names)))] if isinstance(label_names, (list, tuple)) else [[0]]
     compute(predictions=every_id, references=every_id, label_names=label_names, **options)
 
-    def compute_metrics(eval_prediction):
+    def compute_metrics(eval_prediction: Any) -> dict[str, int | float]:
         predictions, label_ids = eval_prediction_ids(eval_prediction)
         return flatten_results(
             compute(predictions=predictions, references=label_ids, label_names=label_names, **options)
