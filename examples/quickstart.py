@@ -1,58 +1,62 @@
-"""Quickstart: score a real recall benchmark, as a new user would.
+"""Quickstart: score a system against a gold standard, from files in this repository alone.
 
-The EstNLTK recall benchmark amundsen_01 (in ../shared/benchmarks) carries, for each sampled
-entity, whether the EstNLTK default tagger found it (its ``correct`` column). We turn that into
-predicted tags, score them with the metric's two configs, and get the published leaderboard
-estimate (recall 0.5892016803782091, 95% CI 0.5442531601445354 to 0.6341502006118828).
+The files are HIPE-scorer's public NER test files (tests/data/hipe, MIT license): pages of historical
+newspapers with their gold entities and a system's run, in the CLEF-HIPE TSV format. The script reads
+each gold/system pair through the metric, scores them together with documents as the units of the
+bootstrap, and prints what a user came for: precision, recall and F1 with 95% intervals, per type, and
+the four MUC / SemEval-2013 modes.
 
-    python examples/quickstart.py [path/to/data_description.csv]
+    python examples/quickstart.py
 """
 
+import glob
 import os
-import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import evaluate  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCHMARK = os.path.join(ROOT, "..", "shared", "benchmarks", "amundsen_01", "data_description.csv")
+DATA = os.path.join(ROOT, "tests", "data", "hipe")
 
 
-def main(description_csv=BENCHMARK):
-    metric = evaluate.load(os.path.join(ROOT, "ner_recall_metric.py"), "subgroups")
-    data = metric.load_benchmark(description_csv)
-    # the tagger's outcome per sampled entity: found it (its gold tags) or not (all O)
-    predictions = [
-        tags if found else ["O"] * len(tags) for tags, found in zip(data["ner_tags"], data["correct"])
-    ]
-    results = metric.compute(
-        predictions=predictions,
-        references=data["ner_tags"],
-        subgroups=data["subgroup"],
-        subgroup_weights=metric.benchmark_sizes(description_csv),
-        ci_method="weighted_wald",
-    )
-    recall = results["stratified_recall"]
-    print(f"{len(data)} sampled entities in {len(recall['strata'])} subgroups")
-    for name, stratum in recall["strata"].items():
+def read_pairs(metric):
+    """Every ``*-true.tsv`` / ``*-pred.tsv`` pair of the folder as one corpus for ``compute``."""
+    corpus = {"predictions": [], "references": [], "document_ids": []}
+    for gold in sorted(glob.glob(os.path.join(DATA, "unittest-*true*.tsv"))):
+        system = gold.replace("true", "pred")
+        inputs = metric.read_hipe(gold, system).compute_inputs()
+        name = os.path.basename(gold)
+        corpus["predictions"] += inputs["predictions"]
+        corpus["references"] += inputs["references"]
+        corpus["document_ids"] += [f"{name}/{doc}" for doc in inputs["document_ids"]]
+    return corpus
+
+
+def main():
+    metric = evaluate.load(os.path.join(ROOT, "ner_recall_metric.py"))
+    corpus = read_pairs(metric)
+    results = metric.compute(**corpus, ci_resamples=1000, seed=0)
+    intervals = results["intervals"]
+    documents = len(set(corpus["document_ids"]))
+    print(f"{len(corpus['references'])} sentences in {documents} documents (HIPE-scorer's test files)\n")
+    print("score      value  95% interval (documents resampled)")
+    for score in ("precision", "recall", "f1"):
+        low, high = intervals[f"overall_{score}"]
+        print(f"{score:9s} {results['overall_' + score]:6.3f}  [{low:.3f}, {high:.3f}]")
+    print("\ntype      gold  precision  recall     f1")
+    for name, row in sorted(results.items()):
+        if isinstance(row, dict) and "number" in row:
+            print(
+                f"{name:8s} {row['number']:5d}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['f1']:5.3f}"
+            )
+    print("\nmode     correct  incorrect  partial  missed  spurious     f1")
+    for mode, row in results["muc"].items():
         print(
-            f"  {name:20s} found {stratum['correct']:5.0f} of {stratum['n']:4d}  weight {stratum['weight']:.3f}"
+            f"{mode:8s} {row['correct']:7d}  {row['incorrect']:9d}  {row['partial']:7d}  {row['missed']:6d}"
+            f"  {row['spurious']:8d}  {row['f1']:5.3f}"
         )
-    print(f"plain recall (strict): {results['muc']['strict']['recall']:.4f}")
-    print(f"stratum-weighted recall: {recall['recall']!r}")
-    print(f"95% CI ({recall['method']}): ({recall['ci_low']!r}, {recall['ci_high']!r})")
-    wilson = metric.compute(
-        predictions=predictions,
-        references=data["ner_tags"],
-        subgroups=data["subgroup"],
-        subgroup_weights=metric.benchmark_sizes(description_csv),
-    )["stratified_recall"]
-    print(
-        f"95% CI (wilson, the default, with the uncertainty of the sizes): "
-        f"({wilson['ci_low']:.4f}, {wilson['ci_high']:.4f})"
-    )
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()

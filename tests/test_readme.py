@@ -142,10 +142,16 @@ def test_docs_examples_run(page, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "script", ["examples/quickstart.py", "examples/matching_cases.py", "examples/compare_scorings.py"]
+    "script",
+    [
+        "examples/quickstart.py",
+        "examples/recall_benchmark.py",
+        "examples/matching_cases.py",
+        "examples/compare_scorings.py",
+    ],
 )
 def test_example_scripts_run_from_another_folder(script, tmp_path):
-    if script == "examples/quickstart.py":
+    if script == "examples/recall_benchmark.py":
         benchmark_csv("amundsen_01")  # skips when ../shared is not beside the project
     run = subprocess.run(
         [sys.executable, os.path.join(ROOT, script)],
