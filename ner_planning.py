@@ -90,10 +90,8 @@ def _allocate(strata, n, minimum):
     while True:
         left = n - sum(fixed.values())
         mass = sum(s["weight"] * s["spread"] for s in free.values())
-        share = {
-            h: (left * s["weight"] * s["spread"] / mass if mass else left / len(free))
-            for h, s in free.items()
-        }
+        # mass > 0: every spread is above 0 (the pilot's recall is strictly inside (0, 1))
+        share = {h: left * s["weight"] * s["spread"] / mass for h, s in free.items()}
         over = [h for h, v in share.items() if v >= free[h]["size"]]
         if not over:
             break
@@ -166,7 +164,7 @@ def _for_target(strata, target, z, minimum):
     mass = sum(s["weight"] * s["spread"] for s in strata.values())
     population = sum(s["size"] for s in strata.values())
     correction = sum(s["weight"] * s["spread"] ** 2 for s in strata.values()) / population
-    n = math.ceil(mass**2 / (target**2 / z**2 + correction)) if mass else len(strata) * minimum
+    n = math.ceil(mass**2 / (target**2 / z**2 + correction))
     sizes = _allocate(strata, min(n, population), minimum)
     # n grows by 1% a step, and stops at the population (everything labelled): at most a few thousand
     while expected_half_width(strata, sizes, z) > target and n < population:
