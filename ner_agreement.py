@@ -20,9 +20,12 @@ every token, also when chance agreement is 1). Intervals resample sentences (or 
 (0.7692, 'cohen')
 """
 
+from collections.abc import Sequence
 from itertools import combinations
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
@@ -35,16 +38,24 @@ from .ner_spans import check_entities
 from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 
 KINDS = ("tags", "spans")
+#: the most annotators one call takes (every pair is scored: 4,950 pairs at 100)
+MAX_ANNOTATORS = 100
+#: the most token labels kappa holds, annotators x tokens (each offset unit of every text); beyond
+#: it kappa is refused before anything is allocated
+MAX_LABELS = 100_000_000
 
 
-def check_annotations(annotations, kind):
-    """A list of at least two annotators, each a list of as many sentences (examples)."""
+def check_annotations(annotations: Sequence, kind: str) -> list[list]:
+    """A list of at least two annotators (at most :data:`MAX_ANNOTATORS`), each a list of as many
+    sentences (examples)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {list(KINDS)}; got {kind!r}")
     if isinstance(annotations, (str, bytes, dict)) or not isinstance(annotations, (list, tuple)):
         raise ValueError("annotations must be a list of annotators, each a list of sentences")
     if len(annotations) < 2:
         raise ValueError(f"annotations must hold at least two annotators; got {len(annotations)}")
+    if len(annotations) > MAX_ANNOTATORS:
+        raise ValueError(f"annotations must hold at most {MAX_ANNOTATORS} annotators; got {len(annotations)}")
     for k, annotator in enumerate(annotations):
         if isinstance(annotator, (str, bytes, dict)) or not hasattr(annotator, "__len__"):
             raise ValueError(f"annotations[{k}] must be a list of sentences; got {type(annotator).__name__}")
@@ -57,13 +68,20 @@ def check_annotations(annotations, kind):
     return [list(a) for a in annotations]
 
 
-def _name(error, i, j):
-    """A scoring error of the pair (i, j), with the annotators named."""
-    text = str(error).replace("references", f"annotations[{i}]").replace("predictions", f"annotations[{j}]")
+def _name(error: ValueError, i: int, j: int | None = None) -> ValueError:
+    """A scoring error of annotator ``i`` against ``j`` (``i`` as the reference, ``j`` as the
+    predictions; ``j`` None: annotator ``i`` alone, read as predictions), with the annotators named.
+    The one place that rewrites a side's name into an annotator's."""
+    sides = {"predictions": i} if j is None else {"references": i, "predictions": j}
+    text = str(error)
+    for side, k in sides.items():
+        text = text.replace(side, f"annotations[{k}]")
     return ValueError(text)
 
 
-def pair_results(a, b, kind, options, corpus=None):
+def pair_results(
+    a: Sequence, b: Sequence, kind: str, options: Any, corpus: Any = None
+) -> tuple[dict, list, Any]:
     """The metric's results of annotator ``b`` against annotator ``a``, and their disagreements
     (the strict listing without its correct pairs). ``corpus``: the pair's tags, already encoded."""
     views = []
@@ -75,7 +93,7 @@ def pair_results(a, b, kind, options, corpus=None):
     return results, disagreements(views[0]), views[0]
 
 
-def shared_codes(annotations, options):
+def shared_codes(annotations: list, options: Any) -> tuple | None:
     """Every annotator's tags encoded once, in one vocabulary: (vocabulary, codes per annotator,
     sentence lengths); None when an annotator is not plain lists of tag strings (each pair then
     goes through ``compute``'s own input path, which names any problem)."""
@@ -98,6 +116,25 @@ def _pair_corpus(shared, annotations, i, j, options):
     )
 
 
+def score_pairs(annotations: list, kind: str, options: Any, resamples: int) -> tuple[dict, dict]:
+    """Every pair ``i < j`` scored, ``j`` against ``i``: (the pairs' summaries by ``"i-j"``, their
+    views by ``(i, j)``); an input error names the annotators."""
+    pairs, views = {}, {}
+    shared = shared_codes(annotations, options) if kind == "tags" else None
+    for i, j in combinations(range(len(annotations)), 2):
+        try:
+            corpus = None if shared is None else _pair_corpus(shared, annotations, i, j, options)
+            results, listing, views[i, j] = pair_results(
+                annotations[i], annotations[j], kind, options, corpus
+            )
+        except ValueError as error:
+            raise _name(error, i, j) from None
+        pairs[f"{i}-{j}"] = {**_pair_summary(results, options.beta), "disagreements": listing}
+        if resamples:  # the pair's F1 per mode, resampled as compute resamples it
+            pairs[f"{i}-{j}"]["intervals"] = {m: results["intervals"][f"muc_{m}_f1"] for m in MODES}
+    return pairs, views
+
+
 def _pair_summary(results, beta):
     fkey = fbeta_key(beta)
     muc = results["muc"]
@@ -106,8 +143,14 @@ def _pair_summary(results, beta):
 
 
 def agreement(
-    annotations, kind="tags", document_ids=None, ci_resamples=0, confidence_level=0.95, seed=0, **options
-):
+    annotations: Sequence,
+    kind: str = "tags",
+    document_ids: Sequence | None = None,
+    ci_resamples: int = 0,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    **options: Any,
+) -> dict[str, Any]:
     """Agreement of the annotators: ``"pairs"`` (per pair ``"i-j"``: F1 per MUC mode and per type,
     ``"disagreements"``, and with ``ci_resamples`` ``"intervals"`` of the F1 per mode), ``"f1"`` (per mode, the mean over pairs), ``"kappa"`` (``"value"``,
     ``"method"``: cohen or fleiss, ``"tokens"``, ``"observed"``, ``"chance"``, with ``ci_resamples``
@@ -122,6 +165,11 @@ def agreement(
             " its disagreements); give the other options of compute"
         )
     config = "spans" if kind == "spans" else "default"
+    if kind == "spans" and options.get("texts") is None:
+        raise ValueError(
+            "agreement over spans needs texts= (one str per example): kappa counts every character"
+            " of each text, those no annotator marked too"
+        )
     resamples = check_resamples(ci_resamples)
     intervals = (
         {"ci_resamples": resamples, "confidence_level": confidence_level, "seed": seed} if resamples else {}
@@ -129,34 +177,15 @@ def agreement(
     if resamples and document_ids is not None:
         intervals["document_ids"] = document_ids
     checked = check_options(config, {**options, "scores": ["seqeval", "muc"], **intervals})
+    lengths = sentence_lengths(annotations, kind, checked)
     units, n_units = document_units(document_ids, len(annotations[0]))
-    pairs, corpora, views = {}, {}, {}
-    shared = shared_codes(annotations, checked) if kind == "tags" else None
-    for i, j in combinations(range(len(annotations)), 2):
-        try:
-            if shared is not None:
-                corpora[i, j] = _pair_corpus(shared, annotations, i, j, checked)
-            results, listing, views[i, j] = pair_results(
-                annotations[i], annotations[j], kind, checked, corpora.get((i, j))
-            )
-        except ValueError as error:
-            raise _name(error, i, j) from None
-        pairs[f"{i}-{j}"] = {**_pair_summary(results, checked.beta), "disagreements": listing}
-        if resamples:  # the pair's F1 per mode, resampled as compute resamples it
-            pairs[f"{i}-{j}"]["intervals"] = {m: results["intervals"][f"muc_{m}_f1"] for m in MODES}
+    pairs, views = score_pairs(annotations, kind, checked, resamples)
     f1 = {m: float(np.mean([p[m] for p in pairs.values()])) for m in MODES}
     # each annotator's entities as the pairs scored them (after types and label_map), from a pair
     # it is in: the first annotator's from the pair 0-1, the others' from the pair 0-k
     spans = [_view_spans(views[0, 1], "gold")] + [
         _view_spans(views[0, k], "pred") for k in range(1, len(annotations))
     ]
-    if kind == "spans":
-        lengths = np.zeros(len(annotations[0]), dtype=np.int64)
-        for _, sentence_of, _, end in spans:
-            if len(end):
-                np.maximum.at(lengths, sentence_of, end)
-    else:
-        lengths = np.array([len(sentence) for sentence in annotations[0]], dtype=np.int64)
     labels, sentence = token_labels(annotations, kind, checked, (spans, lengths))
     kappa = kappa_of(labels)
     if resamples:
@@ -180,11 +209,31 @@ def agreement(
     return {"pairs": pairs, "f1": f1, "kappa": kappa, "alpha": alpha, "settings": settings}
 
 
+def sentence_lengths(annotations: list, kind: str, options: Any) -> npt.NDArray[np.int64]:
+    """Each sentence's length in kappa's units: its tags, or its text's characters (span kind),
+    refused (``ValueError``) when the annotators' labels would exceed :data:`MAX_LABELS`."""
+    if kind == "spans":
+        if len(options.texts) != len(annotations[0]):
+            raise ValueError(
+                f"texts has {len(options.texts)} examples but annotations[0] has {len(annotations[0])}"
+            )
+        lengths = np.fromiter(map(len, options.texts), dtype=np.int64, count=len(options.texts))
+    else:
+        lengths = np.fromiter(map(len, annotations[0]), dtype=np.int64, count=len(annotations[0]))
+    cells = len(annotations) * int(lengths.sum())
+    if cells > MAX_LABELS:
+        raise ValueError(
+            f"agreement's kappa would label {len(annotations)} annotators x {int(lengths.sum())} tokens,"
+            f" {cells:,} labels; at most {MAX_LABELS:,} (score fewer or shorter examples)"
+        )
+    return lengths
+
+
 #: the kinds of disagreement, in the order they are listed at one position
 DISAGREEMENTS = ("incorrect", "missed", "spurious")
 
 
-def disagreements(view):
+def disagreements(view: Any) -> list[dict[str, Any]]:
     """Every strictly wrong pair of the one matching (``incorrect``), every entity of ``a`` that
     ``b`` lacks (``missed``) and the reverse (``spurious``), in order of sentence and position,
     each ``{"sentence", "a", "b", "kind"}`` with the entities as ``[TYPE, start, end]``."""
@@ -196,10 +245,11 @@ def disagreements(view):
     a = np.concatenate([np.asarray(m.gold)[wrong], np.flatnonzero(free_gold), np.full(free_pred.sum(), -1)])
     b = np.concatenate([np.asarray(m.pred)[wrong], np.full(free_gold.sum(), -1), np.flatnonzero(free_pred)])
     kind = np.repeat([0, 1, 2], [int(wrong.sum()), int(free_gold.sum()), int(free_pred.sum())])
-    start = np.where(a >= 0, gold.start[np.maximum(a, 0)], pred.start[np.maximum(b, 0)])
+    a, b = a.astype(np.int64), b.astype(np.int64)
+    start = _either(a, b, gold.start, pred.start)
     order = np.lexsort((kind, start))
     a, b, kind = a[order], b[order], kind[order]
-    sentence = np.where(a >= 0, gold.sentence[np.maximum(a, 0)], pred.sentence[np.maximum(b, 0)])
+    sentence = _either(a, b, gold.sentence, pred.sentence)
     sides = []
     for spans, idx in ((gold, a), (pred, b)):
         entities = [None] * len(idx)
@@ -220,10 +270,22 @@ def disagreements(view):
     ]
 
 
+def _either(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64], x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per listed disagreement, ``x`` at ``a`` where it names an entity of ``a``, else ``y`` at ``b``
+    (either side may hold no entity at all)."""
+    out = np.zeros(len(a), dtype=np.int64)
+    left = a >= 0
+    out[left] = x[a[left]]
+    out[~left] = y[b[~left]]
+    return out
+
+
 # ---------------------------------------------------------------------------- token labels and kappa
 
 
-def token_labels(annotations, kind, options, decoded=None):
+def token_labels(
+    annotations: list, kind: str, options: Any, decoded: tuple | None = None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """(annotators x tokens array of label codes, sentence of each token): per token the type of
     the innermost entity covering it (the shortest; among equally short ones the last by start,
     then type), 0 (``O``) where none does. ``decoded``: the annotators' (spans, lengths), when
@@ -243,6 +305,11 @@ def token_labels(annotations, kind, options, decoded=None):
             continue
         codes = _codes_of(kinds, code)
         width = end - start
+        if int(width.sum()) > MAX_LABELS:  # nested entities cover a token more than once
+            raise ValueError(
+                f"annotations[{k}]'s entities cover {int(width.sum()):,} tokens with their nesting;"
+                f" kappa labels at most {MAX_LABELS:,}"
+            )
         position = np.repeat(base[sentence] + start, width) + _ramps(width)
         entity = np.repeat(np.arange(len(start)), width)
         if len(position) < 2 or (np.diff(position) > 0).all():  # no two entities share a token
@@ -271,7 +338,7 @@ def _tag_spans(annotations, options):
         try:
             corpus = encode(annotator, annotator, suffix=options.suffix, scheme=options.scheme)
         except ValueError as error:
-            raise ValueError(str(error).replace("predictions", f"annotations[{k}]")) from None
+            raise _name(error, k) from None
         spans.append(_decoded(corpus, "references", options))
     lengths = np.array([len(sentence) for sentence in annotations[0]], dtype=np.int64)
     return spans, lengths
@@ -325,7 +392,7 @@ def _span_spans(annotations):
     return spans, width
 
 
-def kappa_of(labels):
+def kappa_of(labels: npt.NDArray[np.int64]) -> dict[str, Any]:
     """Cohen's kappa (two rows) or Fleiss' kappa (more) of the label codes (annotators x tokens)."""
     n_raters, n_tokens = labels.shape
     if n_raters == 2:
@@ -380,7 +447,9 @@ def _annotator_arrays(side, base, code, presorted=False):
     return SpanArrays(flat[order], (base[sentence] + end)[order], codes[order], sentence[order], start[order])
 
 
-def alignment_units(spans, lengths, matchings=None):
+def alignment_units(
+    spans: list, lengths: npt.ArrayLike, matchings: dict | None = None
+) -> tuple[npt.NDArray[np.int64], SpanArrays, npt.NDArray[np.int64]]:
     """The units of the span-level alpha: every entity of every annotator, linked to those the
     one-to-one matching pairs it with in each pair of annotators; a unit is a connected group.
     Returns (annotator, SpanArrays of all entities, unit of each); a unit holding two entities of
@@ -413,7 +482,7 @@ def alignment_units(spans, lengths, matchings=None):
     # an annotator twice in a unit: the first (by position) stays, the others get units of their own
     order = np.lexsort((every.end, every.start, annotator, unit))
     key = unit[order] * len(arrays) + annotator[order]
-    extra = order[np.concatenate([[False], key[1:] == key[:-1]])]
+    extra = order[np.concatenate([np.zeros(min(len(key), 1), dtype=bool), key[1:] == key[:-1]])]
     unit[extra] = unit.max() + 1 + np.arange(len(extra)) if len(extra) else unit[extra]
     return annotator, every, unit
 
@@ -428,7 +497,15 @@ def _unit_values(mode, every):
     return np.unique(key, return_inverse=True)[1].ravel() + 1
 
 
-def alpha_stats(mode, annotator, every, unit, n_annotators, sentence_unit, n_resampling_units):
+def alpha_stats(
+    mode: str,
+    annotator: npt.NDArray[np.int64],
+    every: SpanArrays,
+    unit: npt.NDArray[np.int64],
+    n_annotators: int,
+    sentence_unit: npt.NDArray[np.int64],
+    n_resampling_units: int,
+) -> npt.NDArray[np.int64]:
     """Per resampling unit (sentence or document): the additive pieces of Krippendorff's alpha,
     ``[agreeing ordered pairs, values, sum of squared counts of its own categories, count of each
     shared category]``, integers: the categories of the strict mode (a span) belong to one
@@ -474,7 +551,7 @@ def _first_of(unit, n_units):
     return first
 
 
-def alpha_of(totals, n_annotators):
+def alpha_of(totals: npt.ArrayLike, n_annotators: int) -> npt.NDArray[np.float64]:
     """Krippendorff's alpha (nominal) from summed :func:`alpha_stats` rows (rows x columns), with
     every unit valued by all ``n_annotators`` (m): ``1 - (n - 1) * (n - agreeing / (m - 1)) /
     (n**2 - sum of squared category counts)``, 1 where the values never disagree."""
@@ -488,7 +565,16 @@ def alpha_of(totals, n_annotators):
     return np.where(observed <= 1e-9 * np.maximum(n, 1), 1.0, value)
 
 
-def span_alpha(spans, lengths, units, n_units, resamples=0, level=0.95, seed=0, matchings=None):
+def span_alpha(
+    spans: list,
+    lengths: npt.ArrayLike,
+    units: npt.NDArray[np.int64],
+    n_units: int,
+    resamples: int = 0,
+    level: float = 0.95,
+    seed: int = 0,
+    matchings: dict | None = None,
+) -> dict[str, Any]:
     """``results["alpha"]``: Krippendorff's alpha (nominal) over the aligned units, per mode, with
     the number of units, and with ``resamples`` a percentile bootstrap interval over ``units``."""
     annotator, every, unit = alignment_units(spans, lengths, matchings)

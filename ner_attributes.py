@@ -7,7 +7,8 @@
   the label). Precision, recall and F1 overall, per attribute and per value (``per_value``, the
   value written as ``str``). An attribute left out is no item, so a "default" value is written by
   leaving it out (EDS-NLP drops falsy values and its ``default_values``; here every value given
-  counts).
+  counts). ``True`` is not ``1`` (Python's ``==`` says it is; they are reported apart, so they are
+  compared apart). Items are counted per name in one pass, linear in the items and names.
 * **HAREM's outcomes** (Santos and Cardoso, "Avaliação no HAREM: métodos e medidas", 2006,
   morphological classification) over the one-to-one pairs of the matching, per attribute:
   ``correct``; ``partial`` (values given as lists that share some value but not all);
@@ -25,7 +26,9 @@
 """
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from numbers import Integral
+from typing import Any
 
 from .ner_core import divide, fbeta, fbeta_key
 
@@ -41,7 +44,7 @@ def _value_problem(value):
     return f"{type(value).__name__} {value!r}"
 
 
-def check_attributes(values, where):
+def check_attributes(values: Sequence, where: Callable[[int], str]) -> None:
     """Each entity's attributes (None: none) checked: a dict of non-empty str names to a str, bool,
     int or a non-empty list of str; ``where(k)`` names the ``k``-th entity."""
     for k, attributes in enumerate(values):
@@ -60,11 +63,17 @@ def check_attributes(values, where):
 
 
 def _key(value):
-    return tuple(sorted(value)) if isinstance(value, (list, tuple)) else value
+    """A value as an item compares it: a list as its sorted tuple; a bool apart from the int it
+    equals in Python (``True`` is not ``1``: they are shown apart, so they count apart)."""
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(sorted(value)))
+    return (type(value).__name__ if isinstance(value, bool) else "value", value)
 
 
-def _shown(value):
-    return "|".join(sorted(value)) if isinstance(value, (list, tuple)) else str(value)
+def _shown(key):
+    """The str a value's :func:`_key` is reported under in ``per_value``."""
+    kind, value = key
+    return "|".join(value) if kind == "list" else str(value)
 
 
 def _items(attributes, places):
@@ -89,28 +98,34 @@ def _prf(correct, gold, predicted, zero_division, beta):
     }
 
 
-def item_scores(gold_attributes, pred_attributes, gold_places, pred_places, zero_division=0.0, beta=1.0):
+def item_scores(
+    gold_attributes: Sequence,
+    pred_attributes: Sequence,
+    gold_places: Sequence,
+    pred_places: Sequence,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+) -> dict[str, Any]:
     """EDS-NLP's item precision, recall and F1: ``overall`` and ``per_attribute`` (each with its
     ``per_value``). ``*_places``: per entity its (example, start, end); attributes per entity."""
     gold, pred = _items(gold_attributes, gold_places), _items(pred_attributes, pred_places)
     right = gold & pred
     out = {"overall": _prf(len(right), len(gold), len(pred), zero_division, beta), "per_attribute": {}}
-    names = sorted({item[3] for item in gold | pred})
-    for name in names:
-        counts = [Counter(_shown(i[4]) for i in side if i[3] == name) for side in (right, gold, pred)]
-        values = sorted(set(counts[1]) | set(counts[2]))
+    counts: dict[str, list[Counter]] = {}  # per name: Counters of right, gold, predicted values
+    for k, side in enumerate((right, gold, pred)):
+        for item in side:
+            counts.setdefault(item[3], [Counter(), Counter(), Counter()])[k][_shown(item[4])] += 1
+    for name in sorted(counts):
+        right_n, gold_n, pred_n = counts[name]
+        values = sorted(set(gold_n) | set(pred_n))
         out["per_attribute"][name] = {
-            **_prf(
-                sum(counts[0].values()), sum(counts[1].values()), sum(counts[2].values()), zero_division, beta
-            ),
-            "per_value": {
-                v: _prf(counts[0][v], counts[1][v], counts[2][v], zero_division, beta) for v in values
-            },
+            **_prf(sum(right_n.values()), sum(gold_n.values()), sum(pred_n.values()), zero_division, beta),
+            "per_value": {v: _prf(right_n[v], gold_n[v], pred_n[v], zero_division, beta) for v in values},
         }
     return out
 
 
-def outcome(gold_value, pred_value):
+def outcome(gold_value: object, pred_value: object) -> str | None:
     """HAREM's outcome of one attribute of an aligned pair (None: neither side has it)."""
     if gold_value is None:
         return None if pred_value is None else "spurious"
@@ -118,11 +133,13 @@ def outcome(gold_value, pred_value):
         return "correct" if pred_value in (None, UNDERSPECIFIED) else "overspecified"
     if pred_value is None or pred_value == UNDERSPECIFIED:
         return "missing"
-    g, p = (set(v) if isinstance(v, (list, tuple)) else {v} for v in (gold_value, pred_value))
+    g, p = (
+        {_key(x) for x in v} if isinstance(v, (list, tuple)) else {_key(v)} for v in (gold_value, pred_value)
+    )
     return "correct" if g == p else "partial" if g & p else "wrong"
 
 
-def pair_outcomes(pairs):
+def pair_outcomes(pairs: Iterable[tuple[dict | None, dict | None]]) -> dict[str, dict[str, int]]:
     """Per attribute name, the count of each of :data:`MORPHOLOGY_OUTCOMES` over the aligned pairs
     ``[(gold attributes or None, predicted attributes or None)]``."""
     table = {}
@@ -135,7 +152,15 @@ def pair_outcomes(pairs):
     return {name: table[name] for name in sorted(table)}
 
 
-def attribute_results(gold, pred, matching, gold_attributes, pred_attributes, zero_division=0.0, beta=1.0):
+def attribute_results(
+    gold: Any,
+    pred: Any,
+    matching: Any,
+    gold_attributes: Sequence,
+    pred_attributes: Sequence,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+) -> dict[str, Any]:
     """``results["attributes"]``: items (``overall``, ``per_attribute``) and HAREM's ``outcomes``
     per attribute over the matching's one-to-one pairs. ``*_attributes``: per span of the sorted
     side its attributes dict or None."""

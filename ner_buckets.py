@@ -15,12 +15,19 @@ across systems and corpora):
   configs): ``upper`` (every letter upper case, two letters or more: ``NATO``), ``title`` (the first
   letter upper case: ``Anna``, ``New york``, ``A``), ``lower`` (the first letter lower case: ``de
   Gaulle``, ``iPhone``), ``none`` (no letter: ``1984``);
-* with ``train_entities`` (the training set's entities as ``(type, text)`` pairs), an entity's text
-  compared exactly with the training texts: ``seen`` (``seen``/``unseen``), ``train_frequency``
-  (how many training entities have its text: ``0``, ``1-2``, ``3-9``, ``10+``) and
-  ``label_consistency`` (the share of those with the entity's own type, ExplainaBoard's eCon:
-  ``unseen``, ``0``, ``0-0.5``, ``0.5-1``, ``1``). A gold entity is judged with its gold type, a
-  prediction with its predicted type.
+* with ``train_entities`` (the training set's entities as ``(type, text)`` pairs, or the training
+  corpus ``{"tokens", "tags"}``), an entity's text compared exactly with the training texts: ``seen``
+  (``seen``/``unseen``) and ``train_frequency`` (how many training entities have its text: ``0``,
+  ``1-2``, ``3-9``, ``10+``);
+* ``label_consistency``, ExplainaBoard's eCon (Fu, Liu and Neubig 2020; ``get_econ_efre_dic`` in
+  ExplainaBoard 0.12.7), which needs the training corpus: among **every occurrence** of the entity's
+  lower-cased text in the lower-cased training tokens (entity or not), the share labelled with the
+  entity's type: ``unseen`` (the text is no training entity's; ExplainaBoard gives it 0), ``0``,
+  ``0-0.5``, ``0.5-1``, ``1``. A gold entity is judged with its gold type, a prediction with its
+  predicted type (ExplainaBoard judges every span with its true label). Occurrences are counted
+  within a training sentence (ExplainaBoard concatenates the sentences, so an occurrence may straddle
+  two), and training entities are decoded by the metric's lenient decoder, the type whole (ExplainaBoard's
+  BIO reader keeps the type up to a second ``-`` and joins ``I-X I-Y`` into one entity).
 
 An entity's text is its tokens joined by one space (tag configs), or its characters (span configs).
 
@@ -35,9 +42,11 @@ An entity's text is its tokens joined by one space (tag configs), or its charact
 """
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .ner_core import divide, fbeta, fbeta_array, fbeta_key, holm, ratio
 from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
@@ -48,7 +57,7 @@ EDGES = {
     "sentence_length": ((1, 11, 21, 41), ("1-10", "11-20", "21-40", "41+")),
     "density": ((0.0, 0.1, 0.2, 0.3), ("0-0.1", "0.1-0.2", "0.2-0.3", "0.3+")),
     "train_frequency": ((0, 1, 3, 10), ("0", "1-2", "3-9", "10+")),
-    # unseen is -1; a share strictly between 0 and 0.5 is in "0-0.5"
+    # unseen is -1; a share strictly between 0 and 0.5 is in "0-0.5", from 0.5 below 1 in "0.5-1"
     "label_consistency": ((-1.0, 0.0, 1e-12, 0.5, 1.0), ("unseen", "0", "0-0.5", "0.5-1", "1")),
 }
 CATEGORIES = {
@@ -96,13 +105,25 @@ def needs_train(buckets):
     return bool(buckets) and any(NEEDS[name] == "train" for name in buckets)
 
 
-def check_train_entities(train_entities):
+class Training(NamedTuple):
+    """What the training-set buckets read: per exact text its training entities (``texts``), per
+    (text, type) (``typed``), and with a training corpus ExplainaBoard's ``occurrences``: per
+    lower-cased entity text, the label of each occurrence of it in the training text (its type
+    where the occurrence is an entity, ``"O"`` where not); None from (type, text) pairs."""
+
+    texts: Counter
+    typed: Counter
+    occurrences: dict | None
+
+
+def check_train_entities(train_entities: object) -> Training | None:
     """``train_entities``: ``(type, text)`` pairs, or a training corpus ``{"tokens": [[str]],
-    "tags": [[str]]}`` (decoded leniently); returns (texts Counter, (text, type) Counter)."""
+    "tags": [[str]]}`` (decoded leniently); returns the :class:`Training` counts."""
     if train_entities is None:
         return None
+    occurrences = None
     if isinstance(train_entities, dict):
-        pairs = _corpus_entities(train_entities)
+        pairs, occurrences = _corpus_entities(train_entities)
     elif isinstance(train_entities, (list, tuple)):
         pairs = list(train_entities)
         for i, pair in enumerate(pairs):
@@ -117,10 +138,14 @@ def check_train_entities(train_entities):
             "train_entities must be a list of (type, text) pairs or {'tokens': ..., 'tags': ...}; got "
             f"{type(train_entities).__name__}"
         )
-    return Counter(text for _, text in pairs), Counter((text, kind) for kind, text in pairs)
+    return Training(
+        Counter(text for _, text in pairs), Counter((text, kind) for kind, text in pairs), occurrences
+    )
 
 
 def _corpus_entities(corpus):
+    """The (type, text) pairs of a training corpus and the labels of every occurrence of their
+    lower-cased texts (:func:`occurrence_labels`)."""
     if set(corpus) != {"tokens", "tags"}:
         raise ValueError(f"train_entities as a corpus has the keys 'tokens' and 'tags'; got {sorted(corpus)}")
     tokens, tags = corpus["tokens"], corpus["tags"]
@@ -134,16 +159,48 @@ def _corpus_entities(corpus):
         )
     from .ner_decoding import tags_to_spans
 
-    pairs = []
+    pairs, entities = [], []
     for i, (words, sequence) in enumerate(zip(tokens, tags)):
         if not isinstance(words, (list, tuple)) or len(words) != len(sequence):
             raise ValueError(f"train_entities['tokens'][{i}] must be a list as long as ['tags'][{i}]")
+        for j, word in enumerate(words):
+            if not isinstance(word, str):
+                raise ValueError(
+                    f"train_entities['tokens'][{i}][{j}] must be a str; got {type(word).__name__}"
+                )
         try:
             spans = tags_to_spans(sequence)
         except ValueError as error:
             raise ValueError(f"train_entities['tags'][{i}]: {error}") from None
-        pairs += [(s.label, " ".join(map(str, words[s.start : s.end]))) for s in spans]
-    return pairs
+        pairs += [(s.label, " ".join(words[s.start : s.end])) for s in spans]
+        entities.append({(s.start, s.end): s.label for s in spans})
+    return pairs, occurrence_labels(tokens, entities)
+
+
+def occurrence_labels(tokens: Sequence[Sequence[str]], entities: Sequence[dict]) -> dict[str, Counter]:
+    """ExplainaBoard's eCon counts (``get_econ_efre_dic``, 0.12.7): per lower-cased text of a
+    training entity, a Counter of the label of every occurrence of that text in the lower-cased
+    training tokens (joined by one space): the entity's type where ``(start, end)`` is an entity of
+    the sentence (``entities``: per sentence ``{(start, end): type}``), ``"O"`` elsewhere.
+    Occurrences are counted within a sentence; linear in the tokens times the distinct entity
+    lengths.
+
+    >>> occurrence_labels([["New", "York", "is", "new", "york"]], [{(0, 2): "LOC"}])
+    {'new york': Counter({'LOC': 1, 'O': 1})}
+    """
+    lowered = [[w.lower() for w in words] for words in tokens]
+    found: dict[str, Counter] = {}
+    for words, spans in zip(lowered, entities):
+        for (start, end), _ in spans.items():
+            found.setdefault(" ".join(words[start:end]), Counter())
+    widths = sorted({end - start for spans in entities for start, end in spans})
+    for words, spans in zip(lowered, entities):
+        for width in widths:
+            for start in range(len(words) - width + 1):
+                text = " ".join(words[start : start + width])
+                if text in found:
+                    found[text][spans.get((start, start + width), "O")] += 1
+    return found
 
 
 def check_tokens(tokens, lengths):
@@ -211,14 +268,30 @@ def _numeric_buckets(name, spans, lengths):
 
 
 def _train(name, texts, kinds, train):
-    counts, typed = train
-    frequency = np.array([counts.get(t, 0) for t in texts], dtype=float)
+    if name == "label_consistency":
+        return label_consistency(texts, kinds, train)
+    frequency = np.array([train.texts.get(t, 0) for t in texts], dtype=float)
     if name == "seen":
         return (frequency == 0).astype(np.int64)
-    if name == "train_frequency":
-        return frequency
-    same = np.array([typed.get((t, k), 0) for t, k in zip(texts, kinds)], dtype=float)
-    return np.where(frequency > 0, same / np.maximum(frequency, 1), -1.0)
+    return frequency
+
+
+def label_consistency(texts: Sequence[str], kinds: Sequence[str], train: Training) -> npt.NDArray[np.float64]:
+    """ExplainaBoard's eCon of each entity: among the occurrences of its lower-cased text in the
+    training text, the share labelled with its type; -1 (``unseen``) where the text is no training
+    entity's. Needs the training corpus (the occurrences outside entities count)."""
+    if train.occurrences is None:
+        raise ValueError(
+            "the bucket 'label_consistency' (ExplainaBoard's eCon) counts every occurrence of an entity's"
+            " text in the training text, entity or not: give train_entities as the training corpus"
+            " {'tokens': [[str]], 'tags': [[str]]}, not (type, text) pairs"
+        )
+    out = np.full(len(texts), -1.0)
+    for i, (text, kind) in enumerate(zip(texts, kinds)):
+        counts = train.occurrences.get(text.lower())
+        if counts is not None:
+            out[i] = counts[kind] / sum(counts.values())
+    return out
 
 
 def assign(name, spans, lengths, types, texts=None, train=None):

@@ -29,9 +29,10 @@ spurious entities count against; **relative** ones only by the entities identifi
 2.5
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .ner_core import divide, fbeta, fbeta_key
 from .ner_matching import count_rows, derive, match, seqeval_results
@@ -49,7 +50,16 @@ class Hierarchy(NamedTuple):
     n_types: np.ndarray
 
 
-def check_hierarchy_options(type_separator, type_hierarchy):
+def reserved_categories(beta: float = 1.0) -> frozenset[str]:
+    """The names a category may not take: the coarse table's own keys (``overall_f1``, ...)."""
+    names = ("precision", "recall", fbeta_key(beta))
+    averages = {f"{a}_{n}" for a in ("overall", "macro", "weighted") for n in names}
+    return frozenset(averages | {"overall_accuracy"})
+
+
+def check_hierarchy_options(
+    type_separator: object, type_hierarchy: object
+) -> tuple[str | None, dict[str, str] | None] | None:
     """``(separator, mapping)`` validated, or None when neither is given."""
     if type_separator is not None and type_hierarchy is not None:
         raise ValueError("give type_separator or type_hierarchy, not both: each says how a label splits")
@@ -81,10 +91,20 @@ def _split(label, separator, mapping):
     return (category, rest) if found and category and rest else (label, None)
 
 
-def hierarchy_of(labels, separator, mapping):
+def hierarchy_of(
+    labels: tuple[str, ...], separator: str | None, mapping: dict[str, str] | None, beta: float = 1.0
+) -> Hierarchy:
     """The :class:`Hierarchy` of the label names ``labels``. Raises when it splits none of them
-    (the option would change nothing)."""
+    (the option would change nothing), or when a category takes a name of the coarse table's own
+    keys (:func:`reserved_categories`: it would overwrite that entry)."""
     parts = [_split(label, separator, mapping) for label in labels]
+    reserved = reserved_categories(beta)
+    clash = sorted((c, label) for label, (c, _) in zip(labels, parts) if c in reserved)
+    if clash:
+        raise ValueError(
+            f"the label {clash[0][1]!r} has the category {clash[0][0]!r}, a key of"
+            f" results['hierarchy']['coarse'] ({sorted(reserved)}); rename the category"
+        )
     if labels and all(t is None for _, t in parts):
         how = f"type_separator {separator!r}" if mapping is None else "type_hierarchy"
         raise ValueError(
@@ -112,12 +132,14 @@ def hierarchy_of(labels, separator, mapping):
     )
 
 
-def combined_maximum(hierarchy, codes):
+def combined_maximum(hierarchy: Hierarchy, codes: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
     """Each entity's largest combined score, ``2 - 1/n`` of its category (``codes``: label codes)."""
     return 2.0 - 1.0 / hierarchy.n_types[codes]
 
 
-def pair_scores(hierarchy, gold_codes, pred_codes):
+def pair_scores(
+    hierarchy: Hierarchy, gold_codes: npt.NDArray[np.int64], pred_codes: npt.NDArray[np.int64]
+) -> tuple[np.ndarray, ...]:
     """Per aligned pair: (category right, type right among them, combined score, flat right),
     and whether the gold and the predicted label have a type."""
     same_category = hierarchy.category[gold_codes] == hierarchy.category[pred_codes]
@@ -144,7 +166,15 @@ def _prf(hit, gold_total, pred_total, zero_division, beta, hit_pred=None):
     }
 
 
-def classification(hierarchy, gold, pred, matching, relative, zero_division=0.0, beta=1.0):
+def classification(
+    hierarchy: Hierarchy,
+    gold: Any,
+    pred: Any,
+    matching: Any,
+    relative: bool,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+) -> dict[str, dict[str, Any]]:
     """HAREM's four measures over the aligned pairs, absolute or ``relative``."""
     g, p = matching.gold, matching.pred
     cat, typ, comb, flat, gold_typed, pred_typed = pair_scores(hierarchy, gold.type[g], pred.type[p])
@@ -166,7 +196,9 @@ def classification(hierarchy, gold, pred, matching, relative, zero_division=0.0,
     return out
 
 
-def coarse_scores(hierarchy, gold, pred, zero_division=0.0, beta=1.0):
+def coarse_scores(
+    hierarchy: Hierarchy, gold: Any, pred: Any, zero_division: float = 0.0, beta: float = 1.0
+) -> dict[str, Any]:
     """Strict seqeval-style scores with each label replaced by its category: the spans matched
     again at that level (an entity of the right category but another type is correct there)."""
     coarse_gold = _relabel(gold, hierarchy.category)
@@ -188,11 +220,19 @@ def _relabel(spans, category):
     )
 
 
-def hierarchy_results(gold, pred, matching, types, options, zero_division=0.0, beta=1.0):
+def hierarchy_results(
+    gold: Any,
+    pred: Any,
+    matching: Any,
+    types: tuple[str, ...],
+    options: tuple[str | None, dict[str, str] | None],
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+) -> dict[str, Any]:
     """``results["hierarchy"]``: how labels split, the coarse-level scores, and HAREM's measures
     absolute and relative."""
     separator, mapping = options
-    h = hierarchy_of(tuple(types), separator, mapping)
+    h = hierarchy_of(tuple(types), separator, mapping, beta)
     return {
         "categories": {
             c: int(max(h.n_types[h.category == k], default=1)) for k, c in enumerate(h.categories)

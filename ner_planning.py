@@ -24,8 +24,25 @@ True
 
 import math
 from statistics import NormalDist
+from typing import Any
 
 from .ner_core import check_confidence_level, is_int
+
+#: the largest stratum size, pilot count, budget or ``minimum`` taken: counts stay exact in a float
+#: (below 2**53), so that the allocation's arithmetic ends
+MAX_COUNT = 10**15
+
+
+def _check_count(value: object, what: str, smallest: int) -> None:
+    if not (is_int(value) and smallest <= value <= MAX_COUNT):
+        raise ValueError(f"{what} must be an int from {smallest} to {MAX_COUNT:.0e}; got {_shown(value)}")
+
+
+def _shown(value: object) -> str:
+    """A value for an error message; an int too long to print is given by its size."""
+    if is_int(value) and abs(value) > MAX_COUNT**2:
+        return f"an int of about 10**{int(abs(value).bit_length() * math.log10(2))}"
+    return repr(value)
 
 
 def _check(pilot, population):
@@ -42,6 +59,7 @@ def _check(pilot, population):
         if not (isinstance(counts, (tuple, list)) and len(counts) == 2 and all(map(is_int, counts))):
             raise ValueError(f"pilot[{name!r}] must be (labelled, correct), two ints; got {counts!r}")
         n, x = counts
+        _check_count(n, f"pilot[{name!r}]'s labelled count", 0)
         if not 0 <= x <= n:
             raise ValueError(f"pilot[{name!r}] = {counts!r}: need 0 <= correct <= labelled")
         size = population[name]
@@ -49,6 +67,7 @@ def _check(pilot, population):
             raise ValueError(
                 f"population[{name!r}] must be a positive int (entities in the stratum); got {size!r}"
             )
+        _check_count(size, f"population[{name!r}]", 1)
 
 
 def _strata(pilot, population):
@@ -71,10 +90,8 @@ def _allocate(strata, n, minimum):
     while True:
         left = n - sum(fixed.values())
         mass = sum(s["weight"] * s["spread"] for s in free.values())
-        share = {
-            h: (left * s["weight"] * s["spread"] / mass if mass else left / len(free))
-            for h, s in free.items()
-        }
+        # mass > 0: every spread is above 0 (the pilot's recall is strictly inside (0, 1))
+        share = {h: left * s["weight"] * s["spread"] / mass for h, s in free.items()}
         over = [h for h, v in share.items() if v >= free[h]["size"]]
         if not over:
             break
@@ -89,7 +106,7 @@ def _allocate(strata, n, minimum):
     return {h: sizes[h] for h in strata}
 
 
-def expected_half_width(strata, sizes, z):
+def expected_half_width(strata: dict[str, dict], sizes: dict[str, int], z: float) -> float:
     """The expected half-width of the stratified recall's interval at these sizes."""
     variance = 0.0
     for h, s in strata.items():
@@ -101,11 +118,19 @@ def expected_half_width(strata, sizes, z):
     return z * math.sqrt(max(variance, 0.0))
 
 
-def neyman_plan(pilot, population, half_width=None, budget=None, confidence_level=0.95, minimum=2):
+def neyman_plan(
+    pilot: dict,
+    population: dict,
+    half_width: float | None = None,
+    budget: int | None = None,
+    confidence_level: float = 0.95,
+    minimum: int = 2,
+) -> dict[str, Any]:
     """Entities to label per stratum: for a target ``half_width`` (the smallest total reaching it), or
     for a ``budget`` of entities (and the half-width it buys). Returns ``{"strata": {name: {"n",
     "size", "weight", "recall"}}, "total", "half_width", "confidence_level", "method"}``."""
     _check(pilot, population)
+    _check_count(minimum, "minimum", 0)
     if (half_width is None) == (budget is None):
         raise ValueError("give half_width (a target) or budget (entities to label), one of them")
     level = check_confidence_level(confidence_level)
@@ -139,9 +164,10 @@ def _for_target(strata, target, z, minimum):
     mass = sum(s["weight"] * s["spread"] for s in strata.values())
     population = sum(s["size"] for s in strata.values())
     correction = sum(s["weight"] * s["spread"] ** 2 for s in strata.values()) / population
-    n = math.ceil(mass**2 / (target**2 / z**2 + correction)) if mass else len(strata) * minimum
+    n = math.ceil(mass**2 / (target**2 / z**2 + correction))
     sizes = _allocate(strata, min(n, population), minimum)
-    while expected_half_width(strata, sizes, z) > target and sum(sizes.values()) < population:
+    # n grows by 1% a step, and stops at the population (everything labelled): at most a few thousand
+    while expected_half_width(strata, sizes, z) > target and n < population:
         n += max(1, n // 100)
         sizes = _allocate(strata, min(n, population), minimum)
     return sizes

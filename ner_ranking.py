@@ -38,40 +38,64 @@ Overall and per type (the predictions of the type, against the gold entities of 
 """
 
 import hashlib
+from collections.abc import Sequence
+from fractions import Fraction
 from itertools import chain
+from numbers import Real
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .ner_core import fbeta_array, fbeta_key
+from .ner_core import SpanArrays, fbeta_array, fbeta_key
 
 #: scenarios of a matched pair that make a prediction right, per matching
 RIGHT = {"strict": (0,), "partial": (0, 2)}
 DEFAULT_BINS = 10
 
 
-def check_bins(bins):
+def check_bins(bins: object) -> int:
+    """``calibration_bins``: an int from 1 to 1000 (bool is not)."""
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or not 1 <= bins <= 1000:
         raise ValueError(f"calibration_bins must be an int from 1 to 1000; got {bins!r}")
     return int(bins)
 
 
-def check_threshold_from(value):
-    """``threshold_from``: None, or results with a ``"ranking"`` block (a development set's)."""
+THRESHOLD_FROM = (
+    "threshold_from must be the results of compute with scores=[..., 'ranking'] on a "
+    "development set (its results['ranking'] gives the threshold)"
+)
+
+
+def check_threshold_from(value: object) -> dict[str, Any] | None:
+    """``threshold_from``: None, or results with a ``"ranking"`` block (a development set's):
+    ``{"threshold", "fingerprint"}``. The threshold, ``ranking["strict"]["best"]["threshold"]``,
+    must be a real number in [0, 1] (not bool, not NaN); anything else is a ``ValueError`` naming
+    the option and the place."""
     if value is None:
         return None
     ranking = value.get("ranking") if isinstance(value, dict) else None
     if not isinstance(ranking, dict) or "strict" not in ranking or "fingerprint" not in ranking:
+        raise ValueError(THRESHOLD_FROM)
+    best = ranking["strict"].get("best") if isinstance(ranking["strict"], dict) else None
+    if not isinstance(best, dict) or "threshold" not in best:
+        raise ValueError(f"{THRESHOLD_FROM}; results['ranking']['strict']['best']['threshold'] is missing")
+    if not isinstance(ranking["fingerprint"], str):
         raise ValueError(
-            "threshold_from must be the results of compute with scores=[..., 'ranking'] on a "
-            "development set (its results['ranking'] gives the threshold)"
+            f"{THRESHOLD_FROM}; results['ranking']['fingerprint'] must be a str, got {ranking['fingerprint']!r}"
         )
-    threshold = ranking["strict"]["best"]["threshold"]
+    threshold = best["threshold"]
     if threshold is None:
         raise ValueError("threshold_from: those results have no threshold (no prediction had a score)")
+    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 <= threshold <= 1:
+        raise ValueError(
+            "threshold_from: results['ranking']['strict']['best']['threshold'] must be a number in"
+            f" [0, 1]; got {threshold!r}"
+        )
     return {"threshold": float(threshold), "fingerprint": ranking["fingerprint"]}
 
 
-def check_token_scores(token_scores, lengths):
+def check_token_scores(token_scores: object, lengths: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """``token_scores``: per sentence, one probability in [0, 1] per tag; the flat array in the
     corpus layout (a 0 after each sentence). Checked at C speed; a problem is then located."""
     if isinstance(token_scores, (str, bytes)) or not isinstance(token_scores, (list, tuple)):
@@ -126,7 +150,7 @@ def _unit_number(value):
         return False
 
 
-def tag_entity_scores(flat_scores, pred):
+def tag_entity_scores(flat_scores: npt.NDArray[np.float64], pred: SpanArrays) -> npt.NDArray[np.float64]:
     """The mean token score of each predicted entity (flat positions)."""
     if not len(pred.start):
         return np.zeros(0)
@@ -134,7 +158,7 @@ def tag_entity_scores(flat_scores, pred):
     return np.add.reduceat(flat_scores, bounds)[::2] / (pred.end - pred.start)
 
 
-def fingerprint(gold, pred, scores):
+def fingerprint(gold: SpanArrays, pred: SpanArrays, scores: npt.NDArray[np.float64]) -> str:
     """A digest of the scored set: both sides' spans and the scores (``threshold_from`` compares)."""
     digest = hashlib.sha1()
     for array in (*gold[:3], *pred[:3], scores):
@@ -143,37 +167,90 @@ def fingerprint(gold, pred, scores):
     return digest.hexdigest()
 
 
-def right_of(n_pred, matching, scenarios):
+def group_by_type(
+    kinds: npt.NDArray[np.int64], order: npt.NDArray[np.int64], n_types: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per type code: its predictions (indices, in input order), and those by score as indices into
+    them (``order``: all the predictions by score). Two stable sorts, whatever the number of types."""
+    by_type = np.argsort(kinds, kind="stable")
+    bounds = np.searchsorted(kinds[by_type], np.arange(n_types + 1))
+    rank = np.empty(len(kinds), dtype=np.int64)  # each prediction's place among its type's
+    rank[by_type] = np.arange(len(kinds)) - bounds[kinds[by_type]]
+    ranked = order[np.argsort(kinds[order], kind="stable")]  # by type, by score within a type
+    members = [by_type[bounds[k] : bounds[k + 1]] for k in range(n_types)]
+    orders = [rank[ranked[bounds[k] : bounds[k + 1]]] for k in range(n_types)]
+    return members, orders
+
+
+def right_of(n_pred: int, matching: Any, scenarios: tuple[int, ...]) -> npt.NDArray[np.bool_]:
+    """Per prediction: whether the matching pairs it in one of ``scenarios``."""
     right = np.zeros(n_pred, dtype=bool)
     scenario = np.asarray(matching.scenario)
     right[np.asarray(matching.pred)[np.isin(scenario, scenarios)]] = True
     return right
 
 
-def curve(scores, right, n_gold, order=None):
-    """(thresholds, precision, recall), thresholds descending, one per distinct score; ``order``:
-    the predictions by score, highest first (computed when not given)."""
+def _counts(
+    scores: npt.NDArray[np.float64], right: npt.NDArray[np.bool_], order: npt.NDArray[np.int64] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(thresholds descending, right predictions kept, predictions kept) at each distinct score."""
     order = np.argsort(-scores, kind="stable") if order is None else order
     s, r = scores[order], right[order]
     last = np.append(np.flatnonzero(np.diff(s) != 0), len(s) - 1) if len(s) else np.zeros(0, dtype=int)
-    tp = np.cumsum(r)[last] if len(s) else np.zeros(0)
-    kept = last + 1
+    tp = np.cumsum(r)[last] if len(s) else np.zeros(0, dtype=np.int64)
+    return s[last], tp, last + 1
+
+
+def curve(
+    scores: npt.NDArray[np.float64],
+    right: npt.NDArray[np.bool_],
+    n_gold: int,
+    order: npt.NDArray[np.int64] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(thresholds, precision, recall), thresholds descending, one per distinct score; ``order``:
+    the predictions by score, highest first (computed when not given)."""
+    thresholds, tp, kept = _counts(scores, right, order)
     recall = tp / n_gold if n_gold else np.zeros(len(tp))
-    return s[last], tp / np.maximum(kept, 1), recall
+    return thresholds, tp / np.maximum(kept, 1), recall
 
 
-def ranking_table(scores, right, n_gold, bins=DEFAULT_BINS, beta=1.0, with_curve=True, order=None):
+def best_index(tp: npt.ArrayLike, kept: npt.ArrayLike, n_gold: int, beta: float = 1.0) -> int:
+    """The threshold of the highest F, the highest threshold (first: they descend) among exact ties:
+    ``F = (1 + b**2) tp / (b**2 n_gold + kept)`` compared as fractions, ``b**2`` the exact square of
+    the float ``beta``, so that rounding decides no tie (floats only shortlist)."""
+    tp, kept = np.asarray(tp, dtype=np.int64), np.asarray(kept, dtype=np.int64)
+    b2 = Fraction(beta) ** 2
+    approximate = tp / (float(b2) * n_gold + np.maximum(kept, 1))
+    top = float(approximate.max(initial=0.0))
+    if top <= 0:
+        return 0
+    near = np.flatnonzero(approximate >= top * (1 - 1e-9)).tolist()
+    exact = [Fraction(int(tp[i])) / (b2 * n_gold + int(kept[i])) for i in near]
+    return near[exact.index(max(exact))]
+
+
+def ranking_table(
+    scores: npt.NDArray[np.float64],
+    right: npt.NDArray[np.bool_],
+    n_gold: int,
+    bins: int = DEFAULT_BINS,
+    beta: float = 1.0,
+    with_curve: bool = True,
+    order: npt.NDArray[np.int64] | None = None,
+) -> dict[str, Any]:
     """The ranking and calibration scores of one set of scored predictions (``order``: as
     :func:`curve` takes it)."""
     fkey = fbeta_key(beta)
-    thresholds, precision, recall = curve(scores, right, n_gold, order)
+    thresholds, tp, kept = _counts(scores, right, order)
+    precision = tp / np.maximum(kept, 1)
+    recall = tp / n_gold if n_gold else np.zeros(len(tp))
     ap_gold = float(np.sum(np.diff(np.concatenate(([0.0], recall))) * precision))
     found = int(np.count_nonzero(right))
     ap = ap_gold * n_gold / found if found else 0.0  # recall over the right predictions
     if len(thresholds):
         f = fbeta_array(precision, recall, beta)
         f = np.where(np.isnan(f), 0.0, f)
-        k = int(np.argmax(f))
+        k = best_index(tp, kept, n_gold, beta)
         best = {
             "threshold": float(thresholds[k]),
             "precision": float(precision[k]),
@@ -199,7 +276,9 @@ def ranking_table(scores, right, n_gold, bins=DEFAULT_BINS, beta=1.0, with_curve
     return table
 
 
-def calibration(scores, right, bins=DEFAULT_BINS):
+def calibration(
+    scores: npt.NDArray[np.float64], right: npt.NDArray[np.bool_], bins: int = DEFAULT_BINS
+) -> dict[str, Any]:
     """``ece`` and the ``reliability`` table of equal-width bins of [0, 1]."""
     n = len(scores)
     at = np.minimum((scores * bins).astype(np.int64), bins - 1)
@@ -222,7 +301,13 @@ def calibration(scores, right, bins=DEFAULT_BINS):
     return {"ece": float(ece), "reliability": rows}
 
 
-def threshold_scores(scores, right, n_gold, threshold, beta=1.0):
+def threshold_scores(
+    scores: npt.NDArray[np.float64],
+    right: npt.NDArray[np.bool_],
+    n_gold: int,
+    threshold: float,
+    beta: float = 1.0,
+) -> dict[str, Any]:
     """Precision, recall and F of the predictions scored at least ``threshold``."""
     kept = scores >= threshold
     tp, n = int(np.count_nonzero(right & kept)), int(np.count_nonzero(kept))
@@ -237,7 +322,14 @@ def threshold_scores(scores, right, n_gold, threshold, beta=1.0):
     }
 
 
-def ranking_results(gold, pred, matching, types, scores, options):
+def ranking_results(
+    gold: SpanArrays,
+    pred: SpanArrays,
+    matching: Any,
+    types: Sequence[str],
+    scores: npt.NDArray[np.float64],
+    options: Any,
+) -> dict[str, Any]:
     """``results["ranking"]``: per matching (strict, partial), the table overall and per type;
     the set's ``fingerprint``; with ``threshold_from``, the threshold ``applied``."""
     beta, bins = options.beta, options.ranking["bins"]
@@ -255,13 +347,7 @@ def ranking_results(gold, pred, matching, types, scores, options):
         )
     gold_types = np.bincount(gold.type, minlength=len(types))
     order = np.argsort(-scores, kind="stable")  # one sort serves every table
-    kinds = np.asarray(pred.type)
-    of_type = {k: np.flatnonzero(kinds == k) for k in range(len(types))}
-    type_orders = {}
-    for k, members in of_type.items():  # the type's predictions, by score, as indices into them
-        local = np.full(len(scores), -1, dtype=np.int64)
-        local[members] = np.arange(len(members))
-        type_orders[k] = local[order[kinds[order] == k]]
+    of_type, type_orders = group_by_type(np.asarray(pred.type, dtype=np.int64), order, len(types))
     for name, scenarios in RIGHT.items():
         right = right_of(len(pred), matching, scenarios)
         table = ranking_table(scores, right, len(gold), bins, beta, order=order)

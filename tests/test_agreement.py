@@ -98,7 +98,8 @@ def test_nested_annotations_that_agree_score_one(spans_metric):
         [{"label": "ORG", "start": 0, "end": 24}, {"label": "LOC", "start": 8, "end": 16}],
         [{"label": "PER", "start": 0, "end": 5}],
     ]
-    out = spans_metric.agreement([nested, [list(reversed(e)) for e in nested]])
+    texts = ["x" * 30, "x" * 10]
+    out = spans_metric.agreement([nested, [list(reversed(e)) for e in nested]], texts=texts)
     assert out["f1"]["strict"] == 1.0 and out["kappa"]["value"] == 1.0
     assert {out["alpha"][m]["value"] for m in A.ALPHA_MODES} == {1.0} and out["alpha"]["units"] == 3
     # the innermost entity labels its tokens: LOC inside ORG
@@ -119,9 +120,10 @@ def test_results_do_not_depend_on_the_order_of_spans(spans_metric):
         ]
 
     a, b = side(), side()
-    first = spans_metric.agreement([a, b])
+    texts = ["x" * 12] * 30
+    first = spans_metric.agreement([a, b], texts=texts)
     shuffled = [[rng.sample(e, len(e)) for e in side_] for side_ in (a, b)]
-    assert spans_metric.agreement(shuffled) == first
+    assert spans_metric.agreement(shuffled, texts=texts) == first
 
 
 def test_disagreements_are_listed_per_pair(metric):
@@ -199,7 +201,7 @@ def test_span_alpha_by_hand(spans_metric):
         ]
     ]
     b = [[{"label": "PER", "start": 0, "end": 4}, {"label": "ORG", "start": 6, "end": 9}]]
-    out = spans_metric.agreement([a, b])["alpha"]
+    out = spans_metric.agreement([a, b], texts=["x" * 16])["alpha"]
     # alpha = 1 - (n - 1) * D_o / D_e = 1 - 5 * 4 / (36 - (4 + 4 + 1 + 1))
     assert out["type"]["value"] == pytest.approx(1 - 5 * 4 / 26)
     assert out["units"] == 3
@@ -231,3 +233,104 @@ def test_the_docs_cost_table_is_the_bench_output(page):
 
     bench = open(os.path.join(ROOT, "bench", "agreement_ranking.md")).read()
     assert table(open(os.path.join(ROOT, "docs", page)).read()) == table(bench)
+
+
+# ---------------------------------------------------------------------------- hostile and boundary input
+
+
+@pytest.mark.parametrize(
+    "annotations, kappa, observed",
+    [
+        ([[["B-PER", "O"]], [["O", "O"]]], 0.0, 0.5),  # one annotator marked nothing: p_e = 1/2
+        ([[["O", "O"]], [["O", "O"]]], 1.0, 1.0),  # nobody marked anything: every token agrees
+        ([[["O"], ["B-PER"]], [["O"], ["O"]], [["O"], ["O"]]], -0.2, 2 / 3),  # Fleiss, one mark
+        ([[[]], [[]]], 1.0, 1.0),  # sentences without tokens
+    ],
+)
+def test_annotators_without_entities_get_a_kappa(metric, annotations, kappa, observed):
+    out = metric.agreement(annotations, ci_resamples=20)
+    assert out["kappa"]["value"] == pytest.approx(kappa) and out["kappa"]["observed"] == pytest.approx(
+        observed
+    )
+    assert all(not p["disagreements"] or p["disagreements"][0]["b"] is None for p in out["pairs"].values())
+    assert out["alpha"]["units"] == sum(t.startswith("B") for a in annotations for s in a for t in s)
+
+
+def test_span_annotators_without_entities(spans_metric):
+    out = spans_metric.agreement([[[]], [[]]], texts=["ab"])
+    assert out["kappa"]["value"] == 1.0 and out["kappa"]["tokens"] == 2 and out["alpha"]["units"] == 0
+    one = spans_metric.agreement([[[{"label": "A", "start": 0, "end": 1}]], [[]]], texts=["abcd"])
+    # a: A O O O, b: O O O O; p_o = 3/4, p_e = 3/4 * 1 ... kappa 0
+    assert one["kappa"]["observed"] == 0.75 and one["kappa"]["value"] == 0.0
+    assert one["pairs"]["0-1"]["disagreements"] == [
+        {"sentence": 0, "a": ["A", 0, 1], "b": None, "kind": "missed"}
+    ]
+
+
+def as_span_items(metric, annotator):
+    """Tag sentences as span items (offsets in tokens) as the metric decodes them."""
+    return [[{"label": s.label, "start": s.start, "end": s.end} for s in metric.decode(t)] for t in annotator]
+
+
+@pytest.mark.parametrize("seed, n", [(0, 2), (1, 3), (2, 2)])
+def test_spans_and_tags_give_the_same_agreement(metric, spans_metric, seed, n):
+    """The same annotations as tags and as spans (a text per sentence, one character per token):
+    kappa counts the tokens after the last entity of a sentence in both."""
+    raters = annotators(seed, n=n, sentences=120)
+    texts = ["x" * len(s) for s in raters[0]]
+    as_tags = metric.agreement(raters)
+    as_spans = spans_metric.agreement([as_span_items(metric, r) for r in raters], texts=texts)
+    assert as_spans["kappa"] == as_tags["kappa"]
+    assert as_spans["f1"] == as_tags["f1"] and as_spans["alpha"] == as_tags["alpha"]
+    assert as_tags["kappa"]["tokens"] == sum(map(len, raters[0]))
+
+
+def test_spans_need_their_texts(spans_metric):
+    a = [[{"label": "A", "start": 0, "end": 2}]]
+    with pytest.raises(ValueError, match=r"agreement over spans needs texts="):
+        spans_metric.agreement([a, a])
+    with pytest.raises(ValueError, match=r"texts has 2 examples but annotations\[0\] has 1"):
+        spans_metric.agreement([a, a], texts=["abc", "d"])
+    far = [[{"label": "A", "start": 0, "end": 10**9}]]
+    with pytest.raises(ValueError, match=r"annotations\[0\]\[0\]\[0\].*end"):
+        spans_metric.agreement([far, a], texts=["abc"])
+
+
+def test_kappa_is_bounded_before_it_allocates(monkeypatch):
+    monkeypatch.setattr(A, "MAX_LABELS", 11)
+    with pytest.raises(ValueError, match=r"2 annotators x 6 tokens, 12 labels; at most 11"):
+        A.agreement([[["O"] * 6], [["O"] * 6]])
+    assert A.agreement([[["O"] * 5], [["O"] * 5]])["kappa"]["tokens"] == 5  # 10 labels pass
+    nested = [[{"label": "A", "start": 0, "end": 5}, {"label": "B", "start": 0, "end": 4}]]
+    nested[0].append({"label": "C", "start": 1, "end": 4})  # 5 + 4 + 3 labels
+    with pytest.raises(ValueError, match=r"annotations\[0\]'s entities cover 12 tokens"):
+        A.agreement([nested, nested], "spans", texts=["x" * 5])
+    assert A.agreement([[nested[0][:2]], [nested[0][:1]]], "spans", texts=["x" * 5])["kappa"]["tokens"] == 5
+
+
+def test_annotators_are_capped(metric):
+    with pytest.raises(
+        ValueError, match=f"at most {A.MAX_ANNOTATORS} annotators; got {A.MAX_ANNOTATORS + 1}"
+    ):
+        metric.agreement([[["O"]]] * (A.MAX_ANNOTATORS + 1))
+    assert metric.agreement([[["B-A"]]] * 5)["kappa"]["method"] == "fleiss"
+
+
+@pytest.mark.parametrize("kind", ["sentences", "documents"])
+def test_the_kappa_bootstrap_draws_the_last_unit(metric, kind):
+    """Only the last sentence (document) disagrees: an interval that never draws it would be [1, 1]."""
+    a = [["B-A", "O"], ["B-A", "O"], ["B-A", "O"]]
+    b = [["B-A", "O"], ["B-A", "O"], ["O", "B-A"]]
+    ids = {"sentences": None, "documents": ["d0", "d1", "d2"]}[kind]
+    out = metric.agreement([a, b], ci_resamples=200, document_ids=ids)
+    low, high = out["kappa"]["interval"]
+    assert low < out["kappa"]["value"] < 1.0 and high == 1.0
+    assert out["alpha"]["strict"]["interval"][0] < 1.0
+
+
+def test_a_failed_call_names_the_pair_and_leaves_the_metric_usable(metric):
+    good = [["B-A", "O"]]
+    with pytest.raises(ValueError, match=r"annotations\[2\]") as caught:
+        metric.agreement([good, good, [["B-A"]]])
+    assert "predictions" not in str(caught.value) and "references" not in str(caught.value)
+    assert metric.agreement([good, good])["kappa"]["value"] == 1.0

@@ -218,3 +218,80 @@ def test_the_docs_tables_are_the_example_script_output():
             r"<!-- harem-attributes -->\n(.*?)\n<!-- /harem-attributes -->", f.read(), re.S
         ).group(1)
     assert shown == "\n\n".join(harem_attributes.tables())
+
+
+def items_by_brute_force(gold_attributes, pred_attributes, places):
+    """Per attribute name, per value shown as str: (right, gold, predicted) item counts."""
+    table = {}
+    for attributes, k in ((gold_attributes, 1), (pred_attributes, 2)):
+        for values, place in zip(attributes, places):
+            for name, value in (values or {}).items():
+                shown = "|".join(sorted(value)) if isinstance(value, list) else str(value)
+                table.setdefault(name, {}).setdefault(shown, [0, 0, 0])[k] += 1
+    for g, p, place in zip(gold_attributes, pred_attributes, places):
+        for name, value in (g or {}).items():
+            key = sorted(value) if isinstance(value, list) else value
+            other = (p or {}).get(name)
+            same_kind = isinstance(other, bool) == isinstance(value, bool)  # True is not 1
+            if (
+                same_kind
+                and other is not None
+                and (sorted(other) if isinstance(other, list) else other) == key
+            ):
+                shown = "|".join(key) if isinstance(value, list) else str(value)
+                table[name][shown][0] += 1
+    return table
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_many_attribute_names_are_each_counted_once(seed):
+    """Hundreds of names, values shared and not: each name's and value's counts from one pass equal
+    a brute-force count, and the names come out sorted."""
+    from ner_recall import ner_attributes as T
+
+    rng = random.Random(seed)
+    names = [f"n{k}" for k in range(300)]
+    values = ["M", "F", True, 1, ["a", "b"], "?"]
+
+    def side():
+        return [
+            {rng.choice(names): rng.choice(values) for _ in range(rng.randint(0, 3))} or None
+            for _ in range(200)
+        ]
+
+    gold, pred = side(), side()
+    places = [(k, 0, 1) for k in range(200)]
+    out = T.item_scores(gold, pred, places, places)
+    expected = items_by_brute_force(gold, pred, places)
+    assert list(out["per_attribute"]) == sorted(expected)
+    for name, per_value in expected.items():
+        got = out["per_attribute"][name]
+        assert [got["correct"], got["gold"], got["predicted"]] == [
+            sum(v[i] for v in per_value.values()) for i in range(3)
+        ]
+        assert {
+            v: [c["correct"], c["gold"], c["predicted"]] for v, c in got["per_value"].items()
+        } == per_value
+    total = [sum(v[i] for pv in expected.values() for v in pv.values()) for i in range(3)]
+    assert [out["overall"][k] for k in ("correct", "gold", "predicted")] == total
+
+
+@pytest.mark.parametrize(
+    "gold, pred, right, outcome",
+    [
+        (True, 1, 0, "wrong"),
+        (1, 1, 1, "correct"),
+        (False, 0, 0, "wrong"),
+        (["a", "b"], ["b", "a"], 1, "correct"),
+        (["a", "b"], ["a"], 0, "partial"),
+        ("1", 1, 0, "wrong"),
+    ],
+)
+def test_a_bool_is_not_the_int_it_equals(gold, pred, right, outcome):
+    from ner_recall import ner_attributes as T
+
+    places = [(0, 0, 1)]
+    out = T.item_scores([{"x": gold}], [{"x": pred}], places, places)
+    assert out["overall"]["correct"] == right
+    assert sum(v["correct"] for v in out["per_attribute"]["x"]["per_value"].values()) == right
+    assert T.outcome(gold, pred) == outcome

@@ -4,6 +4,7 @@ attribute, and errors that name what is missing."""
 
 import random
 
+import numpy as np
 import pytest
 from test_parity import random_corpus
 
@@ -48,15 +49,28 @@ def test_capitalisation_of_a_text(text, bucket):
     assert ner_buckets.CATEGORIES["capitalisation"][index] == bucket
 
 
-def test_text_and_training_buckets_by_hand(metric):
+# a training corpus: entities Anna Smith PER, NATO ORG (twice), NATO LOC, Bern LOC; "nato" also
+# occurs twice outside any entity
+TRAIN_CORPUS = {
+    "tokens": [
+        ["Anna", "Smith", "met", "NATO"],
+        ["nato", "and", "NATO", "in", "Bern"],
+        ["NATO", "x", "nato"],
+    ],
+    "tags": [["B-PER", "I-PER", "O", "B-ORG"], ["O", "O", "B-LOC", "O", "B-LOC"], ["B-ORG", "O", "O"]],
+}
+TRAIN_PAIRS = [("PER", "Anna Smith"), ("ORG", "NATO"), ("LOC", "NATO"), ("ORG", "NATO"), ("LOC", "Bern")]
+
+
+@pytest.mark.parametrize("train", [TRAIN_CORPUS, TRAIN_PAIRS])
+def test_text_and_training_buckets_by_hand(metric, train):
     references = [["B-PER", "I-PER", "O", "B-ORG"], ["B-LOC", "O", "B-PER"]]
     predictions = [["B-PER", "I-PER", "O", "B-LOC"], ["B-LOC", "O", "O"]]
     tokens = [["Anna", "Smith", "of", "NATO"], ["riga", "x", "1984"]]
-    train = [("PER", "Anna Smith"), ("ORG", "NATO"), ("LOC", "NATO"), ("ORG", "NATO"), ("LOC", "Bern")]
     out = metric.compute(
         predictions=predictions,
         references=references,
-        buckets=["capitalisation", "seen", "train_frequency", "label_consistency"],
+        buckets=["capitalisation", "seen", "train_frequency"],
         tokens=tokens,
         train_entities=train,
     )["buckets"]
@@ -78,13 +92,145 @@ def test_text_and_training_buckets_by_hand(metric):
         "1-2": (1, 1),
         "3-9": (1, 1),
     }
-    # NATO in training: 2 ORG, 1 LOC; gold ORG 2/3 -> 0.5-1, predicted LOC 1/3 -> 0-0.5
-    assert {b: (r["number"], r["predicted"]) for b, r in out["label_consistency"].items()} == {
+    if train is TRAIN_PAIRS:  # eCon needs the occurrences outside entities: pairs have none
+        with pytest.raises(ValueError, match=r"'label_consistency' \(ExplainaBoard's eCon\) counts every"):
+            metric.compute(
+                predictions=predictions,
+                references=references,
+                buckets=["label_consistency"],
+                tokens=tokens,
+                train_entities=train,
+            )
+        return
+    consistency = metric.compute(
+        predictions=predictions,
+        references=references,
+        buckets=["label_consistency"],
+        tokens=tokens,
+        train_entities=train,
+    )["buckets"]["label_consistency"]
+    # "nato" occurs 5 times in training: ORG 2, LOC 1, O 2 (ExplainaBoard counts every occurrence,
+    # lower-cased): gold ORG 2/5 and predicted LOC 1/5 both in 0-0.5 (2/3 and 1/3 over the entities)
+    assert {b: (r["number"], r["predicted"]) for b, r in consistency.items()} == {
         "unseen": (2, 1),
         "1": (1, 1),
-        "0.5-1": (1, 0),
-        "0-0.5": (0, 1),
+        "0-0.5": (1, 1),
     }
+
+
+def econ_by_definition(corpus):
+    """ExplainaBoard's eCon, straight from its definition: per lower-cased training entity text, per
+    label, the occurrences of the text (every window of tokens of every width) with that label
+    (the entity's type where the window is an entity, O elsewhere) over all its occurrences."""
+    from ner_recall.ner_decoding import tags_to_spans
+
+    sentences = []
+    for words, tags in zip(corpus["tokens"], corpus["tags"]):
+        sentences.append(
+            ([w.lower() for w in words], {(s.start, s.end): s.label for s in tags_to_spans(tags)})
+        )
+    texts = {" ".join(words[a:b]) for words, spans in sentences for a, b in spans}
+    counts = {t: {} for t in texts}
+    for words, spans in sentences:
+        for a in range(len(words)):
+            for b in range(a + 1, len(words) + 1):
+                text = " ".join(words[a:b])
+                if text in counts:
+                    label = spans.get((a, b), "O")
+                    counts[text][label] = counts[text].get(label, 0) + 1
+    return {f"{t}|||{k}": n / sum(c.values()) for t, c in counts.items() for k, n in c.items()}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_label_consistency_is_explainaboards_econ(seed):
+    rng = random.Random(seed)
+    words = ["New", "new", "York", "york", "Bern", "x", "de"]
+    corpus = {"tokens": [], "tags": []}
+    for _ in range(80):
+        tags = random_corpus(rng.randrange(10**6), 1, prefixes="OOBI")[0][0]
+        corpus["tags"].append(tags)
+        corpus["tokens"].append([rng.choice(words) for _ in tags])
+    train = ner_buckets.check_train_entities(corpus)
+    expected = econ_by_definition(corpus)
+    assert {
+        f"{t}|||{k}": n / sum(c.values()) for t, c in train.occurrences.items() for k, n in c.items()
+    } == (pytest.approx(expected))
+    texts = [t for t in train.occurrences] + ["unseen text"]
+    kinds = [rng.choice(["A", "B", "C", "O"]) for _ in texts]
+    got = ner_buckets.label_consistency([t.upper() for t in texts], kinds, train)
+    for text, kind, value in zip(texts, kinds, got.tolist()):
+        assert value == (expected.get(f"{text}|||{kind}", 0.0) if text in train.occurrences else -1.0)
+
+
+@pytest.mark.parametrize(
+    "value, bucket",
+    [
+        (-1.0, "unseen"),
+        (0.0, "0"),
+        (1e-9, "0-0.5"),
+        (0.4999, "0-0.5"),
+        (0.5, "0.5-1"),
+        (0.9999, "0.5-1"),
+        (1.0, "1"),
+    ],
+)
+def test_label_consistency_bucket_edges(value, bucket):
+    index = ner_buckets._bucket_of(np.array([value]), "label_consistency")[0]
+    assert ner_buckets.labels_of("label_consistency")[index] == bucket
+
+
+@pytest.mark.parametrize(
+    "name, values, buckets",
+    [
+        ("entity_length", [1, 2, 3, 4, 5, 40], ["1", "2", "3", "4+", "4+", "4+"]),
+        (
+            "sentence_length",
+            [1, 10, 11, 20, 21, 40, 41, 500],
+            ["1-10", "1-10", "11-20", "11-20", "21-40", "21-40", "41+", "41+"],
+        ),
+        ("train_frequency", [0, 1, 2, 3, 9, 10, 99], ["0", "1-2", "1-2", "3-9", "3-9", "10+", "10+"]),
+        (
+            "density",
+            [0.0, 0.0999, 0.1, 0.2, 0.2999, 0.3, 2.0],
+            ["0-0.1", "0-0.1", "0.1-0.2", "0.2-0.3", "0.2-0.3", "0.3+", "0.3+"],
+        ),
+    ],
+)
+def test_numeric_bucket_edges(name, values, buckets):
+    labels = ner_buckets.labels_of(name)
+    if name == "entity_length":
+        from ner_recall.ner_core import SpanArrays
+
+        n = len(values)
+        spans = SpanArrays(
+            np.zeros(n, dtype=np.int64),
+            np.array(values),
+            np.zeros(n, dtype=np.int64),
+            np.arange(n),
+            np.zeros(n, dtype=np.int64),
+        )
+        got = ner_buckets._numeric_buckets(name, spans, [100] * n)
+    elif name == "sentence_length":
+        from ner_recall.ner_core import SpanArrays
+
+        n = len(values)
+        spans = SpanArrays(
+            np.zeros(n, dtype=np.int64),
+            np.ones(n, dtype=np.int64),
+            np.zeros(n, dtype=np.int64),
+            np.arange(n),
+            np.zeros(n, dtype=np.int64),
+        )
+        got = ner_buckets._numeric_buckets(name, spans, values)
+    else:
+        got = ner_buckets._bucket_of(np.array(values, dtype=float), name)
+    assert [labels[b] for b in np.asarray(got).tolist()] == buckets
+
+
+def test_four_token_entities_are_in_the_last_length_bucket(metric):
+    references = [["B-A", "I-A", "I-A", "I-A", "O", "B-B", "I-B", "I-B"], ["B-A", "I-A", "I-A", "I-A", "I-A"]]
+    out = metric.compute(predictions=references, references=references, buckets=["entity_length"])["buckets"]
+    assert {b: r["number"] for b, r in out["entity_length"].items()} == {"3": 1, "4+": 2}
 
 
 def test_a_training_corpus_counts_as_its_entities(metric):
@@ -120,6 +266,7 @@ def test_every_attribute_adds_up_to_the_strict_counts(metric, seed):
     references, predictions = random_corpus(seed, 200, prefixes="OOOBIES")
     tokens = random_tokens(references, seed)
     train = [(random.Random(seed + i).choice("ABC"), w) for i, w in enumerate(WORDS * 3)]
+    train = {"tokens": [[w] for _, w in train], "tags": [[f"B-{k}"] for k, _ in train]}  # as a corpus
     results = metric.compute(
         predictions=predictions, references=references, buckets=ALL, tokens=tokens, train_entities=train
     )

@@ -186,3 +186,101 @@ def test_the_docs_table_is_the_example_script_output():
             r"<!-- harem-hierarchy -->\n(.*?)\n<!-- /harem-hierarchy -->", f.read(), re.S
         ).group(1)
     assert shown == harem_hierarchy.table()
+
+
+# every denominator of HAREM's measures apart: 8 gold (one missed), 9 predicted (two spurious), 7
+# aligned pairs, one of them with the wrong category (B:z against C:w)
+HAND_GOLD = [
+    [
+        ent("A:x", 0, 1),  # p: A:x, all right
+        ent("A:y", 2, 3),  # p: A:x, type wrong
+        ent("A", 4, 5),  # p: A:y, gold untyped
+        ent("B:z", 6, 7),  # p: B, prediction untyped
+        ent("C:w", 8, 9),  # missed
+        ent("A", 12, 13),  # p: A, both untyped
+        ent("B:z", 14, 15),  # p: C:w, category wrong
+        ent("B:z", 16, 17),  # p: B, prediction untyped
+    ]
+]
+HAND_PRED = [
+    [
+        ent("A:x", 0, 1),
+        ent("A:x", 2, 3),
+        ent("A:y", 4, 5),
+        ent("B", 6, 7),
+        ent("D:q", 10, 11),  # spurious
+        ent("A", 12, 13),
+        ent("C:w", 14, 15),
+        ent("B", 16, 17),
+        ent("D", 20, 21),  # spurious
+    ]
+]
+# A has the types x, y (n = 2, maximum 1.5), B, C and D one each (maximum 1); combined per pair:
+# 1.5, 1, 1, 1, 1.5, 0, 1 = 7; gold maxima 4 * 1.5 + 4 * 1 = 10 (aligned 9), predicted 4 * 1.5 + 5 (9)
+HAND = [
+    # (scope, measure, correct, gold, predicted)
+    ("absolute", "categories", 6, 8, 9),
+    ("relative", "categories", 6, 7, 7),
+    ("absolute", "types", 1, 4, 3),  # among the 6 right categories: gold typed g1 g2 g4 g8, pred p1 p2 p3
+    ("relative", "types", 1, 4, 3),
+    ("absolute", "combined", 7.0, 10.0, 11.0),
+    ("relative", "combined", 7.0, 9.0, 9.0),
+    ("absolute", "flat", 2, 8, 9),
+    ("relative", "flat", 2, 7, 7),
+]
+
+
+@pytest.mark.parametrize("scope, measure, correct, gold, predicted", HAND)
+def test_every_denominator_by_hand(spans, scope, measure, correct, gold, predicted):
+    out = spans.compute(predictions=HAND_PRED, references=HAND_GOLD, type_separator=":")["hierarchy"]
+    got = out[scope][measure]
+    assert (got["correct"], got["gold"], got["predicted"]) == (correct, gold, predicted)
+    assert type(got["correct"]) is type(correct) and type(got["gold"]) is type(gold)
+    assert got["precision"] == pytest.approx(correct / predicted) and got["recall"] == pytest.approx(
+        correct / gold
+    )
+    assert out["categories"] == {"A": 2, "B": 1, "C": 1, "D": 1}
+
+
+def test_the_types_measure_by_hand_in_the_function():
+    import numpy as np
+
+    from ner_recall import ner_hierarchy as H
+
+    h = H.hierarchy_of(("A", "A:x", "A:y", "B", "B:z"), ":", None)
+    assert (
+        h.categories == ("A", "B")
+        and h.type.tolist() == [-1, 1, 2, -1, 4]
+        and h.n_types.tolist() == [2, 2, 2, 1, 1]
+    )
+    gold, pred = np.array([1, 2, 0, 4, 4, 1]), np.array([1, 1, 2, 3, 4, 3])
+    cat, typ, comb, flat, gold_typed, pred_typed = H.pair_scores(h, gold, pred)
+    assert cat.tolist() == [True, True, True, True, True, False]
+    assert typ.tolist() == [True, False, False, False, True, False]
+    assert comb.tolist() == [1.5, 1.0, 1.0, 1.0, 1.0, 0.0] and flat.tolist() == [1, 0, 0, 0, 1, 0]
+    assert gold_typed.tolist() == [True, True, False, True, True, True]
+    assert pred_typed.tolist() == [True, True, True, False, True, False]
+
+
+@pytest.mark.parametrize(
+    "labels, options",
+    [
+        (("overall_f1:X", "PER"), {"type_separator": ":"}),
+        (("overall_accuracy:X", "PER"), {"type_separator": ":"}),
+        (("weighted_recall:X", "PER"), {"type_separator": ":"}),
+        (("macro_precision:X", "PER"), {"type_separator": ":"}),
+        (("overall_f2:X", "PER"), {"type_separator": ":", "beta": 2.0}),
+        (("X", "PER"), {"type_hierarchy": {"X": "overall_f1"}}),
+    ],
+)
+def test_a_category_may_not_take_a_key_of_the_coarse_table(spans, labels, options):
+    gold = [[ent(labels[0], 0, 1), ent(labels[1], 2, 3)]]
+    with pytest.raises(ValueError, match=r"has the category '(overall|weighted|macro)_\w+', a key of"):
+        spans.compute(predictions=gold, references=gold, **options)
+    assert spans.compute(predictions=gold, references=gold)["overall_f1"] == 1.0
+
+
+def test_a_category_named_like_another_beta_is_kept(spans):
+    gold = [[ent("overall_f2:X", 0, 1), ent("overall_f2:Y", 2, 3)]]
+    out = spans.compute(predictions=gold, references=gold, type_separator=":")["hierarchy"]
+    assert out["coarse"]["overall_f2"]["f1"] == 1.0 and out["coarse"]["overall_f1"] == 1.0

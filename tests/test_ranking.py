@@ -291,3 +291,160 @@ def test_types_drop_the_scores_of_unselected_predictions(spans_metric):
     wanted = [[e for e in g if e["label"] == "PER"] for g in gold]
     alone = spans_metric.compute(predictions=kept, references=wanted, scores=["ranking"])["ranking"]
     assert out["strict"]["curve"] == alone["strict"]["curve"]
+
+
+# ---------------------------------------------------------------------------- boundaries and hostile input
+
+
+def tie_corpus():
+    """15 gold entities; 12 predictions at 0.9 (9 right), 3 more at 0.5 (1 right): F1 is 2/3 at both
+    thresholds (18/27 and 20/30), which floats round apart."""
+    gold = [[{"label": "A", "start": 0, "end": 1}] for _ in range(15)]
+    pred = []
+    for k in range(15):
+        at_09, right = k < 12, (k < 9) or k == 12
+        start = 0 if right else 2
+        pred.append([{"label": "A", "start": start, "end": start + 1, "score": 0.9 if at_09 else 0.5}])
+    return gold, pred
+
+
+def test_exact_ties_go_to_the_highest_threshold(spans_metric):
+    gold, pred = tie_corpus()
+    best = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"])["ranking"]["strict"]
+    assert best["curve"]["thresholds"] == [0.9, 0.5]
+    assert best["best"]["best" if False else "threshold"] == 0.9
+    assert best["best"]["f1"] == pytest.approx(2 / 3) and best["best"]["precision"] == 0.75
+
+
+@pytest.mark.parametrize(
+    "tp, kept, n_gold, beta, expected",
+    [
+        ([9, 10], [12, 15], 15, 1.0, 0),  # 18/27 == 20/30: the higher threshold
+        ([9, 11], [12, 15], 15, 1.0, 1),  # 22/30 > 18/27
+        ([1, 2, 3], [1, 2, 3], 3, 1.0, 2),  # rising to the lowest threshold
+        ([0, 0], [1, 2], 4, 1.0, 0),  # F 0 everywhere: the highest threshold
+        ([2, 3], [2, 6], 3, 2.0, 1),  # beta 2: 5*2/(4*3+2)=10/14 < 5*3/(12+6)=15/18
+        ([2, 3], [2, 6], 3, 0.5, 0),  # beta 1/2: 1.25*2/(0.75+2) > 1.25*3/(0.75+6)
+        ([1, 2], [1, 4], 2, 1.0, 0),  # 2/3 == 4/6
+    ],
+)
+def test_best_index_by_hand(tp, kept, n_gold, beta, expected):
+    from ner_recall import ner_ranking as R
+
+    assert R.best_index(tp, kept, n_gold, beta) == expected
+
+
+def test_best_threshold_is_the_exact_maximum_on_random_sets():
+    from fractions import Fraction
+
+    from ner_recall import ner_ranking as R
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        scores = np.round(rng.random(n), 1)
+        right = rng.random(n) < 0.6
+        n_gold = int(right.sum() + rng.integers(0, 5))
+        thresholds, tp, kept = R._counts(scores, right, None)
+        exact = [Fraction(2 * int(t), n_gold + int(k)) for t, k in zip(tp, kept)]
+        top = max(exact)
+        table = R.ranking_table(scores, right, n_gold)
+        expected = thresholds[exact.index(top)] if top else thresholds[0]
+        assert table["best"]["threshold"] == expected
+
+
+@pytest.mark.parametrize("bins", [1, 2, 3, 10, 1000])
+def test_a_score_of_one_lands_in_the_last_bin(bins):
+    from ner_recall import ner_ranking as R
+
+    scores = np.array([1.0, 1.0 - 1e-12, 0.0])
+    table = R.calibration(scores, np.array([True, True, False]), bins)
+    rows = [(row["lower"], row["upper"], row["count"]) for row in table["reliability"]]
+    if bins == 1:
+        assert rows == [(0.0, 1.0, 3)]
+    else:
+        assert rows == [(0.0, 1 / bins, 1), ((bins - 1) / bins, 1.0, 2)]
+    assert len(R.calibration(np.ones(4), np.ones(4, dtype=bool), bins)["reliability"]) == 1
+
+
+@pytest.mark.parametrize(
+    "scores, right, bins, rows",
+    [
+        (
+            [0.05, 0.15, 0.95],
+            [True, False, True],
+            10,
+            [(0, 1, 0.05, 1.0), (1, 1, 0.15, 0.0), (9, 1, 0.95, 1.0)],
+        ),
+        ([0.5, 0.5, 0.25], [True, False, False], 2, [(0, 1, 0.25, 0.0), (1, 2, 0.5, 0.5)]),
+    ],
+)
+def test_reliability_rows_by_hand(scores, right, bins, rows):
+    from ner_recall import ner_ranking as R
+
+    table = R.calibration(np.array(scores), np.array(right), bins)
+    assert [
+        (r["lower"], r["upper"], r["count"], r["confidence"], r["accuracy"]) for r in table["reliability"]
+    ] == [(b / bins, (b + 1) / bins, c, conf, acc) for b, c, conf, acc in rows]
+    n = len(scores)
+    assert table["ece"] == pytest.approx(sum(c / n * abs(acc - conf) for _, c, conf, acc in rows))
+
+
+def dev_results(threshold, fingerprint="f" * 40):
+    return {"ranking": {"fingerprint": fingerprint, "strict": {"best": {"threshold": threshold}}}}
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (dev_results(float("nan")), r"threshold_from: .*must be a number in \[0, 1\]; got nan"),
+        (dev_results(5.0), r"threshold_from: .*got 5.0"),
+        (dev_results(float("-inf")), r"threshold_from: .*got -inf"),
+        (dev_results(-0.1), r"threshold_from: .*got -0.1"),
+        (dev_results(True), r"threshold_from: .*got True"),
+        (dev_results("0.5"), r"threshold_from: .*got '0.5'"),
+        (dev_results([0.5]), r"threshold_from: .*got \[0.5\]"),
+        (dev_results(None), r"threshold_from: those results have no threshold"),
+        (dev_results(0.5, fingerprint=3), r"threshold_from must be .*\['fingerprint'\] must be a str"),
+        ({"ranking": {"fingerprint": "f", "strict": None}}, r"threshold_from must be .*is missing"),
+        ({"ranking": {"fingerprint": "f", "strict": {"best": 0.5}}}, r"threshold_from must be .*is missing"),
+        ({"ranking": {"fingerprint": "f", "strict": {}}}, r"threshold_from must be .*is missing"),
+        ({"ranking": {"fingerprint": "f", "strict": {"best": {}}}}, r"threshold_from must be .*is missing"),
+        ({"ranking": {"strict": {}}}, r"threshold_from must be the results"),
+        ({"ranking": {"fingerprint": "f"}}, r"threshold_from must be the results"),
+        ({"ranking": []}, r"threshold_from must be the results"),
+        ([("ranking", 1)], r"threshold_from must be the results"),
+    ],
+)
+def test_malformed_threshold_from_is_refused(spans_metric, value, message):
+    gold, pred = tie_corpus()
+    with pytest.raises(ValueError, match=message):
+        spans_metric.compute(predictions=pred, references=gold, scores=["ranking"], threshold_from=value)
+    again = spans_metric.compute(predictions=pred, references=gold, scores=["seqeval", "ranking"])
+    assert again["overall_f1"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize(
+    "threshold, kept", [(0.0, 15), (1.0, 0), (0.5, 15), (0.9, 12), (np.float64(0.7), 12)]
+)
+def test_threshold_from_bounds_apply(spans_metric, threshold, kept):
+    gold, pred = tie_corpus()
+    out = spans_metric.compute(
+        predictions=pred, references=gold, scores=["ranking"], threshold_from=dev_results(threshold)
+    )["ranking"]
+    assert out["threshold"] == threshold and out["strict"]["applied"]["predicted"] == kept
+
+
+def test_per_type_tables_with_many_types_are_each_types_own():
+    """Grouping by type (two sorts) gives each type its predictions in input order and by score."""
+    from ner_recall import ner_ranking as R
+
+    rng = np.random.default_rng(3)
+    kinds = rng.integers(0, 50, 400)
+    scores = np.round(rng.random(400), 2)
+    order = np.argsort(-scores, kind="stable")
+    members, orders = R.group_by_type(kinds, order, 52)
+    for k in range(52):
+        assert members[k].tolist() == np.flatnonzero(kinds == k).tolist()
+        local = scores[members[k]]
+        assert orders[k].tolist() == np.argsort(-local, kind="stable").tolist()
