@@ -20,6 +20,8 @@ overlap but whose fragments share no position do not overlap.
 [0, 4]
 """
 
+from functools import partial
+
 import numpy as np
 
 from .ner_core import SpanArrays, divide, fbeta, fbeta_key
@@ -124,6 +126,21 @@ def pair_overlap(g, p, gold, pred, fragments):
         a, b = _own(gold, gold_f, i), _own(pred, pred_f, j)
         shared[n], size_g[n], size_p[n], equal[n] = _shared(a, b), size(a), size(b), a == b
     return mask, shared, size_g, size_p, equal.astype(bool)
+
+
+def fragment_overlap(fragments):
+    """What ``ner_matching.match`` takes as ``overlap``: :func:`pair_overlap` bound to both sides'
+    fragments (per side ``{span index: fragments}``, :func:`view_fragments`), or None when no
+    entity has several fragments (the plain path).
+
+    >>> fragment_overlap(None), fragment_overlap(({}, {}))
+    (None, None)
+    >>> fragment_overlap(({0: ((0, 1), (4, 5))}, {})).keywords
+    {'fragments': ({0: ((0, 1), (4, 5))}, {})}
+    """
+    if fragments is None or not any(fragments):
+        return None
+    return partial(pair_overlap, fragments=fragments)
 
 
 def pieces(spans, fragments):
