@@ -27,6 +27,7 @@ Each choice looks only at the example's own entities and predictions, so order c
 
 import heapq
 from bisect import bisect_left
+from collections.abc import Sequence
 from itertools import chain
 from numbers import Integral
 
@@ -42,7 +43,7 @@ def _is_doubt(entity):
     )
 
 
-def has_doubt(references):
+def has_doubt(references: object) -> bool:
     """Whether any example has several references, an ALT group, a vague label or an optional
     entity (two passes in C over the entities, and a Python look at the few odd ones)."""
     if not isinstance(references, (list, tuple)):
@@ -112,7 +113,7 @@ def _check_example(example, where):
             _check_entity(item, f"{where}[{j}]")
 
 
-def check_doubt(references, name="references"):
+def check_doubt(references: Sequence, name: str = "references") -> list:
     """Validate the doubt forms (errors name ``references[3][2]['alternatives'][1][0]``) and return
     the references with each doubtful item replaced by a plain stand-in at its place, for the
     type checks of plain entities (a group by its first entity or a one-token stand-in)."""
@@ -253,7 +254,7 @@ def _drop_optional(predictions, gold, report):
     return kept, gold
 
 
-def resolve(predictions, references):
+def resolve(predictions: Sequence, references: Sequence) -> tuple[list, list, dict]:
     """(predictions, plain references, report) with every doubt of the references resolved for
     the predictions (see the module's docstring). References without doubt come back as given."""
     report = {

@@ -25,6 +25,7 @@ import gc
 import os
 import re
 from bisect import bisect_left
+from collections.abc import Iterable
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -305,7 +306,7 @@ def _finish(doc, line, where, position):
     return "".join(doc.parts), doc.id or f"doc{position}", doc.items, doc.line
 
 
-def read_harem(path):
+def read_harem(path: str | os.PathLike) -> Harem:
     """:class:`Harem` of a file of HAREM markup (UTF-8, or Latin-1 as HAREM's files were)."""
     with open(path, "rb") as f:
         data = f.read()
@@ -316,7 +317,7 @@ def read_harem(path):
     return read_harem_text(source, os.path.basename(path))
 
 
-def is_harem(path):
+def is_harem(path: str | os.PathLike) -> bool:
     """Whether a file looks like HAREM markup: ``<DOC>`` and a category or ``<EM`` tag."""
     try:
         with open(path, "rb") as f:
@@ -532,7 +533,7 @@ class _Occurrences:
         starts = self.of(needle)
         return starts[n] if n < len(starts) else -1
 
-    def prepare(self, needles) -> None:
+    def prepare(self, needles: Iterable[str]) -> None:
         """Find every string of ``needles`` not yet found, by length."""
         by_length = {}
         for needle in set(needles) - set(self.found):
@@ -602,14 +603,14 @@ class _Alignment:
         """(lo, hi) in the squeezed system text of the system's [start, end)."""
         return bisect_left(self.sys_at, start), bisect_left(self.sys_at, end)
 
-    def prepare(self, spans) -> None:
+    def prepare(self, spans: Iterable[tuple[int, int]]) -> None:
         """Find at once the strings that the spans (of the system text) will look up."""
         if not self.same:
             needles = [self.sys_sq[lo:hi] for lo, hi in map(lambda s: self.squeezed(*s), spans)]
             self.sys_occ.prepare(needles)
             self.gold_occ.prepare(needles)
 
-    def place(self, start: int, end: int):
+    def place(self, start: int, end: int) -> tuple[int, int] | None:
         """(start, end) in the gold text of the system's [start, end), or None."""
         lo, hi = self.squeezed(start, end)
         if hi <= lo:
@@ -660,7 +661,7 @@ def align_to_gold(gold_text: str, system_text: str, entities: list) -> tuple:
     return placed, [e for e, span in zip(entities, spans) if span is None]
 
 
-def system_entities(items, name, document_id):
+def system_entities(items: list, name: str, document_id: str) -> list[dict]:
     """A system's items as plain entities: a system marks no ALT and no vague label."""
     out = []
     for item in items:
@@ -673,7 +674,7 @@ def system_entities(items, name, document_id):
     return out
 
 
-def read_harem_pair(gold_path, system_path):
+def read_harem_pair(gold_path: str | os.PathLike, system_path: str | os.PathLike) -> tuple[Harem, list, list]:
     """(gold :class:`Harem`, system entities per gold document placed on its text, entities that
     could not be placed per document). Documents pair by id; a system document whose text differs
     from the gold's is aligned (:func:`align_to_gold`)."""

@@ -33,7 +33,7 @@ many. :class:`Counts` adds the pair table (gold type x predicted type) of the co
 (1, 1, 0.5, 0.25)
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -112,7 +112,7 @@ _FEW_CHAINS = 8
 _EXACT_FLOAT = 2**53
 
 
-def check_duplicates(spans, side_name, types=None):
+def check_duplicates(spans: SpanArrays, side_name: str, types: Sequence[str] | None = None) -> None:
     """Raise ``ValueError`` if two spans of one sentence have the same type and offsets.
 
     Entities are numbered within their sentence in the order ``spans`` lists them; ``types``
@@ -219,7 +219,7 @@ class FragmentPairs(NamedTuple):
     length: np.ndarray
     equal: np.ndarray
 
-    def take(self, idx):
+    def take(self, idx: np.ndarray) -> "FragmentPairs":
         return FragmentPairs(*(values[idx] for values in self))
 
 

@@ -30,6 +30,7 @@ is refused.
 """
 
 import math
+from collections.abc import Sequence
 from itertools import chain
 from numbers import Integral, Real
 
@@ -51,7 +52,7 @@ FORM_NAMES = {
 _SIZES = {len(keys) for keys in FORMS.values()}
 
 
-def output_form(entity):
+def output_form(entity: object) -> str | None:
     """The form of one entity: a key of :data:`FORMS`, or None (our own form, or not a dict).
 
     >>> output_form({"start": 0, "end": 4, "text": "Mari", "label": "person", "score": 0.8})
@@ -98,7 +99,9 @@ def _where(examples, name, k):
     return f"{name}[{i}][{j}]"
 
 
-def spans_from_outputs(examples, name, texts=None, scored=False):
+def spans_from_outputs(
+    examples: object, name: str, texts: Sequence | None = None, scored: bool = False
+) -> object:
     """The examples with model output turned into ``{"label", "start", "end"}`` entities (with
     ``"score"`` when ``scored``); examples of our own form are returned as they are.
 
