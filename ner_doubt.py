@@ -25,6 +25,9 @@ Each choice looks only at the example's own entities and predictions, so order c
 [[{'label': 'ORG', 'start': 3, 'end': 4}]]
 """
 
+import heapq
+from bisect import bisect_left
+from collections.abc import Sequence
 from itertools import chain
 from numbers import Integral
 
@@ -40,7 +43,7 @@ def _is_doubt(entity):
     )
 
 
-def has_doubt(references):
+def has_doubt(references: object) -> bool:
     """Whether any example has several references, an ALT group, a vague label or an optional
     entity (two passes in C over the entities, and a Python look at the few odd ones)."""
     if not isinstance(references, (list, tuple)):
@@ -110,7 +113,7 @@ def _check_example(example, where):
             _check_entity(item, f"{where}[{j}]")
 
 
-def check_doubt(references, name="references"):
+def check_doubt(references: Sequence, name: str = "references") -> list:
     """Validate the doubt forms (errors name ``references[3][2]['alternatives'][1][0]``) and return
     the references with each doubtful item replaced by a plain stand-in at its place, for the
     type checks of plain entities (a group by its first entity or a one-token stand-in)."""
@@ -146,26 +149,45 @@ def _stand_in(item):
 # ---------------------------------------------------------------------------- resolution
 
 
-def _overlaps(a, b):
-    return a["start"] < b["end"] and b["start"] < a["end"]
-
-
 def _labels(entity):
     label = entity["label"]
     return label if isinstance(label, list) else [label]
 
 
+def overlapping(queries: list, intervals: list) -> list:
+    """For each query entity, the indices (ascending) of the ``intervals`` entities it overlaps:
+    those starting inside it (a bisection into the intervals sorted by start) and those covering
+    its start (a sweep over the queries by start, with the intervals begun and not ended in a heap).
+    Time ``O((q + n) log n)`` plus the pairs found, whatever the nesting.
+
+    >>> overlapping([{"start": 2, "end": 5}, {"start": 9, "end": 10}],
+    ...             [{"start": 0, "end": 3}, {"start": 4, "end": 12}, {"start": 5, "end": 6}])
+    [[0, 1], [1]]
+    """
+    order = sorted(range(len(intervals)), key=lambda k: intervals[k]["start"])
+    starts = [intervals[k]["start"] for k in order]
+    out, active, at = [None] * len(queries), [], 0
+    for q in sorted(range(len(queries)), key=lambda k: queries[k]["start"]):
+        lo, hi = queries[q]["start"], queries[q]["end"]
+        while at < len(order) and starts[at] < lo:
+            heapq.heappush(active, (intervals[order[at]]["end"], order[at]))
+            at += 1
+        while active and active[0][0] <= lo:
+            heapq.heappop(active)
+        inside = order[bisect_left(starts, lo) : bisect_left(starts, hi)]
+        out[q] = sorted([k for _, k in active] + inside)
+    return out
+
+
 def _fit(entities, predictions):
     """How well ``predictions`` fit ``entities``: larger is better (the resolution's rule)."""
-    exact = sum(
-        any(
-            p["start"] == e["start"] and p["end"] == e["end"] and p["label"] in _labels(e)
-            for p in predictions
-        )
-        for e in entities
-    )
-    found = sum(any(_overlaps(e, p) for p in predictions) for e in entities)
-    used = sum(any(_overlaps(e, p) for e in entities) for p in predictions)
+    by_span = {}
+    for p in predictions:
+        by_span.setdefault((p["start"], p["end"]), set()).add(p["label"])
+    exact = sum(bool(by_span.get((e["start"], e["end"]), set()) & set(_labels(e))) for e in entities)
+    hits = overlapping(entities, predictions)
+    found = sum(map(bool, hits))
+    used = len({k for hit in hits for k in hit})
     missed, spurious = len(entities) - found, len(predictions) - used
     return exact, -(missed + spurious), found
 
@@ -176,13 +198,15 @@ def _choose(alternatives, predictions):
     return max(range(len(fits)), key=lambda k: (fits[k], -k))
 
 
-def _vague_label(entity, predictions):
+def _vague_label(entity, predictions, near):
+    """The vague entity's label: a listed type of the first prediction on its span, else of the
+    prediction among ``near`` (the indices of those overlapping it) sharing most positions with it
+    (the earliest start, then the first listed, on a tie), else its first listed type."""
     labels = _labels(entity)
-    same = [p for p in predictions if p["start"] == entity["start"] and p["end"] == entity["end"]]
-    for p in same:
-        if p["label"] in labels:
+    near = [predictions[k] for k in near if predictions[k]["label"] in labels]
+    for p in near:
+        if p["start"] == entity["start"] and p["end"] == entity["end"]:
             return p["label"]
-    near = [p for p in predictions if p["label"] in labels and _overlaps(p, entity)]
     if near:
         shared = [min(p["end"], entity["end"]) - max(p["start"], entity["start"]) for p in near]
         best = max(range(len(near)), key=lambda k: (shared[k], -near[k]["start"], -k))
@@ -192,22 +216,25 @@ def _vague_label(entity, predictions):
 
 def _resolve_example(predictions, example, report):
     """(predictions, plain gold) of one example."""
-    plain = []
+    plain, groups = [], [item for item in example if isinstance(item, dict) and GROUP in item]
+    stretches = [[e for alt in g[GROUP] for e in alt] for g in groups]
+    hits = iter(overlapping([e for stretch in stretches for e in stretch], predictions))
+    local = iter([sorted({k for _ in stretch for k in next(hits)}) for stretch in stretches])
     for item in example:
         if isinstance(item, dict) and GROUP in item:
             alternatives = item[GROUP]
-            stretch = [e for alt in alternatives for e in alt]
-            local = [p for p in predictions if any(_overlaps(p, e) for e in stretch)]
-            k = _choose(alternatives, local)
+            k = _choose(alternatives, [predictions[j] for j in next(local)])
             report["groups"] += 1
             report["chosen"][k] = report["chosen"].get(k, 0) + 1
             plain.extend(alternatives[k])
         else:
             plain.append(item)
+    vague = [e for e in plain if isinstance(e["label"], list)]
+    near = iter(overlapping(vague, predictions))
     gold = []
     for entity in plain:
         if isinstance(entity["label"], list):
-            entity = dict(entity, label=_vague_label(entity, predictions))
+            entity = dict(entity, label=_vague_label(entity, predictions, next(near)))
             report["vague"] += 1
         gold.append(entity)
     return _drop_optional(predictions, gold, report)
@@ -218,19 +245,16 @@ def _drop_optional(predictions, gold, report):
     gold = [{k: v for k, v in e.items() if k != "optional"} for e in gold if not e.get("optional")]
     if not optional:
         return predictions, gold
-    kept = []
-    for p in predictions:
-        if any(_overlaps(p, e) for e in optional) and not any(_overlaps(p, e) for e in gold):
-            continue
-        kept.append(p)
-    found = sum(any(_overlaps(p, e) for p in predictions) for e in optional)
+    on_optional, on_gold = overlapping(predictions, optional), overlapping(predictions, gold)
+    kept = [p for p, a, b in zip(predictions, on_optional, on_gold) if not (a and not b)]
+    found = len({k for hit in on_optional for k in hit})
     report["optional_found"] += found
     report["optional_not_found"] += len(optional) - found
     report["predictions_ignored"] += len(predictions) - len(kept)
     return kept, gold
 
 
-def resolve(predictions, references):
+def resolve(predictions: Sequence, references: Sequence) -> tuple[list, list, dict]:
     """(predictions, plain references, report) with every doubt of the references resolved for
     the predictions (see the module's docstring). References without doubt come back as given."""
     report = {

@@ -20,9 +20,18 @@ overlap but whose fragments share no position do not overlap.
 [0, 4]
 """
 
+from collections.abc import Callable, Sequence
+from functools import partial
+
 import numpy as np
+import numpy.typing as npt
 
 from .ner_core import SpanArrays, divide, fbeta, fbeta_key
+
+#: per side, ``{span index: ((start, end), ...)}`` of the entities of two fragments or more
+Fragments = dict[int, tuple[tuple[int, int], ...]]
+#: a side's extra fields (``ner_spans.Extras``), read through ``values`` and ``where`` only
+Extras = object
 
 #: what a ``fragments`` value must be, said by the error
 RULE = (
@@ -51,7 +60,9 @@ def _problem(value, start, end):
     return None
 
 
-def side_fragments(extras, spans, order, name, types):
+def side_fragments(
+    extras: Extras | None, spans: SpanArrays, order: npt.NDArray[np.int64], name: str, types: Sequence[str]
+) -> Fragments:
     """``{span index: fragments in flat positions}`` of one side's entities of two or more
     fragments, checked; ``extras``: the side's sorted :class:`ner_spans.Extras` (or None).
 
@@ -84,7 +95,7 @@ def side_fragments(extras, spans, order, name, types):
     return out
 
 
-def restrict(fragments, keep):
+def restrict(fragments: Fragments, keep: npt.NDArray[np.bool_]) -> Fragments:
     """The fragments of the spans where the mask ``keep`` holds, renumbered as the kept spans."""
     if not fragments:
         return {}
@@ -108,11 +119,17 @@ def _shared(a, b):
     return total
 
 
-def size(pieces_):
+def size(pieces_: Sequence[tuple[int, int]]) -> int:
     return sum(e - s for s, e in pieces_)
 
 
-def pair_overlap(g, p, gold, pred, fragments):
+def pair_overlap(
+    g: npt.NDArray[np.int64],
+    p: npt.NDArray[np.int64],
+    gold: SpanArrays,
+    pred: SpanArrays,
+    fragments: tuple[Fragments, Fragments],
+) -> tuple[npt.NDArray, npt.NDArray, npt.NDArray, npt.NDArray, npt.NDArray]:
     """For candidate pairs ``g, p``: the mask of those where an entity has fragments, and for
     them the positions shared across fragments, each side's size (positions covered) and whether
     every fragment is equal. ``fragments``: (gold's, pred's) of :func:`side_fragments`."""
@@ -126,7 +143,22 @@ def pair_overlap(g, p, gold, pred, fragments):
     return mask, shared, size_g, size_p, equal.astype(bool)
 
 
-def pieces(spans, fragments):
+def fragment_overlap(fragments: tuple[Fragments, Fragments] | None) -> Callable | None:
+    """What ``ner_matching.match`` takes as ``overlap``: :func:`pair_overlap` bound to both sides'
+    fragments (per side ``{span index: fragments}``, :func:`view_fragments`), or None when no
+    entity has several fragments (the plain path).
+
+    >>> fragment_overlap(None), fragment_overlap(({}, {}))
+    (None, None)
+    >>> fragment_overlap(({0: ((0, 1), (4, 5))}, {})).keywords
+    {'fragments': ({0: ((0, 1), (4, 5))}, {})}
+    """
+    if fragments is None or not any(fragments):
+        return None
+    return partial(pair_overlap, fragments=fragments)
+
+
+def pieces(spans: SpanArrays, fragments: Fragments) -> SpanArrays:
     """The spans with each entity of several fragments replaced by its fragments (same type,
     sentence; offsets within the sentence): the positions an entity covers, for the token family."""
     if not fragments:
@@ -147,7 +179,7 @@ def pieces(spans, fragments):
     return SpanArrays(*(f[order] for f in fields))
 
 
-def view_fragments(corpus, selection):
+def view_fragments(corpus: object, selection: object) -> tuple[Fragments, Fragments] | None:
     """Both sides' fragments (:func:`side_fragments`) renumbered as the spans ``selection`` kept
     (after ``types`` and ``label_map``), or None when no entity has two fragments or more."""
     if getattr(corpus, "gold_extras", None) is None and getattr(corpus, "pred_extras", None) is None:
@@ -164,7 +196,14 @@ def view_fragments(corpus, selection):
     return gold_f, pred_f
 
 
-def discontinuous_results(gold, pred, matching, fragments, zero_division=0, beta=1.0):
+def discontinuous_results(
+    gold: SpanArrays,
+    pred: SpanArrays,
+    matching: object,
+    fragments: tuple[Fragments, Fragments],
+    zero_division: float = 0,
+    beta: float = 1.0,
+) -> dict:
     """``results["discontinuous"]``: exact match on every fragment and the type, as Dai et al.
     (ACL 2020) score it: over the discontinuous entities only (``precision``: of the predicted
     ones, ``recall``: of the gold ones) and over every entity of the examples holding a gold
@@ -198,7 +237,7 @@ def _prf(found, right, number, predicted, zero_division, beta):
     }
 
 
-def refuse_fragments(examples, name, what):
+def refuse_fragments(examples: Sequence, name: str, what: str) -> None:
     """Raise naming ``name[i][j]`` of the first entity of several fragments: ``what`` does not read
     them (it would score the entity's extent). Examples of another shape pass, for their own check.
 
@@ -218,7 +257,9 @@ def refuse_fragments(examples, name, what):
                 )
 
 
-def keyed_by_fragments(spans, extras, types):
+def keyed_by_fragments(
+    spans: SpanArrays, extras: Extras | None, types: Sequence[str]
+) -> tuple[SpanArrays, Sequence[str]]:
     """For the duplicate check: the spans with each type code made distinct per set of fragments
     (two entities of one type and extent are the same only with the same fragments), and the
     type names of those codes; as they are when no entity has several fragments."""

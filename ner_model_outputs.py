@@ -29,6 +29,8 @@ is refused.
 [[{'label': 'LOC', 'start': 0, 'end': 5, 'score': 0.6}, {'label': 'LOC', 'start': 9, 'end': 12, 'score': 0.9}]]
 """
 
+import math
+from collections.abc import Sequence
 from itertools import chain
 from numbers import Integral, Real
 
@@ -50,7 +52,7 @@ FORM_NAMES = {
 _SIZES = {len(keys) for keys in FORMS.values()}
 
 
-def output_form(entity):
+def output_form(entity: object) -> str | None:
     """The form of one entity: a key of :data:`FORMS`, or None (our own form, or not a dict).
 
     >>> output_form({"start": 0, "end": 4, "text": "Mari", "label": "person", "score": 0.8})
@@ -97,7 +99,9 @@ def _where(examples, name, k):
     return f"{name}[{i}][{j}]"
 
 
-def spans_from_outputs(examples, name, texts=None, scored=False):
+def spans_from_outputs(
+    examples: object, name: str, texts: Sequence | None = None, scored: bool = False
+) -> object:
     """The examples with model output turned into ``{"label", "start", "end"}`` entities (with
     ``"score"`` when ``scored``); examples of our own form are returned as they are.
 
@@ -142,6 +146,12 @@ def _check_fields(span, score, where):
             raise ValueError(f"{where}: {key} must be an int")
     if not isinstance(score, Real) or isinstance(score, bool):
         raise ValueError(f"{where}: score must be a number")
+    try:
+        finite = math.isfinite(float(score))
+    except OverflowError:  # an int beyond a float
+        finite = False
+    if not finite:
+        raise ValueError(f"{where}: score must be a finite number; got {score!r}")
 
 
 def _check_text(entity, texts, i, where):
@@ -157,8 +167,9 @@ def _check_text(entity, texts, i, where):
 
 
 def _token_sequences(examples, name):
-    """Per example, its tag sequence over token indices (``O`` where the pipeline left a token
-    out), and per token index its (start, end, score)."""
+    """Per example, its tag sequence over its tokens in index order, one ``O`` where the pipeline
+    left tokens out (a gap of any length reads as one ``O``: nothing is allocated per missing
+    index), and per position in that sequence its token (None for a gap)."""
     sequences, tokens = [], []
     for i, example in enumerate(examples):
         at = {}
@@ -173,11 +184,16 @@ def _token_sequences(examples, name):
                     f"{where}: token index {index} was given before, at {name}[{i}][{at[index][0]}]"
                 )
             at[int(index)] = (j, e)
-        tags = ["O"] * (max(at, default=-1) + 1)
-        for index, (_, e) in at.items():
-            tags[index] = e["entity"]
+        tags, members, last = [], [], -1
+        for index in sorted(at):
+            if index > last + 1:  # tokens left out: tagged O
+                tags.append("O")
+                members.append(None)
+            tags.append(at[index][1]["entity"])
+            members.append(at[index][1])
+            last = index
         sequences.append(tags)
-        tokens.append({index: e for index, (_, e) in at.items()})
+        tokens.append(members)
     return sequences, tokens
 
 

@@ -57,7 +57,14 @@ from .ner_decoding import (
     encode,
 )
 from .ner_doubt import check_doubt, has_doubt, resolve
-from .ner_fragments import discontinuous_results, keyed_by_fragments, pieces, restrict, view_fragments
+from .ner_fragments import (
+    discontinuous_results,
+    fragment_overlap,
+    keyed_by_fragments,
+    pieces,
+    restrict,
+    view_fragments,
+)
 from .ner_hierarchy import check_hierarchy_options, hierarchy_results
 from .ner_inputs import check_label_names, input_codes
 from .ner_matching import (
@@ -502,7 +509,7 @@ def build_view(corpus, gold, pred, options):
     if scores is not None and selection.pred_kept is not None:
         scores = scores[selection.pred_kept]
     fragments = view_fragments(corpus, selection)
-    matching = match(selection.gold, selection.pred, fragments)
+    matching = match(selection.gold, selection.pred, fragment_overlap(fragments))
     attributes = _view_attributes(corpus, selection)
     return View(options, selection, matching, int(corpus.lengths.sum()), scores, fragments, attributes)
 

@@ -88,11 +88,12 @@ stratum of weight 1, with its g_p).
 import math
 import numbers
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats
 
 from .ner_core import OUTCOME_CODES, SIZE_KEYS, check_confidence_level, check_seed, is_int
@@ -110,8 +111,14 @@ _Z95 = 1.959963984540054
 
 
 def stratified_recall(
-    strata, subgroup_weights=None, *, ci_method="wilson", confidence_level=0.95, n_bootstrap=10_000, seed=0
-):
+    strata: Mapping[str, tuple[int, int, int]],
+    subgroup_weights: Mapping[str, object] | None = None,
+    *,
+    ci_method: str = "wilson",
+    confidence_level: float = 0.95,
+    n_bootstrap: int = 10_000,
+    seed: int | None = 0,
+) -> dict:
     """Stratum-weighted recall of gold entities with a confidence interval.
 
     Args:
@@ -168,7 +175,9 @@ def stratified_recall(
     return _result(names, n, full, half, sizes, arrays, ci_method, confidence_level)
 
 
-def strata_counts(subgroups, entity_sentence, entity_outcome):
+def strata_counts(
+    subgroups: Sequence[str], entity_sentence: npt.ArrayLike, entity_outcome: npt.ArrayLike
+) -> dict[str, tuple[int, int, int]]:
     """Per-stratum counts for :func:`stratified_recall`: ``{name: (n, full, half)}``.
 
     Args:
@@ -266,7 +275,13 @@ def _is_real(x):
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def check_stratified_options(subgroup_weights, ci_method, confidence_level, n_bootstrap, seed):
+def check_stratified_options(
+    subgroup_weights: Mapping[str, object] | None,
+    ci_method: str,
+    confidence_level: float,
+    n_bootstrap: int,
+    seed: int | None,
+) -> None:
     """Validate every option of :func:`stratified_recall` that needs no data; raise ``ValueError``
     naming the option (and the subgroup and key) at fault.
 
@@ -278,7 +293,9 @@ def check_stratified_options(subgroup_weights, ci_method, confidence_level, n_bo
     _check_weights(subgroup_weights)
 
 
-def check_interval_options(ci_method, confidence_level, n_bootstrap, seed):
+def check_interval_options(
+    ci_method: str, confidence_level: float, n_bootstrap: int, seed: int | None
+) -> None:
     """Validate the interval options of :func:`stratified_recall`; raise ``ValueError`` naming the bad one."""
     if not (isinstance(ci_method, str) and ci_method in CI_METHODS):
         raise ValueError(f"ci_method must be one of {list(CI_METHODS)}; got {ci_method!r}")
@@ -438,20 +455,20 @@ class _Sample(NamedTuple):
 
 
 def stratified_recall_arrays(
-    n,
-    full,
-    half,
-    sizes,
+    n: npt.ArrayLike,
+    full: npt.ArrayLike,
+    half: npt.ArrayLike,
+    sizes: npt.ArrayLike,
     *,
-    q=None,
-    labelled=None,
-    occurences=None,
-    ci_method="wilson",
-    confidence_level=0.95,
-    n_bootstrap=10_000,
-    rng=None,
-    per_stratum=False,
-):
+    q: npt.ArrayLike | None = None,
+    labelled: npt.ArrayLike | None = None,
+    occurences: npt.ArrayLike | None = None,
+    ci_method: str = "wilson",
+    confidence_level: float = 0.95,
+    n_bootstrap: int = 10_000,
+    rng: np.random.Generator | None = None,
+    per_stratum: bool = False,
+) -> tuple[npt.NDArray[np.float64], ...]:
     """Vectorised core of ``stratified_recall`` for m replicates at once, without validation.
 
     ``n``, ``full``, ``half``, ``sizes`` (population sizes, any scale), ``q`` (positive /

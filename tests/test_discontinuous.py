@@ -276,18 +276,59 @@ def test_the_stream_refuses_fragments(spans):
 
 def test_fragment_free_input_takes_the_plain_path(spans, monkeypatch):
     """Without fragments the matching is never given any: the plain path, as fast as before."""
-    from ner_recall import ner_matching
+    from ner_recall import ner_fragments, ner_matching
     from ner_recall.ner_spans import encode_spans
 
-    def fail(*args):
+    def fail(*args, **kwargs):
         raise AssertionError("fragment logic on plain input")
 
-    monkeypatch.setattr(ner_matching, "pair_overlap", fail)
+    monkeypatch.setattr(ner_fragments, "pair_overlap", fail)
     match = ner_matching.match
 
     corpus = encode_spans([[ent("A", 0, 2)]], [[ent("A", 0, 2), ent("A", 1, 3)]])
     assert list(match(corpus.gold, corpus.pred).scenario) == [0]
-    assert list(match(corpus.gold, corpus.pred, ({}, {})).scenario) == [0]
+    overlap = ner_fragments.fragment_overlap(({}, {}))
+    assert overlap is None and list(match(corpus.gold, corpus.pred, overlap).scenario) == [0]
+    assert spans.compute(predictions=[[ent("A", 0, 2)]], references=[[ent("A", 0, 2)]])["overall_f1"] == 1.0
+
+
+def test_the_matching_takes_the_fragment_overlap_from_its_caller():
+    """The core knows no feature: the matching is given the fragments' pair overlap as a callable
+    (here one saying that every candidate pair shares no position: no pair survives)."""
+    import numpy as np
+
+    from ner_recall import ner_matching
+    from ner_recall.ner_spans import encode_spans
+
+    def disjoint(g, p, gold, pred):
+        n = len(g)
+        return (
+            np.ones(n, bool),
+            np.zeros(n, np.int64),
+            np.ones(n, np.int64),
+            np.ones(n, np.int64),
+            np.zeros(n, bool),
+        )
+
+    corpus = encode_spans([[ent("A", 0, 2)]], [[ent("A", 0, 2)]])
+    assert list(ner_matching.match(corpus.gold, corpus.pred).gold) == [0]
+    assert list(ner_matching.match(corpus.gold, corpus.pred, disjoint).gold) == []
+
+
+@pytest.mark.parametrize("module", ["ner_core", "ner_decoding", "ner_matching", "ner_counts"])
+def test_the_core_imports_no_feature_module(module):
+    """``ner_core``, ``ner_decoding`` and ``ner_matching`` (and the counting it re-exports) import
+    no sibling but the core's own modules."""
+    import ast
+
+    core = {"ner_core", "ner_decoding", "ner_matching", "ner_counts"}
+    with open(os.path.join(ROOT, f"{module}.py"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    siblings = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1
+    }
+    imported = {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    assert siblings <= core and not {name for name in imported if name.startswith("ner_")}
 
 
 def test_one_extent_twice_is_one_entity_only_with_the_same_fragments(spans):

@@ -196,3 +196,181 @@ def test_the_docs_cost_is_the_bench_output():
     docs = open(os.path.join(ROOT, "docs", "harem.md"), encoding="utf-8").read()
     assert f"{ratio} times the CPU" in docs and f"({float(doubt):.2f} s against {float(plain):.2f} s)" in docs
     assert float(ratio) <= 2.0
+
+
+# ---------------------------------------------------------------------------- the resolution and its report
+
+
+def _resolve(pred, gold):
+    from ner_recall import ner_doubt
+
+    return ner_doubt.resolve([pred], [gold])
+
+
+# (name, gold, predictions, the alternative chosen): HAREM's "best for the system" made exact
+CHOICES = [
+    ("a tie takes the first", ALT([E("A", 0, 3)], [E("A", 0, 3)]), [], 0),
+    (
+        "a tie takes the first, predictions overlapping",
+        ALT([E("A", 0, 3)], [E("A", 1, 3)]),
+        [E("A", 0, 2)],
+        0,
+    ),
+    ("an exact pair first", ALT([E("A", 0, 1), E("A", 1, 3)], [E("A", 0, 3)]), [E("A", 0, 3)], 1),
+    ("the type must be allowed for exact", ALT([E("B", 0, 3)], [E("A", 0, 3)]), [E("A", 0, 3)], 1),
+    (
+        "exact beats fewer errors",
+        ALT([E("A", 0, 1)], [E("A", 0, 1), E("A", 2, 3), E("A", 4, 5)]),
+        [E("A", 0, 1)],
+        0,
+    ),
+    ("then fewer missed and spurious", ALT([E("A", 0, 2), E("A", 3, 4)], [E("A", 0, 4)]), [E("A", 1, 3)], 1),
+    ("then more overlapping pairs", ALT([E("A", 0, 2)], [E("A", 0, 1), E("A", 1, 2)]), [E("A", 0, 2)], 0),
+    ("an empty alternative misses nothing", ALT([E("A", 0, 2)], []), [], 1),
+    ("the last of three", ALT([E("A", 0, 3)], [E("A", 0, 1)], [E("A", 2, 3)]), [E("A", 2, 3)], 2),
+]
+
+
+@pytest.mark.parametrize("name, group, pred, chosen", CHOICES, ids=[c[0] for c in CHOICES])
+def test_each_alt_group_takes_the_alternative_best_for_the_predictions(name, group, pred, chosen):
+    out_pred, out_gold, report = _resolve(pred, [group])
+    assert out_gold == [group["alternatives"][chosen]] and out_pred == [pred]
+    assert (report["groups"], report["chosen"]) == (1, {str(chosen): 1})
+
+
+def test_a_group_looks_only_at_the_predictions_on_its_stretch():
+    """A prediction elsewhere in the example is neither spurious nor used for this group."""
+    group = ALT([E("A", 0, 2)], [E("A", 0, 1), E("A", 1, 2)])
+    _, gold, report = _resolve([E("A", 0, 1), E("A", 1, 2), E("B", 8, 9)], [group, E("B", 8, 9)])
+    assert gold == [[E("A", 0, 1), E("A", 1, 2), E("B", 8, 9)]] and report["chosen"] == {"1": 1}
+
+
+# (name, vague entity, predictions, the label it takes)
+VAGUE = [
+    ("no prediction: the first listed", E(["B", "A"], 0, 2), [], "B"),
+    ("an unlisted type is no help", E(["B", "A"], 0, 2), [E("C", 0, 2)], "B"),
+    ("a prediction on the same span", E(["B", "A"], 0, 2), [E("A", 0, 2)], "A"),
+    ("the same span beats a larger share", E(["B", "A"], 0, 4), [E("B", 0, 3), E("A", 0, 4)], "A"),
+    ("the first on the same span", E(["B", "A"], 0, 2), [E("A", 0, 2), E("B", 0, 2)], "A"),
+    ("else the most shared positions", E(["B", "A"], 0, 4), [E("B", 0, 1), E("A", 1, 5)], "A"),
+    ("a tie on shared: the earliest start", E(["B", "A"], 1, 5), [E("A", 3, 7), E("B", 0, 3)], "B"),
+    ("a tie on both: the first listed prediction", E(["B", "A"], 1, 5), [E("A", 0, 3), E("B", 0, 3)], "A"),
+    ("a prediction not overlapping is no help", E(["B", "A"], 0, 2), [E("A", 2, 4)], "B"),
+]
+
+
+@pytest.mark.parametrize("name, entity, pred, label", VAGUE, ids=[c[0] for c in VAGUE])
+def test_a_vague_label_takes_the_type_of_the_closest_prediction(name, entity, pred, label):
+    _, gold, report = _resolve(pred, [entity])
+    assert gold == [[dict(entity, label=label)]] and report["vague"] == 1
+
+
+# (name, gold, predictions, predictions kept, found, not found, ignored)
+OPTIONAL = [
+    ("found by the same span", [E("A", 0, 2, optional=True)], [E("A", 0, 2)], [], 1, 0, 1),
+    ("found by an overlap, any type", [E("A", 0, 2, optional=True)], [E("B", 1, 3)], [], 1, 0, 1),
+    ("touching is not overlapping", [E("A", 0, 2, optional=True)], [E("B", 2, 3)], [E("B", 2, 3)], 0, 1, 0),
+    (
+        "a prediction also on a plain entity stays",
+        [E("A", 0, 2, optional=True), E("B", 2, 4)],
+        [E("B", 1, 3)],
+        [E("B", 1, 3)],
+        1,
+        0,
+        0,
+    ),
+    (
+        "two predictions on one optional: both ignored",
+        [E("A", 0, 4, optional=True)],
+        [E("A", 0, 1), E("A", 2, 3)],
+        [],
+        1,
+        0,
+        2,
+    ),
+    (
+        "one prediction on two optionals: both found",
+        [E("A", 0, 2, optional=True), E("A", 2, 4, optional=True)],
+        [E("A", 1, 3)],
+        [],
+        2,
+        0,
+        1,
+    ),
+    ("nothing predicted: not found", [E("A", 0, 2, optional=True)], [], [], 0, 1, 0),
+]
+
+
+@pytest.mark.parametrize(
+    "name, gold, pred, kept, found, not_found, ignored", OPTIONAL, ids=[c[0] for c in OPTIONAL]
+)
+def test_an_optional_entity_and_the_predictions_on_it_only(name, gold, pred, kept, found, not_found, ignored):
+    out_pred, out_gold, report = _resolve(pred, gold)
+    assert out_pred == [kept] and out_gold == [[e for e in gold if not e.get("optional")]]
+    assert (report["optional_found"], report["optional_not_found"], report["predictions_ignored"]) == (
+        found,
+        not_found,
+        ignored,
+    )
+
+
+def test_the_report_of_a_corpus_adds_its_examples():
+    from ner_recall import ner_doubt
+
+    gold = [
+        [ALT([E("A", 0, 2)], [E("A", 0, 1)]), E(["A", "B"], 3, 4)],
+        [ALT([E("A", 0, 2)], [E("A", 0, 1)]), E("B", 5, 6, optional=True)],
+        {"alternatives": [[E("A", 0, 1)], [E("B", 0, 1)]]},
+        [E("A", 0, 1)],
+    ]
+    pred = [[E("A", 0, 1)], [E("A", 0, 2), E("B", 5, 6)], [E("B", 0, 1)], [E("A", 0, 1)]]
+    out_pred, out_gold, report = ner_doubt.resolve(pred, gold)
+    assert report == {
+        "groups": 2,
+        "chosen": {"0": 1, "1": 1},
+        "vague": 1,
+        "references": 1,
+        "optional_found": 1,
+        "optional_not_found": 0,
+        "predictions_ignored": 1,
+    }
+    assert out_gold == [[E("A", 0, 1), E("A", 3, 4)], [E("A", 0, 2)], [E("B", 0, 1)], [E("A", 0, 1)]]
+    assert out_pred[1] == [E("A", 0, 2)] and out_gold[3] is gold[3]
+
+
+@pytest.mark.parametrize(
+    "queries, intervals, expected",
+    [
+        ([E("q", 2, 5)], [E("a", 0, 2), E("a", 5, 6)], [[]]),  # touching on either side
+        ([E("q", 2, 5)], [E("a", 0, 3), E("a", 4, 9), E("a", 2, 5), E("a", 0, 9)], [[0, 1, 2, 3]]),
+        ([E("q", 0, 1), E("q", 5, 6), E("q", 3, 4)], [E("a", 0, 10), E("a", 2, 4)], [[0], [0], [0, 1]]),
+        ([], [E("a", 0, 1)], []),
+        ([E("q", 0, 1)], [], [[]]),
+    ],
+)
+def test_overlapping_finds_every_pair_whatever_the_nesting(queries, intervals, expected):
+    from ner_recall import ner_doubt
+
+    assert ner_doubt.overlapping(queries, intervals) == expected
+
+
+@pytest.mark.parametrize("n", [10, 100, 1000])
+def test_resolving_one_example_does_work_linear_in_its_groups(monkeypatch, n):
+    """4,000 ALT groups in one example took 14 s (each group scanned every prediction): the
+    entities and predictions handed to the overlap search, over the whole resolution, grow as the
+    example does."""
+    from ner_recall import ner_doubt
+
+    work = []
+    real = ner_doubt.overlapping
+
+    def counted(queries, intervals):
+        work.append(len(queries) + len(intervals))
+        return real(queries, intervals)
+
+    monkeypatch.setattr(ner_doubt, "overlapping", counted)
+    gold = [ALT([E("A", 10 * k, 10 * k + 4)], [E("A", 10 * k, 10 * k + 2)]) for k in range(n)]
+    pred = [E("A", 10 * k, 10 * k + 2) for k in range(n)]
+    _, out, report = ner_doubt.resolve([pred], [gold])
+    assert report["chosen"] == {"1": n} and out == [pred]
+    assert sum(work) <= 8 * n + 8

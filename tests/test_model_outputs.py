@@ -175,6 +175,16 @@ MERGING = [
         [("PER", 0, 9)],
     ),
     ("no token", [], []),
+    (
+        "a far index is a gap, nothing allocated for it",
+        [token("B-PER", 1, 0, 4), token("I-PER", 10**12, 5, 9)],
+        [("PER", 0, 4), ("PER", 5, 9)],
+    ),
+    (
+        "the first index need not be 0 or 1",
+        [token("I-PER", 7, 0, 4), token("I-PER", 8, 5, 9)],
+        [("PER", 0, 9)],
+    ),
 ]
 
 
@@ -265,6 +275,46 @@ ERRORS = [
         [[gliner("PER", 0, 4, "Mari", score="high")], []],
         r"predictions\[0\]\[0\] .*: score must be a number",
     ),
+    (
+        "gliner text in another case",
+        [[], [gliner("LOC", 0, 7, "tallinn")]],
+        r"predictions\[1\]\[0\] .*: text 'tallinn' is not texts\[1\]\[0:7\] = 'Tallinn'",
+    ),
+    (
+        "score beyond a float",
+        [[gliner("PER", 0, 4, "Mari", score=10**400)], []],
+        r"predictions\[0\]\[0\] .*: score must be a finite number",
+    ),
+    (
+        "score NaN",
+        [[], [{"entity_group": "LOC", "score": float("nan"), "word": "x", "start": 0, "end": 7}]],
+        r"predictions\[1\]\[0\] .*: score must be a finite number; got nan",
+    ),
+    (
+        "label not a str",
+        [[gliner(5, 0, 4, "Mari")], []],
+        r"predictions\[0\]\[0\] .*: the label must be a non-empty str",
+    ),
+    (
+        "tag not a str",
+        [[token(["B-PER"], 1, 0, 4)], []],
+        r"predictions\[0\]\[0\] .*: the label must be a non-empty str",
+    ),
+    (
+        "index negative",
+        [[token("B-PER", -1, 0, 4)], []],
+        r"predictions\[0\]\[0\] .*: index must be an int >= 0",
+    ),
+    (
+        "index a bool",
+        [[], [token("B-PER", True, 0, 4)]],
+        r"predictions\[1\]\[0\] .*: index must be an int >= 0",
+    ),
+    (
+        "start a float",
+        [[gliner("PER", 0.0, 4, "Mari")], []],
+        r"predictions\[0\]\[0\] .*: start must be an int",
+    ),
 ]
 
 
@@ -306,3 +356,24 @@ def test_the_state_takes_model_output(spans_metric, outputs):
     assert spans_metric.finalize(state) == spans_metric.compute(
         predictions=outputs["max"], references=GOLD, **options
     )
+
+
+HOSTILE = [None, "", "x", -1, 10**400, float("nan"), float("inf"), 1.5, True, [], {}, b"x", ("B-PER",)]
+VALID = {
+    "pipeline": {"entity_group": "PER", "score": 0.5, "word": "mari", "start": 0, "end": 4},
+    "pipeline_tokens": token("B-PER", 1, 0, 4),
+    "gliner": gliner("PER", 0, 4, "Mari"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(VALID))
+def test_any_malformed_field_is_a_value_error_naming_the_item(form):
+    """Each field of each form replaced by each hostile value: the entity comes out, or a
+    ``ValueError`` names ``predictions[1][0]``; never another exception."""
+    for key in VALID[form]:
+        for value in HOSTILE:
+            entity = dict(VALID[form], **{key: value})
+            try:
+                spans_from_outputs([[], [entity]], "predictions", texts=["", "Mari"], scored=True)
+            except ValueError as error:
+                assert str(error).startswith("predictions[1][0] "), (key, value, error)
