@@ -30,7 +30,8 @@ from .ner_core import MODES, SpanArrays, fbeta_key
 from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
 from .ner_fragments import refuse_fragments
 from .ner_matching import match
-from .ner_pipeline import check_options, score_spans, score_tags, tag_corpus
+from .ner_options import check_options
+from .ner_pipeline import score_spans, score_tags, tag_corpus
 from .ner_spans import check_entities
 from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 

@@ -16,10 +16,13 @@ from .ner_agreement import agreement
 from .ner_attributes import MORPHOLOGY_OUTCOMES
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
+from .ner_comparison import compare_scored
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
+from .ner_documents import document_scores
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
+from .ner_families import FAMILIES
 from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
 from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
@@ -28,23 +31,21 @@ from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
 from .ner_matching import match
 from .ner_model_outputs import spans_from_outputs
-from .ner_pipeline import (
+from .ner_options import (
     ALL_OPTIONS,
     CONFIG_OPTIONS,
     SPAN_CONFIGS,
     SUBGROUP_CONFIGS,
     check_options,
     check_subgroups,
-    compare_systems,
     is_default,
-    score_spans,
-    score_tags,
-    tag_corpus,
 )
+from .ner_pipeline import compare_systems, score_spans, score_tags, tag_corpus
 from .ner_planning import neyman_plan
 from .ner_ranking import RIGHT
 from .ner_record import check_inputs, check_record, flat_results, make_record, model_index
 from .ner_scorings import DEFAULT_SCORES
+from .ner_slices import slice_results
 from .ner_spans import place_strings, placement_report
 from .ner_state import State, finalize_state, make_state
 from .ner_stratified import CI_METHODS

@@ -1,0 +1,60 @@
+"""Scores per document: ``results["documents"]``, HIPE-scorer's macro average over documents.
+
+>>> import numpy as np
+>>> from ner_recall import ner_documents
+>>> ner_documents.by_unit(np.array([[1, 0], [2, 1], [0, 5]]), (np.array([0, 1, 0]), 2)).tolist()
+[[1, 5], [2, 1]]
+"""
+
+import numpy as np
+
+from .ner_core import fbeta_key
+from .ner_matching import MODES, derive, sides
+
+# ---------------------------------------------------------------------------- documents
+
+
+def document_scores(rows, types, options):
+    """``results["documents"]``: per MUC mode, the mean and (population) standard deviation over the
+    documents of each document's precision, recall and F (HIPE-scorer's ``macro_doc``): precision over
+    the documents with a prediction, recall over those with a gold entity, F over those with both;
+    the same per type (``per_type``, the types with an entity in some document)."""
+    derived = derive(rows, types, ("muc",), options.zero_division, options.beta, undefined=True)
+    gold, pred, missed, spurious = sides(rows, len(types))
+    possible = gold.sum(axis=1) + missed  # documents x types
+    actual = pred.sum(axis=1) + spurious
+    seen = np.flatnonzero((possible + actual).sum(axis=0) > 0)
+    fkey = fbeta_key(options.beta)
+    out = {}
+    for mode in MODES:
+        p, r, f = derived["muc"][mode]["overall"]
+        table = _macro_doc(p, r, f, possible.sum(axis=1), actual.sum(axis=1), fkey)
+        table["documents"] = int(len(rows))
+        pt, rt, ft = derived["muc"][mode]["per_type"]
+        table["per_type"] = {
+            types[t]: _macro_doc(pt[:, t], rt[:, t], ft[:, t], possible[:, t], actual[:, t], fkey)
+            for t in seen
+        }
+        out[mode] = table
+    return out
+
+
+def _macro_doc(p, r, f, possible, actual, fkey):
+    table = {}
+    for name, values, keep in (
+        ("precision", p, actual > 0),
+        ("recall", r, possible > 0),
+        (fkey, f, (actual > 0) & (possible > 0)),
+    ):
+        chosen = values[keep]
+        table[name] = float(chosen.mean()) if len(chosen) else None
+        table[f"{name}_std"] = float(chosen.std()) if len(chosen) else None
+    return table
+
+
+def by_unit(rows, units):
+    """Per-sentence count rows summed per unit (the sentence itself, or its document)."""
+    unit, n_units = units
+    out = np.zeros((n_units, rows.shape[1]), dtype=rows.dtype)
+    np.add.at(out, unit, rows)
+    return out
