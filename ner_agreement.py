@@ -30,7 +30,7 @@ from .ner_core import MODES, SpanArrays, fbeta_key
 from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
 from .ner_fragments import refuse_fragments
 from .ner_matching import match
-from .ner_options import check_options
+from .ner_options import check_options, check_unused
 from .ner_pipeline import score_spans, score_tags, tag_corpus
 from .ner_spans import check_entities
 from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
@@ -123,6 +123,8 @@ def agreement(
             " its disagreements); give the other options of compute"
         )
     config = "spans" if kind == "spans" else "default"
+    own = dict(document_ids=document_ids, ci_resamples=ci_resamples, confidence_level=confidence_level)
+    check_unused("agreement", config, {**own, "seed": seed})
     resamples = check_resamples(ci_resamples)
     intervals = (
         {"ci_resamples": resamples, "confidence_level": confidence_level, "seed": seed} if resamples else {}

@@ -17,6 +17,7 @@ ValueError: seed=3 changes nothing here: it needs ci_resamples > 0 (or the strat
 """
 
 import reprlib
+import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -64,7 +65,8 @@ def _intervals(values: Values) -> bool:
 
 OVERLAP = Need(lambda v, c, m: "overlap" in v["scores"], "'overlap' in scores")
 LEVEL = Need(
-    lambda v, c, m: _intervals(v) or c in SUBGROUP_CONFIGS, "ci_resamples > 0 (or a subgroups config)"
+    lambda v, c, m: _intervals(v) or c in SUBGROUP_CONFIGS or m == "plan_benchmark",
+    "ci_resamples > 0 (or a subgroups config)",
 )
 RANDOM = Need(
     lambda v, c, m: _intervals(v) or v.get("ci_method") == "bootstrap" or v.get("permutations", 0) > 0,
@@ -81,7 +83,7 @@ TRAIN_BUCKETS = Need(
 RANKING = Need(lambda v, c, m: "ranking" in (v["scores"] or ()), "'ranking' in scores")
 THRESHOLD_FROM = Need(lambda v, c, m: v["threshold_from"] is not None, "threshold_from")
 #: agreement's units only serve its resamples (compute's documents are scored too)
-UNITS = Need(lambda v, c, m: m != "agreement" or _intervals(v), "ci_resamples > 0 (agreement resamples them)")
+UNITS = Need(lambda v, c, m: m != "agreement" or _intervals(v), "ci_resamples > 0 in agreement")
 
 
 class Option(NamedTuple):
@@ -248,6 +250,13 @@ OPTIONS = {
             needs=TEXT_BUCKETS,
         ),
         Option(
+            "train_entities",
+            "list or dict or None",
+            None,
+            "the training set's (type, text) pairs (or {'tokens', 'tags'}), for the buckets that compare with them",
+            needs=TRAIN_BUCKETS,
+        ),
+        Option(
             "token_scores",
             "list of list of float or None",
             None,
@@ -275,13 +284,6 @@ OPTIONS = {
             False,
             "allow threshold_from to be this set's own results",
             needs=THRESHOLD_FROM,
-        ),
-        Option(
-            "train_entities",
-            "list or dict or None",
-            None,
-            "the training set's (type, text) pairs (or {'tokens', 'tags'}), for the buckets that compare with them",
-            needs=TRAIN_BUCKETS,
         ),
         Option(
             "type_separator",
@@ -330,6 +332,47 @@ CONFIG_OPTIONS = {
 #: the config to name when an option (or input) is missing from another
 OPTION_CONFIGS = {name: o.configs[0] for name, o in COMPUTE_OPTIONS.items() if o.configs != CONFIGS}
 OPTION_CONFIGS["subgroups"] = "subgroups"
+
+
+# ---------------------------------------------------------------------------- the card and the README, from the table
+
+#: how the card and the README name the configs an option belongs to
+CONFIG_WORDS = {
+    CONFIGS: "all",
+    TAG_CONFIGS: "tag configs",
+    SPAN_CONFIGS: "span configs",
+    SUBGROUP_CONFIGS: "subgroup configs",
+}
+
+
+def _shown(value: Any) -> str:
+    return repr(list(value)) if isinstance(value, tuple) else repr(value)
+
+
+def card_option(name: str) -> str:
+    """One option as the card's Args lists it, wrapped as the card is:
+
+    >>> print(card_option("suffix"))
+        suffix (bool, default False; tag configs): tags carry their prefix last ('PER-B').
+    """
+    o = OPTIONS[name]
+    where = "" if o.configs == CONFIGS else f"; {CONFIG_WORDS[o.configs]}"
+    text = f"{name} ({o.type}, default {_shown(o.default)}{where}): {o.doc}."
+    return textwrap.fill(text, 100, initial_indent=" " * 4, subsequent_indent=" " * 8)
+
+
+def card_args(*configs: tuple[str, ...]) -> str:
+    """The card's Args lines of ``compute``'s options whose configs are one of ``configs``."""
+    return "\n".join(card_option(name) for name, o in COMPUTE_OPTIONS.items() if o.configs in configs)
+
+
+def options_table() -> str:
+    """The README's table of ``compute``'s options (``bench/options_table.py`` writes it there)."""
+    lines = ["| option | default | configs | meaning |", "|---|---|---|---|"]
+    for name, o in COMPUTE_OPTIONS.items():
+        needs = f"; changes nothing without {o.needs.words}" if o.needs else ""
+        lines.append(f"| `{name}` | `{_shown(o.default)}` | {CONFIG_WORDS[o.configs]} | {o.doc}{needs} |")
+    return "\n".join(lines)
 
 
 class Options(NamedTuple):
