@@ -28,6 +28,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .ner_core import MODES, SpanArrays, fbeta_key
 from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
+from .ner_documents import check_id_values
 from .ner_fragments import refuse_fragments
 from .ner_matching import match
 from .ner_options import check_options, check_unused
@@ -132,6 +133,8 @@ def agreement(
     if resamples and document_ids is not None:
         intervals["document_ids"] = document_ids
     checked = check_options(config, {**options, "scores": ["seqeval", "muc"], **intervals})
+    if document_ids is not None and hasattr(document_ids, "__len__"):
+        check_id_values(list(document_ids), "document_ids")
     units, n_units = document_units(document_ids, len(annotations[0]))
     pairs, corpora, views = {}, {}, {}
     shared = shared_codes(annotations, checked) if kind == "tags" else None

@@ -27,7 +27,7 @@
 from collections import Counter
 from numbers import Integral
 
-from .ner_core import divide, fbeta, fbeta_key
+from .ner_core import Renamed, prf_scores
 
 MORPHOLOGY_OUTCOMES = ("correct", "partial", "wrong", "missing", "spurious", "overspecified")
 UNDERSPECIFIED = "?"
@@ -78,15 +78,8 @@ def _items(attributes, places):
 
 
 def _prf(correct, gold, predicted, zero_division, beta):
-    precision, recall = divide(correct, predicted, zero_division), divide(correct, gold, zero_division)
-    return {
-        "precision": precision,
-        "recall": recall,
-        fbeta_key(beta): fbeta(precision, recall, beta),
-        "correct": correct,
-        "gold": gold,
-        "predicted": predicted,
-    }
+    scores = prf_scores(correct, correct, gold, predicted, zero_division, beta)
+    return Renamed(scores, correct=correct, number=gold, predicted=predicted)
 
 
 def item_scores(gold_attributes, pred_attributes, gold_places, pred_places, zero_division=0.0, beta=1.0):
@@ -99,14 +92,9 @@ def item_scores(gold_attributes, pred_attributes, gold_places, pred_places, zero
     for name in names:
         counts = [Counter(_shown(i[4]) for i in side if i[3] == name) for side in (right, gold, pred)]
         values = sorted(set(counts[1]) | set(counts[2]))
-        out["per_attribute"][name] = {
-            **_prf(
-                sum(counts[0].values()), sum(counts[1].values()), sum(counts[2].values()), zero_division, beta
-            ),
-            "per_value": {
-                v: _prf(counts[0][v], counts[1][v], counts[2][v], zero_division, beta) for v in values
-            },
-        }
+        table = _prf(*(sum(c.values()) for c in counts), zero_division, beta)
+        table["per_value"] = {v: _prf(*(c[v] for c in counts), zero_division, beta) for v in values}
+        out["per_attribute"][name] = table
     return out
 
 

@@ -7,11 +7,16 @@ approximate randomisation), overall, per slice and per bucket.
 (['news', 'web'], array([1, 0, 1]))
 """
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from .ner_buckets import compare_buckets
 from .ner_core import fbeta_key, holm
 from .ner_documents import by_unit, document_scores
+from .ner_options import Options
 from .ner_slices import SLICE_KEY, slice_codes
 from .ner_uncertainty import (
     align_types,
@@ -23,7 +28,14 @@ from .ner_uncertainty import (
 )
 
 
-def compare_scored(systems, units, options, settings, by_document=False, system_intervals=0):
+def compare_scored(
+    systems: Sequence[tuple[dict[str, Any], NDArray[np.int64], tuple[str, ...], Any]],
+    units: tuple[NDArray[np.intp], int],
+    options: Options,
+    settings: Mapping[str, Any],
+    by_document: bool = False,
+    system_intervals: int = 0,
+) -> dict[str, Any]:
     """Two systems scored on the same references: the dict ``compare`` returns.
 
     ``systems``: each system's ``(results, per-sentence count rows, type names, bucket rows)``

@@ -15,18 +15,20 @@ Traceback (most recent call last):
 ValueError: entity type 'muc' (types lists 'muc') collides with a result key; reserved: [...]
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .ner_attributes import attribute_results, check_attributes
-from .ner_core import fbeta_key
+from .ner_core import SpanArrays, fbeta_key
 from .ner_fragments import pieces, view_fragments
 from .ner_hierarchy import hierarchy_results
 from .ner_matching import (
     OUTCOME_TABLE,
+    Matching,
     confusion,
     count,
     count_rows,
@@ -39,6 +41,8 @@ from .ner_matching import (
 from .ner_ranking import check_token_scores, ranking_results, tag_entity_scores
 from .ner_scorings import (
     SCORES,
+    HaremAlignment,
+    Selection,
     error_listing,
     harem_alignment,
     harem_scores,
@@ -48,6 +52,12 @@ from .ner_scorings import (
     token_counts,
 )
 from .ner_uncertainty import INTERVAL_FAMILIES, families_of, interval_results
+
+if TYPE_CHECKING:  # the options module imports this one
+    from .ner_options import Options
+
+#: a family's results, or a whole result dict: plain JSON values
+Results = dict[str, Any]
 
 #: top-level result keys an entity type may not take
 RESERVED_KEYS = frozenset(
@@ -75,7 +85,7 @@ RESERVED_KEYS = frozenset(
 )
 
 
-def check_types(types, beta=1.0, where=None):
+def check_types(types: Iterable[str], beta: float = 1.0, where: Callable[[str], str] | None = None) -> None:
     """Raise if an entity type would collide with a top-level result key; ``where(type)`` names
     the place it comes from (the ``types`` option by default)."""
     reserved = RESERVED_KEYS | {f"{a}_{fbeta_key(beta)}" for a in ("overall", "macro", "weighted")}
@@ -97,8 +107,15 @@ class View:
     of its sentences, with the same matching."""
 
     def __init__(
-        self, options, selection, matching, tokens, pred_scores=None, fragments=None, attributes=None
-    ):
+        self,
+        options: "Options",
+        selection: Selection,
+        matching: Matching,
+        tokens: int,
+        pred_scores: NDArray[np.float64] | None = None,
+        fragments: tuple[dict, dict] | None = None,
+        attributes: tuple[list, list] | None = None,
+    ) -> None:
         self.options, self.selection, self.matching, self.tokens = options, selection, matching, tokens
         self.gold, self.pred, self.types = selection.gold, selection.pred, selection.types
         self.pred_scores = pred_scores  # each prediction's score (the "ranking" family), or None
@@ -106,22 +123,25 @@ class View:
         self.attributes = attributes  # per side, each span's attributes dict or None; or None
 
     @cached_property
-    def row(self):
+    def row(self) -> NDArray[np.int64]:
         """The corpus's count row (``ner_core.COLUMNS``): seqeval, MUC and their intervals."""
         return count_rows(self.gold, self.pred, self.matching, len(self.types))
 
     @cached_property
-    def derived(self):
+    def derived(self) -> dict[str, Any]:
+        """The scores of :attr:`row` (``ner_matching.derive``), for seqeval and MUC."""
         families = families_of(self.options.scoring.scores)
         return derive(self.row, self.types, families, self.options.zero_division, self.options.beta)
 
     @cached_property
-    def hits(self):
+    def hits(self) -> Any:
+        """The overlap family's hits (``ner_scorings.overlap_hits``), at the options' threshold."""
         threshold = self.options.scoring.overlap_threshold
         return overlap_hits(self.gold, self.pred, self.matching, threshold, self.fragments)
 
     @cached_property
-    def alignment(self):
+    def alignment(self) -> HaremAlignment:
+        """HAREM's many-to-many alignment of the two sides."""
         return harem_alignment(self.gold, self.pred, self.matching)
 
 
@@ -138,7 +158,7 @@ def _type_place(name, selection, scoring):
     return f"types lists {name!r}"
 
 
-def build_view(corpus, gold, pred, options):
+def build_view(corpus: Any, gold: SpanArrays, pred: SpanArrays, options: "Options") -> View:
     """The :class:`View` of a decoded corpus: relabelled, selected and matched once."""
     selection = select_and_relabel(corpus, gold, pred, options.scoring)
     check_types(selection.types, options.beta, lambda name: _type_place(name, selection, options.scoring))
@@ -186,7 +206,8 @@ def _entity_scores(corpus, pred, options):
 # each family: a counts function (view -> counts) and a derive function (counts, view -> results)
 
 
-def view_row(view):
+def view_row(view: View) -> NDArray[np.int64]:
+    """The counts of the seqeval and MUC families: the view's one count row."""
     return view.row
 
 
@@ -296,7 +317,7 @@ assert tuple(n for n, f in FAMILIES.items() if f.intervals) == INTERVAL_FAMILIES
 )
 
 
-def run_families(view):
+def run_families(view: View) -> Results:
     """The results of every family the options ask for, then the error listing."""
     results = {}
     for name, family in FAMILIES.items():
@@ -318,7 +339,8 @@ def run_families(view):
     return results
 
 
-def interval_scores(view, stats):
+def interval_scores(view: View, stats: NDArray[np.int64]) -> Results:
+    """``results["intervals"]`` of the view's families from per-unit count rows ``stats``."""
     o = view.options
     return interval_results(
         stats,

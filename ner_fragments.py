@@ -22,7 +22,7 @@ overlap but whose fragments share no position do not overlap.
 
 import numpy as np
 
-from .ner_core import SpanArrays, divide, fbeta, fbeta_key
+from .ner_core import SpanArrays, prf_scores
 
 #: what a ``fragments`` value must be, said by the error
 RULE = (
@@ -186,16 +186,8 @@ def discontinuous_results(gold, pred, matching, fragments, zero_division=0, beta
 
 
 def _prf(found, right, number, predicted, zero_division, beta):
-    precision = divide(right, predicted, zero_division)
-    recall = divide(found, number, zero_division)
-    return {
-        "precision": precision,
-        "recall": recall,
-        fbeta_key(beta): fbeta(precision, recall, beta),
-        "correct": found,
-        "number": number,
-        "predicted": predicted,
-    }
+    scores = prf_scores(found, right, number, predicted, zero_division, beta)
+    return {**scores, "correct": found, "number": number, "predicted": predicted}
 
 
 def refuse_fragments(examples, name, what):

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .ner_core import divide, fbeta, fbeta_key
+from .ner_core import Renamed, prf_scores
 from .ner_matching import count_rows, derive, match, seqeval_results
 
 MEASURES = ("categories", "types", "combined", "flat")
@@ -132,16 +132,12 @@ def pair_scores(hierarchy, gold_codes, pred_codes):
 
 def _prf(hit, gold_total, pred_total, zero_division, beta, hit_pred=None):
     hit_pred = hit if hit_pred is None else hit_pred
-    precision = divide(hit_pred, pred_total, zero_division)
-    recall = divide(hit, gold_total, zero_division)
-    return {
-        "precision": precision,
-        "recall": recall,
-        fbeta_key(beta): fbeta(precision, recall, beta),
-        "correct": float(hit) if isinstance(hit, float) else int(hit),
-        "gold": float(gold_total) if isinstance(gold_total, float) else int(gold_total),
-        "predicted": float(pred_total) if isinstance(pred_total, float) else int(pred_total),
-    }
+    return Renamed(
+        prf_scores(hit, hit_pred, gold_total, pred_total, zero_division, beta),
+        correct=float(hit) if isinstance(hit, float) else int(hit),
+        number=float(gold_total) if isinstance(gold_total, float) else int(gold_total),
+        predicted=float(pred_total) if isinstance(pred_total, float) else int(pred_total),
+    )
 
 
 def classification(hierarchy, gold, pred, matching, relative, zero_division=0.0, beta=1.0):

@@ -25,6 +25,7 @@ import numpy as np
 
 from .ner_buckets import check_buckets, check_train_entities, needs_text, needs_train
 from .ner_decoding import SCHEMES, check_scheme, check_suffix
+from .ner_documents import check_id_values
 from .ner_families import check_types
 from .ner_hierarchy import check_hierarchy_options
 from .ner_inputs import check_label_names
@@ -35,6 +36,10 @@ from .ner_slices import check_slices
 from .ner_spans import check_texts
 from .ner_stratified import check_stratified_options
 from .ner_uncertainty import check_uncertainty_options
+
+#: the metric's version: 1.1.0 named the gold count ``number`` in every family that counts items
+#: (``gold`` and ``predictions`` still read, with a FutureWarning, until 1.2.0; docs/glossary.md)
+__version__ = "1.1.0"
 
 # ---------------------------------------------------------------------------- options, declared once
 
@@ -397,14 +402,14 @@ class Options(NamedTuple):
     hierarchy: object = None  # (type_separator, type_hierarchy) when a label splits into levels
 
 
-def is_default(value, default):
+def is_default(value: Any, default: Any) -> bool:
     """Whether an option's value is its default (an option left alone is no error in any config)."""
     return value is default or (
         type(value) is type(default) and not isinstance(value, dict) and value == default
     )
 
 
-def check_options(config_name, options):
+def check_options(config_name: str, options: Mapping[str, Any]) -> "Options":
     """Validate the ``compute`` options of a config, before any input is read: an :class:`Options`.
 
     ``options`` maps option names to the values given; the others take their defaults.
@@ -436,6 +441,9 @@ def check_options(config_name, options):
         o["scores"], o["types"], o["label_map"], o["overlap_threshold"], o["errors"]
     )
     check_types(scoring.types or (), beta)
+    if o["document_ids"] is not None and hasattr(o["document_ids"], "__len__"):
+        ids = o["document_ids"]
+        check_id_values(ids.tolist() if isinstance(ids, np.ndarray) else list(ids), "document_ids")
     intervals = check_uncertainty_options(
         o["ci_resamples"], o["confidence_level"], o["seed"], o["document_ids"], scoring.scores
     )
@@ -547,7 +555,7 @@ def _check_stratified(options):
     )
 
 
-def check_subgroups(column, name, single=False):
+def check_subgroups(column: Any, name: str, single: bool = False) -> None:
     """Raise unless every example has a subgroup name (a non-empty str)."""
     if column is None:
         raise ValueError("the 'subgroups' config needs a subgroups column: one subgroup name per sentence")

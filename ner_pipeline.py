@@ -13,22 +13,25 @@ comparison of two systems is ``ner_comparison``'s. This module orders the steps.
 """
 
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .ner_buckets import bucket_scores, check_tokens, entity_texts, needs_text
+from .ner_buckets import BucketRows, bucket_scores, check_tokens, entity_texts, needs_text
 from .ner_comparison import compare_scored
-from .ner_core import PARALLEL_POSITIONS, side_by_side
-from .ner_decoding import REPORT_PLACES, corpus_from_codes, decode, decoding_reports, encode
-from .ner_documents import document_scores
+from .ner_core import PARALLEL_POSITIONS, SpanArrays, side_by_side
+from .ner_decoding import REPORT_PLACES, EncodedCorpus, corpus_from_codes, decode, decoding_reports, encode
+from .ner_documents import check_id_values, document_scores
 from .ner_doubt import check_doubt, has_doubt, resolve
-from .ner_families import RESERVED_KEYS, build_view, interval_scores, run_families
+from .ner_families import RESERVED_KEYS, Results, View, build_view, interval_scores, run_families
 from .ner_fragments import discontinuous_results, keyed_by_fragments
 from .ner_inputs import input_codes
 from .ner_matching import check_duplicates, count_rows, gold_outcomes
-from .ner_options import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
+from .ner_options import SPAN_CONFIGS, SUBGROUP_CONFIGS, Options, check_options, check_subgroups
 from .ner_scorings import tokens_correct_by_sentence
-from .ner_slices import slice_results
+from .ner_slices import Units, slice_results
 from .ner_spans import check_entity_types, encode_spans, has_duplicates, in_input_order
 from .ner_stratified import strata_counts, stratified_recall
 from .ner_uncertainty import check_same_layout, document_units
@@ -52,7 +55,15 @@ __all__ = [
 # ---------------------------------------------------------------------------- the pipeline
 
 
-def score_view(corpus, gold, pred, options, subgroups=None, units=None, views=None):
+def score_view(
+    corpus: Any,
+    gold: SpanArrays,
+    pred: SpanArrays,
+    options: Options,
+    subgroups: Sequence[str] | None = None,
+    units: Units | None = None,
+    views: list[View] | None = None,
+) -> tuple[Results, NDArray[np.int64] | None, tuple[str, ...], BucketRows | None]:
     """The results of the decoded entities of both sides, the per-unit count rows (with
     ``units``, or with intervals asked for) with their type names, and with ``units`` and
     ``buckets`` the per-unit :class:`ner_buckets.BucketRows` (None otherwise)."""
@@ -128,7 +139,7 @@ def _stratified_recall(view, subgroups, options):
     return result
 
 
-def tag_corpus(predictions, references, options):
+def tag_corpus(predictions: Any, references: Any, options: Options) -> EncodedCorpus:
     """Both sides' tags (lists, arrays, tensors, Arrow columns, class ids) as an encoded corpus."""
     codes = input_codes(predictions, references, options.label_names)
     if codes is None:
@@ -136,7 +147,13 @@ def tag_corpus(predictions, references, options):
     return corpus_from_codes(**codes._asdict(), suffix=options.suffix, scheme=options.scheme)
 
 
-def score_tags(corpus, options, subgroups=None, units=None, views=None):
+def score_tags(
+    corpus: EncodedCorpus,
+    options: Options,
+    subgroups: Sequence[str] | None = None,
+    units: Units | None = None,
+    views: list[View] | None = None,
+) -> tuple[Results, NDArray[np.int64] | None, tuple[str, ...], BucketRows | None]:
     """Decode both sides and score them: (results with what decoding did, per-unit counts, types)."""
     gold, pred = side_by_side(
         [
@@ -152,7 +169,13 @@ def score_tags(corpus, options, subgroups=None, units=None, views=None):
     return results, stats, types, bucket_rows
 
 
-def score_spans(predictions, references, options, subgroups=None, views=None):
+def score_spans(
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    options: Options,
+    subgroups: Sequence[str] | None = None,
+    views: list[View] | None = None,
+) -> Results:
     """Every score family from entity spans (the span configs); without tokens, no token accuracy.
     Doubt in the references (``ner_doubt``) is resolved for the predictions first."""
     doubt = None
@@ -238,7 +261,9 @@ def _check_fragments_read(corpus, options):
         )
 
 
-def score_system(predictions, references, options, units, name):
+def score_system(
+    predictions: Any, references: Any, options: Options, units: Units, name: str
+) -> tuple[Results, NDArray[np.int64] | None, tuple[str, ...], BucketRows | None]:
     """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
     try:
         corpus = tag_corpus(predictions, references, options)
@@ -248,8 +273,14 @@ def score_system(predictions, references, options, units, name):
 
 
 def compare_systems(
-    predictions, predictions_b, references, options, settings, document_ids=None, system_intervals=0
-):
+    predictions: Any,
+    predictions_b: Any,
+    references: Any,
+    options: Options,
+    settings: Mapping[str, Any],
+    document_ids: Sequence[Any] | None = None,
+    system_intervals: int = 0,
+) -> Results:
     """Two systems on the same references, each scored once: the dict ``compare`` returns.
 
     ``settings``: the checked comparison options (``check_comparison_options``). With
@@ -263,6 +294,8 @@ def compare_systems(
     n = len(references)
     if n == 0:
         raise ValueError("no sentences: predictions and references are empty")
+    if document_ids is not None and hasattr(document_ids, "__len__"):
+        check_id_values(list(document_ids), "document_ids")
     units = document_units(document_ids, n)
     sentences = (np.arange(n), n)  # per-sentence rows: documents and slices sum them
     systems = [

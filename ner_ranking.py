@@ -42,7 +42,7 @@ from itertools import chain
 
 import numpy as np
 
-from .ner_core import fbeta_array, fbeta_key
+from .ner_core import Renamed, fbeta_array, fbeta_key, prf_scores
 
 #: scenarios of a matched pair that make a prediction right, per matching
 RIGHT = {"strict": (0,), "partial": (0, 2)}
@@ -182,13 +182,13 @@ def ranking_table(scores, right, n_gold, bins=DEFAULT_BINS, beta=1.0, with_curve
         }
     else:
         best = {"threshold": None, "precision": 0.0, "recall": 0.0, fkey: 0.0}
-    table = {
-        "average_precision": ap,
-        "average_precision_gold": ap_gold,
-        "best": best,
-        "predictions": int(len(scores)),
-        "number": int(n_gold),
-    }
+    table = Renamed(
+        average_precision=ap,
+        average_precision_gold=ap_gold,
+        best=best,
+        predicted=int(len(scores)),
+        number=int(n_gold),
+    )
     table.update(calibration(scores, right, bins))
     if with_curve:
         table["curve"] = {
@@ -226,15 +226,7 @@ def threshold_scores(scores, right, n_gold, threshold, beta=1.0):
     """Precision, recall and F of the predictions scored at least ``threshold``."""
     kept = scores >= threshold
     tp, n = int(np.count_nonzero(right & kept)), int(np.count_nonzero(kept))
-    precision = tp / n if n else 0.0
-    recall = tp / n_gold if n_gold else 0.0
-    f = fbeta_array(np.array([precision]), np.array([recall]), beta)[0]
-    return {
-        "predicted": n,
-        "precision": precision,
-        "recall": recall,
-        fbeta_key(beta): 0.0 if np.isnan(f) else float(f),
-    }
+    return {"predicted": n, **prf_scores(tp, tp, n_gold, n, 0.0, beta)}
 
 
 def ranking_results(gold, pred, matching, types, scores, options):

@@ -38,6 +38,7 @@ from .ner_options import (
     SPAN_CONFIGS,
     SUBGROUP_CONFIGS,
     TAG_CONFIGS,
+    __version__,
     card_args,
     check_options,
     check_subgroups,
@@ -164,7 +165,7 @@ Returns:
         or documents with document_ids; see docs/uncertainty.md.
     attributes (dict, span configs, when an entity carries attributes): EDS-NLP's items
         "overall" and "per_attribute" {NAME: the keys of "overall" and "per_value" {VALUE: ...}}
-        ("precision", "recall", "f1", "correct", "gold", "predicted"), and HAREM's "outcomes"
+        ("precision", "recall", "f1", "correct", "number", "predicted"), and HAREM's "outcomes"
         {NAME: "correct", "partial", "wrong", "missing", "spurious", "overspecified"}.
     doubt (dict, span configs, when the references hold doubt): what was resolved: "groups",
         "chosen" {position: count}, "vague", "references", "optional_found",
@@ -173,7 +174,7 @@ Returns:
         of its types}, "coarse" (the seqeval keys above over categories, matched again), and
         HAREM's classification measures "absolute" and "relative" (aligned pairs only), each
         with "categories", "types", "combined", "flat": "precision", "recall", "f1", "correct",
-        "gold", "predicted"; see docs/harem.md.
+        "number", "predicted"; see docs/harem.md.
     discontinuous (dict, span configs, when an entity has several fragments): Dai et al.'s
         exact-match "precision", "recall", "f1" (float), "correct", "number", "predicted" (int)
         over discontinuous entities, and "sentences" (the same over the examples holding one).
@@ -212,6 +213,8 @@ Examples:
 class NerRecallMetric(EvaluatePatches, evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
 
+    #: the metric's version (``ner_options.__version__``; renamed result keys: docs/glossary.md)
+    VERSION = __version__
     #: the values of the ``scheme``, ``recall_mode`` and ``ci_method`` options
     SCHEMES = SCHEMES
     MODES = MODES

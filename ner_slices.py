@@ -7,12 +7,17 @@ sentences, and the worst slice by the headline F.
 """
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .ner_core import fbeta_key
 from .ner_decoding import Numbered
-from .ner_families import FAMILIES, View, interval_scores, view_row
+from .ner_documents import check_id_values
+from .ner_families import FAMILIES, Results, View, interval_scores, view_row
 from .ner_fragments import restrict
 from .ner_matching import count_rows, derive, muc_results_rows, seqeval_results_rows, sides
+
+#: each sentence's unit (itself, or its document) and the number of units
+Units = tuple[NDArray[np.intp], int]
 
 # ---------------------------------------------------------------------------- slices
 
@@ -20,7 +25,7 @@ from .ner_matching import count_rows, derive, muc_results_rows, seqeval_results_
 SLICE_KEY = "slice"
 
 
-def check_slices(slices):
+def check_slices(slices: list | dict | None) -> dict[str, list] | None:
     """The ``slices`` option, its values unchecked against the corpus: None, or ``{key: list}``
     (a list given alone is ``{"slice": list}``). Every value is a str, int or bool, never None."""
     if slices is None:
@@ -43,11 +48,12 @@ def check_slices(slices):
             for i, value in enumerate(values):
                 if not isinstance(value, (str, int, np.integer, bool)) or value is None:
                     raise ValueError(f"{where}[{i}] is {value!r}; a slice value is a str or an int")
+        check_id_values(values, where)
         out[key] = values
     return out
 
 
-def slice_codes(values, where, n_sentences):
+def slice_codes(values: list, where: str, n_sentences: int) -> tuple[list, NDArray[np.intp]]:
     """The sorted distinct values of one slice key and each sentence's index into them."""
     if len(values) != n_sentences:
         raise ValueError(
@@ -61,7 +67,7 @@ def slice_codes(values, where, n_sentences):
     return distinct, order[first]
 
 
-def slice_view(view, keep, tokens, tokens_correct):
+def slice_view(view: View, keep: NDArray[np.bool_], tokens: int, tokens_correct: int) -> View:
     """The :class:`View` of the sentences where ``keep`` holds: the same matching, restricted."""
     gold_keep, pred_keep = keep[view.gold.sentence], keep[view.pred.sentence]
     gold_at, pred_at = np.cumsum(gold_keep) - 1, np.cumsum(pred_keep) - 1
@@ -94,7 +100,7 @@ def _take(spans, mask):
     return type(spans)(*(field[mask] for field in spans))
 
 
-def headline(results, beta):
+def headline(results: Results, beta: float) -> tuple[str, float] | None:
     """(name, value) of the score the worst slice is chosen by: seqeval's overall F, else the
     strict MUC F, else the first family's F; None for a family without one."""
     fkey = fbeta_key(beta)
@@ -108,7 +114,14 @@ def headline(results, beta):
     return None
 
 
-def slice_results(view, slices, lengths, tokens_correct, units, whole):
+def slice_results(
+    view: View,
+    slices: dict[str, list],
+    lengths: ArrayLike,
+    tokens_correct: ArrayLike,
+    units: Units | None,
+    whole: Results,
+) -> Results:
     """``results["slices"]``: per key, per value the families' results on its sentences (and
     their intervals), and the worst slice by the headline F with its gap to the whole.
 
