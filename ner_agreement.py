@@ -26,7 +26,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from .ner_core import MODES, SpanArrays, fbeta_key
+from .ner_core import MODES, SpanArrays, fbeta_key, same_count
 from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
 from .ner_documents import check_id_values
 from .ner_fragments import refuse_fragments
@@ -50,10 +50,7 @@ def check_annotations(annotations, kind):
     for k, annotator in enumerate(annotations):
         if isinstance(annotator, (str, bytes, dict)) or not hasattr(annotator, "__len__"):
             raise ValueError(f"annotations[{k}] must be a list of sentences; got {type(annotator).__name__}")
-        if len(annotator) != len(annotations[0]):
-            raise ValueError(
-                f"annotations[{k}] has {len(annotator)} sentences but annotations[0] has {len(annotations[0])}"
-            )
+        same_count(f"annotations[{k}]", len(annotator), "annotations[0]", len(annotations[0]))
     if not len(annotations[0]):
         raise ValueError("annotations hold no sentence")
     return [list(a) for a in annotations]

@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .ner_core import fbeta_array, fbeta_key, holm, prf_scores, ratio, score_names
+from .ner_core import fbeta_array, fbeta_key, holm, prf_scores, ratio, same_count, score_names
 from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
 
 #: per numeric attribute, the lower edge of each bucket and its name
@@ -152,8 +152,7 @@ def check_tokens(tokens, lengths):
         raise ValueError(
             f"tokens must be a list with one list of str per sentence; got {type(tokens).__name__}"
         )
-    if len(tokens) != len(lengths):
-        raise ValueError(f"tokens has {len(tokens)} sentences but references has {len(lengths)}")
+    same_count("tokens", len(tokens), "references", len(lengths))
     for i, (words, n) in enumerate(zip(tokens, lengths)):
         if isinstance(words, (str, bytes)) or not isinstance(words, (list, tuple)) or len(words) != n:
             raise ValueError(f"tokens[{i}] must be a list of {n} str, one per tag")

@@ -1,10 +1,15 @@
 """Two systems on the same references: per-unit count rows compared (paired bootstrap and
 approximate randomisation), overall, per slice and per bucket.
 
->>> import numpy as np
->>> from ner_recall import ner_comparison
->>> ner_comparison.slice_codes(["web", "news", "web"], "slices", 3)
-(['news', 'web'], array([1, 0, 1]))
+>>> from ner_recall import ner_options, ner_pipeline
+>>> from ner_recall.ner_uncertainty import check_comparison_options
+>>> options = ner_options.check_options("default", {})
+>>> settings = check_comparison_options(permutations=200, ci_resamples=0)
+>>> gold = [["B-PER", "O"], ["B-LOC", "O"], ["B-ORG", "O"]]
+>>> worse = [["B-PER", "O"], ["O", "O"], ["O", "O"]]
+>>> out = ner_pipeline.compare_systems(gold, worse, gold, options, settings)  # scored, then compare_scored
+>>> out["difference"]["overall_f1"], round(out["p_values"]["overall_f1"], 2)
+(-0.5, 0.53)
 """
 
 from collections.abc import Mapping, Sequence

@@ -258,6 +258,25 @@ class Renamed(dict):
             return default
 
 
+def same_count(name: str, count: int, other: str, expected: int, unit: str = "sentences") -> None:
+    """The one check that a column has one item per sentence (or example) of the corpus, naming both.
+
+    >>> same_count("tokens", 2, "references", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: tokens has 2 sentences but references has 3
+    >>> same_count("slices", 2, "", 3, unit="values")
+    Traceback (most recent call last):
+    ...
+    ValueError: slices has 2 values but there are 3 sentences; give one per sentence
+    """
+    if count == expected:
+        return
+    if other:
+        raise ValueError(f"{name} has {count} {unit} but {other} has {expected}")
+    raise ValueError(f"{name} has {count} {unit} but there are {expected} sentences; give one per sentence")
+
+
 # ---------------------------------------------------------------------------- small shared facts
 
 #: the keys of an entity of the span configs

@@ -294,7 +294,7 @@ class Family(NamedTuple):
     counts: Callable
     derive: Callable
     intervals: bool = False
-    wanted: Callable = None  # view -> whether it runs (None: when ``scores`` names it)
+    wanted: Callable | None = None  # view -> whether it runs (None: when ``scores`` names it)
 
 
 #: every score family, in the order of the results

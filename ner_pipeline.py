@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from .ner_buckets import BucketRows, bucket_scores, check_tokens, entity_texts, needs_text
 from .ner_comparison import compare_scored
-from .ner_core import PARALLEL_POSITIONS, SpanArrays, side_by_side
+from .ner_core import PARALLEL_POSITIONS, SpanArrays, same_count, side_by_side
 from .ner_decoding import REPORT_PLACES, EncodedCorpus, corpus_from_codes, decode, decoding_reports, encode
 from .ner_documents import check_id_values, document_scores
 from .ner_doubt import check_doubt, has_doubt, resolve
@@ -85,7 +85,7 @@ def score_view(
         results["buckets"], bucket_rows = _buckets(corpus, view, options, units, keep_rows=True)
     elif options.buckets:
         results["buckets"] = _buckets(corpus, view, options, units)
-    if options.document_ids is not None:
+    if options.document_ids is not None and units is not None:  # units come with document_ids
         rows = (
             stats
             if stats is not None
@@ -182,10 +182,7 @@ def score_spans(
     if has_doubt(references):
         check_doubt(references)
         check_entity_types(predictions, "predictions", scored=options.ranking is not None)
-        if len(predictions) != len(references):
-            raise ValueError(
-                f"predictions has {len(predictions)} examples but references has {len(references)}"
-            )
+        same_count("predictions", len(predictions), "references", len(references), "examples")
         predictions, references, doubt = resolve(predictions, references)
     corpus = encode_spans(
         predictions, references, RESERVED_KEYS, options.texts, scored=options.ranking is not None

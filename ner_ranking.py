@@ -42,7 +42,7 @@ from itertools import chain
 
 import numpy as np
 
-from .ner_core import Renamed, fbeta_array, fbeta_key, prf_scores
+from .ner_core import Renamed, fbeta_array, fbeta_key, prf_scores, same_count
 
 #: scenarios of a matched pair that make a prediction right, per matching
 RIGHT = {"strict": (0,), "partial": (0, 2)}
@@ -65,9 +65,15 @@ def check_threshold_from(value):
             "threshold_from must be the results of compute with scores=[..., 'ranking'] on a "
             "development set (its results['ranking'] gives the threshold)"
         )
-    threshold = ranking["strict"]["best"]["threshold"]
+    best = ranking["strict"].get("best") if isinstance(ranking["strict"], dict) else None
+    threshold = best.get("threshold", "missing") if isinstance(best, dict) else "missing"
     if threshold is None:
         raise ValueError("threshold_from: those results have no threshold (no prediction had a score)")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
+        raise ValueError(  # NaN fails the range too
+            "threshold_from['ranking']['strict']['best']['threshold'] must be a score in [0, 1]; "
+            f"got {threshold!r}"
+        )
     return {"threshold": float(threshold), "fingerprint": ranking["fingerprint"]}
 
 
@@ -79,8 +85,7 @@ def check_token_scores(token_scores, lengths):
             f"token_scores must be a list with one list of numbers per sentence; got {type(token_scores).__name__}"
         )
     lengths = np.asarray(lengths, dtype=np.int64)
-    if len(token_scores) != len(lengths):
-        raise ValueError(f"token_scores has {len(token_scores)} sentences but predictions has {len(lengths)}")
+    same_count("token_scores", len(token_scores), "predictions", len(lengths))
     if token_scores and set(map(type, token_scores)) == {np.ndarray}:  # a model's arrays, one per sentence
         dtypes = {row.dtype.kind for row in token_scores}
         if dtypes <= {"f", "i", "u"} and all(row.ndim == 1 for row in token_scores):

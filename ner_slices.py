@@ -6,10 +6,12 @@ sentences, and the worst slice by the headline F.
 {'slice': ['news', 'web', 'news']}
 """
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from collections.abc import Sequence
 
-from .ner_core import fbeta_key
+import numpy as np
+from numpy.typing import NDArray
+
+from .ner_core import fbeta_key, same_count
 from .ner_decoding import Numbered
 from .ner_documents import check_id_values
 from .ner_families import FAMILIES, Results, View, interval_scores, view_row
@@ -55,10 +57,7 @@ def check_slices(slices: list | dict | None) -> dict[str, list] | None:
 
 def slice_codes(values: list, where: str, n_sentences: int) -> tuple[list, NDArray[np.intp]]:
     """The sorted distinct values of one slice key and each sentence's index into them."""
-    if len(values) != n_sentences:
-        raise ValueError(
-            f"{where} has {len(values)} values but there are {n_sentences} sentences; give one per sentence"
-        )
+    same_count(where, len(values), "", n_sentences, unit="values")
     numbered = Numbered()  # one pass over the values, each coded in the order first met
     first = np.fromiter(map(numbered.__getitem__, values), dtype=np.intp, count=len(values))
     distinct = sorted(numbered, key=lambda v: (type(v).__name__, v))
@@ -117,8 +116,8 @@ def headline(results: Results, beta: float) -> tuple[str, float] | None:
 def slice_results(
     view: View,
     slices: dict[str, list],
-    lengths: ArrayLike,
-    tokens_correct: ArrayLike,
+    lengths: Sequence[int] | NDArray[np.int64],
+    tokens_correct: Sequence[int] | NDArray[np.int64],
     units: Units | None,
     whole: Results,
 ) -> Results:

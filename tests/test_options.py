@@ -229,3 +229,27 @@ def test_the_card_and_the_readme_list_the_options_of_the_table(metric):
         readme = f.read()
     block = re.search(r"<!-- options -->\n(.*?)\n<!-- /options -->", readme, re.S).group(1)
     assert block == ner_options.options_table()
+
+
+def _with_threshold(threshold):
+    return {"ranking": {"fingerprint": "f", "strict": {"best": {"threshold": threshold}}}}
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), 5.0, -float("inf"), True, "0.5", -0.1])
+def test_threshold_from_refuses_a_threshold_that_is_no_score(threshold):
+    options = {"scores": ["ranking"], "threshold_from": _with_threshold(threshold)}
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "threshold_from['ranking']['strict']['best']['threshold'] must be a score in [0, 1]; got"
+        ),
+    ):
+        ner_options.check_options("spans", options)
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.5, 1, 1.0])
+def test_threshold_from_takes_a_score(threshold):
+    options = {"scores": ["ranking"], "threshold_from": _with_threshold(threshold)}
+    assert ner_options.check_options("spans", options).ranking["threshold_from"]["threshold"] == float(
+        threshold
+    )
