@@ -29,11 +29,13 @@ import numpy.typing as npt
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from .ner_core import MODES, SpanArrays, fbeta_key
+from .ner_core import MODES, SpanArrays, fbeta_key, same_count
 from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
+from .ner_documents import check_id_values
 from .ner_fragments import refuse_fragments
 from .ner_matching import match
-from .ner_pipeline import check_options, score_spans, score_tags, tag_corpus
+from .ner_options import check_options, check_unused
+from .ner_pipeline import score_spans, score_tags, tag_corpus
 from .ner_spans import check_entities
 from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 
@@ -59,10 +61,7 @@ def check_annotations(annotations: Sequence, kind: str) -> list[list]:
     for k, annotator in enumerate(annotations):
         if isinstance(annotator, (str, bytes, dict)) or not hasattr(annotator, "__len__"):
             raise ValueError(f"annotations[{k}] must be a list of sentences; got {type(annotator).__name__}")
-        if len(annotator) != len(annotations[0]):
-            raise ValueError(
-                f"annotations[{k}] has {len(annotator)} sentences but annotations[0] has {len(annotations[0])}"
-            )
+        same_count(f"annotations[{k}]", len(annotator), "annotations[0]", len(annotations[0]))
     if not len(annotations[0]):
         raise ValueError("annotations hold no sentence")
     return [list(a) for a in annotations]
@@ -170,6 +169,8 @@ def agreement(
             "agreement over spans needs texts= (one str per example): kappa counts every character"
             " of each text, those no annotator marked too"
         )
+    own = dict(document_ids=document_ids, ci_resamples=ci_resamples, confidence_level=confidence_level)
+    check_unused("agreement", config, {**own, "seed": seed})
     resamples = check_resamples(ci_resamples)
     intervals = (
         {"ci_resamples": resamples, "confidence_level": confidence_level, "seed": seed} if resamples else {}
@@ -178,6 +179,8 @@ def agreement(
         intervals["document_ids"] = document_ids
     checked = check_options(config, {**options, "scores": ["seqeval", "muc"], **intervals})
     lengths = sentence_lengths(annotations, kind, checked)
+    if document_ids is not None and hasattr(document_ids, "__len__"):
+        check_id_values(list(document_ids), "document_ids")
     units, n_units = document_units(document_ids, len(annotations[0]))
     pairs, views = score_pairs(annotations, kind, checked, resamples)
     f1 = {m: float(np.mean([p[m] for p in pairs.values()])) for m in MODES}

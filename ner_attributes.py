@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from numbers import Integral
 from typing import Any
 
-from .ner_core import divide, fbeta, fbeta_key
+from .ner_core import Renamed, prf_scores
 
 MORPHOLOGY_OUTCOMES = ("correct", "partial", "wrong", "missing", "spurious", "overspecified")
 UNDERSPECIFIED = "?"
@@ -87,15 +87,8 @@ def _items(attributes, places):
 
 
 def _prf(correct, gold, predicted, zero_division, beta):
-    precision, recall = divide(correct, predicted, zero_division), divide(correct, gold, zero_division)
-    return {
-        "precision": precision,
-        "recall": recall,
-        fbeta_key(beta): fbeta(precision, recall, beta),
-        "correct": correct,
-        "gold": gold,
-        "predicted": predicted,
-    }
+    scores = prf_scores(correct, correct, gold, predicted, zero_division, beta)
+    return Renamed(scores, correct=correct, number=gold, predicted=predicted)
 
 
 def item_scores(
@@ -118,10 +111,9 @@ def item_scores(
     for name in sorted(counts):
         right_n, gold_n, pred_n = counts[name]
         values = sorted(set(gold_n) | set(pred_n))
-        out["per_attribute"][name] = {
-            **_prf(sum(right_n.values()), sum(gold_n.values()), sum(pred_n.values()), zero_division, beta),
-            "per_value": {v: _prf(right_n[v], gold_n[v], pred_n[v], zero_division, beta) for v in values},
-        }
+        table = _prf(sum(right_n.values()), sum(gold_n.values()), sum(pred_n.values()), zero_division, beta)
+        table["per_value"] = {v: _prf(right_n[v], gold_n[v], pred_n[v], zero_division, beta) for v in values}
+        out["per_attribute"][name] = table
     return out
 
 

@@ -48,7 +48,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .ner_core import divide, fbeta, fbeta_array, fbeta_key, holm, ratio
+from .ner_core import fbeta_array, fbeta_key, holm, prf_scores, ratio, same_count, score_names
 from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
 
 #: per numeric attribute, the lower edge of each bucket and its name
@@ -209,8 +209,7 @@ def check_tokens(tokens, lengths):
         raise ValueError(
             f"tokens must be a list with one list of str per sentence; got {type(tokens).__name__}"
         )
-    if len(tokens) != len(lengths):
-        raise ValueError(f"tokens has {len(tokens)} sentences but references has {len(lengths)}")
+    same_count("tokens", len(tokens), "references", len(lengths))
     for i, (words, n) in enumerate(zip(tokens, lengths)):
         if isinstance(words, (str, bytes)) or not isinstance(words, (list, tuple)) or len(words) != n:
             raise ValueError(f"tokens[{i}] must be a list of {n} str, one per tag")
@@ -347,15 +346,8 @@ def bucket_scores(
         table = {}
         for b, label in enumerate(labels):
             if number[b] or predicted[b]:
-                precision = divide(correct[b], predicted[b], zero_division)
-                recall = divide(hits[b], number[b], zero_division)
-                table[label] = {
-                    "precision": precision,
-                    "recall": recall,
-                    fkey: fbeta(precision, recall, beta),
-                    "number": int(number[b]),
-                    "predicted": int(predicted[b]),
-                }
+                scores = prf_scores(hits[b], correct[b], number[b], predicted[b], zero_division, beta)
+                table[label] = {**scores, "number": int(number[b]), "predicted": int(predicted[b])}
         out[name] = table
         blocks.append((name, labels, g, p))
     if intervals is not None:
@@ -411,7 +403,7 @@ def compare_buckets(rows_a, rows_b, layout, tables, paired, beta, fkey):
         k = len(labels)
         a, b = rows_a[:, at : at + 4 * k], rows_b[:, at : at + 4 * k]
         at += 4 * k
-        names = [f"{label}\t{key}" for key in ("precision", "recall", fkey) for label in labels]
+        names = [f"{label}\t{key}" for key in score_names(beta) for label in labels]
         cmp = paired(a, b, names, bucket_scorer([k], beta), bucket_scorer([k], beta, undefined=False))
         shown = [label for label in labels if label in tables[0][name] or label in tables[1][name]]
         table = {}
@@ -427,7 +419,7 @@ def compare_buckets(rows_a, rows_b, layout, tables, paired, beta, fkey):
                     float(cmp["intervals"][0, j]),
                     float(cmp["intervals"][1, j]),
                 ]
-        for key in ("precision", "recall", fkey):
+        for key in score_names(beta):
             for row, p in zip(table.values(), holm([row["p_values"][key] for row in table.values()])):
                 row.setdefault("p_values_holm", {})[key] = p
         out[name] = {"values": table, "correction": "holm"}
@@ -465,7 +457,7 @@ def _add_intervals(out, blocks, gold, pred, found, right, units, options, beta, 
     bounds = interval_bounds(boot, options["confidence_level"], DEFAULT_METHOD)
     at = 0
     for (name, labels, _, _), k in zip(blocks, widths):
-        for i, key in enumerate(("precision", "recall", fkey)):
+        for i, key in enumerate(score_names(beta)):
             for b, label in enumerate(labels):
                 j = at + i * k + b
                 if label in out[name]:

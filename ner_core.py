@@ -28,6 +28,7 @@ overlap, other type         incorrect incorrect  partial    incorrect
 """
 
 import numbers
+import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple, TypeVar, cast
@@ -204,6 +205,86 @@ def fbeta_key(beta: float) -> str:
     """The name of the F-beta score: ``"f1"``, ``"f0.5"``, ``"f2"``."""
     text = repr(float(beta))
     return "f" + (text[:-2] if text.endswith(".0") else text)
+
+
+def score_names(beta: float = 1.0) -> tuple[str, str, str]:
+    """The keys of the three scores: ``("precision", "recall", "f1")``, F named for ``beta``."""
+    return ("precision", "recall", fbeta_key(beta))
+
+
+def prf_scores(
+    hit_gold: float,
+    hit_pred: float,
+    gold: float,
+    predicted: float,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+) -> dict[str, float]:
+    """The one precision / recall / F-beta of every family's table, from its counts: recall is
+    ``hit_gold`` of the ``gold`` items, precision ``hit_pred`` of the ``predicted`` ones.
+
+    >>> prf_scores(3, 2, 4, 4, beta=2)
+    {'precision': 0.5, 'recall': 0.75, 'f2': 0.6818181818181818}
+    """
+    precision, recall = divide(hit_pred, predicted, zero_division), divide(hit_gold, gold, zero_division)
+    return dict(zip(score_names(beta), (precision, recall, fbeta(precision, recall, beta))))
+
+
+#: result keys renamed (old: new), read under their old name with a FutureWarning until the next
+#: minor version (docs/glossary.md)
+RENAMED_KEYS = {"gold": "number", "predictions": "predicted"}
+
+
+class Renamed(dict):
+    """A results table (a plain dict, JSON as it is) whose renamed keys still read under their old
+    name, with a ``FutureWarning``, for one minor version (:data:`RENAMED_KEYS`).
+
+    >>> import warnings
+    >>> table = Renamed(number=2)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     table["gold"], table.get("gold"), caught[0].category.__name__
+    (2, 2, 'FutureWarning')
+    >>> "gold" in table, dict(table)
+    (False, {'number': 2})
+    """
+
+    def __missing__(self, key: str) -> object:
+        new = RENAMED_KEYS.get(key)
+        if new is None or new not in self:
+            raise KeyError(key)
+        warnings.warn(
+            f"results key {key!r} is now {new!r} (docs/glossary.md); {key!r} goes in the next minor version",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self[new]
+
+    def get(self, key: str, default: object = None) -> object:
+        """As ``dict.get``, with the renamed keys' old names."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+def same_count(name: str, count: int, other: str, expected: int, unit: str = "sentences") -> None:
+    """The one check that a column has one item per sentence (or example) of the corpus, naming both.
+
+    >>> same_count("tokens", 2, "references", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: tokens has 2 sentences but references has 3
+    >>> same_count("slices", 2, "", 3, unit="values")
+    Traceback (most recent call last):
+    ...
+    ValueError: slices has 2 values but there are 3 sentences; give one per sentence
+    """
+    if count == expected:
+        return
+    if other:
+        raise ValueError(f"{name} has {count} {unit} but {other} has {expected}")
+    raise ValueError(f"{name} has {count} {unit} but there are {expected} sentences; give one per sentence")
 
 
 # ---------------------------------------------------------------------------- small shared facts

@@ -31,6 +31,7 @@ from .ner_core import (
     fbeta_array,
     fbeta_key,
     ratio,
+    score_names,
 )
 
 
@@ -349,7 +350,7 @@ def seqeval_results(row, types, derived, tokens_correct, tokens, zero_division=0
 def seqeval_results_rows(types, derived, tokens_correct, tokens, zero_division=0.0, beta=1.0):
     """The seqeval family of each count row of a batch, from their :func:`derive` values (the
     types present are the batch's) and each row's agreeing and real tokens."""
-    names = ("precision", "recall", fbeta_key(beta))
+    names = score_names(beta)
     s = derived["seqeval"]
     number = s["number"].astype(np.int64).tolist()
     per_type = s["per_type"].transpose(1, 2, 0).tolist()  # rows x present types x scores
@@ -397,7 +398,7 @@ def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, h
     ``hit_names`` (gold name, predicted name) also reports the hits, overall and per type.
     The F key is ``fbeta_key(beta)``: ``f1``, ``macro_f1``, ... for the default beta of 1.
     """
-    names = ("precision", "recall", fbeta_key(beta))
+    names = score_names(beta)
     hit_gold, hit_pred, number, predicted = (
         np.asarray(a, dtype=np.int64) for a in (hit_gold, hit_pred, number, predicted)
     )

@@ -46,7 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .ner_core import Span, SpanArrays
+from .ner_core import Span, SpanArrays, same_count
 
 SCHEMES = ("BILOU", "IO", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2")
 PREFIXES = "OBIESLU"  # a prefix's code is its index; O is 0
@@ -322,8 +322,7 @@ def check_lengths(predictions, references):
 
     Returns the sentence lengths.
     """
-    if len(predictions) != len(references):
-        raise ValueError(f"predictions has {len(predictions)} sentences but references has {len(references)}")
+    same_count("predictions", len(predictions), "references", len(references))
     try:  # fast path: lists only (``list.__len__`` rejects anything else), lengths equal
         lengths = _lengths(references, list.__len__)
         if np.array_equal(_lengths(predictions, list.__len__), lengths):

@@ -24,7 +24,7 @@ from datasets.utils.py_utils import temp_seed
 from .ner_doubt import has_doubt
 from .ner_inputs import CLASS_ID, TAG, CachedColumns, arrow_columns, as_list, check_batch, check_kind
 from .ner_model_outputs import spans_from_outputs
-from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
+from .ner_options import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
 from .ner_spans import check_entity_types, split_extras
 
 

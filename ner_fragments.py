@@ -26,7 +26,7 @@ from functools import partial
 import numpy as np
 import numpy.typing as npt
 
-from .ner_core import SpanArrays, divide, fbeta, fbeta_key
+from .ner_core import SpanArrays, prf_scores
 
 #: per side, ``{span index: ((start, end), ...)}`` of the entities of two fragments or more
 Fragments = dict[int, tuple[tuple[int, int], ...]]
@@ -225,16 +225,8 @@ def discontinuous_results(
 
 
 def _prf(found, right, number, predicted, zero_division, beta):
-    precision = divide(right, predicted, zero_division)
-    recall = divide(found, number, zero_division)
-    return {
-        "precision": precision,
-        "recall": recall,
-        fbeta_key(beta): fbeta(precision, recall, beta),
-        "correct": found,
-        "number": number,
-        "predicted": predicted,
-    }
+    scores = prf_scores(found, right, number, predicted, zero_division, beta)
+    return {**scores, "correct": found, "number": number, "predicted": predicted}
 
 
 def refuse_fragments(examples: Sequence, name: str, what: str) -> None:

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .ner_core import divide, fbeta, fbeta_key
+from .ner_core import Renamed, prf_scores, score_names
 from .ner_matching import count_rows, derive, match, seqeval_results
 
 MEASURES = ("categories", "types", "combined", "flat")
@@ -52,7 +52,7 @@ class Hierarchy(NamedTuple):
 
 def reserved_categories(beta: float = 1.0) -> frozenset[str]:
     """The names a category may not take: the coarse table's own keys (``overall_f1``, ...)."""
-    names = ("precision", "recall", fbeta_key(beta))
+    names = score_names(beta)
     averages = {f"{a}_{n}" for a in ("overall", "macro", "weighted") for n in names}
     return frozenset(averages | {"overall_accuracy"})
 
@@ -154,16 +154,12 @@ def pair_scores(
 
 def _prf(hit, gold_total, pred_total, zero_division, beta, hit_pred=None):
     hit_pred = hit if hit_pred is None else hit_pred
-    precision = divide(hit_pred, pred_total, zero_division)
-    recall = divide(hit, gold_total, zero_division)
-    return {
-        "precision": precision,
-        "recall": recall,
-        fbeta_key(beta): fbeta(precision, recall, beta),
-        "correct": float(hit) if isinstance(hit, float) else int(hit),
-        "gold": float(gold_total) if isinstance(gold_total, float) else int(gold_total),
-        "predicted": float(pred_total) if isinstance(pred_total, float) else int(pred_total),
-    }
+    return Renamed(
+        prf_scores(hit, hit_pred, gold_total, pred_total, zero_division, beta),
+        correct=float(hit) if isinstance(hit, float) else int(hit),
+        number=float(gold_total) if isinstance(gold_total, float) else int(gold_total),
+        predicted=float(pred_total) if isinstance(pred_total, float) else int(pred_total),
+    )
 
 
 def classification(

@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .ner_core import IGNORE_INDEX
+from .ner_core import IGNORE_INDEX, same_count
 from .ner_decoding import joined, tag_codes
 
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
@@ -388,8 +388,7 @@ def check_batch(predictions, references, single=False, every_tag=True):
     fast = _coded_lists(cols)  # lists of tag strings: coded, then checked and measured
     if fast is None and not single:
         cols = [c if isinstance(c, (*ARROW, np.ndarray)) else _sentences(c, n) for c, n in zip(cols, names)]
-    if len(cols[0]) != len(cols[1]):
-        raise ValueError(f"predictions has {len(cols[0])} sentences but references has {len(cols[1])}")
+    same_count("predictions", len(cols[0]), "references", len(cols[1]))
     coded = fast[0] if fast else _str_codes(cols)
     kinds = [TAG, TAG] if coded else [kind_of(c, n, single, every_tag) for c, n in zip(cols, names)]
     lengths = fast[1] if fast else [col_lengths(c) for c in cols]

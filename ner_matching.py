@@ -55,6 +55,7 @@ from .ner_core import (  # noqa: F401  (re-exported: the scores' vocabulary)
     fbeta_array,
     fbeta_key,
     ratio,
+    score_names,
     shared_length,
     side_by_side,
 )

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .ner_core import SpanArrays, fbeta_array, fbeta_key
+from .ner_core import Renamed, SpanArrays, fbeta_array, fbeta_key, prf_scores, same_count
 
 #: scenarios of a matched pair that make a prediction right, per matching
 RIGHT = {"strict": (0,), "partial": (0, 2)}
@@ -103,8 +103,7 @@ def check_token_scores(token_scores: object, lengths: npt.ArrayLike) -> npt.NDAr
             f"token_scores must be a list with one list of numbers per sentence; got {type(token_scores).__name__}"
         )
     lengths = np.asarray(lengths, dtype=np.int64)
-    if len(token_scores) != len(lengths):
-        raise ValueError(f"token_scores has {len(token_scores)} sentences but predictions has {len(lengths)}")
+    same_count("token_scores", len(token_scores), "predictions", len(lengths))
     if token_scores and set(map(type, token_scores)) == {np.ndarray}:  # a model's arrays, one per sentence
         dtypes = {row.dtype.kind for row in token_scores}
         if dtypes <= {"f", "i", "u"} and all(row.ndim == 1 for row in token_scores):
@@ -259,13 +258,13 @@ def ranking_table(
         }
     else:
         best = {"threshold": None, "precision": 0.0, "recall": 0.0, fkey: 0.0}
-    table = {
-        "average_precision": ap,
-        "average_precision_gold": ap_gold,
-        "best": best,
-        "predictions": int(len(scores)),
-        "number": int(n_gold),
-    }
+    table = Renamed(
+        average_precision=ap,
+        average_precision_gold=ap_gold,
+        best=best,
+        predicted=int(len(scores)),
+        number=int(n_gold),
+    )
     table.update(calibration(scores, right, bins))
     if with_curve:
         table["curve"] = {
@@ -311,15 +310,7 @@ def threshold_scores(
     """Precision, recall and F of the predictions scored at least ``threshold``."""
     kept = scores >= threshold
     tp, n = int(np.count_nonzero(right & kept)), int(np.count_nonzero(kept))
-    precision = tp / n if n else 0.0
-    recall = tp / n_gold if n_gold else 0.0
-    f = fbeta_array(np.array([precision]), np.array([recall]), beta)[0]
-    return {
-        "predicted": n,
-        "precision": precision,
-        "recall": recall,
-        fbeta_key(beta): 0.0 if np.isnan(f) else float(f),
-    }
+    return {"predicted": n, **prf_scores(tp, tp, n_gold, n, 0.0, beta)}
 
 
 def ranking_results(

@@ -19,11 +19,14 @@ from .ner_agreement import agreement
 from .ner_attributes import MORPHOLOGY_OUTCOMES
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
+from .ner_comparison import compare_scored
 from .ner_core import MODES
 from .ner_counts import Counts
 from .ner_decoding import SCHEMES, tags_to_spans
+from .ner_documents import document_scores
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
+from .ner_families import FAMILIES
 from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
 from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
@@ -32,24 +35,27 @@ from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
 from .ner_matching import match
 from .ner_model_outputs import spans_from_outputs
-from .ner_pipeline import (
+from .ner_options import (
     ALL_OPTIONS,
     CONFIG_OPTIONS,
+    CONFIGS,
     SPAN_CONFIGS,
     SUBGROUP_CONFIGS,
+    TAG_CONFIGS,
+    __version__,
+    card_args,
     check_options,
     check_subgroups,
-    compare_systems,
+    check_unused,
     is_default,
-    score_spans,
-    score_tags,
-    tag_corpus,
 )
+from .ner_pipeline import compare_systems, score_spans, score_tags, tag_corpus
 from .ner_planning import neyman_plan
 from .ner_progress import reporting
 from .ner_ranking import RIGHT
 from .ner_record import check_inputs, check_record, flat_results, make_record, model_index
 from .ner_scorings import DEFAULT_SCORES
+from .ner_slices import slice_results
 from .ner_spans import place_strings, placement_report
 from .ner_state import State, finalize_state, make_state
 from .ner_stratified import CI_METHODS
@@ -79,55 +85,29 @@ IOE2, IOBES, BILOU, typed or untyped). One matching of gold and predicted entiti
 SemEval-2013 modes (strict, exact, partial, type) with per-type tables whose counts add up.
 """
 
-_KWARGS_DESCRIPTION = """
+_KWARGS_DESCRIPTION = (
+    """
 Args:
     predictions (list of list of str or int): predicted tags, one list per sentence; or class
         ids (as a datasets ClassLabel column holds them) with label_names. Also a 2-D array or
         tensor, a list of 1-D arrays, or an Arrow / datasets list column.
     references (list of list of str or int): gold tags (or class ids), same shape as predictions.
         Class ids of -100 mark positions ignored on both sides (padding, sub-word pieces).
-    scheme (str or None): None (default) decodes leniently, as seqeval's default mode and
-        conlleval on IOB and IOE tags (accepts O, B-, I-, E-, S- tags and repairs ill-formed sequences). With
-        mode="strict": one of "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU", decoded like
-        seqeval's strict mode (entities that break the scheme are dropped), or "IO" (tags
-        "I-PER" or a bare type "PER"; a run of one type is one entity). Tags with no type
-        ("B", "I") are one type, "_", as in seqeval; a corpus may not mix them with typed tags.
-    mode (str or None): None (default) or "strict"; "strict" requires a scheme.
-    suffix (bool): tags carry their prefix last ("PER-B"). Default False.
-    zero_division (int): 0 (default) or 1, the value of a score whose denominator is 0.
-    beta (float): the weight of recall in every F score, a finite number > 0; default 1 (F1).
-        With another beta every "f1" key below is named for it: "f2", "overall_f0.5",
-        "macro_f2" ("f" followed by repr(float(beta)) without a trailing ".0").
-    label_names (list of str or None): the tag of each class id, for class-id input
-        (e.g. ``dataset.features["ner_tags"].feature.names``); None (default) for tags.
-    scores (list of str): the score families, any of "seqeval" (top-level keys), "muc",
-        "token", "overlap", "harem", "confusion". Default ["seqeval", "muc"].
-    types (list of str or None): score only these entity types; entities of other types are
-        dropped on both sides (and their tags count as O for overall_accuracy). A listed type
-        absent from the data is allowed (a batch may lack it) and scores zero counts. None
-        (default): every type.
-    label_map (dict of str to str or None): renames predicted types before scoring, e.g.
-        {"GEP": "LOC"} for a tagger whose label set differs from the gold's; applied before
-        types, to predictions only. Keys absent from the predictions are ignored.
-    overlap_threshold (float or None): the Dice coefficient in (0, 1] a same-type pair needs
-        in the "overlap" family; None (default) means 0.5. Only with "overlap" in scores.
-    errors (bool): add "errors", the listing of every pair per mode, and the first places
-        decoding repaired or dropped (decoding's "first"). Default False.
-    ci_resamples (int): bootstrap resamples for "intervals"; 0 (default) adds nothing.
-    confidence_level (float): in (0, 1), of "intervals" and of the stratified recall; default 0.95.
-    seed (int): seed of the bootstrap resamples (intervals, stratified "bootstrap"); default 0.
-    document_ids (list or None): one hashable id per sentence, with ci_resamples: resample
-        whole documents instead of sentences (sentences of a document are correlated).
-    type_separator (str or None): labels split into a category and a type at its first
-        occurrence ("ORGANIZACAO:SUB" with ":", Few-NERD's "person-actor" with "-"); adds
-        "hierarchy". type_hierarchy (dict or None): {fine label: category} instead.
+
+    The options (ner_options.OPTIONS declares each once; an option given another value than its
+    default that would change nothing is a ValueError naming it):
+"""
+    + card_args(CONFIGS, TAG_CONFIGS)
+    + """
 
     With the "spans" config (``evaluate.load(path, "spans")``; "spans_subgroups" adds the
     subgroups options below): predictions and references are, per example, lists of entities
     {"label": str, "start": int, "end": int} (end exclusive; token or character offsets, the
-    same unit on both sides; entities may nest and overlap). scheme, mode, suffix and
-    label_names do not apply; the scoring options above do, and:
-    texts (list of str or None): each example's text; character ends past it are an error.
+    same unit on both sides; entities may nest and overlap). The tag configs' options (scheme,
+    mode, suffix, label_names, tokens, token_scores) do not apply; the others do, and:
+"""
+    + card_args(SPAN_CONFIGS)
+    + """
     Predictions may also be model output as it comes: a token-classification pipeline's list
         of dicts (any aggregation_strategy, "none" merged by the tag grammar) or GLiNER's
         predictions; their "score" is read with "ranking" (docs/model_outputs.md).
@@ -143,16 +123,9 @@ Args:
     With the "subgroups" or "spans_subgroups" config only:
     subgroups (list of str): the subgroup (stratum) of each sentence; its gold entities are
         the items of the stratified recall.
-    subgroup_weights (dict or None): None (default: the sample's own shares, so the estimate is
-        plain recall), {subgroup: relative size} (positive numbers, any magnitude), or {subgroup: {"occurences": int,
-        "labelled": int, "positive": int}} (sizes estimated as positive * occurences /
-        labelled; the interval then includes their uncertainty).
-    ci_method (str): "wilson" (default; Jeffreys' bound near 0 and 1), "weighted_wald" (the
-        published EstNLTK formula), "stratified_wald", "korn_graubard", "bootstrap"
-        (docs/stratified-recall.md says which to use).
-    recall_mode (str): the MUC mode that credits a gold entity; "strict" (default), "exact",
-        "partial", "type" (partial matches earn 0.5 in "partial" and "type").
-    n_bootstrap (int): resamples of the "bootstrap" interval (10000).
+"""
+    + card_args(SUBGROUP_CONFIGS)
+    + """
 
 Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
@@ -197,7 +170,7 @@ Returns:
         or documents with document_ids; see docs/uncertainty.md.
     attributes (dict, span configs, when an entity carries attributes): EDS-NLP's items
         "overall" and "per_attribute" {NAME: the keys of "overall" and "per_value" {VALUE: ...}}
-        ("precision", "recall", "f1", "correct", "gold", "predicted"), and HAREM's "outcomes"
+        ("precision", "recall", "f1", "correct", "number", "predicted"), and HAREM's "outcomes"
         {NAME: "correct", "partial", "wrong", "missing", "spurious", "overspecified"}.
     doubt (dict, span configs, when the references hold doubt): what was resolved: "groups",
         "chosen" {position: count}, "vague", "references", "optional_found",
@@ -206,7 +179,7 @@ Returns:
         of its types}, "coarse" (the seqeval keys above over categories, matched again), and
         HAREM's classification measures "absolute" and "relative" (aligned pairs only), each
         with "categories", "types", "combined", "flat": "precision", "recall", "f1", "correct",
-        "gold", "predicted"; see docs/harem.md.
+        "number", "predicted"; see docs/harem.md.
     discontinuous (dict, span configs, when an entity has several fragments): Dai et al.'s
         exact-match "precision", "recall", "f1" (float), "correct", "number", "predicted" (int)
         over discontinuous entities, and "sentences" (the same over the examples holding one).
@@ -238,12 +211,15 @@ Examples:
     >>> results["stratified_recall"]["strata"]["web"]["recall"], results["stratified_recall"]["recall"]
     (0.0, 0.375)
 """
+)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class NerRecallMetric(EvaluatePatches, evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
 
+    #: the metric's version (``ner_options.__version__``; renamed result keys: docs/glossary.md)
+    VERSION = __version__
     #: the values of the ``scheme``, ``recall_mode`` and ``ci_method`` options
     SCHEMES = SCHEMES
     MODES = MODES
@@ -364,6 +340,8 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         "settings"; see docs/uncertainty.md.
         """
         options = check_options("default", compute_options)
+        own = dict(permutations=permutations, ci_resamples=ci_resamples, document_ids=document_ids)
+        check_unused("compare", "default", {**own, "confidence_level": confidence_level, "seed": seed})
         settings = check_comparison_options(
             permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
         )
@@ -405,6 +383,8 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         a target ``half_width`` of the stratified recall's interval, or the half-width a ``budget``
         buys. Returns ``{"strata": {name: {"n", "size", "weight", "recall"}}, "total", "half_width",
         ...}``; see docs/planning.md."""
+        own = dict(half_width=half_width, budget=budget, confidence_level=confidence_level)
+        check_unused("plan_benchmark", "default", own)
         return neyman_plan(pilot, population, half_width, budget, confidence_level)
 
     def find_entities(self, texts, entities):

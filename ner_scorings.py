@@ -56,7 +56,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .ner_core import divide, fbeta, fbeta_key, shared_length, union_length
+from .ner_core import prf_scores, shared_length, union_length
 from .ner_decoding import sentence_of
 from .ner_fragments import pair_overlap
 
@@ -363,10 +363,7 @@ def harem_scores(gold, pred, alignment, zero_division=0.0, beta=1.0):
     ``credit`` unless entities nest), and F-beta."""
     table = harem_counts(gold, pred, alignment)
     found, right = capped_credits(gold, pred, alignment)
-    precision = divide(right, table["actual"], zero_division)
-    recall = divide(found, table["possible"], zero_division)
-    table.update(precision=precision, recall=recall)
-    table[fbeta_key(beta)] = fbeta(precision, recall, beta)
+    table.update(prf_scores(found, right, table["possible"], table["actual"], zero_division, beta))
     return table
 
 

@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .ner_core import ENTITY_KEYS, SpanArrays
+from .ner_core import ENTITY_KEYS, SpanArrays, same_count
 from .ner_doubt import GROUP, check_doubt, has_doubt
 
 
@@ -432,12 +432,8 @@ def encode_spans(predictions, references, reserved=(), texts=None, scored=False)
     example, whose length bounds the (character) ends. ``scored``: every prediction has a
     ``"score"`` (``pred_scores``, in the sorted order of ``pred``).
     """
-    if (
-        hasattr(predictions, "__len__")
-        and hasattr(references, "__len__")
-        and len(predictions) != len(references)
-    ):
-        raise ValueError(f"predictions has {len(predictions)} examples but references has {len(references)}")
+    if hasattr(predictions, "__len__") and hasattr(references, "__len__"):
+        same_count("predictions", len(predictions), "references", len(references), "examples")
     texts = check_texts(texts, len(references) if hasattr(references, "__len__") else None)
     predictions, pred_extras = split_extras(predictions, "predictions", scored)
     references, gold_extras = split_extras(references, "references")

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import t as student_t
 
-from .ner_core import COLUMNS, check_confidence_level, check_seed, is_int
+from .ner_core import COLUMNS, check_confidence_level, check_seed, is_int, same_count
 from .ner_matching import count_rows, derive, flat_scores, present_types
 from .ner_progress import steps
 
@@ -70,10 +70,7 @@ def document_units(document_ids, n_sentences, name="document_ids"):
     if document_ids is None:
         return np.arange(n_sentences), n_sentences
     _check_id_list(document_ids, name)
-    if len(document_ids) != n_sentences:
-        raise ValueError(
-            f"{name} has {len(document_ids)} ids but there are {n_sentences} sentences; give one per sentence"
-        )
+    same_count(name, len(document_ids), "", n_sentences, unit="ids")
     index = {}
     units = np.empty(n_sentences, dtype=np.intp)
     for i, doc in enumerate(document_ids.tolist() if isinstance(document_ids, np.ndarray) else document_ids):
@@ -150,8 +147,7 @@ def check_same_layout(predictions_b, references, name="predictions_b"):
         raise ValueError(
             f"{name} must be a list of tag lists, one per sentence; got {type(predictions_b).__name__}"
         )
-    if len(predictions_b) != len(references):
-        raise ValueError(f"{name} has {len(predictions_b)} sentences but references has {len(references)}")
+    same_count(name, len(predictions_b), "references", len(references))
     for i, (pred, ref) in enumerate(zip(predictions_b, references)):
         if isinstance(pred, (str, bytes)) or not hasattr(pred, "__len__"):
             raise ValueError(f"{name}[{i}] must be a list of tags; got {type(pred).__name__}")

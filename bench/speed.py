@@ -358,7 +358,8 @@ def _touch_steps(predictions, references):
 
     sys.path.insert(0, str(ROOT))
     from ner_recall.ner_decoding import decode
-    from ner_recall.ner_pipeline import check_options, tag_corpus
+    from ner_recall.ner_options import check_options
+    from ner_recall.ner_pipeline import tag_corpus
 
     options = check_options("default", {})
     numbered = {tag: code for code, tag in enumerate(TAGS)}

@@ -57,7 +57,7 @@ def tables():
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     eds += [
-        f"| {name} | {r['correct']} | {r['gold']} | {r['predicted']} | {r['precision']:.2f} | {r['recall']:.2f} | {r['f1']:.2f} |"
+        f"| {name} | {r['correct']} | {r['number']} | {r['predicted']} | {r['precision']:.2f} | {r['recall']:.2f} | {r['f1']:.2f} |"
         for name, r in rows
     ]
     return "\n".join(lines), "\n".join(eds)

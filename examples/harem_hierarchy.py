@@ -53,7 +53,7 @@ def table():
     for scope in ("absolute", "relative"):
         for measure, s in h[scope].items():
             lines.append(
-                f"| {scope} | {measure} | {s['correct']:g} | {s['gold']:g} | {s['predicted']:g} | "
+                f"| {scope} | {measure} | {s['correct']:g} | {s['number']:g} | {s['predicted']:g} | "
                 f"{s['precision']:.4f} | {s['recall']:.4f} | {s['f1']:.4f} |"
             )
     return "\n".join(lines)

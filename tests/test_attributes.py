@@ -41,7 +41,7 @@ EDS_PRED = [
 def test_edsnlp_documented_example(spans):
     got = spans.compute(predictions=EDS_PRED, references=EDS_GOLD)["attributes"]
     # EDS-NLP's docs: micro p 0.5 r 0.67 tp 2 support 3 positives 4; neg p 0.5 r 1; carrier p 0.5 r 0.5
-    assert (got["overall"]["correct"], got["overall"]["gold"], got["overall"]["predicted"]) == (2, 3, 4)
+    assert (got["overall"]["correct"], got["overall"]["number"], got["overall"]["predicted"]) == (2, 3, 4)
     assert round(got["overall"]["f1"], 2) == 0.57
     assert (got["per_attribute"]["neg"]["precision"], got["per_attribute"]["neg"]["recall"]) == (0.5, 1.0)
     assert (got["per_attribute"]["carrier"]["precision"], got["per_attribute"]["carrier"]["recall"]) == (
@@ -103,7 +103,7 @@ def test_parity_with_edsnlp(spans, seed):
     assert ours["overall"]["recall"] == pytest.approx(theirs["micro"]["r"])
     for name in ("neg", "carrier"):
         assert ours["per_attribute"][name]["correct"] == theirs[name]["tp"]
-        assert ours["per_attribute"][name]["gold"] == theirs[name]["support"]
+        assert ours["per_attribute"][name]["number"] == theirs[name]["support"]
         assert ours["per_attribute"][name]["predicted"] == theirs[name]["positives"]
 
 
@@ -148,7 +148,7 @@ def test_per_value_counts_add_up_and_order_does_not_matter(spans):
     gold, pred = _random_docs(random.Random(9), 40)
     base = spans.compute(predictions=pred, references=gold)["attributes"]
     for row in base["per_attribute"].values():
-        for key in ("correct", "gold", "predicted"):
+        for key in ("correct", "number", "predicted"):
             assert sum(v[key] for v in row["per_value"].values()) == row[key]
     assert sum(r["correct"] for r in base["per_attribute"].values()) == base["overall"]["correct"]
     order = list(range(40))
@@ -172,7 +172,7 @@ def test_without_attributes_nothing_changes(spans):
 
 def test_types_select_the_entities_whose_attributes_count(spans):
     got = spans.compute(predictions=EDS_PRED, references=EDS_GOLD, types=["DIS"])["attributes"]
-    assert (got["overall"]["gold"], got["overall"]["predicted"]) == (2, 3)  # SYMP's neg left out
+    assert (got["overall"]["number"], got["overall"]["predicted"]) == (2, 3)  # SYMP's neg left out
 
 
 def test_attributes_travel_in_the_state(spans):

@@ -67,7 +67,7 @@ def test_types_ignore_pairs_with_a_wrong_category(spans):
     gold = [[ent("LOC:CITY", 0, 1), ent("ORG:SUB", 2, 3)]]
     pred = [[ent("LOC:CITY", 0, 1), ent("PER:GROUP", 2, 3)]]
     got = spans.compute(predictions=pred, references=gold, type_separator=":")["hierarchy"]["absolute"]
-    assert (got["types"]["correct"], got["types"]["gold"], got["types"]["predicted"]) == (1, 1, 1)
+    assert (got["types"]["correct"], got["types"]["number"], got["types"]["predicted"]) == (1, 1, 1)
 
 
 def test_flat_is_strict_over_whole_labels_and_coarse_is_strict_over_categories(spans):
@@ -88,7 +88,7 @@ def test_flat_is_strict_over_whole_labels_and_coarse_is_strict_over_categories(s
     # the aligned pairs with the whole label right are MUC's "type" mode's correct pairs (the same
     # one-to-one matching); its gold and predicted are every entity
     assert flat["correct"] == whole["muc"]["type"]["correct"]
-    assert (flat["gold"], flat["predicted"]) == (
+    assert (flat["number"], flat["predicted"]) == (
         whole["muc"]["type"]["possible"],
         whole["muc"]["type"]["actual"],
     )

@@ -1,10 +1,12 @@
 """Options: one checker for every config, run before any input is read."""
 
+import os
 import re
 
 import pytest
 
 from conftest import METRIC_PATH
+from ner_recall import ner_options
 
 OK = [["B-PER", "O"]]
 
@@ -124,3 +126,130 @@ def test_every_option_of_compute_is_declared_once_with_its_default(wrapper, metr
         if name not in ("self", "predictions", "references", "subgroups")
     }
     assert options == {name: declared[name] for name in options} and set(options) == set(declared)
+
+
+# the same rule in every method that takes options: each refuses, naming it, an option that changes nothing
+A = [["B-PER", "I-PER", "O"], ["O", "B-LOC", "O"]]
+B = [["B-PER", "O", "O"], ["O", "B-LOC", "O"]]
+METHOD_NO_EFFECT = [
+    # (method, call, the option named, what it needs)
+    ("compute", lambda m: m.compute(predictions=A, references=B, seed=3), "seed=3", "ci_resamples > 0"),
+    ("agreement", lambda m: m.agreement(annotations=[A, A], seed=3), "seed=3", "ci_resamples > 0"),
+    (
+        "agreement",
+        lambda m: m.agreement([A, B], confidence_level=0.9),
+        "confidence_level=0.9",
+        "ci_resamples",
+    ),
+    ("agreement", lambda m: m.agreement([A, B], document_ids=["a", "b"]), "document_ids=", "ci_resamples"),
+    (
+        "compare",
+        lambda m: m.compare(
+            predictions=A, predictions_b=B, references=B, ci_resamples=0, confidence_level=0.9
+        ),
+        "confidence_level=0.9",
+        "ci_resamples > 0",
+    ),
+    (
+        "compare",
+        lambda m: m.compare(predictions=A, predictions_b=B, references=B, calibration_bins=5),
+        "calibration_bins=5",
+        "'ranking' in scores",
+    ),
+    ("state", lambda m: m.state(predictions=A, references=B, seed=3), "seed=3", "ci_resamples > 0"),
+    (
+        "record",
+        lambda m: m.record(predictions=A, references=B, confidence_level=0.8),
+        "confidence_level=0.8",
+        "ci_resamples",
+    ),
+    ("trainer", lambda m: m.trainer_compute_metrics(["O", "B-PER"], seed=3), "seed=3", "ci_resamples > 0"),
+]
+
+
+@pytest.mark.parametrize(
+    "method, call, name, needs", METHOD_NO_EFFECT, ids=[f"{m}-{n}" for m, _, n, _ in METHOD_NO_EFFECT]
+)
+def test_every_method_refuses_an_option_that_changes_nothing(metric, method, call, name, needs):
+    with pytest.raises(
+        ValueError, match=re.escape(name) + ".*changes nothing here: it needs .*" + re.escape(needs)
+    ):
+        call(metric)
+    assert metric.compute(predictions=A, references=B)["overall_f1"] == 0.5  # still usable
+
+
+METHOD_EFFECT = [
+    lambda m: m.agreement([A, B], seed=3, ci_resamples=20, confidence_level=0.9, document_ids=["a", "b"]),
+    lambda m: m.compare(
+        predictions=A, predictions_b=B, references=B, ci_resamples=0, seed=3, permutations=10
+    ),
+    lambda m: m.compare(predictions=A, predictions_b=B, references=B, ci_resamples=20, confidence_level=0.9),
+    lambda m: m.plan_benchmark({"a": (10, 8)}, {"a": 100}, budget=20, confidence_level=0.9),
+]
+
+
+@pytest.mark.parametrize("call", METHOD_EFFECT)
+def test_every_method_accepts_an_option_with_what_it_needs(metric, call):
+    call(metric)
+
+
+@pytest.mark.parametrize("method", ["compute", "compare", "agreement", "state", "plan_benchmark"])
+def test_the_options_of_each_method_are_those_of_the_table(metric, method):
+    """Each method's own keywords carry the table's defaults; the table lists no option it lacks."""
+    import inspect
+
+    function = type(metric)._compute if method == "compute" else getattr(type(metric), method)
+    inputs = {
+        "self",
+        "predictions",
+        "predictions_b",
+        "references",
+        "subgroups",
+        "annotations",
+        "pilot",
+        "population",
+    }
+    signature = {
+        name: p.default
+        for name, p in inspect.signature(function).parameters.items()
+        if name not in inputs and p.kind is not p.VAR_KEYWORD
+    }
+    table = {name: o.default_of(method) for name, o in ner_options.OPTIONS.items() if method in o.methods}
+    assert list(signature) == list(table) if method == "compute" else signature == table
+
+
+def test_the_card_and_the_readme_list_the_options_of_the_table(metric):
+    """The card's Args and the README's options table are written from the table: none drifts."""
+    from conftest import ROOT
+
+    card = metric.inputs_description
+    for name in ner_options.COMPUTE_OPTIONS:
+        assert ner_options.card_option(name) in card, name
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    block = re.search(r"<!-- options -->\n(.*?)\n<!-- /options -->", readme, re.S).group(1)
+    assert block == ner_options.options_table()
+
+
+def _with_threshold(threshold):
+    return {"ranking": {"fingerprint": "f", "strict": {"best": {"threshold": threshold}}}}
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), 5.0, -float("inf"), True, "0.5", -0.1])
+def test_threshold_from_refuses_a_threshold_that_is_no_score(threshold):
+    options = {"scores": ["ranking"], "threshold_from": _with_threshold(threshold)}
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "threshold_from['ranking']['strict']['best']['threshold'] must be a score in [0, 1]; got"
+        ),
+    ):
+        ner_options.check_options("spans", options)
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.5, 1, 1.0])
+def test_threshold_from_takes_a_score(threshold):
+    options = {"scores": ["ranking"], "threshold_from": _with_threshold(threshold)}
+    assert ner_options.check_options("spans", options).ranking["threshold_from"]["threshold"] == float(
+        threshold
+    )

@@ -142,7 +142,7 @@ def test_expected_calibration_error_is_the_direct_sum(spans_metric, bins):
 def test_per_type_tables_split_the_predictions(spans_metric):
     gold, pred = scored_corpus(7)
     out = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"])["ranking"]["strict"]
-    assert sum(t["predictions"] for t in out["per_type"].values()) == out["predictions"]
+    assert sum(t["predicted"] for t in out["per_type"].values()) == out["predicted"]
     assert sum(t["number"] for t in out["per_type"].values()) == out["number"]
     for name, table in out["per_type"].items():
         kept = [[e for e in p if e["label"] == name] for p in pred]

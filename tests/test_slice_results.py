@@ -277,3 +277,27 @@ def test_the_docs_table_is_the_bench_output():
         re.search(r"<!-- slices-bench -->\n(.*?)\n<!-- /slices-bench -->", page, re.S).group(1).splitlines()
     )
     assert len(written) > 2 and shown == written
+
+
+# ids that would merge two groups (True == 1) or split one (NaN equals nothing) are refused, naming the place
+MERGING_IDS = [
+    ("default", dict(slices=[1, True]), "slices[1] is True beside int values (slices[0] is 1)"),
+    ("default", dict(slices={"k": [0, False]}), "slices['k'][1] is False beside int values"),
+    ("default", dict(slices=[float("nan"), 1]), "slices[0] is nan"),
+    ("default", dict(document_ids=[1, True]), "document_ids[1] is True beside int values"),
+    ("default", dict(document_ids=["a", float("nan")]), "document_ids[1] is nan; an id must equal itself"),
+    ("compare", dict(document_ids=[0, False]), "document_ids[1] is False beside int values"),
+    ("agreement", dict(document_ids=[float("nan"), 1], ci_resamples=10), "document_ids[0] is nan"),
+]
+
+
+@pytest.mark.parametrize("method, options, message", MERGING_IDS, ids=[m for _, _, m in MERGING_IDS])
+def test_ids_that_would_merge_or_split_groups_are_refused(metric, method, options, message):
+    two = [["B-PER", "O"], ["O", "B-LOC"]]
+    call = {
+        "default": lambda: metric.compute(predictions=two, references=two, **options),
+        "compare": lambda: metric.compare(predictions=two, predictions_b=two, references=two, **options),
+        "agreement": lambda: metric.agreement([two, two], **options),
+    }[method]
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()
