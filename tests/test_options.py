@@ -241,7 +241,7 @@ def test_threshold_from_refuses_a_threshold_that_is_no_score(threshold):
     with pytest.raises(
         ValueError,
         match=re.escape(
-            "threshold_from['ranking']['strict']['best']['threshold'] must be a score in [0, 1]; got"
+            "threshold_from: results['ranking']['strict']['best']['threshold'] must be a number in [0, 1]; got"
         ),
     ):
         ner_options.check_options("spans", options)
