@@ -371,12 +371,41 @@ def card_args(*configs: tuple[str, ...]) -> str:
     return "\n".join(card_option(name) for name, o in COMPUTE_OPTIONS.items() if o.configs in configs)
 
 
+#: the rows of the README's options table: options that go together, every option of ``compute`` once
+README_ROWS = (
+    ("scheme", "mode", "suffix", "label_names"),
+    ("zero_division", "beta"),
+    ("scores", "types", "label_map"),
+    ("overlap_threshold", "errors"),
+    ("ci_resamples", "confidence_level", "seed", "document_ids"),
+    ("slices", "buckets", "tokens", "train_entities"),
+    ("token_scores", "calibration_bins", "threshold_from", "threshold_on_scored_set"),
+    ("type_separator", "type_hierarchy"),
+    ("texts",),
+    ("subgroup_weights", "ci_method", "recall_mode", "n_bootstrap"),
+)
+assert sorted(n for row in README_ROWS for n in row) == sorted(COMPUTE_OPTIONS), "each option in one row"
+
+
 def options_table() -> str:
     """The README's table of ``compute``'s options (``bench/options_table.py`` writes it there)."""
-    lines = ["| option | default | configs | meaning |", "|---|---|---|---|"]
-    for name, o in COMPUTE_OPTIONS.items():
-        needs = f"; changes nothing without {o.needs.words}" if o.needs else ""
-        lines.append(f"| `{name}` | `{_shown(o.default)}` | {CONFIG_WORDS[o.configs]} | {o.doc}{needs} |")
+    lines = ["| options | defaults | configs | meaning |", "|---|---|---|---|"]
+    for row in README_ROWS:
+        options = [OPTIONS[name] for name in row]
+        names = ", ".join(f"`{o.name}`" for o in options)
+        defaults = ", ".join(f"`{_shown(o.default)}`" for o in options)
+        words = {CONFIG_WORDS[o.configs] for o in options}
+        configs = (
+            words.pop()
+            if len(words) == 1
+            else "all; "
+            + ", ".join(f"`{o.name}`: {CONFIG_WORDS[o.configs]}" for o in options if o.configs != CONFIGS)
+        )
+        meaning = "; ".join(
+            f"`{o.name}`: {o.doc}" + (f" (changes nothing without {o.needs.words})" if o.needs else "")
+            for o in options
+        )
+        lines.append(f"| {names} | {defaults} | {configs} | {meaning} |")
     return "\n".join(lines)
 
 
