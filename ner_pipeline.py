@@ -216,6 +216,7 @@ OPTIONS = {
     ),
     "type_separator": Option(None, CONFIGS),
     "type_hierarchy": Option(None, CONFIGS),
+    "convention": Option(None, CONFIGS),
 }
 ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
 #: the options of each config, with their defaults

@@ -45,6 +45,14 @@ from .ner_planning import neyman_plan
 from .ner_ranking import RIGHT
 from .ner_record import check_inputs, check_record, flat_results, make_record, model_index
 from .ner_scorings import DEFAULT_SCORES
+from .ner_signature import (
+    options_from_signature,
+    read_convention,
+    refuse_convention_in_state,
+    signed,
+    state_options,
+    with_convention,
+)
 from .ner_spans import place_strings, placement_report
 from .ner_state import State, finalize_state, make_state
 from .ner_stratified import CI_METHODS
@@ -149,6 +157,10 @@ Args:
         "partial", "type" (partial matches earn 0.5 in "partial" and "type").
     n_bootstrap (int): resamples of the "bootstrap" interval (10000).
 
+    convention (str or None): the options of a classic scorer, "conlleval" (its IOBES reading and
+        accuracy line too; adds "convention"), "seqeval", "seqscore", "nervaluate", "hipe";
+        None (default): none. See docs/signature.md.
+
 Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
         "precision", "recall", "f1" (float) and "number" (int, gold entities of the type).
@@ -209,6 +221,9 @@ Returns:
         "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
         entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",
         "recall", "weight", "ci_low", "ci_high"}.
+    signature (str): one line of at most 120 characters naming every option that moves a number
+        (``metric.options_from_signature`` gives them back; docs/signature.md).
+    convention (dict, with convention="conlleval"): "name" and "report", the script's printout.
 
 Examples:
     >>> import evaluate
@@ -314,26 +329,26 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         threshold_on_scored_set=False,
         type_separator=None,
         type_hierarchy=None,
+        convention=None,
     ):
         given = locals()
-        options = check_options(
-            self.config_name,
-            {
-                name: given[name]
-                for name, default in ALL_OPTIONS.items()
-                if not is_default(given[name], default)
-            },
-        )
+        chosen = {
+            name: given[name] for name, default in ALL_OPTIONS.items() if not is_default(given[name], default)
+        }
+        options = check_options(self.config_name, with_convention(self.config_name, chosen))
+        predictions, references, finish = read_convention(chosen, predictions, references, as_list)
         subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
         if self.config_name in SUBGROUP_CONFIGS:
             check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
         if self.config_name in SPAN_CONFIGS:
-            return score_spans(predictions, references, options, subgroups)
-        if len(references) == 0:
+            results = score_spans(predictions, references, options, subgroups)
+        elif len(references) == 0:
             raise ValueError("no sentences: predictions and references are empty")
-        return score_tags(tag_corpus(predictions, references, options), options, subgroups)[0]
+        else:
+            results = finish(score_tags(tag_corpus(predictions, references, options), options, subgroups)[0])
+        return signed(results, self.config_name, chosen, ALL_OPTIONS)
 
     def compare(
         self,
@@ -384,12 +399,14 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         before it), with ``compute``'s options. Merge states with ``+`` (an empty ``State()`` is the
         identity), send them as ``state.to_bytes()`` / ``State.from_bytes``, then ``finalize``.
         See docs/state.md."""
+        refuse_convention_in_state(options)
         return make_state(self.config_name, predictions, references, first_sentence, subgroups, **options)
 
     def finalize(self, state):
         """``compute``'s results on the merged partitions of ``state`` (sentences 0 to n - 1), the
         same to the bit as one ``compute`` on the whole corpus with the same options."""
-        return finalize_state(self.config_name, state)
+        results = finalize_state(self.config_name, state)
+        return signed(results, self.config_name, state_options(state), ALL_OPTIONS)
 
     #: the state class, for an empty state and ``State.from_bytes``
     State = State
@@ -524,3 +541,10 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """
         check_options(self.config_name, options)
         return make_compute_metrics(self.compute, label_names, options, input_names=self._feature_names())
+
+    def options_from_signature(self, signature: str, **data: object) -> dict:
+        """The options of a result's ``signature``, ready for ``compute(**options)`` (the same
+        numbers, to the bit). Options signed by a hash only (per-sentence data such as
+        ``document_ids``, ``texts``, ``slices``; long lists) are given again in ``data`` and
+        checked against it. See docs/signature.md."""
+        return options_from_signature(signature, self.config_name, ALL_OPTIONS, data)
