@@ -23,6 +23,7 @@ from .ner_evaluate import EvaluatePatches
 from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
 from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
+from .ner_golds import gold_differences, score_golds
 from .ner_harem import read_harem
 from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
@@ -37,9 +38,6 @@ from .ner_pipeline import (
     check_subgroups,
     compare_systems,
     is_default,
-    score_spans,
-    score_tags,
-    tag_corpus,
 )
 from .ner_planning import neyman_plan
 from .ner_ranking import RIGHT
@@ -47,8 +45,8 @@ from .ner_record import check_inputs, check_record, flat_results, make_record, m
 from .ner_scorings import DEFAULT_SCORES
 from .ner_signature import (
     options_from_signature,
-    read_convention,
     refuse_convention_in_state,
+    scored,
     signed,
     state_options,
     with_convention,
@@ -336,19 +334,12 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             name: given[name] for name, default in ALL_OPTIONS.items() if not is_default(given[name], default)
         }
         options = check_options(self.config_name, with_convention(self.config_name, chosen))
-        predictions, references, finish = read_convention(chosen, predictions, references, as_list)
         subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
         if self.config_name in SUBGROUP_CONFIGS:
             check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
-        if self.config_name in SPAN_CONFIGS:
-            results = score_spans(predictions, references, options, subgroups)
-        elif len(references) == 0:
-            raise ValueError("no sentences: predictions and references are empty")
-        else:
-            results = finish(score_tags(tag_corpus(predictions, references, options), options, subgroups)[0])
-        return signed(results, self.config_name, chosen, ALL_OPTIONS)
+        return scored(self.config_name, predictions, references, chosen, ALL_OPTIONS, subgroups, options)
 
     def compare(
         self,
@@ -548,3 +539,20 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         ``document_ids``, ``texts``, ``slices``; long lists) are given again in ``data`` and
         checked against it. See docs/signature.md."""
         return options_from_signature(signature, self.config_name, ALL_OPTIONS, data)
+
+    def compute_golds(self, *, predictions, references: dict, texts=None, **options) -> dict:
+        """A system against several golds at once, ``references={"conll03": ..., "cleanconll": ...}``
+        (a method, not ``compute``: evaluate's batches take one gold per sentence). Each gold scored
+        as ``compute`` would ("golds"), each outcome split into under every gold / disputed
+        ("split", "predictions", "disputed"), each gold against each ("gold_vs_gold"). Golds of
+        different tokenizations: every side as ``{"tokens": ..., "tags": ...}``, aligned on the
+        characters of ``texts`` (one str per document) or of the tokens. See docs/golds.md."""
+        return score_golds(self.config_name, predictions, references, texts, options, ALL_OPTIONS)
+
+    def gold_differences(self, gold_a, gold_b, texts=None, **options) -> dict:
+        """What ``gold_b`` changes in ``gold_a``: "counts" {kind: {type pair: n}} (type_changed,
+        boundary_changed, removed, added), "changes" (each with its unit and sentence), and the
+        exact-match precision, recall and F1 of ``gold_b`` against ``gold_a``. Golds as in
+        ``compute_golds``; ``options``: decoding (scheme, mode, suffix, convention), types,
+        label_map. See docs/golds.md."""
+        return gold_differences(self.config_name, gold_a, gold_b, texts, options)

@@ -30,6 +30,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .ner_inputs import as_list
+from .ner_pipeline import SPAN_CONFIGS, check_options, score_spans, score_tags, tag_corpus
 from .ner_state import State, check_whole, merged_columns
 
 #: the metric's version, first in every signature: a change of any default or rule bumps it
@@ -458,3 +460,26 @@ def refuse_convention_in_state(options: Mapping[str, Any]) -> None:
             f"convention={name!r} is not read by state: give its options instead"
             + (f" ({ {k: v for k, v in preset.items() if k != 'suffix'} })" if preset else "")
         )
+
+
+def scored(
+    config: str,
+    predictions: Any,
+    references: Any,
+    chosen: Mapping[str, Any],
+    table: Mapping[str, Any],
+    subgroups: Any = None,
+    options: Any = None,
+) -> dict[str, Any]:
+    """``compute``'s results, signed, for the options ``chosen`` (those not at their default);
+    ``options``: ``chosen`` already checked (``check_options``), if they were."""
+    if options is None:
+        options = check_options(config, with_convention(config, chosen))
+    predictions, references, finish = read_convention(chosen, predictions, references, as_list)
+    if config in SPAN_CONFIGS:
+        results = score_spans(predictions, references, options, subgroups)
+    elif len(references) == 0:
+        raise ValueError("no sentences: predictions and references are empty")
+    else:
+        results = finish(score_tags(tag_corpus(predictions, references, options), options, subgroups)[0])
+    return signed(results, config, chosen, table)
