@@ -191,11 +191,15 @@ def _entries(given: Mapping[str, Any], table: Mapping[str, Any]) -> list[list[An
     return entries
 
 
-def _line(head: str, entries: list[list[Any]], group: list[list[Any]]) -> str:
+def _line(head: str, entries: list[list[Any]], group: list[list[Any]], table: Mapping[str, Any]) -> str:
     parts = [head] + [f"{c}:{t}" if t is not None else f"{c}#{value_hash(v)}" for _, c, t, v in entries]
     if group:
+        digest = value_hash([v for _, _, _, v in group])
         codes = "+".join(c for _, c, _, _ in group)
-        parts.append(f"#{codes}:{value_hash([v for _, _, _, v in group])}")
+        if sum(map(len, parts)) + len(parts) + len(codes) + len(digest) + 2 > MAX_LENGTH:
+            names = list(table)  # the last resort: the group's options as bits of the table's order
+            codes = "@" + format(sum(1 << names.index(n) for n, _, _, _ in group), "x")
+        parts.append(f"#{codes}:{digest}")
     return "|".join(parts)
 
 
@@ -207,7 +211,7 @@ def signature(config: str, given: Mapping[str, Any], table: Mapping[str, Any]) -
     if config not in ("spans", "spans_subgroups"):  # entities, not tags: no decoding
         head += "|" + _decoding(given)
     entries, group = _entries(given, table), []
-    while len(line := _line(head, entries, group)) > MAX_LENGTH:
+    while len(line := _line(head, entries, group, table)) > MAX_LENGTH:
         spelled = [e for e in entries if e[2] is not None and e[0] not in ALWAYS]
         if spelled:
             max(spelled, key=lambda e: len(e[2]))[2] = None
@@ -221,6 +225,11 @@ def signature(config: str, given: Mapping[str, Any], table: Mapping[str, Any]) -
 
 
 def _names_of(codes: str, by_code: Mapping[str, str], sig: str) -> list[str]:
+    if codes.startswith("@") and re.match(r"[0-9a-f]+\Z", codes[1:]):
+        bits, names = int(codes[1:], 16), list(by_code.values())
+        if bits >> len(names):
+            raise ValueError(f"signature {sig!r}: the group {codes!r} names options the table does not have")
+        return [name for i, name in enumerate(names) if bits >> i & 1]
     names = [by_code.get(code) for code in codes.split("+")]
     if None in names:
         raise ValueError(f"signature {sig!r}: unknown option code in {codes!r}")
@@ -389,6 +398,20 @@ def _fb1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r > 0 else 0.0
 
 
+def _report_types(per_type: Mapping[str, Any]) -> list[str]:
+    """The script's list of types: gold types and found types, sorted, a repeat dropped unless
+    the type before is false for Perl ("" or "0": an untyped corpus prints its line twice)."""
+    keys = sorted(
+        [k for k, t in per_type.items() if t["possible"]] + [k for k, t in per_type.items() if t["actual"]]
+    )
+    out: list[str] = []
+    for kind in keys:
+        last = out[-1] if out else None
+        if last is None or last in ("_", "0") or last != kind:
+            out.append(kind)
+    return out
+
+
 def conlleval_report(muc_strict: Mapping[str, Any], tokens: int, tokens_correct: int) -> str:
     """What conlleval.pl prints, from the strict MUC counts (same arithmetic, in percent)."""
     gold, found, correct = muc_strict["possible"], muc_strict["actual"], muc_strict["correct"]
@@ -399,10 +422,8 @@ def conlleval_report(muc_strict: Mapping[str, Any], tokens: int, tokens_correct:
             f"accuracy: {_pct(tokens_correct, tokens):6.2f}%; precision: {p:6.2f}%; "
             f"recall: {r:6.2f}%; FB1: {_fb1(p, r):6.2f}\n"
         )
-    for kind in sorted(muc_strict["per_type"]):
+    for kind in _report_types(muc_strict["per_type"]):
         t = muc_strict["per_type"][kind]
-        if not t["possible"] and not t["actual"]:
-            continue
         p, r = _pct(t["correct"], t["actual"]), _pct(t["correct"], t["possible"])
         name = "" if kind == "_" else kind
         lines.append(
