@@ -209,16 +209,16 @@ def _where_differs(
     token = max(int(np.searchsorted(starts, at, side="right")) - 1, 0)
     sentence = max(int(np.searchsorted(sentences, token, side="right")) - 1, 0)
     in_sentence = token - int(sentences[min(sentence, len(sentences) - 1)])
-    document, offset = 0, at
+    place = f"document 0, character {at} (of the tokens' characters, whitespace left out)"
     if layout is not None and len(layout.document):
         k = min(at, len(layout.document) - 1)
-        document, offset = int(layout.document[k]), int(layout.offset[k]) + (at > k)
+        place = f"document {int(layout.document[k])}, character {int(layout.offset[k]) + (at > k)}"
     side = "the predictions" if name == PREDICTIONS else f"gold {name!r}"
     ours = repr(stream[at]) if at < len(stream) else "the end"
     theirs = repr(reference[at]) if at < len(reference) else "the end"
     word = repr(tokens[token]) if token < len(tokens) else "past the last token"
     return ValueError(
-        f"{side} does not align with {against}: document {document}, character {offset}: "
+        f"{side} does not align with {against}: {place}: "
         f"{ours} in {name!r} (its sentence {sentence}, token {in_sentence}: {word}), {theirs} in {against} "
         "(the texts differ beyond tokenization)"
     )
