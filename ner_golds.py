@@ -90,12 +90,16 @@ def _check_form(name: str, side: Any) -> tuple[list, list | None]:
     tokens, tags = as_list(side["tokens"]), as_list(side["tags"])
     if len(tokens) != len(tags):
         raise ValueError(f"{name}: {len(tokens)} sentences of tokens but {len(tags)} of tags")
-    for s, (tok, tag) in enumerate(zip(tokens, tags)):
-        if len(tok) != len(tag):
-            raise ValueError(f"{name}: sentence {s} has {len(tok)} tokens but {len(tag)} tags")
-        for t, token in enumerate(tok):
-            if not isinstance(token, str):
-                raise ValueError(f"{name}: sentence {s} token {t} must be a str; got {token!r}")
+    if list(map(len, tokens)) != list(map(len, tags)):
+        s = next(i for i, (tok, tag) in enumerate(zip(tokens, tags)) if len(tok) != len(tag))
+        raise ValueError(f"{name}: sentence {s} has {len(tokens[s])} tokens but {len(tags[s])} tags")
+    try:
+        "".join(map("".join, tokens))  # in C: a TypeError when a token is not a str
+    except TypeError:
+        s, t = next(
+            (s, t) for s, tok in enumerate(tokens) for t, x in enumerate(tok) if not isinstance(x, str)
+        )
+        raise ValueError(f"{name}: sentence {s} token {t} must be a str; got {tokens[s][t]!r}")
     return tags, tokens
 
 
@@ -188,7 +192,9 @@ def _first_difference(a: str, b: str) -> int:
 def char_starts(tokens: list) -> tuple[str, np.ndarray, np.ndarray]:
     """(the side's characters without whitespace, each token's first character, sentence starts
     as token positions)."""
-    flat = [_SPACE.sub("", t) for sentence in tokens for t in sentence]
+    flat = [t for sentence in tokens for t in sentence]
+    if _SPACE.search("".join(flat)):  # a token holding whitespace (rare): its characters only
+        flat = [_SPACE.sub("", t) for t in flat]
     lengths = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
     starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     sentences = np.concatenate([[0], np.cumsum([len(s) for s in tokens])]).astype(np.int64)
@@ -367,7 +373,7 @@ def differences(a: set, b: set) -> list[dict[str, Any]]:
         if over:
             o = over[0]
             changes.append({"kind": "boundary_changed", "pair": _pair(e[1], o[1]), "a": e, "b": o})
-            paired_b.update(x for x in over if x in only_b)
+            paired_b.update(x for x in over if x not in a)
         else:
             changes.append({"kind": "removed", "pair": e[1], "a": e, "b": None})
     a_all: dict[int, list] = defaultdict(list)
@@ -449,10 +455,8 @@ def _aligned(forms: Mapping[str, tuple], texts: Any, given: Mapping[str, Any]) -
     }
     n_units = len(bounds) - 1
     first_tokens = [t for s in forms[first][1] for t in s]
-    token_unit = np.searchsorted(bounds, placed[first][0][:-1], side="right") - 1
-    words: list[list[str]] = [[] for _ in range(n_units)]
-    for u, t in zip(token_unit.tolist(), first_tokens):
-        words[u].append(t)
+    # the first token of each unit in the first side (units start where its sentences start)
+    cut = np.searchsorted(placed[first][0][:-1], bounds, side="left").tolist()
     several = {}
     for name, (starts, sentences) in placed.items():
         unit_of = np.searchsorted(bounds, starts[sentences[:-1]], side="right") - 1
@@ -464,7 +468,9 @@ def _aligned(forms: Mapping[str, tuple], texts: Any, given: Mapping[str, Any]) -
         "units_of_several_sentences": several,
     }
     texts_of = unit_texts(bounds, layout if texts is not None else Layout(stream, None, None, bounds), texts)
-    return Prepared(entities, True, n_units, texts_of, lambda u: " ".join(words[u]), alignment)
+    return Prepared(
+        entities, True, n_units, texts_of, lambda u: " ".join(first_tokens[cut[u] : cut[u + 1]]), alignment
+    )
 
 
 def prepare(sides: Mapping[str, Any], texts: Any, given: Mapping[str, Any]) -> Prepared:

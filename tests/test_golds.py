@@ -276,3 +276,15 @@ def test_gold_differences_reads_decoding_options_and_types_only(metric):
         metric.gold_differences(CONLL03, PLUS, ci_resamples=10)
     only_loc = metric.gold_differences(CONLL03, PLUS, types=["LOC"])
     assert only_loc["counts"] == {"removed": {"LOC": 2}}
+
+
+def test_the_speed_table_in_the_docs_is_the_benchmark_output():
+    import os
+
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "bench", "golds.md"), encoding="utf-8") as f:
+        table = [line for line in f.read().splitlines() if line.startswith("|")]
+    with open(os.path.join(ROOT, "docs", "golds.md"), encoding="utf-8") as f:
+        block = f.read().split("<!-- golds -->\n")[1].split("<!-- /golds -->")[0].splitlines()
+    assert block == table

@@ -454,3 +454,26 @@ def test_every_result_of_compute_and_finalize_is_signed(metric):
     assert (
         metric.finalize(state)["signature"] == whole["signature"] == "nrm1.0|dec:lenient|zd:0|b:1.0|s:2|ci:5"
     )
+
+
+def docs_block(page: str, name: str) -> list[str]:
+    with open(os.path.join(ROOT, "docs", page), encoding="utf-8") as f:
+        text = f.read()
+    return text.split(f"<!-- {name} -->\n")[1].split(f"<!-- /{name} -->")[0].splitlines()
+
+
+def test_the_discrepancy_table_in_the_docs_is_the_benchmark_output():
+    with open(os.path.join(ROOT, "bench", "conventions.md"), encoding="utf-8") as f:
+        table = [line for line in f.read().splitlines() if line.startswith("|")]
+    assert docs_block("signature.md", "conventions") == table
+
+
+def test_the_discrepancy_benchmark_reproduces_its_table(metric):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import conventions
+
+    with open(os.path.join(ROOT, "bench", "conventions.md"), encoding="utf-8") as f:
+        rows = [line for line in f.read().splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == len(conventions.rows(metric))
+    for row, (source, option, name, base, other) in zip(rows, conventions.rows(metric)):
+        assert row.endswith(f"| {base:.4f} | {other:.4f} | {other - base:+.4f} |"), source
