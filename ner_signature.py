@@ -24,11 +24,14 @@ tags as ``conlleval.pl`` does (:func:`conlleval_spans`: a chunk starts and ends 
 script's report, accuracy line included (:func:`conlleval_report`).
 """
 
+import array
 import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from .ner_inputs import as_list
 from .ner_pipeline import SPAN_CONFIGS, check_options, score_spans, score_tags, tag_corpus
@@ -92,7 +95,7 @@ def plain(value: Any) -> Any:
     """A value as JSON-able data (arrays, Arrow columns, tuples and sets made lists), for a hash."""
     if hasattr(value, "to_pylist"):
         return value.to_pylist()
-    if hasattr(value, "tolist"):
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
         return value.tolist()
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
@@ -112,9 +115,48 @@ def _slices_form(value: Any) -> Any:
 CANONICAL: dict[str, Callable[[Any], Any]] = {"slices": _slices_form}
 
 
+def _json_default(value: Any) -> Any:
+    """What json cannot write itself: arrays, Arrow columns, numpy scalars, sets (else the repr)."""
+    converted = plain(value)
+    return repr(value) if converted is value else converted
+
+
+_LONG = 1000
+_KINDS = {"i": np.int64, "u": np.int64, "b": np.int64, "f": np.float64}
+
+
+def _flat_bytes(value: Any) -> bytes | None:
+    """A long flat list, tuple or array of strings or numbers as bytes, marked by its kind (in C:
+    a million document ids hash in a fraction of the time json takes); None for anything else."""
+    if not isinstance(value, (list, tuple, np.ndarray)) or len(value) < _LONG:
+        return None
+    try:
+        return f"U{len(value)}:".encode() + "\x00".join(value).encode("utf-8", "surrogatepass")
+    except TypeError:  # not all strings
+        pass
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1 or value.dtype.kind not in _KINDS:
+            return None
+        kind = "f" if value.dtype.kind == "f" else "i"
+        return f"{kind}{len(value)}:".encode() + value.astype(_KINDS[value.dtype.kind]).tobytes()
+    for kind, code in (("i", "q"), ("f", "d")):  # array refuses a float as an int, and a str
+        try:
+            return f"{kind}{len(value)}:".encode() + array.array(code, value).tobytes()
+        except (TypeError, OverflowError):
+            continue
+    return None
+
+
 def value_hash(value: Any) -> str:
-    """The short hash a signature gives a value that it cannot spell out."""
-    text = json.dumps(plain(value), sort_keys=True, separators=(",", ":"), default=repr)
+    """The short hash a signature gives a value that it cannot spell out (lists, tuples, arrays
+    and Arrow columns of the same values hash alike)."""
+    flat = _flat_bytes(value)
+    if flat is not None:
+        return hashlib.sha256(flat).hexdigest()[:_HASH]
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=_json_default)
+    except TypeError:  # keys json cannot sort or write (mixed, tuples)
+        text = json.dumps(plain(value), sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:_HASH]
 
 

@@ -477,3 +477,23 @@ def test_the_discrepancy_benchmark_reproduces_its_table(metric):
     assert len(rows) == len(conventions.rows(metric))
     for row, (source, option, name, base, other) in zip(rows, conventions.rows(metric)):
         assert row.endswith(f"| {base:.4f} | {other:.4f} | {other - base:+.4f} |"), source
+
+
+@pytest.mark.parametrize("n", [3, 5000])
+def test_a_column_hashes_alike_as_list_tuple_or_array_and_apart_when_values_differ(n):
+    import numpy as np
+
+    ints = [i // 7 for i in range(n)]
+    assert S.value_hash(ints) == S.value_hash(tuple(ints)) == S.value_hash(np.array(ints))
+    floats = [i / 2 for i in range(n)]
+    assert S.value_hash(floats) == S.value_hash(np.array(floats))
+    others = [
+        [float(i) for i in ints],
+        [str(i) for i in ints],
+        ints[:-1] + [ints[-1] + 1],
+        ints[:-1],
+        [str(i) for i in ints[:-1]] + [ints[-1]],
+    ]
+    hashes = {S.value_hash(ints)} | {S.value_hash(o) for o in others}
+    assert len(hashes) == 1 + len(others)
+    assert S.value_hash([f"d{i}" for i in ints]) == S.value_hash(np.array([f"d{i}" for i in ints]))
