@@ -153,8 +153,8 @@ class Layout(NamedTuple):
     document and offset of each stream character."""
 
     stream: str
-    document: np.ndarray | None
-    offset: np.ndarray | None
+    document: np.ndarray  # empty without texts
+    offset: np.ndarray
     doc_starts: np.ndarray  # stream position where each document starts
 
 
@@ -467,7 +467,11 @@ def _aligned(forms: Mapping[str, tuple], texts: Any, given: Mapping[str, Any]) -
         "sides": {n: {"sentences": len(p[1]) - 1, "tokens": len(p[0]) - 1} for n, p in placed.items()},
         "units_of_several_sentences": several,
     }
-    texts_of = unit_texts(bounds, layout if texts is not None else Layout(stream, None, None, bounds), texts)
+    texts_of = unit_texts(
+        bounds,
+        layout if texts is not None else Layout(stream, np.zeros(0, np.int64), np.zeros(0, np.int64), bounds),
+        texts,
+    )
     return Prepared(
         entities, True, n_units, texts_of, lambda u: " ".join(first_tokens[cut[u] : cut[u + 1]]), alignment
     )

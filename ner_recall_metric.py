@@ -540,7 +540,9 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         checked against it. See docs/signature.md."""
         return options_from_signature(signature, self.config_name, ALL_OPTIONS, data)
 
-    def compute_golds(self, *, predictions, references: dict, texts=None, **options) -> dict:
+    def compute_golds(
+        self, *, predictions: object, references: dict, texts: object = None, **options: object
+    ) -> dict:
         """A system against several golds at once, ``references={"conll03": ..., "cleanconll": ...}``
         (a method, not ``compute``: evaluate's batches take one gold per sentence). Each gold scored
         as ``compute`` would ("golds"), each outcome split into under every gold / disputed
@@ -549,7 +551,9 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         characters of ``texts`` (one str per document) or of the tokens. See docs/golds.md."""
         return score_golds(self.config_name, predictions, references, texts, options, ALL_OPTIONS)
 
-    def gold_differences(self, gold_a, gold_b, texts=None, **options) -> dict:
+    def gold_differences(
+        self, gold_a: object, gold_b: object, texts: object = None, **options: object
+    ) -> dict:
         """What ``gold_b`` changes in ``gold_a``: "counts" {kind: {type pair: n}} (type_changed,
         boundary_changed, removed, added), "changes" (each with its unit and sentence), and the
         exact-match precision, recall and F1 of ``gold_b`` against ``gold_a``. Golds as in

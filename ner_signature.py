@@ -45,7 +45,6 @@ CODES: dict[str, str] = {
     "scheme": "sch",
     "mode": "md",
     "suffix": "sfx",
-    "label_names": "ln",
     "zero_division": "zd",
     "beta": "b",
     "scores": "sc",
@@ -74,9 +73,10 @@ CODES: dict[str, str] = {
     "type_hierarchy": "th",
     "convention": "cv",
 }
-#: options declared not to move any number (none today: ``errors`` lists places, and is signed
-#: so that a result is reproduced key for key)
-NEUTRAL: frozenset[str] = frozenset()
+#: options declared not to move any number: ``label_names`` reads class ids as the tags they name
+#: (the tags decide the numbers: ids with their names score as the tags). ``errors`` lists places
+#: without moving a number, but is signed so that a result is reproduced key for key.
+NEUTRAL: frozenset[str] = frozenset(["label_names"])
 #: options shown even at their default
 ALWAYS = ("beta", "zero_division")
 #: options always given as data, never spelled out (one value per sentence, or a whole result)
@@ -226,7 +226,7 @@ def _entries(given: Mapping[str, Any], table: Mapping[str, Any]) -> list[list[An
     """[name, code, text or None (hashed), value] of each option the signature names, in table order."""
     entries = []
     for name, default in table.items():
-        if name in ("scheme", "mode") or (name not in given and name not in ALWAYS):
+        if name in ("scheme", "mode") or name in NEUTRAL or (name not in given and name not in ALWAYS):
             continue
         value = CANONICAL.get(name, lambda v: v)(given.get(name, default))
         entries.append([name, CODES.get(name, name), None if name in DATA else spell(value), value])
@@ -252,7 +252,7 @@ def signature(config: str, given: Mapping[str, Any], table: Mapping[str, Any]) -
     head = f"nrm{METRIC_VERSION}" + ("" if config == "default" else f"/{config}")
     if config not in ("spans", "spans_subgroups"):  # entities, not tags: no decoding
         head += "|" + _decoding(given)
-    entries, group = _entries(given, table), []
+    entries, group = _entries(given, table), []  # type: list[list[Any]], list[list[Any]]
     while len(line := _line(head, entries, group, table)) > MAX_LENGTH:
         spelled = [e for e in entries if e[2] is not None and e[0] not in ALWAYS]
         if spelled:
@@ -272,10 +272,10 @@ def _names_of(codes: str, by_code: Mapping[str, str], sig: str) -> list[str]:
         if bits >> len(names):
             raise ValueError(f"signature {sig!r}: the group {codes!r} names options the table does not have")
         return [name for i, name in enumerate(names) if bits >> i & 1]
-    names = [by_code.get(code) for code in codes.split("+")]
-    if None in names:
+    names = [by_code[code] for code in codes.split("+") if code in by_code]
+    if len(names) != len(codes.split("+")):
         raise ValueError(f"signature {sig!r}: unknown option code in {codes!r}")
-    return names  # type: ignore[return-value]
+    return names
 
 
 def _given_again(names: list[str], data: Mapping[str, Any], digest: str, sig: str) -> dict[str, Any]:
@@ -339,10 +339,11 @@ def options_from_signature(
                 options.update(_given_again([name], data, m.group(3), sig))
         else:
             raise ValueError(f"signature {sig!r}: cannot read {part!r}")
-    extra = sorted(set(data) - set(options))
+    extra = sorted(set(data) - set(options) - NEUTRAL)
     if extra:
         raise ValueError(f"{extra[0]} is given but the signature {sig!r} does not name it")
-    return {k: v for k, v in options.items() if not (type(v) is type(table[k]) and v == table[k])}
+    chosen = {k: v for k, v in options.items() if not (type(v) is type(table[k]) and v == table[k])}
+    return {**chosen, **{k: v for k, v in data.items() if k in NEUTRAL}}
 
 
 # ---------------------------------------------------------------------------- conventions
