@@ -19,7 +19,7 @@ the entities are scored as character spans in their unit (the "spans" config's s
 
 >>> from ner_recall import ner_golds
 >>> golds = {"a": [["B-LOC", "O", "B-PER"]], "b": [["B-ORG", "O", "B-PER"]]}
->>> d = ner_golds.gold_differences(golds["a"], golds["b"])
+>>> d = ner_golds.gold_differences("default", golds["a"], golds["b"], None, {})
 >>> d["counts"], d["f1"]
 ({'type_changed': {'LOC->ORG': 1}}, 0.5)
 """

@@ -356,6 +356,9 @@ CONVENTIONS: dict[str, dict[str, Any]] = {
     "nervaluate": {"scores": ["muc"]},
     "hipe": {"scores": ["muc"]},
 }
+#: the configs whose conventions are these (another config, e.g. one for generated output, may
+#: give ``convention`` values of its own and read them itself)
+OWN_CONFIGS = ("default", "subgroups", "spans", "spans_subgroups")
 #: conventions that read tags (not the span configs' entities)
 TAG_CONVENTIONS = ("conlleval", "seqscore")
 
@@ -364,7 +367,7 @@ def with_convention(config: str, given: Mapping[str, Any]) -> dict[str, Any]:
     """The options ``given`` with those of their ``convention`` added; a ``ValueError`` when an
     option given contradicts the convention or the convention does not fit the config."""
     name = given.get("convention")
-    if name is None:
+    if name is None or config not in OWN_CONFIGS:  # another config reads its own conventions
         return dict(given)
     if not isinstance(name, str) or name not in CONVENTIONS:
         raise ValueError(f"convention must be one of {sorted(CONVENTIONS)}; got {name!r}")
