@@ -373,14 +373,21 @@ def differences(a: set, b: set) -> list[dict[str, Any]]:
         if over:
             o = over[0]
             changes.append({"kind": "boundary_changed", "pair": _pair(e[1], o[1]), "a": e, "b": o})
-            paired_b.update(x for x in over if x not in a)
+            paired_b.add(o)
         else:
             changes.append({"kind": "removed", "pair": e[1], "a": e, "b": None})
     a_all: dict[int, list] = defaultdict(list)
     for e in a:
         a_all[e[0]].append(e)
     for o in only_b:
-        if o not in paired_b and not any(e[2] < o[3] and o[2] < e[3] for e in a_all[o[0]]):
+        if o in paired_b:
+            continue
+        over = [e for e in a_all[o[0]] if e[2] < o[3] and o[2] < e[3]]
+        if over:  # it overlaps an entity of a that has its match elsewhere
+            changes.append(
+                {"kind": "boundary_changed", "pair": _pair(over[0][1], o[1]), "a": over[0], "b": o}
+            )
+        else:
             changes.append({"kind": "added", "pair": o[1], "a": None, "b": o})
     changes.sort(key=lambda c: _order(c["a"] or c["b"]))
     return changes

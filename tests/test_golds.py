@@ -194,6 +194,16 @@ def test_differences_mirror_and_a_gold_equals_itself(metric, seed):
     assert same["changes"] == [] and same["f1"] == (1.0 if same["entities"]["a"] else 0.0)
 
 
+def test_every_entity_outside_the_other_gold_is_listed_once(metric):
+    a = [["B-PER", "I-PER", "O", "O"]]
+    b = [["B-PER", "B-LOC", "I-LOC", "O"]]  # PER shortened, a LOC overlapping a's PER
+    d = metric.gold_differences(a, b)
+    listed_a = [c["a"] for c in d["changes"] if c["a"] is not None]
+    listed_b = [c["b"] for c in d["changes"] if c["b"] is not None]
+    assert ["PER", 0, 2] in listed_a and ["PER", 0, 1] in listed_b and ["LOC", 1, 3] in listed_b
+    assert d["counts"] == {"boundary_changed": {"PER->LOC": 1, "PER->PER": 1}}
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_splitting_a_token_into_characters_keeps_every_entity(metric, seed):
     rng = random.Random(seed)
