@@ -382,6 +382,14 @@ def test_conlleval_convention_prints_what_the_script_prints(metric, tmp_path_fac
     references, predictions = alphabet_corpus(seed, prefixes, types)
     results = metric.compute(predictions=predictions, references=references, convention="conlleval")
     assert results["convention"]["report"] == run_conlleval(script, references, predictions)
+    assert f"accuracy: {100 * results['overall_accuracy']:6.2f}%" in results["convention"]["report"]
+
+
+def test_conlleval_accuracy_is_over_the_tags_as_given(metric):
+    results = metric.compute(
+        predictions=[["B-PER", "I-PER"]], references=[["B-PER", "E-PER"]], convention="conlleval"
+    )
+    assert results["overall_accuracy"] == 0.5 and results["overall_f1"] == 1.0
 
 
 def test_conlleval_reads_iobes_as_the_script_and_differs_from_the_default(metric, tmp_path_factory):
