@@ -79,6 +79,8 @@ RESERVED_KEYS = frozenset(
         "discontinuous",
         "attributes",
         "doubt",
+        "signature",
+        "convention",
     ]
     + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
     + ["overall_accuracy"]

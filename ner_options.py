@@ -303,6 +303,12 @@ OPTIONS = {
             "{fine label: category} instead of type_separator; adds 'hierarchy'",
         ),
         Option(
+            "convention",
+            "str or None",
+            None,
+            "the options of a classic scorer whose numbers to reproduce: 'conlleval' (its IOBES reading and printout, adds 'convention'), 'seqeval', 'seqscore', 'nervaluate', 'hipe' (docs/signature.md)",
+        ),
+        Option(
             "permutations",
             "int",
             10_000,
@@ -383,6 +389,7 @@ README_ROWS = (
     ("type_separator", "type_hierarchy"),
     ("texts",),
     ("subgroup_weights", "ci_method", "recall_mode", "n_bootstrap"),
+    ("convention",),
 )
 assert sorted(n for row in README_ROWS for n in row) == sorted(COMPUTE_OPTIONS), "each option in one row"
 

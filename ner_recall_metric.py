@@ -30,6 +30,7 @@ from .ner_families import FAMILIES
 from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
 from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
+from .ner_golds import gold_differences, score_golds
 from .ner_harem import read_harem
 from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
@@ -55,6 +56,14 @@ from .ner_progress import reporting
 from .ner_ranking import RIGHT
 from .ner_record import check_inputs, check_record, flat_results, make_record, model_index
 from .ner_scorings import DEFAULT_SCORES
+from .ner_signature import (
+    options_from_signature,
+    refuse_convention_in_state,
+    scored,
+    signed,
+    state_options,
+    with_convention,
+)
 from .ner_slices import slice_results
 from .ner_spans import place_strings, placement_report
 from .ner_state import State, finalize_state, make_state
@@ -187,6 +196,9 @@ Returns:
         "standard_error", "confidence_level" (float), "method", "mode" (str), "n" (int, gold
         entities), "correct" (float, their credit) and "strata" {SUBGROUP: "n", "correct",
         "recall", "weight", "ci_low", "ci_high"}.
+    signature (str): one line of at most 120 characters naming every option that moves a number
+        (``metric.options_from_signature`` gives them back; docs/signature.md).
+    convention (dict, with convention="conlleval"): "name" and "report", the script's printout.
 
 Examples:
     >>> import evaluate
@@ -295,26 +307,19 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         threshold_on_scored_set=False,
         type_separator=None,
         type_hierarchy=None,
+        convention=None,
     ):
         given = locals()
-        options = check_options(
-            self.config_name,
-            {
-                name: given[name]
-                for name, default in ALL_OPTIONS.items()
-                if not is_default(given[name], default)
-            },
-        )
+        chosen = {
+            name: given[name] for name, default in ALL_OPTIONS.items() if not is_default(given[name], default)
+        }
+        options = check_options(self.config_name, with_convention(self.config_name, chosen))
         subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
         if self.config_name in SUBGROUP_CONFIGS:
             check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
-        if self.config_name in SPAN_CONFIGS:
-            return score_spans(predictions, references, options, subgroups)
-        if len(references) == 0:
-            raise ValueError("no sentences: predictions and references are empty")
-        return score_tags(tag_corpus(predictions, references, options), options, subgroups)[0]
+        return scored(self.config_name, predictions, references, chosen, ALL_OPTIONS, subgroups, options)
 
     def compare(
         self,
@@ -367,12 +372,14 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         before it), with ``compute``'s options. Merge states with ``+`` (an empty ``State()`` is the
         identity), send them as ``state.to_bytes()`` / ``State.from_bytes``, then ``finalize``.
         See docs/state.md."""
+        refuse_convention_in_state(options)
         return make_state(self.config_name, predictions, references, first_sentence, subgroups, **options)
 
     def finalize(self, state):
         """``compute``'s results on the merged partitions of ``state`` (sentences 0 to n - 1), the
         same to the bit as one ``compute`` on the whole corpus with the same options."""
-        return finalize_state(self.config_name, state)
+        results = finalize_state(self.config_name, state)
+        return signed(results, self.config_name, state_options(state), ALL_OPTIONS)
 
     #: the state class, for an empty state and ``State.from_bytes``
     State = State
@@ -516,3 +523,31 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         to ``callback(fraction_done, description)``, instead of a terminal bar; the callback may raise
         to cancel the work between steps (see ``ner_progress``)."""
         return reporting(callback)
+
+    def options_from_signature(self, signature: str, **data: object) -> dict:
+        """The options of a result's ``signature``, ready for ``compute(**options)`` (the same
+        numbers, to the bit). Options signed by a hash only (per-sentence data such as
+        ``document_ids``, ``texts``, ``slices``; long lists) are given again in ``data`` and
+        checked against it. See docs/signature.md."""
+        return options_from_signature(signature, self.config_name, ALL_OPTIONS, data)
+
+    def compute_golds(
+        self, *, predictions: object, references: dict, texts: object = None, **options: object
+    ) -> dict:
+        """A system against several golds at once, ``references={"conll03": ..., "cleanconll": ...}``
+        (a method, not ``compute``: evaluate's batches take one gold per sentence). Each gold scored
+        as ``compute`` would ("golds"), each outcome split into under every gold / disputed
+        ("split", "predictions", "disputed"), each gold against each ("gold_vs_gold"). Golds of
+        different tokenizations: every side as ``{"tokens": ..., "tags": ...}``, aligned on the
+        characters of ``texts`` (one str per document) or of the tokens. See docs/golds.md."""
+        return score_golds(self.config_name, predictions, references, texts, options, ALL_OPTIONS)
+
+    def gold_differences(
+        self, gold_a: object, gold_b: object, texts: object = None, **options: object
+    ) -> dict:
+        """What ``gold_b`` changes in ``gold_a``: "counts" {kind: {type pair: n}} (type_changed,
+        boundary_changed, removed, added), "changes" (each with its unit and sentence), and the
+        exact-match precision, recall and F1 of ``gold_b`` against ``gold_a``. Golds as in
+        ``compute_golds``; ``options``: decoding (scheme, mode, suffix, convention), types,
+        label_map. See docs/golds.md."""
+        return gold_differences(self.config_name, gold_a, gold_b, texts, options)
