@@ -1,6 +1,6 @@
 """The signature on every result, its round trip, and the conventions against the real scorers.
 
-The signature is driven by the options table (``ner_pipeline.ALL_OPTIONS``): every option is
+The signature is driven by the options table (``ner_options.ALL_OPTIONS``): every option is
 signed or declared neutral; two different option sets give two signatures; the options read
 back from a signature (with per-sentence data given again) reproduce the result to the bit.
 Each convention is checked against its scorer run live: perl's conlleval.pl (``CONLLEVAL_PL``,
@@ -19,7 +19,8 @@ import pytest
 
 from conftest import ROOT
 from ner_recall import ner_signature as S
-from ner_recall.ner_pipeline import ALL_OPTIONS, CONFIG_OPTIONS, OPTIONS
+from ner_recall.ner_options import ALL_OPTIONS, CONFIG_OPTIONS
+from ner_recall.ner_options import COMPUTE_OPTIONS as OPTIONS
 
 TYPES = ("PER", "LOC", "ORG", "MISC")
 
