@@ -110,7 +110,7 @@ def _svg_interval(frame, y, s, colour, stroke):
 
 
 #: px per character of a 12 px label, generous (capitals and wide letters): labels never clip
-CHAR_WIDTH = 8
+CHAR_WIDTH = 9
 
 
 def label_width(names: list[str], least: int = 60) -> int:

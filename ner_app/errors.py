@@ -27,7 +27,7 @@ def browse_errors(
 ) -> list[tuple[str, dict]]:
     """The listed pairs of ``mode`` with ``outcome`` (or every outcome but correct) whose gold or
     predicted type is ``type_name``: [(outcome, entry)] in sentence order."""
-    listing = state["results"]["errors"][mode]
+    listing = state["results"].get("errors", {}).get(mode, {})
     outcomes = [o for o in VOCAB.OUTCOMES if o != "correct"] if outcome == NOT_CORRECT else [outcome]
     found = [
         (o, e)
@@ -93,6 +93,9 @@ def show_page(
     page box shows the page drawn."""
     if not state:
         return 1, ""
+    if "errors" not in state["results"]:
+        note = "No error listing: it reads contiguous entities only, and these files hold discontinuous ones (docs/discontinuous.md)."
+        return 1, f'<p class="error-count" data-count="0">{note}</p>'
     found = browse_errors(state, mode, outcome, type_name)
     pages = page_count(found)
     page = min(max(1, int(page or 1) + step), pages)

@@ -334,6 +334,14 @@ def files_view(
         state = score_uploads(gold, pred, pred_b, decoding, suffix, resamples, slices, file_format, progress)
     except Exception as error:  # noqa: BLE001 -- shown in the page
         return failed_outputs(error)
+    try:
+        return shown_outputs(state, download)
+    except Exception as error:  # noqa: BLE001 -- a drawing bug shown in the page, never a blank "Error"
+        return failed_outputs(error)
+
+
+def shown_outputs(state: dict, download: bool) -> tuple:
+    """The Files tab's outputs drawn from its state (see files_view)."""
     results = state["results"]
     types = [ALL_TYPES, *sorted(results["muc"]["strict"]["per_type"])]
     comparison = comparison_frame(state)
