@@ -330,6 +330,9 @@ CSS = """
 .type-f1 + .legend, .legend {font-size: 12px; opacity: .8;}
 .legend span {margin-right: 12px;} .legend i {display: inline-block; width: 10px; height: 10px; margin-right: 4px;}
 .heatmap-scroll {overflow-x: auto; max-width: 100%;}
+.type-f1, .bucket-f1 {max-width: 860px; display: block;}
+.recall-plot {max-width: 980px; display: block;}
+.ranking {max-width: 900px; display: block;}
 .heatmap {border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums;}
 .heatmap th, .heatmap td {padding: 5px 8px; border: 1px solid var(--border-color-primary); text-align: center;}
 .heatmap thead th.col {writing-mode: vertical-rl; transform: rotate(180deg); text-align: left;

@@ -230,6 +230,7 @@ def score_two(
         raise ValueError(
             metric().locate(str(error), inputs_b if "predictions_b" in str(error) else inputs)
         ) from None
-    if slices is not None and ci_resamples:  # each slice's own interval, as compute gives it for one system
-        out["a"]["slices"] = score(inputs, tag_options, slices, ci_resamples)["slices"]
+    if ci_resamples:  # each slice's and bucket's own interval, as compute gives them for one system
+        alone = score(inputs, tag_options, slices, ci_resamples)
+        out["a"].update({k: alone[k] for k in ("slices", "buckets") if k in alone})
     return out["a"], out["b"], out

@@ -4,11 +4,12 @@ the metric's own message. The browser drives the same functions in test_app_brow
 import csv
 import html
 import json
+import os
 import re
 
 import pytest
 
-from ner_app import about, agreement, charts, common, compare, examples, files
+from ner_app import about, agreement, charts, common, compare, examples, files, uploads
 from ner_app import errors as browser
 from ner_app import stratified as strat
 from ner_recall import ner_files
@@ -806,3 +807,266 @@ def test_files_tab_names_a_wrong_format_choice():
     path = os.path.join(common.ROOT, "tests", "data", "formats", "doccano.jsonl")
     shown = files.files_view(path, path, None, LENIENT, False, 0, file_format="conllu")
     assert "Cannot score these files" in shown[0] and shown[-1] is None
+
+
+# ---------------------------------------------------------------------------- hostile and careless uploads
+
+HOSTILE = 'x" onmouseover="alert(1)'
+
+
+def attribute_names(fragment):
+    """Every attribute name of every element of an HTML fragment, as a browser parses it."""
+    from html.parser import HTMLParser
+
+    names = set()
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            names.update(name for name, _ in attrs)
+
+    Collect().feed(fragment)
+    return names
+
+
+def test_every_value_reaching_html_is_escaped(tmp_path):
+    """A type name holding markup, through every drawing of the Files tab: no live attribute."""
+    line = {"id": 1, "text": "Ada met Bob.", "label": [[0, 3, HOSTILE], [8, 11, "PER"]]}
+    path = tmp_path / f"{HOSTILE}.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    shown = files.files_view(str(path), str(path), None, LENIENT, False, 0, file_format="doccano")
+    assert shown[0] == ""
+    drawn = "".join(x for x in shown if isinstance(x, str))
+    assert HOSTILE not in drawn and html.escape(HOSTILE) in drawn
+    assert attribute_names(drawn) and not {a for a in attribute_names(drawn) if a.startswith("on")}
+    assert common.attrs(data_x=HOSTILE) == ' data-x="x&quot; onmouseover=&quot;alert(1)"'
+    grid = common.sentence_grid_html(
+        ["<b>"], [(HOSTILE, 0, 1)], [], {HOSTILE: "#000"}, focus=[(HOSTILE, 0, 1)]
+    )
+    assert "<b><b>" not in grid and "&lt;b&gt;" in grid and HOSTILE not in grid
+
+
+@pytest.mark.parametrize(
+    "files_, message",
+    [
+        ({"doc.ann": "T1\tPER 0 3\tAda\n"}, "upload doc.txt together with doc.ann"),
+        ({"a.conll": "x O\n", "b.conll": "x O\n"}, "one file per slot (2 given: a.conll, b.conll)"),
+    ],
+)
+def test_an_upload_slot_takes_one_file_or_brat_pairs(tmp_path, files_, message):
+    paths = []
+    for name, text in files_.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        paths.append(str(tmp_path / name))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        uploads.gather(paths, "gold")
+
+
+def test_brat_as_a_pair_or_a_zip_scores_like_its_folder(tmp_path):
+    import zipfile
+
+    brat = common.ROOT / "tests" / "data" / "formats" / "brat"
+    pair = [str(brat / "doc1.ann"), str(brat / "doc1.txt")]
+    archive = tmp_path / "brat.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for p in pair:
+            z.write(p, "nested/" + os.path.basename(p))  # folders inside are flattened
+    by_pair = files.score_uploads(pair, pair)["results"]
+    by_zip = files.score_uploads([str(archive)], pair)["results"]
+    expected = common.metric("spans").compute(**ner_files.read_pair(str(brat), str(brat)).compute_inputs())
+    assert by_pair["overall_f1"] == by_zip["overall_f1"] == expected["overall_f1"] == 1.0
+    assert uploads.gather(pair, "gold").name == "doc1.ann"
+
+
+def test_a_zip_is_bounded_before_it_is_extracted(tmp_path, monkeypatch):
+    import zipfile
+
+    archive = tmp_path / "big.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("a.conll", "x O\n" * 1000)
+    monkeypatch.setattr(uploads, "ZIP_BYTES", 100)
+    with pytest.raises(
+        ValueError,
+        match=r"big.zip holds 1 files, 4,000 bytes uncompressed; at most 10,000 files and 100 bytes",
+    ):
+        uploads.gather([str(archive)], "gold")
+    (tmp_path / "not.zip").write_bytes(b"PK no zip")
+    with pytest.raises(ValueError, match="not.zip is not a zip archive"):
+        uploads.gather([str(tmp_path / "not.zip")], "gold")
+
+
+def test_errors_name_the_uploaded_file_not_the_server_folder(tmp_path):
+    bad = tmp_path / "broken.conll"
+    bad.write_text("EU B-ORG\nrejects O O\n", encoding="utf-8")
+    error = files.files_view([str(bad)], [PRED_A], None, LENIENT, False, 0)[0]
+    assert "broken.conll line 2" in error and "ner_app_upload_" not in error and str(tmp_path) not in error
+
+
+def test_a_missing_optional_package_is_named_with_its_install_line():
+    error = ModuleNotFoundError("No module named 'spacy'", name="spacy")
+    box = common.error_html(error, "Cannot score these files")
+    assert "optional package spacy" in box and "pip install spacy" in box and "a bug" not in box
+    try:
+        import spacy  # noqa: F401
+    except ImportError:  # the real reader, as a user without spaCy meets it
+        path = common.example_dir() / "corpus.spacy"
+        path.write_bytes(b"\x00")
+        shown = files.files_view([str(path)], [str(path)], None, LENIENT, False, 0)[0]
+        assert "pip install spacy" in shown and "failed unexpectedly" not in shown
+
+
+def test_the_page_box_shows_the_page_drawn():
+    state = files_view(GOLD, PRED_A)["state"]
+    pages = browser.page_count(browser.browse_errors(state))
+    assert browser.show_page(state, "strict", browser.NOT_CORRECT, browser.ALL_TYPES, 999)[0] == pages
+    assert browser.show_page(state, "strict", browser.NOT_CORRECT, browser.ALL_TYPES, -3)[0] == 1
+
+
+def test_two_errors_of_a_sentence_make_two_cards_that_differ(tmp_path):
+    gold, pred = tmp_path / "g.conll", tmp_path / "p.conll"
+    gold.write_text("Anna B-PER\nmet O\nBob B-PER\nin O\nRiga B-LOC\n", encoding="utf-8")
+    pred.write_text("Anna B-LOC\nmet O\nBob O\nin O\nRiga B-LOC\n", encoding="utf-8")
+    page = browser.errors_html(files_view(str(gold), str(pred))["state"])
+    cards = re.findall(r'<div class="error-card".*?(?=<div class="error-card"|$)', page, re.S)
+    assert len(cards) == 2 and cards[0] != cards[1]
+    assert all(card.count("ner-focus") in (1, 2) for card in cards)
+    assert (
+        "gold PER <i>Anna</i> → predicted LOC <i>Anna</i>" in cards[0] and "gold PER <i>Bob</i>" in cards[1]
+    )
+
+
+def test_the_example_menu_follows_the_user():
+    assert compare.example_boxes(examples.FIRST_EXAMPLE) == examples.example_fields(examples.FIRST_EXAMPLE)
+    skipped = compare.example_boxes(compare.OWN_SENTENCE)
+    assert len(skipped) == 3 and all(not isinstance(x, str) for x in skipped)
+
+
+def label_studio_export(tmp_path, annotations):
+    tasks = [
+        {
+            "id": 1,
+            "data": {"text": "Ada met Bob."},
+            "annotations": [
+                {
+                    "id": k,
+                    "completed_by": k,
+                    "was_cancelled": False,
+                    "result": [
+                        {
+                            "id": f"{k}{i}",
+                            "from_name": "label",
+                            "to_name": "text",
+                            "type": "labels",
+                            "value": {"start": s, "end": e, "labels": [label]},
+                        }
+                        for i, (s, e, label) in enumerate(spans)
+                    ],
+                }
+                for k, spans in enumerate(annotations, 1)
+            ],
+        }
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    return str(path)
+
+
+def test_one_label_studio_export_of_two_annotators_is_accepted(tmp_path):
+    path = label_studio_export(tmp_path, [[(0, 3, "PER"), (8, 11, "PER")], [(0, 3, "PER"), (8, 11, HOSTILE)]])
+    error, _, table, picker, listing, state = agreement.agreement_view([path], LENIENT, False, 0)
+    assert error == ""
+    assert state["names"] == ["export.json #1", "export.json #2"]
+    assert picker.choices == [("export.json #1 / export.json #2", "0-1")]
+    assert "<td>export.json #1 / export.json #2</td>" in table
+    assert "<b>export.json #1</b> and <b>export.json #2</b>" in listing and HOSTILE not in listing
+    expected = common.metric("spans").agreement(
+        [
+            [[{"label": "PER", "start": 0, "end": 3}, {"label": "PER", "start": 8, "end": 11}]],
+            [[{"label": "PER", "start": 0, "end": 3}, {"label": HOSTILE, "start": 8, "end": 11}]],
+        ]
+    )
+    assert state["agreement"] == expected
+    one = label_studio_export(tmp_path, [[(0, 3, "PER")]])
+    assert "holds one annotator" in agreement.agreement_view([one], LENIENT, False, 0)[0]
+
+
+def test_the_agreement_tab_shows_the_metrics_value_error(monkeypatch):
+    class Refusing:
+        def agreement(self, *args, **kwargs):
+            raise ValueError("annotations[1] marks no entity")
+
+    monkeypatch.setattr(agreement, "metric", lambda config_name="default": Refusing())
+    error = agreement.agreement_view(examples.example_annotation_files(), LENIENT, False, 0)[0]
+    assert "annotations[1] marks no entity" in error and "a bug" not in error
+
+
+@pytest.mark.xfail(
+    reason="ner_agreement raises IndexError when an annotator marks no entity (issue 37), not a ValueError",
+    strict=False,
+)
+def test_an_annotator_with_no_entity_is_not_called_a_bug(tmp_path):
+    paths = []
+    for name, tags in (("a.conll", "B-PER O"), ("b.conll", "O O")):
+        (tmp_path / name).write_text("\n".join(f"w{i} {t}" for i, t in enumerate(tags.split())) + "\n")
+        paths.append(str(tmp_path / name))
+    assert "failed unexpectedly" not in agreement.agreement_view(paths, LENIENT, False, 0)[0]
+
+
+def test_two_systems_show_each_slices_interval(tmp_path):
+    n = len(ner_files.read_pair(GOLD, PRED_A).references)
+    path = tmp_path / "genre.txt"
+    path.write_text("\n".join("news" if i % 2 else "web" for i in range(n)) + "\n")
+    shown = files_view(GOLD, PRED_A, PRED_B, slices=str(path), resamples=100)
+    alone = common.metric().compute(
+        **ner_files.read_pair(GOLD, PRED_A).compute_inputs(),
+        slices=[*path.read_text().split()],
+        ci_resamples=100,
+    )
+    for value, r in alone["slices"]["slice"]["values"].items():
+        low, high = r["intervals"]["overall_f1"]
+        assert f"{r['overall_f1']:.4f} [{low:.4f}, {high:.4f}]" in shown["slices"]
+    compared = shown["state"]["comparison"]["slices"]["slice"]["values"]
+    for value, c in compared.items():
+        low, high = c["intervals"]["overall_f1"]
+        assert f"{c['difference']['overall_f1']:+.4f} [{low:+.4f}, {high:+.4f}]" in shown["slices"]
+
+
+def test_harem_names_fit_the_chart():
+    folder = common.ROOT / "tests" / "data" / "harem"
+    results = files_view(str(folder / "gold.txt"), str(folder / "system.txt"))["state"]["results"]
+    svg = charts.type_f1_svg(results)
+    left = int(
+        re.search(r'<text x="(\d+)" y="[\d.]+" text-anchor="end" font-weight="600" class="type-name"', svg)[1]
+    )
+    longest = max(results["muc"]["strict"]["per_type"], key=len)
+    assert left >= charts.CHAR_WIDTH * len(longest)
+    heat = charts.heatmap_html(results)
+    assert (
+        heat.count('class="col"') == len(results["muc"]["strict"]["per_type"]) + 1
+    )  # the types and "missed"
+
+
+def test_the_metric_compares_two_systems_with_each_systems_intervals(metric):
+    inputs = ner_files.read_pair(GOLD, PRED_A)
+    b = ner_files.read_second_predictions(inputs, PRED_B)
+    out = metric.compare_with_intervals(
+        predictions=inputs.predictions,
+        predictions_b=b.predictions,
+        references=inputs.references,
+        system_resamples=50,
+        ci_resamples=50,
+        permutations=50,
+    )
+    plain = metric.compare(
+        predictions=inputs.predictions,
+        predictions_b=b.predictions,
+        references=inputs.references,
+        ci_resamples=50,
+        permutations=50,
+    )
+    assert out["table"] == plain["table"]
+    low, high = out["a"]["intervals"]["overall_f1"]
+    assert low <= out["a"]["overall_f1"] <= high and "intervals" not in plain["a"]
+    read = metric.read_systems(GOLD, PRED_A, PRED_B)
+    assert [r.predictions for r in read] == [inputs.predictions, b.predictions]
+    assert metric.locate("invalid tag at predictions[0][1]", inputs).endswith("(pred_a.conll line 4)")
+    assert metric.FILE_FORMATS and "correct" in metric.OUTCOMES and "positive" in metric.SIZE_KEYS
