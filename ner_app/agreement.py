@@ -20,6 +20,7 @@ from .common import (
     esc,
     metric,
     sentence_grid_html,
+    span_text,
 )
 from .examples import example_annotation_files
 from .uploads import Upload, is_spans, scrubbed, upload_paths
@@ -144,15 +145,14 @@ def disagreement_card(state: dict, d: dict, pair: tuple[int, int], colours: dict
     names = [state["names"][i], state["names"][j]]
     tokens = state["tokens"][s]
     kind = esc(d["kind"])
-    head = f'<div class="error-head"><span class="pill seg-{kind}">{kind}</span> sentence {s + 1}'
+    marks = " → ".join(f"{esc(name)} {span_text(e, tokens)}" for name, e in zip(names, (d["a"], d["b"])) if e)
+    head = (
+        f'<div class="error-head"><span class="pill seg-{kind}">{kind}</span> sentence {s + 1}'
+        f'<span class="error-pair">{marks}</span></div>'
+    )
     card = f'<div class="error-card" data-kind="{kind}" data-sentence="{s}">'
     if isinstance(tokens, str):
-        marks = " / ".join(
-            f"{esc(name)} {esc(e[0])} <i>{esc(tokens[e[1] : e[2]])}</i>"
-            for name, e in zip(names, (d["a"], d["b"]))
-            if e
-        )
-        return f'{card}{head}<span class="error-pair">{marks}</span></div></div>'
+        return f"{card}{head}</div>"
     start = min(e[1] for e in (d["a"], d["b"]) if e)
     end = max(e[2] for e in (d["a"], d["b"]) if e)
     grid = sentence_grid_html(
@@ -164,7 +164,7 @@ def disagreement_card(state: dict, d: dict, pair: tuple[int, int], colours: dict
         window=(max(0, start - CONTEXT), min(len(tokens), end + CONTEXT)),
         sides=(names[0], names[1]),
     )
-    return f"{card}{head}</div>{grid}</div>"
+    return f"{card}{head}{grid}</div>"
 
 
 def disagreements_html(state: dict | None, pair: str | None = None) -> str:

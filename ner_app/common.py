@@ -160,7 +160,9 @@ def sentence_grid_html(
     focus = set(focus)
     cells = []
     for row, label, spans in ((1, sides[0], gold_spans), (3, sides[1], pred_spans)):
-        cells.append(f'<div class="ner-side" style="grid-row:{row}">{esc(label)}</div>')
+        cells.append(
+            f"<div{attrs(class_='ner-side', style=f'grid-row:{row}', title=label)}>{esc(label)}</div>"
+        )
         for s in spans:
             start, end = max(s[1], first), min(s[2], stop)
             if start < end:
@@ -176,7 +178,7 @@ def sentence_grid_html(
             f"<div{attrs(class_=css, style=style)}>{under[0]}<b>{esc(tokens[i])}</b>{under[1]}</div>"
         )
     return (
-        f'<div class="ner-scroll"><div class="ner-grid" style="grid-template-columns:6rem '
+        f'<div class="ner-scroll"><div class="ner-grid" style="grid-template-columns:minmax(5rem,max-content) '
         f'repeat({stop - first},max-content)">{"".join(cells)}</div></div>'
     )
 
@@ -272,8 +274,8 @@ def simple_table(head: Sequence[str], rows: Iterable[Sequence[object]], key: str
 CSS = """
 .ner-scroll, .table-scroll {overflow-x: auto; padding: .5rem 0; max-width: 100%;}
 .ner-grid {display: grid; gap: 6px 4px; align-items: center; font-size: 15px;}
-.ner-side {grid-column: 1; font-size: 12px; text-transform: uppercase; letter-spacing: .05em; opacity: .6;
-           overflow: hidden; text-overflow: ellipsis; white-space: nowrap;}
+.ner-side {grid-column: 1; font-size: 12px; letter-spacing: .03em; opacity: .7; max-width: 16rem;
+           overflow: hidden; text-overflow: ellipsis; white-space: nowrap; padding-right: 8px;}
 .ner-span {color: #fff; border-radius: 6px; padding: 2px 8px; font-size: 12px; font-weight: 700;
            text-align: center; white-space: nowrap;}
 .ner-token {display: flex; flex-direction: column; align-items: center; padding: 4px 8px;

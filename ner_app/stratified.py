@@ -4,7 +4,7 @@ subgroup weighted by its size, with a confidence interval; its CSV files read he
 from __future__ import annotations
 
 import csv
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import gradio as gr
 
@@ -187,9 +187,12 @@ def stratified_view(
     ci_method: str,
     confidence_level: float,
     recall_mode: str,
+    progress: Any = gr.Progress(),
 ) -> tuple:
-    """All outputs of the Stratified tab: error, results visibility, headline, plot, table."""
+    """All outputs of the Stratified tab: error, results visibility, headline, plot, table (a
+    progress bar while the interval is computed: the bootstrap takes seconds)."""
     try:
+        progress(0.1, desc=f"Estimating recall ({ci_method} interval)")
         result = stratified(entities_path, sizes_path, ci_method, confidence_level, recall_mode)
     except Exception as error:  # noqa: BLE001
         return error_html(error, "Cannot estimate recall", CSV_HINT), gr.Column(visible=False), "", "", None

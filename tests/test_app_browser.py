@@ -763,3 +763,42 @@ def test_other_tabs_fit_the_page(page, tab):
     page.get_by_role("tab", name=tab).click()
     page.wait_for_timeout(1000)
     assert_nothing_off_the_page(page)
+
+
+def big_corpus(tmp_path, sentences=4000):
+    """Gold and two noisy systems of ``sentences`` sentences: seconds of scoring with intervals."""
+    import random
+
+    rng = random.Random(1)
+    gold = []
+    for _ in range(sentences):
+        tags = ["O"] * rng.randint(5, 15)
+        for _ in range(2):
+            tags[rng.randrange(len(tags))] = "B-" + rng.choice(["PER", "LOC", "ORG", "MISC"])
+        gold.append(tags)
+    paths = []
+    for name in ("gold", "system_a", "system_b"):
+        side = gold if name == "gold" else [[t if rng.random() > 0.1 else "O" for t in s] for s in gold]
+        path = tmp_path / f"{name}.conll"
+        path.write_text("\n\n".join("\n".join(f"w{i} {t}" for i, t in enumerate(s)) for s in side) + "\n")
+        paths.append(path)
+    return paths
+
+
+def test_files_tab_shows_progress_and_stops(page, tmp_path):
+    """Two systems of 4,000 sentences with 2,000 resamples: a progress bar names the step, and
+    Stop ends the work without results."""
+    page.get_by_role("tab", name="Files").click()
+    for slot, path in zip(("gold-file", "pred-file", "pred-b-file"), big_corpus(tmp_path)):
+        upload(page, slot, path)
+    page.locator("#resamples input[type=number]").fill("2000")
+    page.locator("#resamples input[type=number]").press("Enter")
+    page.click("#files-button")
+    level = page.locator(".progress-level").first
+    level.wait_for(timeout=30_000)
+    assert "Scoring both systems" in level.inner_text() or "Reading" in level.inner_text()
+    screenshot(page, "files_progress")
+    page.click("#files-stop")
+    page.wait_for_selector(".progress-level", state="detached", timeout=30_000)
+    page.wait_for_timeout(3_000)
+    assert not page.locator("#files-headline .scores").is_visible()
