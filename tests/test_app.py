@@ -1070,3 +1070,26 @@ def test_the_metric_compares_two_systems_with_each_systems_intervals(metric):
     assert [r.predictions for r in read] == [inputs.predictions, b.predictions]
     assert metric.locate("invalid tag at predictions[0][1]", inputs).endswith("(pred_a.conll line 4)")
     assert metric.FILE_FORMATS and "correct" in metric.OUTCOMES and "positive" in metric.SIZE_KEYS
+
+
+def test_the_app_is_a_launcher_over_a_package_that_loads_nothing_at_import():
+    """app.py stays small; each module of ner_app under 800 lines; importing them all (and app.py)
+    loads no metric: evaluate.load happens on first use."""
+    import subprocess
+    import sys
+
+    assert len((common.ROOT / "app.py").read_text(encoding="utf-8").splitlines()) <= 250
+    modules = sorted(p.stem for p in (common.ROOT / "ner_app").glob("*.py") if p.stem != "__init__")
+    assert {"compare", "files", "agreement", "stratified", "about", "charts", "common"} <= set(modules)
+    for name in modules:
+        assert len((common.ROOT / "ner_app" / f"{name}.py").read_text(encoding="utf-8").splitlines()) <= 800
+    code = (
+        "import sys; sys.path.insert(0, '.'); import app, importlib\n"
+        f"for m in {modules!r}: importlib.import_module('ner_app.' + m)\n"
+        "from ner_app import common\n"
+        "print(common.metric.cache_info().currsize, 'demo' in app._built)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=common.ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["0", "False"]
