@@ -24,7 +24,7 @@ import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
 from ner_app.common import CSS, THEME
 from ner_app.layout import build_demo
 
-_built = {}
+_built: dict[str, object] = {}
 
 
 def __getattr__(name: str) -> object:

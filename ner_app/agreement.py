@@ -31,9 +31,10 @@ def read_annotations(files: Any) -> dict:
     more files of one format holding the same sentences, one per annotator; or one Label Studio
     export whose tasks hold two or more annotations (annotator k: the k-th annotation of a task)."""
     paths = upload_paths(files)
-    uploads: list[Upload | None] = []
+    placed: list[Upload | None] = []
     try:
         uploads = [Upload([p], f"annotator {k + 1}") for k, p in enumerate(paths)]
+        placed = list(uploads)
         if len(uploads) == 1:
             return _one_file(uploads[0])
         if len(uploads) < 2:
@@ -48,7 +49,7 @@ def read_annotations(files: Any) -> dict:
             "kind": kind,
         }
     except ValueError as error:
-        raise scrubbed(error, uploads) from None
+        raise scrubbed(error, placed) from None
 
 
 def _one_file(upload: Upload) -> dict:
@@ -172,10 +173,10 @@ def disagreements_html(state: dict | None, pair: str | None = None) -> str:
     if not state:
         return ""
     pairs = state["agreement"]["pairs"]
-    pair = pair if pair in pairs else next(iter(pairs))
-    i, j = map(int, pair.split("-"))
-    first, second = pair_names(state, pair)
-    listed = pairs[pair]["disagreements"]
+    key: str = pair if pair is not None and pair in pairs else next(iter(pairs))
+    i, j = map(int, key.split("-"))
+    first, second = pair_names(state, key)
+    listed = pairs[key]["disagreements"]
     colours = colours_of({e[0] for d in listed for e in (d["a"], d["b"]) if e})
     cards = "".join(disagreement_card(state, d, (i, j), colours) for d in listed[:ERROR_PAGE])
     more = f", the first {ERROR_PAGE} shown" if len(listed) > ERROR_PAGE else ""

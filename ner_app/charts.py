@@ -18,10 +18,10 @@ class _Frame(NamedTuple):
     row: int = 40
     top: int = 26
 
-    def x(self, value):
+    def x(self, value: float) -> float:
         return round(self.left + value * (self.width - self.left - self.right), 1)
 
-    def y(self, i):
+    def y(self, i: int) -> float:
         return self.top + self.row * i + self.row / 2
 
 
@@ -267,7 +267,7 @@ def ranking_svg(results: dict) -> str:
 def confusion_table(confusion: dict) -> tuple[list[str], dict]:
     """(gold types, predicted types, {(gold, pred): (same span, overlapping)}) with None for missed
     (no prediction) and spurious (no gold)."""
-    cells = {}
+    cells: dict[tuple, list[int]] = {}
     for scenario, k in (("same_span", 0), ("overlap", 1)):
         for gold, row in confusion[scenario].items():
             for pred, n in row.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import gradio as gr
 
@@ -164,7 +165,7 @@ def compare_view(tokens_text: str, gold_text: str, pred_text: str, decoding: str
 INPUT_MODES = ("Type tags", "Annotate (select text)")
 
 
-def _chunk(item: object) -> tuple[str, object]:
+def _chunk(item: Any) -> tuple[str, Any]:
     """(text, label or None) of a HighlightedText chunk, given as a pair or as a dict."""
     if isinstance(item, dict):
         return item.get("token", ""), item.get("class_or_confidence")

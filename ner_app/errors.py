@@ -15,7 +15,7 @@ def sentence_spans(state: dict, i: int) -> tuple[list, list, tuple | None]:
     gold, pred = inputs.references[i], inputs.predictions[i]
     if gold and isinstance(gold[0], dict) or pred and isinstance(pred[0], dict) or not (gold or pred):
         as_spans = [[(e["label"], e["start"], e["end"]) for e in side] for side in (gold, pred)]
-        return (*as_spans, None)
+        return as_spans[0], as_spans[1], None
     decode = lambda tags: metric().decode(
         tags, scheme=options.get("scheme"), suffix=options.get("suffix", False)
     )
@@ -64,7 +64,7 @@ def error_card_html(state: dict, outcome: str, entry: dict, colours: dict[str, s
     end = max(s[2] for s in pair if s)
     window = (max(0, start - CONTEXT), min(len(tokens), end + CONTEXT))
     grid = sentence_grid_html(
-        tokens, gold_spans, pred_spans, colours, tags=tags, focus=set(pair), window=window
+        tokens, gold_spans, pred_spans, colours, tags=tags, focus={s for s in pair if s}, window=window
     )
     return f"{card}{grid}</div>"
 

@@ -5,6 +5,7 @@ and the Stratified tab's CSV files."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from .common import ROOT, VOCAB, example_dir, metric
@@ -55,7 +56,8 @@ EXAMPLES["All six scenarios in one text"] = Case(
 
 def example_fields(name: str) -> tuple[str, str, str]:
     """The three text boxes of an example: tokens, gold tags, predicted tags."""
-    return tuple(" ".join(items) for items in EXAMPLES[name])
+    case = EXAMPLES[name]
+    return " ".join(case.tokens), " ".join(case.gold), " ".join(case.pred)
 
 
 def _conll(cases: list[Case], tags: list[list[str]], docstart: bool = False) -> str:
@@ -125,7 +127,7 @@ TAGGED = (  # subgroup, tokens, gold, predicted
 )
 
 
-def _write_csv(name: str, header: list[str], rows: list) -> str:
+def _write_csv(name: str, header: list[str], rows: Sequence) -> str:
     path = example_dir() / name
     with open(path, "w", encoding="utf-8", newline="") as f:
         csv.writer(f).writerows([header, *rows])

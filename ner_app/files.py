@@ -5,6 +5,7 @@ progress and can be stopped."""
 
 from __future__ import annotations
 
+import functools
 import json
 import tempfile
 from collections.abc import Iterator
@@ -85,7 +86,8 @@ def score_uploads(
             (slices, "slices"),
         ):
             uploads.append(gather(upload, slot))
-        return _score(*uploads, decoding, suffix, resamples, file_format, progress)
+        gold_, pred_, pred_b_, slices_ = uploads
+        return _score(gold_, pred_, pred_b_, slices_, decoding, suffix, resamples, file_format, progress)
     except ValueError as error:
         raise scrubbed(error, uploads) from None
 
@@ -398,6 +400,11 @@ def files_stream(
         yield tuple(results_json(state) if i == FILES_DOWNLOAD else gr.skip() for i in range(len(outputs)))
 
 
+def first_page(state: dict | None, mode: str, outcome: str, type_name: str) -> tuple[int, str]:
+    """The error browser at page 1: a new filter starts there."""
+    return show_page(state, mode, outcome, type_name, 1)
+
+
 def _upload_slot(label: str, elem_id: str) -> gr.File:
     """An upload slot: one file, a brat pair (.ann + .txt, several pairs), or a zip of them."""
     return gr.File(label=label, file_count="multiple", elem_id=elem_id)
@@ -485,7 +492,7 @@ def files_tab() -> None:
     stop.click(None, None, None, cancels=[scoring, example_scoring])
     filters = [state, mode, outcome, type_name]
     for control in (mode, outcome, type_name):  # a new filter starts at its first page
-        control.input(lambda *f: show_page(*f, 1), filters, [page, browser])
+        control.input(first_page, filters, [page, browser])
     page.submit(show_page, [*filters, page], [page, browser])
     for button_, step in ((previous, -1), (following, 1)):
-        button_.click(lambda *f, step=step: turn_page(*f, step), [*filters, page], [page, browser])
+        button_.click(functools.partial(turn_page, step=step), [*filters, page], [page, browser])

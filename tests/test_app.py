@@ -1093,3 +1093,17 @@ def test_the_app_is_a_launcher_over_a_package_that_loads_nothing_at_import():
         [sys.executable, "-c", code], cwd=common.ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["0", "False"]
+
+
+def test_the_apps_public_functions_are_annotated():
+    import ast
+
+    for path in [*(common.ROOT / "ner_app").glob("*.py"), common.ROOT / "app.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+        for node in tree.body + [f for c in classes for f in c.body]:  # module and class level
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                args = [a for a in node.args.args + node.args.kwonlyargs if a.arg != "self"]
+                assert node.returns is not None and all(a.annotation for a in args), (
+                    f"{path.name}: {node.name}"
+                )
