@@ -400,6 +400,12 @@ def files_stream(
         yield tuple(results_json(state) if i == FILES_DOWNLOAD else gr.skip() for i in range(len(outputs)))
 
 
+def example_uploads() -> tuple[list[str], list[str], list[str]]:
+    """The example files for the three upload slots, each a list (the slots take several files)."""
+    gold, pred, pred_b = example_conll_files()
+    return [gold], [pred], [pred_b]
+
+
 def first_page(state: dict | None, mode: str, outcome: str, type_name: str) -> tuple[int, str]:
     """The error browser at page 1: a new filter starts there."""
     return show_page(state, mode, outcome, type_name, 1)
@@ -486,7 +492,7 @@ def files_tab() -> None:
     outputs += [two_systems, comparison, slices_table, bucket_charts, ranking, state]
     scoring = button.click(files_stream, inputs, outputs)
     scoring.then(lambda: 1, None, page)
-    from_example = example.click(example_conll_files, None, [gold, pred, pred_b])
+    from_example = example.click(example_uploads, None, [gold, pred, pred_b])
     example_scoring = from_example.then(files_stream, inputs, outputs)
     example_scoring.then(lambda: 1, None, page)
     stop.click(None, None, None, cancels=[scoring, example_scoring])

@@ -1107,3 +1107,9 @@ def test_the_apps_public_functions_are_annotated():
                 assert node.returns is not None and all(a.annotation for a in args), (
                     f"{path.name}: {node.name}"
                 )
+
+
+def test_example_uploads_are_lists_for_the_multi_file_slots():
+    uploads_ = files.example_uploads()
+    assert all(isinstance(u, list) and len(u) == 1 for u in uploads_)
+    assert [u[0] for u in uploads_] == list(examples.example_conll_files())

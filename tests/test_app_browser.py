@@ -802,3 +802,14 @@ def test_files_tab_shows_progress_and_stops(page, tmp_path):
     page.wait_for_selector(".progress-level", state="detached", timeout=30_000)
     page.wait_for_timeout(3_000)
     assert not page.locator("#files-headline .scores").is_visible()
+
+
+def test_files_tab_example_files_fill_the_multi_file_slots(page):
+    """The Example files button puts one file in each slot and scores two systems."""
+    page.get_by_role("tab", name="Files").click()
+    page.click("#files-example")
+    page.wait_for_selector("#files-comparison table", timeout=90_000)
+    for slot, name in (("gold-file", "gold"), ("pred-file", "system_a"), ("pred-b-file", "system_b")):
+        assert name in page.locator(f"#{slot}").inner_text()
+    assert page.locator("#files-error .app-error").count() == 0
+    assert_nothing_off_the_page(page)
