@@ -20,14 +20,22 @@ from .ner_attributes import MORPHOLOGY_OUTCOMES
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
 from .ner_comparison import compare_scored
-from .ner_core import MODES
+from .ner_core import MODES, SIZE_KEYS
 from .ner_counts import Counts
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_documents import document_scores
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
 from .ner_families import FAMILIES
-from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
+from .ner_files import (
+    PAIR_FORMATS,
+    Inputs,
+    locate,
+    read_harem_inputs,
+    read_hipe_pair,
+    read_pair,
+    read_second_predictions,
+)
 from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
 from .ner_golds import gold_differences, score_golds
@@ -55,7 +63,7 @@ from .ner_planning import neyman_plan
 from .ner_progress import reporting
 from .ner_ranking import RIGHT
 from .ner_record import check_inputs, check_record, flat_results, make_record, model_index
-from .ner_scorings import DEFAULT_SCORES
+from .ner_scorings import DEFAULT_SCORES, LISTED_OUTCOMES
 from .ner_signature import (
     options_from_signature,
     refuse_convention_in_state,
@@ -551,3 +559,52 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         ``compute_golds``; ``options``: decoding (scheme, mode, suffix, convention), types,
         label_map. See docs/golds.md."""
         return gold_differences(self.config_name, gold_a, gold_b, texts, options)
+
+    # ---- what the app (and any front end) shows, reached through the metric (docs/app.md)
+
+    #: the outcomes of a listed pair (``errors=True``): the keys of ``results["errors"][mode]``
+    OUTCOMES = LISTED_OUTCOMES
+    #: HAREM's outcomes of an entity attribute over aligned pairs (``results["attributes"]["outcomes"]``)
+    ATTRIBUTE_OUTCOMES = MORPHOLOGY_OUTCOMES
+    #: the fields of a subgroup's size in ``subgroup_weights`` (a benchmark's data description)
+    SIZE_KEYS = SIZE_KEYS
+    #: the formats ``read_systems`` can be told (``file_format``), beyond telling them by name and content
+    FILE_FORMATS = PAIR_FORMATS
+
+    def read_systems(self, gold_path: str, *pred_paths: str, file_format: str | None = None) -> list[Inputs]:
+        """One gold file and one or more systems' (or annotators') files of the same sentences: one
+        ``Inputs`` per predictions file, all on the gold's sentences (``read_files``' layouts, or
+        ``file_format``, one of ``FILE_FORMATS``). No predictions file: the gold holds two tag columns."""
+        first = read_pair(gold_path, pred_paths[0] if pred_paths else None, file_format=file_format)
+        return [first, *(read_second_predictions(first, path) for path in pred_paths[1:])]
+
+    @staticmethod
+    def locate(message: str, inputs: Inputs) -> str:
+        """The metric's message about read files with the file and line of its first
+        ``predictions[i][j]`` (or ``references[i][j]``) appended."""
+        return locate(message, inputs)
+
+    def compare_with_intervals(
+        self,
+        *,
+        predictions: list,
+        predictions_b: list,
+        references: list,
+        system_resamples: int = 0,
+        ci_resamples: int = 1_000,
+        permutations: int = 10_000,
+        document_ids: list | None = None,
+        confidence_level: float = 0.95,
+        seed: int = 0,
+        **compute_options: object,
+    ) -> dict:
+        """``compare``, and each system's own ``"intervals"`` in ``["a"]`` and ``["b"]`` (and per slice
+        with ``slices``) at ``system_resamples`` bootstrap resamples of the same per-sentence rows
+        (0: none), as ``compute(ci_resamples=...)`` gives them for one system."""
+        options = check_options("default", compute_options)
+        settings = check_comparison_options(
+            permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
+        )
+        return compare_systems(
+            predictions, predictions_b, references, options, settings, document_ids, int(system_resamples)
+        )

@@ -7,7 +7,7 @@ of 50,000 sentences, then times, in this process:
 
 - reading both files (``ner_files.read_pair``),
 - scoring them (``ner_report.score``: the metric with the error listing and the type confusion),
-- the Files tab's first result (``app.files_view`` without the download: reading, scoring and
+- the Files tab's first result (``ner_app.files.files_view`` without the download: reading, scoring and
   drawing every output): what a user waits for after pressing "Score files",
 - the JSON download, written after the first result is shown,
 - the first result with a second system (the two-system comparison),
@@ -110,27 +110,27 @@ def _cpu():
 
 
 def measure(paths, repeat):
-    import app
     import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
+    from ner_app import errors, files
+    from ner_app.common import LENIENT as lenient
     from ner_recall import ner_files, ner_report
 
     gold, pred, pred_b = paths
-    lenient = next(iter(app.DECODINGS))
-    state = app.files_view(gold, pred, None, lenient, False, 0)[-1]  # loads the metric once
+    state = files.files_view(gold, pred, None, lenient, False, 0)[-1]  # loads the metric once
     inputs = ner_files.read_pair(gold, pred)
     cli = [sys.executable, str(ROOT / "ner_report.py"), gold, pred]
     return {
         "read": median_time(lambda: ner_files.read_pair(gold, pred), repeat),
         "score": median_time(lambda: ner_report.score(inputs), repeat),
         "tab": median_time(
-            lambda: app.files_view(gold, pred, None, lenient, False, 0, download=False), repeat
+            lambda: files.files_view(gold, pred, None, lenient, False, 0, download=False), repeat
         ),
-        "json": median_time(lambda: app.results_json(state), repeat),
+        "json": median_time(lambda: files.results_json(state), repeat),
         "page": median_time(
-            lambda: app.turn_page(state, "strict", app.NOT_CORRECT, app.ALL_TYPES, 5, 1), repeat
+            lambda: errors.turn_page(state, "strict", errors.NOT_CORRECT, errors.ALL_TYPES, 5, 1), repeat
         ),
         "tab_b": median_time(
-            lambda: app.files_view(gold, pred, pred_b, lenient, False, 0, download=False), repeat
+            lambda: files.files_view(gold, pred, pred_b, lenient, False, 0, download=False), repeat
         ),
         "cli": median_time(
             lambda: subprocess.run(cli, check=True, capture_output=True, cwd=tempfile.gettempdir()), repeat

@@ -10,6 +10,7 @@ and ``pip install playwright``; without them the test is skipped, except in CI, 
 """
 
 import csv
+import json
 import os
 import shutil
 import socket
@@ -22,6 +23,8 @@ from pathlib import Path
 import pytest
 
 from conftest import METRIC_PATH, ROOT, require
+from ner_app import common, compare, examples
+from ner_app import stratified as strat
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -162,28 +165,26 @@ def shown_cards(page):
 
 
 def assert_cards_show(page, results):
-    import app
 
     cards = shown_cards(page)
-    assert len(cards) == len(app.MODES) * (len(app.COUNT_KEYS) + len(app.SCORE_KEYS))
+    assert len(cards) == len(common.VOCAB.MODES) * (len(common.count_keys()) + len(common.SCORE_KEYS))
     for mode, key, text in cards:
         assert float(text) == pytest.approx(results["muc"][mode][key], abs=5e-4), (mode, key)
 
 
 def assert_per_type_shows(page, results):
-    import app
 
-    rows = grid(page, "per-type", len(app.PER_TYPE_HEADERS))
-    assert len(rows) == len(results["muc"]["strict"]["per_type"]) * len(app.MODES)
+    rows = grid(page, "per-type", len(compare.PER_TYPE_HEADERS))
+    assert len(rows) == len(results["muc"]["strict"]["per_type"]) * len(common.VOCAB.MODES)
     for row in rows:
         name, mode, *numbers = row
         expected = results["muc"][mode]["per_type"][name]
-        for key, text in zip(app.PER_TYPE_HEADERS[2:], numbers):
-            assert float(text) == pytest.approx(expected[key], abs=5e-5), (name, mode, key)
+        for key, text in zip(compare.PER_TYPE_HEADERS[2:], numbers):
+            side_key = key.split()[-1]  # "gold correct", "predicted precision", "f1"
+            assert float(text) == pytest.approx(expected[side_key], abs=5e-5), (name, mode, key)
 
 
 def test_compare_tab_shows_the_metrics_numbers(page, metric):
-    import app
 
     fill(page, "tokens", TOKENS)
     fill(page, "gold", GOLD)
@@ -193,14 +194,14 @@ def test_compare_tab_shows_the_metrics_numbers(page, metric):
     results = metric.compute(predictions=[PREDICTED.split()], references=[GOLD.split()])
     assert_cards_show(page, results)
     assert_per_type_shows(page, results)
-    seqeval = {row[0]: row for row in grid(page, "seqeval", len(app.SEQEVAL_HEADERS))}
+    seqeval = {row[0]: row for row in grid(page, "seqeval", len(compare.SEQEVAL_HEADERS))}
     assert float(seqeval["overall"][3]) == pytest.approx(results["overall_f1"], abs=5e-5)
     assert float(seqeval["PER"][2]) == pytest.approx(results["PER"]["recall"], abs=5e-5)
     assert page.locator("#entities .ner-span[data-side=gold]").count() == 3
 
-    pick(page, "example", app.FIRST_EXAMPLE)
+    pick(page, "example", examples.FIRST_EXAMPLE)
     page.wait_for_selector("#entities :text('fièvre')")
-    case = app.EXAMPLES[app.FIRST_EXAMPLE]
+    case = examples.EXAMPLES[examples.FIRST_EXAMPLE]
     assert_cards_show(page, metric.compute(predictions=[case.pred], references=[case.gold]))
     screenshot(page, "compare")
     assert page.outside_requests == []
@@ -236,18 +237,18 @@ def write_strata(tmp_path):
     return entities, sizes
 
 
-def upload(page, elem_id, path):
+def upload(page, elem_id, *paths):
+    """Files put in an upload slot (several at once: a brat pair)."""
     clear = page.locator(f"#{elem_id} button[aria-label=Clear]")
     if clear.count():
         clear.click()
-    page.locator(f"#{elem_id} input[type=file]").set_input_files(str(path))
-    page.wait_for_selector(f"#{elem_id} :text('{path.name}')")
+    page.locator(f"#{elem_id} input[type=file]").set_input_files([str(p) for p in paths])
+    for path in paths:  # a slot of several files shows each name's stem and suffix apart
+        page.wait_for_selector(f"#{elem_id} :text('{Path(path).stem}')")
 
 
 def test_stratified_tab_shows_the_metrics_numbers(page, tmp_path):
     import evaluate
-
-    import app
 
     page.get_by_role("tab", name="Stratified recall").click()
     page.wait_for_selector("#recall-plot svg", timeout=60_000)
@@ -275,12 +276,12 @@ def test_stratified_tab_shows_the_metrics_numbers(page, tmp_path):
         confidence_level=0.9,
         recall_mode="partial",
     )["stratified_recall"]
-    rows = {row[0]: row for row in grid(page, "strata", len(app.STRATA_HEADERS))}
+    rows = {row[0]: row for row in grid(page, "strata", len(strat.STRATA_HEADERS))}
     assert set(rows) == {*SIZES, "weighted estimate"}
     for name, stratum in expected["strata"].items():
-        for key, text in zip(app.STRATA_HEADERS[1:], rows[name][1:]):
+        for key, text in zip(strat.STRATA_HEADERS[1:], rows[name][1:]):
             assert float(text) == pytest.approx(stratum[key], abs=5e-5), (name, key)
-    total = dict(zip(app.STRATA_HEADERS, rows["weighted estimate"]))
+    total = dict(zip(strat.STRATA_HEADERS, rows["weighted estimate"]))
     for key in ("n", "correct", "recall", "ci_low", "ci_high"):
         assert float(total[key]) == pytest.approx(expected[key], abs=5e-5), key
     assert page.locator("#recall-plot svg circle").count() == len(SIZES)
@@ -318,7 +319,6 @@ def error_count(page):
 
 
 def test_files_tab_shows_the_metrics_numbers(page, metric):
-    import app
     from ner_recall import ner_files
 
     page.get_by_role("tab", name="Files").click()
@@ -346,13 +346,13 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
     cards = page.locator("#files-cards [data-mode][data-key]").evaluate_all(
         "nodes => nodes.map(n => [n.dataset.mode, n.dataset.key, n.textContent])"
     )
-    assert len(cards) == len(app.MODES) * (len(app.COUNT_KEYS) + len(app.SCORE_KEYS))
+    assert len(cards) == len(common.VOCAB.MODES) * (len(common.count_keys()) + len(common.SCORE_KEYS))
     for mode, key, text in cards:
         assert float(text) == pytest.approx(results["muc"][mode][key], abs=5e-4), (mode, key)
     bars = page.locator("#type-f1 rect[data-f1]").evaluate_all(
         "nodes => nodes.map(n => [n.dataset.type, n.dataset.mode, n.dataset.f1])"
     )
-    assert len(bars) == len(results["muc"]["strict"]["per_type"]) * len(app.MODES)
+    assert len(bars) == len(results["muc"]["strict"]["per_type"]) * len(common.VOCAB.MODES)
     for name, mode, text in bars:
         assert float(text) == pytest.approx(results["muc"][mode]["per_type"][name]["f1"], abs=5e-5)
     assert page.locator("#heatmap td[data-gold=MISC][data-pred=LOC]").inner_text() == "1"
@@ -434,13 +434,12 @@ def test_files_tab_slices_and_bucket_charts(page, metric, tmp_path):
 def test_agreement_tab_shows_the_metrics_numbers(page, metric):
     """The Agreement tab's example files: the pair table with intervals, kappa and alpha, and the
     disagreements of each pair drawn in their sentences."""
-    import app
     from ner_recall import ner_files
 
     page.get_by_role("tab", name="Agreement").click()
     page.click("#agreement-example")
     page.wait_for_selector("#agreement-table table", timeout=60_000)
-    paths = app.example_annotation_files()
+    paths = examples.example_annotation_files()
     first = ner_files.read_pair(paths[0], paths[1])
     annotations = [
         first.references,
@@ -515,3 +514,302 @@ def test_annotate_mode(page, metric):
     assert (results["muc"]["type"]["correct"], results["muc"]["partial"]["partial"]) == (1, 1)
     assert results["muc"]["strict"]["missed"] == 1
     screenshot(page, "annotate")
+
+
+# ---------------------------------------------------------------------------- what a user sees
+
+#: the relative luminance contrast of two CSS colours (WCAG), computed in the page
+CONTRAST_JS = """([a, b]) => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = c => { const v = rgb(c).map(x => { x /= 255; return x <= .03928 ? x / 12.92 : ((x + .055) / 1.055) ** 2.4; });
+                     return .2126 * v[0] + .7152 * v[1] + .0722 * v[2]; };
+  const [l1, l2] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (l1 + .05) / (l2 + .05);
+}"""
+#: an outlined span's outline colour and the first opaque background around it
+OUTLINE_JS = """el => {
+  let node = el.parentElement, bg = 'rgb(255, 255, 255)';
+  while (node) { const c = getComputedStyle(node).backgroundColor;
+                 if (c && c !== 'transparent' && !c.startsWith('rgba(0, 0, 0, 0)')) { bg = c; break; } node = node.parentElement; }
+  const s = getComputedStyle(el);
+  return [s.outlineColor, bg, s.outlineStyle, parseFloat(s.outlineWidth)];
+}"""
+
+
+def assert_outline_visible(page, selector):
+    """The outlined pair: a solid outline of at least 2 px, contrast 3:1 or more against the page."""
+    focus = page.locator(selector).first
+    colour, background, style, width = focus.evaluate(OUTLINE_JS)
+    assert style == "solid" and width >= 2, (style, width)
+    contrast = page.evaluate(CONTRAST_JS, [colour, background])
+    assert contrast >= 3, (colour, background, contrast)
+
+
+def assert_nothing_off_the_page(page):
+    """No horizontal scrolling of the page: every element within the viewport's width."""
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], widths
+
+
+def assert_no_handlers(page):
+    """No element of the page carries an inline event handler (on...) attribute."""
+    handlers = page.evaluate(
+        "() => [...document.querySelectorAll('*')].flatMap(e => [...e.attributes]"
+        ".filter(a => a.name.toLowerCase().startsWith('on')).map(a => e.tagName + ' ' + a.name))"
+    )
+    assert handlers == []
+
+
+def files_scored(page, timeout=90_000):
+    page.click("#files-button")
+    page.wait_for_selector("#files-headline .scores, #files-error .app-error", timeout=timeout)
+
+
+def test_files_tab_outline_and_page_clamp(page):
+    """The error browser's outlined pair contrasts with the page; two errors of a sentence make two
+    cards that differ; page 999 is clamped in the box too."""
+    page.get_by_role("tab", name="Files").click()
+    upload(page, "gold-file", DATA / "gold.conll")
+    upload(page, "pred-file", DATA / "pred_a.conll")
+    files_scored(page)
+    assert_outline_visible(page, "#error-browser .ner-focus")
+    heads = page.locator("#error-browser .error-head").all_inner_texts()
+    assert len(heads) == len(set(heads)) == error_count(page)  # one card per pair, each named
+    expect = require("playwright.sync_api").expect
+    box = page.locator("#browse-page input")
+    box.fill("999")
+    box.press("Enter")
+    expect(box).to_have_value("1")  # one page of pairs: clamped
+    assert_nothing_off_the_page(page)
+    screenshot(page, "files_outline")
+
+
+def test_files_tab_hostile_label_is_inert(page, tmp_path):
+    """A doccano label holding markup is shown as text: no element gets an event handler."""
+    label = 'x" onmouseover="alert(1)'
+    line = {"id": 1, "text": "Ada met Bob.", "label": [[0, 3, label], [8, 11, "PER"]]}
+    gold = tmp_path / "hostile.jsonl"
+    gold.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    page.get_by_role("tab", name="Files").click()
+    upload(page, "gold-file", gold)
+    upload(page, "pred-file", gold)
+    pick(page, "files-format", "doccano")
+    files_scored(page)
+    assert page.locator("#files-error .app-error").count() == 0
+    assert_no_handlers(page)
+    assert label in page.locator("#type-f1").inner_text() and label in page.locator("#heatmap").inner_text()
+    assert page.locator("#heatmap td[data-gold]").first.get_attribute("data-gold") in (label, "PER")
+
+
+def test_files_tab_brat_pair_and_missing_package(page, tmp_path):
+    """brat as its .ann and .txt in one slot; a .spacy file without spaCy names the package and its
+    install line; an error names the user's file, not a server folder."""
+    brat = DATA / "formats" / "brat"
+    page.get_by_role("tab", name="Files").click()
+    upload(page, "gold-file", brat / "doc1.ann", brat / "doc1.txt")
+    upload(page, "pred-file", brat / "doc1.ann", brat / "doc1.txt")
+    files_scored(page)
+    assert page.locator("#files-error .app-error").count() == 0
+    assert page.locator("#files-headline [data-key=overall_f1]").inner_text() == "1.0000"
+    bad = tmp_path / "broken.conll"
+    bad.write_text("EU B-ORG\nrejects O O\n", encoding="utf-8")
+    upload(page, "gold-file", bad)
+    upload(page, "pred-file", DATA / "pred_a.conll")
+    files_scored(page)
+    error = page.locator("#files-error .app-error").inner_text()
+    assert "broken.conll line 2" in error and "/tmp" not in error and "gradio" not in error
+    try:
+        import spacy  # noqa: F401
+    except ImportError:
+        docbin = tmp_path / "corpus.spacy"
+        docbin.write_bytes(b"\\x00")
+        upload(page, "gold-file", docbin)
+        upload(page, "pred-file", docbin)
+        files_scored(page)
+        error = page.locator("#files-error .app-error").inner_text()
+        assert "pip install spacy" in error and "failed unexpectedly" not in error
+
+
+def test_files_tab_harem_charts_fit(page):
+    """HAREM's category:type names are drawn whole in the F1 chart; the heatmap's columns, "missed"
+    last, lie inside the viewport."""
+    page.get_by_role("tab", name="Files").click()
+    upload(page, "gold-file", DATA / "harem" / "gold.txt")
+    upload(page, "pred-file", DATA / "harem" / "system.txt")
+    files_scored(page)
+    page.locator("#heatmap").scroll_into_view_if_needed()
+    clipped = page.locator("#type-f1 text.type-name").evaluate_all(
+        "ns => ns.filter(n => { const t = n.getBBox(), s = n.ownerSVGElement.viewBox.baseVal;"
+        " return t.x < s.x || t.x + t.width > s.x + s.width; }).map(n => n.textContent)"
+    )
+    assert clipped == []
+    width = page.viewport_size["width"]
+    heads = page.locator("#heatmap thead th").evaluate_all(
+        "ns => ns.map(n => { const r = n.getBoundingClientRect(); return [n.textContent, r.left, r.right]; })"
+    )
+    assert heads[-1][0] == "missed"
+    assert all(0 <= left and right <= width for _, left, right in heads), heads
+    assert_nothing_off_the_page(page)
+    screenshot(page, "files_harem")
+
+
+def test_files_tab_two_systems_with_slices(page, tmp_path):
+    """Two systems and a slices file: the slice table and the bucket charts do not overlap, and
+    each slice shows its F1 interval and B - A with its interval."""
+    from ner_recall import ner_files
+
+    n = len(ner_files.read_pair(str(DATA / "gold.conll"), str(DATA / "pred_a.conll")).references)
+    slices = tmp_path / "genre.txt"
+    slices.write_text("\n".join("news" if i % 2 else "web" for i in range(n)) + "\n")
+    page.get_by_role("tab", name="Files").click()
+    upload(page, "gold-file", DATA / "gold.conll")
+    upload(page, "pred-file", DATA / "pred_a.conll")
+    upload(page, "pred-b-file", DATA / "pred_b.conll")
+    upload(page, "slices-file", slices)
+    files_scored(page, timeout=180_000)
+    table = page.locator("#files-slices table").bounding_box()
+    charts = page.locator("#files-buckets svg").first.bounding_box()
+    assert table["y"] + table["height"] <= charts["y"] or charts["x"] >= table["x"] + table["width"]
+    for row in page.locator("#files-slices tbody tr").all_inner_texts():
+        assert row.count("[") == 2, row  # the slice's F1 interval and B - A's
+    assert page.locator("#files-slices .slice-bar b").count() == 2
+    assert_nothing_off_the_page(page)
+    screenshot(page, "files_two_systems")
+
+
+def label_studio_two_annotators(tmp_path, label="PER"):
+    tasks = [
+        {
+            "id": k,
+            "data": {"text": text},
+            "annotations": [
+                {
+                    "id": 10 * k + a,
+                    "completed_by": a,
+                    "was_cancelled": False,
+                    "result": [
+                        {
+                            "id": f"{k}{a}{i}",
+                            "from_name": "label",
+                            "to_name": "text",
+                            "type": "labels",
+                            "value": {"start": s, "end": e, "text": text[s:e], "labels": [lab]},
+                        }
+                        for i, (s, e, lab) in enumerate(spans)
+                    ],
+                }
+                for a, spans in enumerate(sides, 1)
+            ],
+        }
+        for k, (text, sides) in enumerate(
+            [
+                (
+                    "Ada met Bob in Riga.",
+                    ([(0, 3, label), (8, 11, "PER"), (15, 19, "LOC")], [(0, 3, label), (15, 19, "ORG")]),
+                ),
+                ("Tartu hosted Anna.", ([(0, 5, "LOC"), (13, 17, "PER")], [(0, 5, "LOC"), (13, 17, "PER")])),
+            ],
+            1,
+        )
+    ]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    return path
+
+
+def test_agreement_tab_label_studio_two_annotators(page, metric, tmp_path):
+    """One Label Studio export with two annotators is scored; the annotators are named alike in the
+    picker and the listing; the disagreeing pair is outlined (a hostile label stays text)."""
+    label = 'x" onmouseover="alert(1)'
+    page.get_by_role("tab", name="Agreement").click()
+    upload(page, "agreement-files", label_studio_two_annotators(tmp_path, label))
+    page.click("#agreement-button")
+    page.wait_for_selector("#agreement-table table, #agreement-error .app-error", timeout=90_000)
+    assert page.locator("#agreement-error .app-error").count() == 0
+    picked = page.locator("#agreement-pair input").input_value()
+    assert picked == "export.json #1 / export.json #2"
+    listing = page.locator("#agreement-disagreements .error-count").inner_text()
+    assert "export.json #1" in listing and "export.json #2" in listing
+    assert page.locator("#agreement-table tbody tr").first.inner_text().startswith(picked)
+    assert_no_handlers(page)
+    assert_nothing_off_the_page(page)
+    screenshot(page, "agreement_label_studio")
+
+
+def test_agreement_tab_outline_contrast(page):
+    page.get_by_role("tab", name="Agreement").click()
+    page.click("#agreement-example")
+    page.wait_for_selector("#agreement-disagreements .ner-focus", timeout=90_000)
+    assert_outline_visible(page, "#agreement-disagreements .ner-focus")
+    assert_nothing_off_the_page(page)
+
+
+def test_compare_tab_example_menu_follows_the_user(page):
+    """Typing a sentence of one's own: the Example menu no longer names the example."""
+    expect = require("playwright.sync_api").expect
+    assert page.locator("#example input").input_value() == examples.FIRST_EXAMPLE
+    box = page.locator("#gold textarea, #gold input").first
+    box.click()
+    box.press("End")
+    page.keyboard.type(" O")  # typed as a user types (fill sends no input event to Gradio)
+    expect(page.locator("#example input")).to_have_value(compare.OWN_SENTENCE)
+    assert_nothing_off_the_page(page)
+
+
+@pytest.mark.parametrize("tab", ["Stratified recall", "About"])
+def test_other_tabs_fit_the_page(page, tab):
+    page.get_by_role("tab", name=tab).click()
+    page.wait_for_timeout(1000)
+    assert_nothing_off_the_page(page)
+
+
+def big_corpus(tmp_path, sentences=4000):
+    """Gold and two noisy systems of ``sentences`` sentences: seconds of scoring with intervals."""
+    import random
+
+    rng = random.Random(1)
+    gold = []
+    for _ in range(sentences):
+        tags = ["O"] * rng.randint(5, 15)
+        for _ in range(2):
+            tags[rng.randrange(len(tags))] = "B-" + rng.choice(["PER", "LOC", "ORG", "MISC"])
+        gold.append(tags)
+    paths = []
+    for name in ("gold", "system_a", "system_b"):
+        side = gold if name == "gold" else [[t if rng.random() > 0.1 else "O" for t in s] for s in gold]
+        path = tmp_path / f"{name}.conll"
+        path.write_text("\n\n".join("\n".join(f"w{i} {t}" for i, t in enumerate(s)) for s in side) + "\n")
+        paths.append(path)
+    return paths
+
+
+def test_files_tab_shows_progress_and_stops(page, tmp_path):
+    """Two systems of 4,000 sentences with 2,000 resamples: a progress bar names the step, and
+    Stop ends the work without results."""
+    page.get_by_role("tab", name="Files").click()
+    for slot, path in zip(("gold-file", "pred-file", "pred-b-file"), big_corpus(tmp_path)):
+        upload(page, slot, path)
+    page.locator("#resamples input[type=number]").fill("2000")
+    page.locator("#resamples input[type=number]").press("Enter")
+    page.click("#files-button")
+    level = page.locator(".progress-level").first
+    level.wait_for(timeout=30_000)
+    assert "Scoring both systems" in level.inner_text() or "Reading" in level.inner_text()
+    screenshot(page, "files_progress")
+    page.click("#files-stop")
+    page.wait_for_selector(".progress-level", state="detached", timeout=30_000)
+    page.wait_for_timeout(3_000)
+    assert not page.locator("#files-headline .scores").is_visible()
+
+
+def test_files_tab_example_files_fill_the_multi_file_slots(page):
+    """The Example files button puts one file in each slot and scores two systems."""
+    page.get_by_role("tab", name="Files").click()
+    page.click("#files-example")
+    page.wait_for_selector("#files-comparison table", timeout=90_000)
+    for slot, name in (("gold-file", "gold"), ("pred-file", "system_a"), ("pred-b-file", "system_b")):
+        assert name in page.locator(f"#{slot}").inner_text()
+    assert page.locator("#files-error .app-error").count() == 0
+    assert_nothing_off_the_page(page)

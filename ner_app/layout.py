@@ -1,0 +1,34 @@
+"""The app's page: a title and the five tabs, each built by its module."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from .about import about_tab
+from .agreement import agreement_tab
+from .compare import compare_tab, compare_view
+from .files import files_tab
+from .stratified import stratified_example_view, stratified_tab
+
+
+def build_demo() -> gr.Blocks:
+    """The Blocks of the app (the metric is loaded here, on first use, not at import)."""
+    with gr.Blocks(title="NER recall metric") as demo:
+        gr.Markdown(
+            "# NER recall metric\nEntity-level scores four ways (MUC / SemEval-2013 modes and "
+            "seqeval's), and recall estimated over subgroups, from one `evaluate` metric."
+        )
+        with gr.Tabs():
+            with gr.Tab("Compare", id="compare"):
+                compare_inputs, compare_outputs = compare_tab()
+            with gr.Tab("Files", id="files"):
+                files_tab()
+            with gr.Tab("Agreement", id="agreement"):
+                agreement_tab()
+            with gr.Tab("Stratified recall", id="stratified"):
+                example, strat_inputs, strat_outputs = stratified_tab()
+            with gr.Tab("About", id="about"):
+                about_tab()
+        demo.load(compare_view, compare_inputs, compare_outputs)
+        demo.load(stratified_example_view, [example, *strat_inputs[2:]], [*strat_inputs[:2], *strat_outputs])
+    return demo
