@@ -56,3 +56,29 @@ def metric():
     import evaluate
 
     return evaluate.load(METRIC_PATH)
+
+
+#: suites that start engines, browsers, models or thousands of generated cases: marked ``slow``, left
+#: out of the README's test command (``-m "not slow"``) and run by CI (``.ci/run``) after it
+SLOW_MODULES = frozenset(
+    [
+        "test_app_browser.py",
+        "test_distributed.py",
+        "test_engines.py",
+        "test_estnltk_reproduction.py",
+        "test_evaluator.py",
+        "test_fuzz.py",
+        "test_fuzz_surfaces.py",
+        "test_trainer.py",
+    ]
+)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a heavy suite; run by CI, left out of the quick command")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
