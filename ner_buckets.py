@@ -42,8 +42,8 @@ An entity's text is its tokens joined by one space (tag configs), or its charact
 """
 
 from collections import Counter
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -77,11 +77,12 @@ NEEDS = {
 ATTRIBUTES = tuple(NEEDS)
 
 
-def labels_of(name):
+def labels_of(name: str) -> tuple[str, ...]:
+    """The bucket labels of an attribute, in order."""
     return EDGES[name][1] if name in EDGES else CATEGORIES[name]
 
 
-def check_buckets(buckets, span_config=False):
+def check_buckets(buckets: object, span_config: bool = False) -> tuple[str, ...] | None:
     """A tuple of attribute names (None: none)."""
     if buckets is None:
         return None
@@ -97,11 +98,13 @@ def check_buckets(buckets, span_config=False):
     return tuple(dict.fromkeys(buckets))
 
 
-def needs_text(buckets):
+def needs_text(buckets: tuple[str, ...] | None) -> bool:
+    """Whether an attribute reads the entity's text."""
     return bool(buckets) and any(NEEDS[name] in ("text", "train") for name in buckets)
 
 
-def needs_train(buckets):
+def needs_train(buckets: tuple[str, ...] | None) -> bool:
+    """Whether an attribute reads the training entities."""
     return bool(buckets) and any(NEEDS[name] == "train" for name in buckets)
 
 
@@ -203,7 +206,7 @@ def occurrence_labels(tokens: Sequence[Sequence[str]], entities: Sequence[dict])
     return found
 
 
-def check_tokens(tokens, lengths):
+def check_tokens(tokens: object, lengths: Sequence[int]) -> list:
     """``tokens``: one list of str per sentence, as long as its tags; ValueError naming the place."""
     if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
         raise ValueError(
@@ -222,7 +225,7 @@ def check_tokens(tokens, lengths):
 # ---------------------------------------------------------------------------- attributes
 
 
-def entity_texts(spans, sources, joiner):
+def entity_texts(spans: Any, sources: Sequence, joiner: str | None) -> list[str]:
     """The text of each entity: its tokens joined by ``joiner`` (``sources`` a list of token lists)
     or its characters (``sources`` a list of str, ``joiner`` None)."""
     local = spans.offset
@@ -234,7 +237,7 @@ def entity_texts(spans, sources, joiner):
     return out
 
 
-def capitalisation(texts):
+def capitalisation(texts: Sequence[str]) -> npt.NDArray[np.int64]:
     """Index into ``CATEGORIES["capitalisation"]`` of each text."""
     out = np.empty(len(texts), dtype=np.int64)
     for i, text in enumerate(texts):
@@ -293,7 +296,14 @@ def label_consistency(texts: Sequence[str], kinds: Sequence[str], train: Trainin
     return out
 
 
-def assign(name, spans, lengths, types, texts=None, train=None):
+def assign(
+    name: str,
+    spans: Any,
+    lengths: npt.ArrayLike,
+    types: Sequence[str],
+    texts: Sequence[str] | None = None,
+    train: Training | None = None,
+) -> np.ndarray:
     """The bucket index of each entity of one side."""
     if name == "capitalisation":
         return capitalisation(texts)
@@ -307,20 +317,20 @@ def assign(name, spans, lengths, types, texts=None, train=None):
 
 
 def bucket_scores(
-    gold,
-    pred,
-    matching,
-    lengths,
-    buckets,
-    zero_division=0.0,
-    beta=1.0,
-    types=(),
-    texts=None,
-    train=None,
-    units=None,
-    intervals=None,
-    keep_rows=False,
-):
+    gold: Any,
+    pred: Any,
+    matching: Any,
+    lengths: npt.ArrayLike,
+    buckets: Sequence[str],
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+    types: Sequence[str] = (),
+    texts: tuple | None = None,
+    train: Training | None = None,
+    units: tuple | None = None,
+    intervals: dict | None = None,
+    keep_rows: bool = False,
+) -> Any:
     """``results["buckets"]``: per attribute, per bucket with an entity on either side, the strict
     ``precision``, ``recall``, F, ``number`` (gold entities) and ``predicted``; with ``intervals``
     (the checked interval options) and ``units`` (each sentence's unit, number of units), each
@@ -372,7 +382,9 @@ class BucketRows(NamedTuple):
     rows: np.ndarray
 
 
-def bucket_scorer(widths, beta=1.0, undefined=True, zero_division=0.0):
+def bucket_scorer(
+    widths: Sequence[int], beta: float = 1.0, undefined: bool = True, zero_division: float = 0.0
+) -> Callable[[np.ndarray], np.ndarray]:
     """``score(totals)``: per row of summed :class:`BucketRows` columns, each attribute's
     precision, recall and F per bucket (attribute by attribute, score by score, bucket by bucket);
     a 0/0 is NaN with ``undefined``, else ``zero_division``."""
@@ -393,7 +405,15 @@ def bucket_scorer(widths, beta=1.0, undefined=True, zero_division=0.0):
     return score
 
 
-def compare_buckets(rows_a, rows_b, layout, tables, paired, beta, fkey):
+def compare_buckets(
+    rows_a: np.ndarray,
+    rows_b: np.ndarray,
+    layout: tuple,
+    tables: tuple[dict, dict],
+    paired: Callable,
+    beta: float,
+    fkey: str,
+) -> dict[str, Any]:
     """``compare``'s ``"buckets"``: per attribute, per bucket of either system's table, the
     difference b - a of precision, recall and F, its paired interval and p-values
     (``paired(stats_a, stats_b, names, score, estimate)``), and the p-values corrected over the

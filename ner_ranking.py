@@ -200,19 +200,6 @@ def _counts(
     return s[last], tp, last + 1
 
 
-def curve(
-    scores: npt.NDArray[np.float64],
-    right: npt.NDArray[np.bool_],
-    n_gold: int,
-    order: npt.NDArray[np.int64] | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(thresholds, precision, recall), thresholds descending, one per distinct score; ``order``:
-    the predictions by score, highest first (computed when not given)."""
-    thresholds, tp, kept = _counts(scores, right, order)
-    recall = tp / n_gold if n_gold else np.zeros(len(tp))
-    return thresholds, tp / np.maximum(kept, 1), recall
-
-
 def best_index(tp: npt.ArrayLike, kept: npt.ArrayLike, n_gold: int, beta: float = 1.0) -> int:
     """The threshold of the highest F, the highest threshold (first: they descend) among exact ties:
     ``F = (1 + b**2) tp / (b**2 n_gold + kept)`` compared as fractions, ``b**2`` the exact square of
@@ -238,7 +225,7 @@ def ranking_table(
     order: npt.NDArray[np.int64] | None = None,
 ) -> dict[str, Any]:
     """The ranking and calibration scores of one set of scored predictions (``order``: as
-    :func:`curve` takes it)."""
+    ``_counts`` takes it)."""
     fkey = fbeta_key(beta)
     thresholds, tp, kept = _counts(scores, right, order)
     precision = tp / np.maximum(kept, 1)

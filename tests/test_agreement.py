@@ -334,3 +334,96 @@ def test_a_failed_call_names_the_pair_and_leaves_the_metric_usable(metric):
         metric.agreement([good, good, [["B-A"]]])
     assert "predictions" not in str(caught.value) and "references" not in str(caught.value)
     assert metric.agreement([good, good])["kappa"]["value"] == 1.0
+
+
+# ---------------------------------------------------------------------------- reports pinned whole
+
+
+def test_the_whole_report_of_a_small_pair_by_hand(metric):
+    """a: PER PER O LOC | O ORG; b: PER PER O ORG | O ORG. Tokens 6, agreeing 5: p_o = 5/6; a's labels
+    PER 2, LOC 1, ORG 1, O 2; b's PER 2, ORG 2, O 2: p_e = (2*2 + 1*2 + 2*2) / 36 = 10/36."""
+    a = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-ORG"]]
+    b = [["B-PER", "I-PER", "O", "B-ORG"], ["O", "B-ORG"]]
+    out = metric.agreement([a, b])
+    assert out["kappa"] == {
+        "value": pytest.approx((5 / 6 - 10 / 36) / (1 - 10 / 36)),
+        "method": "cohen",
+        "tokens": 6,
+        "observed": pytest.approx(5 / 6),
+        "chance": pytest.approx(10 / 36),
+    }
+    assert out["settings"] == {
+        "annotators": 2,
+        "sentences": 2,
+        "units": 2,
+        "ci_resamples": 0,
+        "confidence_level": 0.95,
+        "seed": 0,
+    }
+    pair = out["pairs"]["0-1"]
+    assert {m: pair[m] for m in ("strict", "exact", "partial", "type")} == {
+        "strict": pytest.approx(2 / 3),
+        "exact": 1.0,
+        "partial": 1.0,
+        "type": pytest.approx(2 / 3),
+    }
+    assert pair["per_type"] == {
+        "LOC": {"strict": 0.0, "exact": 0.0, "partial": 0.0, "type": 0.0},
+        # ORG's exact and partial: b's ORG on a's LOC span is right on the span (precision side)
+        "ORG": {"strict": pytest.approx(2 / 3), "exact": 1.0, "partial": 1.0, "type": pytest.approx(2 / 3)},
+        "PER": {"strict": 1.0, "exact": 1.0, "partial": 1.0, "type": 1.0},
+    }
+    assert out["f1"] == {m: pair[m] for m in ("strict", "exact", "partial", "type")}
+    assert set(out) == {"pairs", "f1", "kappa", "alpha", "settings"}
+
+
+def test_fleiss_kappa_by_hand():
+    """Three raters, four tokens: labels (A A A), (A A O), (O O O), (A O O): agreeing pairs per token
+    3, 1, 3, 1 of 3: p_o = 8/12; shares A 6/12, O 6/12: p_e = 1/2; kappa (2/3 - 1/2) / (1/2) = 1/3."""
+    labels = np.array([[1, 1, 0, 1], [1, 1, 0, 0], [1, 0, 0, 0]])
+    got = A.kappa_of(labels)
+    assert got == {
+        "value": pytest.approx(1 / 3),
+        "method": "fleiss",
+        "tokens": 4,
+        "observed": pytest.approx(2 / 3),
+        "chance": pytest.approx(0.5),
+    }
+    assert A.kappa_of(np.zeros((3, 0), dtype=np.int64))["value"] == 1.0
+    assert A.kappa_of(np.zeros((2, 0), dtype=np.int64)) == {
+        "value": 1.0,
+        "method": "cohen",
+        "tokens": 0,
+        "observed": 1.0,
+        "chance": 0.0,
+    }
+
+
+def test_disagreements_at_one_position_are_listed_incorrect_missed_spurious():
+    """Same start: an incorrect pair, then a missed, then a spurious entity, in sentence order."""
+    a = [["B-A", "O", "B-B", "I-B"], ["B-A"]]
+    b = [["B-C", "O", "B-B", "O"], ["O"]]
+    listed = A.agreement([a, b])["pairs"]["0-1"]["disagreements"]
+    assert listed == [
+        {"sentence": 0, "a": ["A", 0, 1], "b": ["C", 0, 1], "kind": "incorrect"},
+        {"sentence": 0, "a": ["B", 2, 4], "b": ["B", 2, 3], "kind": "incorrect"},
+        {"sentence": 1, "a": ["A", 0, 1], "b": None, "kind": "missed"},
+    ]
+    reverse = A.agreement([b, a])["pairs"]["0-1"]["disagreements"]
+    assert [d["kind"] for d in reverse] == ["incorrect", "incorrect", "spurious"] and reverse[2]["a"] is None
+
+
+def test_the_innermost_entity_labels_a_token():
+    """Nested spans: shortest wins; among equally short ones the last by start."""
+    spans = [
+        (
+            ["X", "Y", "Z", "W"],
+            np.array([0, 0, 0, 0]),
+            np.array([0, 2, 3, 6]),
+            np.array([6, 4, 5, 8]),
+        )
+    ]
+    labels, sentence = A.token_labels(None, "spans", None, (spans, np.array([9])))
+    names = {0: "O", 1: "W", 2: "X", 3: "Y", 4: "Z"}
+    assert [names[c] for c in labels[0].tolist()] == ["X", "X", "Y", "Z", "Z", "X", "W", "W", "O"]
+    assert sentence.tolist() == [0] * 9

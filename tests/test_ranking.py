@@ -4,6 +4,7 @@ development set (and refused from the scored set itself without the flag), token
 configs, and errors that name the place."""
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -448,3 +449,211 @@ def test_per_type_tables_with_many_types_are_each_types_own():
         assert members[k].tolist() == np.flatnonzero(kinds == k).tolist()
         local = scores[members[k]]
         assert orders[k].tolist() == np.argsort(-local, kind="stable").tolist()
+
+
+# ---------------------------------------------------------------------------- what mutation left alive
+
+
+def _ranking():
+    from ner_recall import ner_ranking as R
+
+    return R
+
+
+@pytest.mark.parametrize(
+    "token_scores, lengths, message",
+    [
+        ("0.5", [1], "token_scores must be a list with one list of numbers per sentence; got str"),
+        ({"a": 1}, [1], "token_scores must be a list with one list of numbers per sentence; got dict"),
+        ([[0.5]], [1, 2], "token_scores has 1 sentences but predictions has 2"),
+        ([[0.5], [0.5]], [1, 2], "token_scores[1] must hold 2 numbers, one per tag"),
+        ([[0.5], 0.5], [1, 1], "token_scores[1] must hold 1 numbers, one per tag"),
+        ([[0.5, True]], [2], "token_scores[0][1] is True; a token score is a number in [0, 1]"),
+        ([[0.5, float("nan")]], [2], "token_scores[0][1] is nan; a token score is a number in [0, 1]"),
+        ([[1.0000001]], [1], "token_scores[0][0] is 1.0000001; a token score is a number in [0, 1]"),
+        ([[-0.01]], [1], "token_scores[0][0] is -0.01; a token score is a number in [0, 1]"),
+        ([[0.5], ["0.5"]], [1, 1], "token_scores[1][0] is '0.5'; a token score is a number in [0, 1]"),
+        ([[None]], [1], "token_scores[0][0] is None; a token score is a number in [0, 1]"),
+        ([np.array([0.5, 2.0])], [2], "token_scores[0][1] is 2.0; a token score is a number in [0, 1]"),
+        ([np.array([0.5, 0.5])], [3], "token_scores[0] must hold 3 numbers, one per tag"),
+        ([np.array([[0.5, 0.5]])], [1], "token_scores[0][0] is [0.5, 0.5]; a token score is a number in [0, 1]"),
+        ([np.array(["a"])], [1], "token_scores[0][0] is 'a'; a token score is a number in [0, 1]"),
+    ],
+)
+def test_token_score_errors_are_whole_and_placed(token_scores, lengths, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        _ranking().check_token_scores(token_scores, lengths)
+
+
+@pytest.mark.parametrize(
+    "token_scores, lengths, flat",
+    [
+        ([[0.5, 1.0], [0.25]], [2, 1], [0.5, 1.0, 0.0, 0.25, 0.0]),
+        ([(0, 1), []], [2, 0], [0.0, 1.0, 0.0, 0.0]),
+        ([[np.float32(0.5)], [np.int64(1)]], [1, 1], [0.5, 0.0, 1.0, 0.0]),
+        ([np.array([0.5, 1.0]), np.array([0, 1])], [2, 2], [0.5, 1.0, 0.0, 0.0, 1.0, 0.0]),
+        ([np.array([0.0], dtype=np.float32), np.array([1], dtype=np.uint8)], [1, 1], [0.0, 0.0, 1.0, 0.0]),
+        ([], [], []),
+    ],
+)
+def test_token_scores_in_the_corpus_layout(token_scores, lengths, flat):
+    got = _ranking().check_token_scores(token_scores, lengths)
+    assert got.dtype == np.float64 and got.tolist() == flat
+
+
+def test_an_empty_or_unscored_table_by_hand():
+    R = _ranking()
+    empty = R.ranking_table(np.zeros(0), np.zeros(0, dtype=bool), n_gold=3, bins=4)
+    assert empty == {
+        "average_precision": 0.0,
+        "average_precision_gold": 0.0,
+        "best": {"threshold": None, "precision": 0.0, "recall": 0.0, "f1": 0.0},
+        "predictions": 0,
+        "number": 3,
+        "ece": 0.0,
+        "reliability": [],
+        "curve": {"thresholds": [], "precision": [], "recall": []},
+    }
+    wrong = R.ranking_table(
+        np.array([0.8, 0.3]), np.array([False, False]), n_gold=2, bins=2, with_curve=False
+    )
+    assert wrong["average_precision"] == 0.0 and wrong["average_precision_gold"] == 0.0
+    assert (
+        wrong["best"] == {"threshold": 0.8, "precision": 0.0, "recall": 0.0, "f1": 0.0}
+        and "curve" not in wrong
+    )
+    no_gold = R.ranking_table(np.array([0.8]), np.array([False]), n_gold=0, bins=2)
+    assert no_gold["curve"]["recall"] == [0.0] and no_gold["best"]["f1"] == 0.0 and no_gold["number"] == 0
+
+
+@pytest.mark.parametrize(
+    "beta, threshold, f",
+    [(1.0, 0.9, 0.8), (2.0, 0.5, 5 * 3 / (4 * 3 + 6)), (0.5, 0.9, 1.25 * 2 / (0.25 * 3 + 2))],
+)
+def test_beta_moves_the_best_threshold(beta, threshold, f):
+    """tp 2 of 2 kept at 0.9, 3 of 6 at 0.5, 3 gold: F1 0.8 and 2/3, F2 10/14 and 15/18."""
+    R = _ranking()
+    scores = np.array([0.9, 0.9, 0.5, 0.5, 0.5, 0.5])
+    right = np.array([True, True, True, False, False, False])
+    table = R.ranking_table(scores, right, n_gold=3, beta=beta)
+    key = "f1" if beta == 1.0 else f"f{beta:g}".replace(".", "_") if False else list(table["best"])[-1]
+    assert table["best"]["threshold"] == threshold and table["best"][key] == pytest.approx(f)
+    applied = R.threshold_scores(scores, right, 3, 0.5, beta)
+    assert applied["predicted"] == 6 and applied["precision"] == 0.5 and applied["recall"] == 1.0
+    assert applied[key] == pytest.approx((1 + beta**2) * 0.5 / (beta**2 * 0.5 + 1))
+
+
+def test_exact_ties_at_another_beta():
+    """F2 = 5 tp / (4 gold + kept): 1/(12 + 3) == 2/(12 + 18) with 3 gold: the higher threshold."""
+    R = _ranking()
+    assert R.best_index([1, 2], [3, 18], 3, 2.0) == 0
+    assert R.best_index([1, 3], [3, 18], 3, 2.0) == 1
+
+
+@pytest.mark.parametrize(
+    "threshold, predicted, precision, recall, f1",
+    [
+        (1.0, 0, 0.0, 0.0, 0.0),  # nothing kept: 0, not 0/0
+        (0.9, 2, 1.0, 2 / 4, 2 / 3),
+        (0.0, 3, 2 / 3, 2 / 4, 4 / 7),
+    ],
+)
+def test_threshold_scores_by_hand(threshold, predicted, precision, recall, f1):
+    R = _ranking()
+    got = R.threshold_scores(np.array([0.9, 0.95, 0.1]), np.array([True, True, False]), 4, threshold)
+    assert got == {"predicted": predicted, "precision": precision, "recall": recall, "f1": pytest.approx(f1)}
+    assert R.threshold_scores(np.array([0.5]), np.array([True]), 0, 0.1) == {
+        "predicted": 1,
+        "precision": 1.0,
+        "recall": 0.0,
+        "f1": 0.0,
+    }
+
+
+@pytest.mark.parametrize(
+    "bins, ok",
+    [(1, True), (1000, True), (np.int64(7), True), (0, False), (1001, False), (True, False), (2.0, False)],
+)
+def test_calibration_bins_bounds(bins, ok):
+    R = _ranking()
+    if ok:
+        assert R.check_bins(bins) == int(bins) and type(R.check_bins(bins)) is int
+    else:
+        with pytest.raises(
+            ValueError, match=f"^calibration_bins must be an int from 1 to 1000; got {re.escape(repr(bins))}$"
+        ):
+            R.check_bins(bins)
+
+
+@pytest.mark.parametrize("threshold", [1.5, 1.0000001, 2.0])
+def test_a_threshold_above_one_is_refused(threshold):
+    with pytest.raises(ValueError, match=r"must be a number in \[0, 1\]"):
+        _ranking().check_threshold_from(dev_results(threshold))
+    assert _ranking().check_threshold_from(dev_results(1.0)) == {"threshold": 1.0, "fingerprint": "f" * 40}
+
+
+def test_results_without_a_threshold_are_named():
+    with pytest.raises(
+        ValueError, match=r"^threshold_from: those results have no threshold \(no prediction had a score\)$"
+    ):
+        _ranking().check_threshold_from(dev_results(None))
+
+
+def test_the_ranking_block_by_hand(spans_metric):
+    """The tie corpus: 15 gold of one type, the block's keys, bins and per-type table."""
+    gold, pred = tie_corpus()
+    out = spans_metric.compute(predictions=pred, references=gold, scores=["ranking"], calibration_bins=4)[
+        "ranking"
+    ]
+    assert set(out) == {"bins", "fingerprint", "strict", "partial"} and out["bins"] == 4
+    strict = out["strict"]
+    assert strict["per_type"]["A"] == {k: v for k, v in strict.items() if k != "per_type"}
+    assert strict["number"] == 15 and strict["predictions"] == 15
+    assert [(r["lower"], r["upper"], r["count"]) for r in strict["reliability"]] == [
+        (0.5, 0.75, 3),
+        (0.75, 1.0, 12),
+    ]
+    assert (
+        strict["reliability"][0]["accuracy"] == pytest.approx(1 / 3)
+        and strict["reliability"][1]["accuracy"] == 0.75
+    )
+    again = spans_metric.compute(
+        predictions=pred,
+        references=gold,
+        scores=["ranking"],
+        threshold_from=dev_results(0.9, out["fingerprint"]) if False else dev_results(0.9),
+    )["ranking"]
+    assert again["fingerprint"] == out["fingerprint"] and again["threshold"] == 0.9
+    with pytest.raises(
+        ValueError,
+        match="^threshold_from holds the results of this very set: a threshold chosen on the set it is scored on is optimistic; take it from a development set, or pass threshold_on_scored_set=True to do it knowingly$",
+    ):
+        spans_metric.compute(
+            predictions=pred,
+            references=gold,
+            scores=["ranking"],
+            threshold_from=dev_results(0.9, out["fingerprint"]),
+        )
+
+
+def test_per_type_tables_cover_types_with_gold_only():
+    """A type with gold and no prediction has its table (recall 0); one with neither has none."""
+    from types import SimpleNamespace
+
+    from ner_recall.ner_core import SpanArrays
+
+    R = _ranking()
+    z = np.zeros(3, dtype=np.int64)
+    gold = SpanArrays(np.arange(3), np.arange(3) + 1, np.array([0, 1, 1]), z, np.arange(3))
+    pred = SpanArrays(np.arange(1), np.arange(1) + 1, np.array([0]), z[:1], np.arange(1))
+    matching = SimpleNamespace(gold=np.array([0]), pred=np.array([0]), scenario=np.array([0]))
+    options = SimpleNamespace(beta=1.0, ranking={"bins": 10, "threshold_from": None, "on_scored_set": False})
+    out = R.ranking_results(gold, pred, matching, ("A", "B", "C"), np.array([0.7]), options)
+    assert set(out["strict"]["per_type"]) == {"A", "B"}
+    assert (
+        out["strict"]["per_type"]["B"]["number"] == 2 and out["strict"]["per_type"]["B"]["predictions"] == 0
+    )
+    assert (
+        out["strict"]["per_type"]["A"]["best"]["recall"] == 1.0
+        and out["strict"]["recall" if False else "best"]["recall"] == 1 / 3
+    )
