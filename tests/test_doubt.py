@@ -256,6 +256,7 @@ VAGUE = [
     ("a tie on shared: the earliest start", E(["B", "A"], 1, 5), [E("A", 3, 7), E("B", 0, 3)], "B"),
     ("a tie on both: the first listed prediction", E(["B", "A"], 1, 5), [E("A", 0, 3), E("B", 0, 3)], "A"),
     ("a prediction not overlapping is no help", E(["B", "A"], 0, 2), [E("A", 2, 4)], "B"),
+    ("the same span beats an earlier cover", E(["B", "A"], 2, 4), [E("B", 0, 6), E("A", 2, 4)], "A"),
 ]
 
 
@@ -374,3 +375,28 @@ def test_resolving_one_example_does_work_linear_in_its_groups(monkeypatch, n):
     _, out, report = ner_doubt.resolve([pred], [gold])
     assert report["chosen"] == {"1": n} and out == [pred]
     assert sum(work) <= 8 * n + 8
+
+
+def test_a_nested_group_is_named_by_its_place():
+    from ner_recall import ner_doubt
+
+    nested = ALT([E("A", 0, 1)], [E("A", 0, 1), ALT([E("A", 0, 1)], [])])
+    with pytest.raises(ValueError) as error:
+        ner_doubt.check_doubt([[], [E("B", 3, 4), nested]])
+    assert str(error.value) == "references[1][1]['alternatives'][1][1]: ALT groups do not nest"
+
+
+def test_the_checked_references_hold_plain_stand_ins_at_the_places_of_doubt():
+    """For the type checks of plain entities: a group by a one-token stand-in, a vague label by its
+    first type, an optional entity without its flag; plain examples as they are."""
+    from ner_recall import ner_doubt
+
+    plain = [E("A", 0, 1)]
+    checked = ner_doubt.check_doubt(
+        [[ALT([E("A", 2, 3)], []), E(["B", "C"], 4, 6), E("D", 7, 8, optional=True)], plain]
+    )
+    assert checked == [
+        [{"label": "doubt", "start": 0, "end": 1}, E("B", 4, 6), E("D", 7, 8)],
+        plain,
+    ]
+    assert checked[1] is plain
