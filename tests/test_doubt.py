@@ -256,6 +256,7 @@ VAGUE = [
     ("a tie on shared: the earliest start", E(["B", "A"], 1, 5), [E("A", 3, 7), E("B", 0, 3)], "B"),
     ("a tie on both: the first listed prediction", E(["B", "A"], 1, 5), [E("A", 0, 3), E("B", 0, 3)], "A"),
     ("a prediction not overlapping is no help", E(["B", "A"], 0, 2), [E("A", 2, 4)], "B"),
+    ("the same span beats an earlier cover", E(["B", "A"], 2, 4), [E("B", 0, 6), E("A", 2, 4)], "A"),
 ]
 
 
@@ -374,3 +375,162 @@ def test_resolving_one_example_does_work_linear_in_its_groups(monkeypatch, n):
     _, out, report = ner_doubt.resolve([pred], [gold])
     assert report["chosen"] == {"1": n} and out == [pred]
     assert sum(work) <= 8 * n + 8
+
+
+def test_a_nested_group_is_named_by_its_place():
+    from ner_recall import ner_doubt
+
+    nested = ALT([E("A", 0, 1)], [E("A", 0, 1), ALT([E("A", 0, 1)], [])])
+    with pytest.raises(ValueError) as error:
+        ner_doubt.check_doubt([[], [E("B", 3, 4), nested]])
+    assert str(error.value) == "references[1][1]['alternatives'][1][1]: ALT groups do not nest"
+
+
+def test_the_checked_references_hold_plain_stand_ins_at_the_places_of_doubt():
+    """For the type checks of plain entities: a group by a one-token stand-in, a vague label by its
+    first type, an optional entity without its flag; plain examples as they are."""
+    from ner_recall import ner_doubt
+
+    plain = [E("A", 0, 1)]
+    checked = ner_doubt.check_doubt(
+        [[ALT([E("A", 2, 3)], []), E(["B", "C"], 4, 6), E("D", 7, 8, optional=True)], plain]
+    )
+    assert checked == [
+        [{"label": "doubt", "start": 0, "end": 1}, E("B", 4, 6), E("D", 7, 8)],
+        plain,
+    ]
+    assert checked[1] is plain
+
+
+# ---------------------------------------------------------------------------- the checks, message by message
+
+CHECKS = [
+    (
+        ALT([5], []),
+        "references[0][0]['alternatives'][0][0] 5: an entity must be a dict with keys ['label', 'start', 'end']",
+    ),
+    (
+        ALT([E("A", 0, 1, color=1)], []),
+        "references[0][0]['alternatives'][0][0] {'label': 'A', 'start': 0, 'end': 1, 'color': 1}: unknown key 'color'",
+    ),
+    (
+        ALT([E("A", 0, 1, b=1, a=2)], []),
+        "references[0][0]['alternatives'][0][0] {'label': 'A', 'start': 0, 'end': 1, 'b': 1, 'a': 2}: unknown key 'a'",
+    ),
+    (
+        ALT([E(5, 0, 1)], []),
+        "references[0][0]['alternatives'][0][0] {'label': 5, 'start': 0, 'end': 1}: the label must be a non-empty str or a non-empty list of them",
+    ),
+    (
+        E(["A", ""], 0, 1),
+        "references[0][0] {'label': ['A', ''], 'start': 0, 'end': 1}: the label must be a non-empty str or a non-empty list of them",
+    ),
+    (
+        E([], 0, 1),
+        "references[0][0] {'label': [], 'start': 0, 'end': 1}: the label must be a non-empty str or a non-empty list of them",
+    ),
+    (
+        E(["A", "A"], 0, 1),
+        "references[0][0] {'label': ['A', 'A'], 'start': 0, 'end': 1}: a vague label lists a type twice",
+    ),
+    (
+        E(["A", "B"], True, 2),
+        "references[0][0] {'label': ['A', 'B'], 'start': True, 'end': 2}: start must be an int",
+    ),
+    (
+        E(["A", "B"], 0, 2.0),
+        "references[0][0] {'label': ['A', 'B'], 'start': 0, 'end': 2.0}: end must be an int",
+    ),
+    (
+        E(["A", "B"], 1, 1),
+        "references[0][0] {'label': ['A', 'B'], 'start': 1, 'end': 1}: offsets must be >= 0 and start < end",
+    ),
+    (
+        E(["A", "B"], -1, 1),
+        "references[0][0] {'label': ['A', 'B'], 'start': -1, 'end': 1}: offsets must be >= 0 and start < end",
+    ),
+    (
+        E("A", 0, 1, optional=1),
+        "references[0][0] {'label': 'A', 'start': 0, 'end': 1, 'optional': 1}: optional must be True or False",
+    ),
+    (
+        {"alternatives": [[], []], "x": 1},
+        "references[0][0]: an ALT group has the one key 'alternatives'; got ['alternatives', 'x']",
+    ),
+    (
+        {"alternatives": [[]]},
+        "references[0][0]: an ALT group needs at least two alternatives (lists of entities)",
+    ),
+    (
+        {"alternatives": "ab"},
+        "references[0][0]: an ALT group needs at least two alternatives (lists of entities)",
+    ),
+    ({"alternatives": [[], 5]}, "references[0][0]['alternatives'][1] must be a list of entities"),
+]
+
+
+@pytest.mark.parametrize("item, message", CHECKS, ids=[m.split(": ", 1)[-1][:40] for _, m in CHECKS])
+def test_each_bad_doubt_is_named_exactly(item, message):
+    from ner_recall import ner_doubt
+
+    with pytest.raises(ValueError) as error:
+        ner_doubt.check_doubt([[item]])
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize(
+    "references, message",
+    [
+        (
+            [[], {"alternatives": [[]], "x": 1}],
+            "golds[1] is a dict: several references are {'alternatives': [[...], [...]]}; got keys ['alternatives', 'x']",
+        ),
+        ([{"alternatives": [[]]}], "golds[0]: several references need at least two lists of entities"),
+        ([{"alternatives": "ab"}], "golds[0]: several references need at least two lists of entities"),
+        ([{"alternatives": [[], 5]}], "golds[0]['alternatives'][1] must be a list of entities; got int"),
+        (
+            [{"alternatives": [[], [E(["A"], 0, 1), E(["A", "A"], 1, 2)]]}],
+            "golds[0]['alternatives'][1][1] {'label': ['A', 'A'], 'start': 1, 'end': 2}: a vague label lists a type twice",
+        ),
+        ([[], "ab"], "golds[1] must be a list of entities; got str"),
+    ],
+)
+def test_several_references_are_checked_by_name(references, message):
+    from ner_recall import ner_doubt
+
+    with pytest.raises(ValueError) as error:
+        ner_doubt.check_doubt(references, "golds")
+    assert str(error.value) == message
+
+
+def test_the_checks_accept_attributes_fragments_and_several_references():
+    from ner_recall import ner_doubt
+
+    entity = E("A", 0, 2, attributes={"gender": "M"}, fragments=[[0, 1]], optional=False)
+    several = {"alternatives": [[E("A", 0, 1)], [E(["A", "B"], 0, 1)]]}
+    assert ner_doubt.check_doubt([[ALT([entity], [])], several]) == [
+        [{"label": "doubt", "start": 0, "end": 1}],
+        [],
+    ]
+
+
+@pytest.mark.parametrize(
+    "references, expected",
+    [
+        ([[E("A", 0, 1)]], False),
+        ([[E(["A", "B"], 0, 1)], ()], True),
+        ([(), [E("A", 0, 1, optional=True)]], True),
+        ([[ALT([E("A", 0, 1)], [])]], True),
+        ([{"alternatives": [[], []]}], True),
+        ([{"x": 1}], False),
+        (["abc"], False),
+        ([[5]], False),
+        ([[E("A", 0, 1)], 5], False),
+        ("abc", False),
+        ([], False),
+    ],
+)
+def test_has_doubt_says_whether_any_example_holds_doubt(references, expected):
+    from ner_recall import ner_doubt
+
+    assert ner_doubt.has_doubt(references) is expected

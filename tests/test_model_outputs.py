@@ -377,3 +377,12 @@ def test_any_malformed_field_is_a_value_error_naming_the_item(form):
                 spans_from_outputs([[], [entity]], "predictions", texts=["", "Mari"], scored=True)
             except ValueError as error:
                 assert str(error).startswith("predictions[1][0] "), (key, value, error)
+
+
+@pytest.mark.parametrize("texts", [["Mari"], ["Mari", None], None, "Mari Tallinn"])
+def test_the_text_check_leaves_missing_or_bad_texts_to_the_texts_check(texts):
+    """GLiNER's ``text`` is compared only where the example has a text (a str): texts too short,
+    not a str or not a list are named by the texts check, not here, and nothing crashes."""
+    predictions = [[gliner("PER", 0, 4, "Mari")], [gliner("LOC", 0, 7, "Tallinn")]]
+    expected = [[{"label": "PER", "start": 0, "end": 4}], [{"label": "LOC", "start": 0, "end": 7}]]
+    assert spans_from_outputs(predictions, "predictions", texts=texts) == expected
