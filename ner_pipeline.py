@@ -216,6 +216,12 @@ OPTIONS = {
     ),
     "type_separator": Option(None, CONFIGS),
     "type_hierarchy": Option(None, CONFIGS),
+    "output_format": Option("auto", ("generated",)),
+    "placement": Option("order", ("generated",)),
+    "matching": Option("exact", ("generated",)),
+    "normalize": Option(None, ("generated",)),
+    "fuzzy_threshold": Option(0.9, ("generated",)),
+    "convention": Option(None, ("generated",)),
 }
 ALL_OPTIONS = {name: option.default for name, option in OPTIONS.items()}
 #: the options of each config, with their defaults

@@ -18,11 +18,13 @@ from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
+from .ner_dialects import DIALECTS
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
 from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
 from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
+from .ner_generated import GENERATED, generated_outcomes, read_generated, score_generated
 from .ner_harem import read_harem
 from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
@@ -259,6 +261,12 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
                 "end": datasets.Value("int64"),
             }
             formats = [{side: datasets.List(entity) for side in ("predictions", "references")}]
+        if self.config_name == GENERATED:  # a model's raw output per document (docs/generated.md)
+            entity = {
+                key: datasets.Value("string" if key == "label" else "int64")
+                for key in ("label", "start", "end")
+            }
+            formats = [{"predictions": datasets.Value("string"), "references": datasets.List(entity)}]
         if self.config_name in SUBGROUP_CONFIGS:  # one subgroup (stratum) name per sentence
             for f in formats:
                 f["subgroups"] = datasets.Value("string")
@@ -275,7 +283,10 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         )
         # the cache is read back as Arrow columns, not as Python lists (MetricInfo rejects a
         # format for Sequence features when it is built, so it is set afterwards)
-        if self.config_name not in SPAN_CONFIGS:  # entities are read back as evaluate's lists of dicts
+        if self.config_name not in (
+            *SPAN_CONFIGS,
+            GENERATED,
+        ):  # entities are read back as evaluate's lists of dicts
             info.format = "arrow"
         return info
 
@@ -314,8 +325,20 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         threshold_on_scored_set=False,
         type_separator=None,
         type_hierarchy=None,
+        output_format="auto",
+        placement="order",
+        matching="exact",
+        normalize=None,
+        fuzzy_threshold=0.9,
+        convention=None,
     ):
         given = locals()
+        if self.config_name == GENERATED:  # model output as text: ner_generated reads, places and scores it
+            return score_generated(
+                predictions,
+                references,
+                {n: given[n] for n in ALL_OPTIONS if not is_default(given[n], ALL_OPTIONS[n])},
+            )
         options = check_options(
             self.config_name,
             {
@@ -524,3 +547,20 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """
         check_options(self.config_name, options)
         return make_compute_metrics(self.compute, label_names, options, input_names=self._feature_names())
+
+    def compute(self, *, predictions=None, references=None, **options):
+        """Score the inputs (see the Args); the "generated" config reads, places and scores them
+        directly (``ner_generated``), the others as ``EvaluatePatches.compute`` does."""
+        if self.config_name != GENERATED:
+            return super().compute(predictions=predictions, references=references, **options)
+        return score_generated(predictions, references, options)
+
+    def read_generated(self, path):
+        """A JSONL file of {"text", "output"} records (and "entities", the gold) as compute's
+        inputs: {"texts", "predictions"[, "references"]} (docs/generated.md)."""
+        return read_generated(path)
+
+    def generated_outcomes(self, *, predictions, texts, types=None, label_map=None, **options):
+        """Per document, each item of a model's output with its outcome and places on the text
+        (placed, hallucinated, duplicate, off_schema, unparseable; docs/generated.md)."""
+        return generated_outcomes(predictions, texts, types, label_map, **options)
