@@ -16,6 +16,7 @@ from .ner_agreement import agreement
 from .ner_attributes import MORPHOLOGY_OUTCOMES
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
+from .ner_conventions import CONVENTIONS
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_dialects import DIALECTS
