@@ -380,28 +380,43 @@ def euroeval_tags(tokens: list, output: str, schema: list, label_map: dict) -> l
     return tags
 
 
-def lowercase_chunks(sentences: list) -> set:
-    """seqeval's entities of lower-case tags: no ``B``/``I`` is recognised, so a chunk is a run
-    of one type (``o`` is the type ``_``), sentences apart."""
-    found, offset = set(), 0
-    for tags in sentences:
-        start = 0
-        for k in range(1, len(tags) + 1):
-            if k == len(tags) or _chunk_type(tags[k]) != _chunk_type(tags[start]):
-                found.add((_chunk_type(tags[start]), offset + start, offset + k - 1))
-                start = k
-        offset += len(tags) + 1
+def seqeval_chunks(sentences: list) -> set:
+    """The chunks seqeval's default (conlleval) rules read in sentences joined by an ``O``:
+    (type, first, last) over the joined positions. On EuroEval's lower-case tags no ``B``/``I``
+    is recognised: a chunk is a run of one type (``o`` is the type ``_``) that may run across
+    sentences, and a run still open at the end is not counted.
+
+    >>> sorted(seqeval_chunks([["b-per", "i-per", "o"], ["o", "b-loc"]]))
+    [('_', 2, 4), ('per', 0, 1)]
+    """
+    flat = [tag for tags in sentences for tag in [*tags, "O"]] + ["O"]
+    found, begin, prev_tag, prev_type = set(), 0, "O", ""
+    for i, chunk in enumerate(flat):
+        tag, kind = chunk[0], chunk[1:].split("-", 1)[-1] or "_"
+        if _chunk_ends(prev_tag, tag, prev_type, kind):
+            found.add((prev_type, begin, i - 1))
+        if _chunk_starts(prev_tag, tag, prev_type, kind):
+            begin = i
+        prev_tag, prev_type = tag, kind
     return found
 
 
-def _chunk_type(tag: str) -> str:
-    return tag[1:].split("-", 1)[-1] or "_"
+def _chunk_ends(prev_tag: str, tag: str, prev_type: str, kind: str) -> bool:
+    if prev_tag in ("E", "S") or (prev_tag in ("B", "I") and tag in ("B", "S", "O")):
+        return True
+    return prev_tag not in ("O", ".") and prev_type != kind
+
+
+def _chunk_starts(prev_tag: str, tag: str, prev_type: str, kind: str) -> bool:
+    if tag in ("B", "S") or (prev_tag in ("E", "S", "O") and tag in ("E", "I")):
+        return True
+    return tag not in ("O", ".") and prev_type != kind
 
 
 def _micro_f1(gold: list, pred: list) -> float:
     if all(t == "o" for s in pred for t in s) and all(t == "o" for s in gold for t in s):
         return 1.0  # EuroEval's rule for all-O sides
-    true, said = lowercase_chunks(gold), lowercase_chunks(pred)
+    true, said = seqeval_chunks(gold), seqeval_chunks(pred)
     return _prf(len(true & said), len(said), len(true))["f1"]
 
 
