@@ -383,11 +383,11 @@ def euroeval_tags(tokens: list, output: str, schema: list, label_map: dict) -> l
 def seqeval_chunks(sentences: list) -> set:
     """The chunks seqeval's default (conlleval) rules read in sentences joined by an ``O``:
     (type, first, last) over the joined positions. On EuroEval's lower-case tags no ``B``/``I``
-    is recognised: a chunk is a run of one type (``o`` is the type ``_``) that may run across
-    sentences, and a run still open at the end is not counted.
+    is recognised: a chunk is a run of one type (``o`` is the type ``_``, as is the ``O`` between
+    sentences), so a run of ``o`` goes on across sentences and one still open at the end is lost.
 
-    >>> sorted(seqeval_chunks([["b-per", "i-per", "o"], ["o", "b-loc"]]))
-    [('_', 2, 4), ('per', 0, 1)]
+    >>> sorted(seqeval_chunks([["b-per", "i-per", "o"], ["o", "b-loc"], ["o"]]))
+    [('_', 2, 4), ('loc', 5, 5), ('per', 0, 1)]
     """
     flat = [tag for tags in sentences for tag in [*tags, "O"]] + ["O"]
     found, begin, prev_tag, prev_type = set(), 0, "O", ""

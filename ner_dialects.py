@@ -25,7 +25,7 @@ JSON (and the other dialects) inside a code fence, and chatter around it, are fo
 >>> [(i.text, i.label) for i in read_output('Sure! ```json\\n[{"text": "John", "type": "PER"}]\\n```').items]
 [('John', 'PER')]
 >>> read_output("<PER>John</PER> met <LOC>Ann</LOC>").items[1]
-Item(text='Ann', label='LOC', start=20, end=23, index=1, problem='')
+Item(text='Ann', label='LOC', start=9, end=12, index=1, problem='')
 >>> read_output('[Person(span="John"), Location(span=__import__("os"))]').items[1].problem
 'not a call Name(span="...") with a string'
 """

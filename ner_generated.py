@@ -106,7 +106,7 @@ def normalized_map(text: str, steps: tuple = STEPS) -> tuple:
     of the character it came from.
 
     >>> normalized_map("The  U.S. army")
-    ('us army', [4, 6, 9, 10, 11, 12, 13])
+    ('u s army', [5, 6, 7, 8, 10, 11, 12, 13])
     """
     chars, where = [], []
     nfkc, case, punct, space = (
@@ -119,7 +119,7 @@ def normalized_map(text: str, steps: tuple = STEPS) -> tuple:
         s = unicodedata.normalize("NFKC", c) if nfkc and not c.isascii() else c
         for ch in s.casefold() if case else s:
             if punct and _is_punctuation(ch):
-                continue
+                ch = " "  # a word apart: "Paris-Hilton" is "paris hilton"
             chars.append(" " if space and ch.isspace() else ch)
             where.append(k)
     joined = "".join(chars)
@@ -148,6 +148,22 @@ def normalize_string(s: str, steps: tuple = STEPS) -> str:
 # ---------------------------------------------------------------------------- occurrences
 
 
+def _with_marks(text: str, start: int, end: int, said: str) -> tuple:
+    """A normalized match widened over the punctuation the string itself starts or ends with
+    ("U.S." keeps its last full stop where the text has it).
+
+    >>> _with_marks("the U.S. army", 4, 7, "u.s.")
+    (4, 8)
+    """
+    tail = said[len(said.rstrip(string.punctuation)) :]
+    if tail and text.startswith(tail, end):
+        end += len(tail)
+    head = said[: len(said) - len(said.lstrip(string.punctuation))]
+    if head and start >= len(head) and text[start - len(head) : start] == head:
+        start -= len(head)
+    return start, end
+
+
 class _Document:
     """One text's occurrences of strings at a level, each string searched once."""
 
@@ -170,7 +186,9 @@ class _Document:
         key = normalize_string(s, self.settings.steps)
         if not key:
             return []
-        found = [(where[k], where[k + len(key) - 1] + 1) for k in occurrences(norm, key)]
+        found = [
+            _with_marks(self.text, where[k], where[k + len(key) - 1] + 1, s) for k in occurrences(norm, key)
+        ]
         if found or level != "fuzzy":
             return found
         return self._fuzzy(key)
@@ -242,9 +260,8 @@ def place_in_order(places: list) -> list:
     taken = {p for p in chosen if p is not None}
     for i, found in enumerate(places):
         if chosen[i] is None and found:
-            free = [p for p in found if p not in taken]
-            apart = [p for p in free if all(p[1] <= t[0] or p[0] >= t[1] for t in taken)]
-            chosen[i] = (apart or free or [None])[0]
+            apart = [p for p in found if all(p[1] <= t[0] or p[0] >= t[1] for t in taken)]
+            chosen[i] = apart[0] if apart else None  # never inside a span already placed
             taken.add(chosen[i])
     return chosen
 
@@ -292,6 +309,10 @@ def place_document(text: str, reading: Reading, schema: Any, settings: Settings,
     ):
         if place:
             out[j] = Outcome(document, item.index, "placed", item.label, item.text, place)
+        elif settings.placement == "offsets" and item.start is not None:
+            out[j] = Outcome(
+                document, item.index, "hallucinated", item.label, item.text, [], "not at its offsets"
+            )
         else:
             kind = "duplicate" if found else "hallucinated"
             out[j] = Outcome(document, item.index, kind, item.label, item.text, [])
