@@ -188,17 +188,24 @@ def _offsets(entity: dict) -> tuple:
 
 def _object_item(entity: Any, j: int) -> Item:
     if not isinstance(entity, dict):
-        return Item(None, None, index=j, problem="not an object with a string and a type")
-    text, label = _first(entity, TEXT_KEYS), _first(entity, LABEL_KEYS)
+        return Item(None, None, None, None, j, "not an object with a string and a type")
+    text = entity.get("text")
+    if text is None:
+        text = _first(entity, TEXT_KEYS)
+    label = entity.get("type")
+    if label is None:
+        label = _first(entity, LABEL_KEYS)
     if not isinstance(text, str) or not text.strip():
-        return Item(None, label, index=j, problem=f"no string under any of {list(TEXT_KEYS)}")
+        return Item(None, label, None, None, j, f"no string under any of {list(TEXT_KEYS)}")
     if not isinstance(label, str) or not label.strip():
-        return Item(text, None, index=j, problem=f"no type under any of {list(LABEL_KEYS)}")
+        return Item(text, None, None, None, j, f"no type under any of {list(LABEL_KEYS)}")
+    if "start" not in entity and "end" not in entity and "char_interval" not in entity:
+        return Item(text, label.strip(), None, None, j)
     start, end = _offsets(entity)
     if (start is None) != (end is None) or not all(
         v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in (start, end)
     ):
-        return Item(text, label, index=j, problem="offsets must be two integers")
+        return Item(text, label, None, None, j, "offsets must be two integers")
     return Item(text, label.strip(), start, end, j)
 
 

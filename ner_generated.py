@@ -35,6 +35,7 @@ import re
 import string
 import unicodedata
 from collections import Counter
+from json import loads as _loads
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -42,7 +43,7 @@ import numpy as np
 from .ner_dialects import Item, Reading, check_dialect, offsets_on, read_output
 from .ner_matching import count_rows
 from .ner_pipeline import CONFIG_OPTIONS, check_options, score_spans
-from .ner_spans import check_texts, occurrences
+from .ner_spans import check_texts
 from .ner_uncertainty import align_types, paired
 
 #: the config name
@@ -148,6 +149,46 @@ def normalize_string(s: str, steps: tuple = STEPS) -> str:
 # ---------------------------------------------------------------------------- occurrences
 
 
+#: the ASCII characters of words (letters, digits, underscore)
+_ASCII_WORD = frozenset(string.ascii_letters + string.digits + "_")
+
+
+def _is_word(char: str) -> bool:
+    """As ``ner_spans`` reads words: a letter, digit or underscore, not a wide (East Asian) one."""
+    if char.isascii():
+        return char in _ASCII_WORD
+    return char.isalnum() and unicodedata.east_asian_width(char) not in ("W", "F")
+
+
+def word_occurrences(text: str, s: str) -> list:
+    """The (start, end) of each occurrence of ``s`` in ``text`` at word boundaries (the places
+    of ``ner_spans.occurrences``, found with fewer calls).
+
+    >>> word_occurrences("Peter Peters met Peter", "Peter")
+    [(0, 5), (17, 22)]
+    """
+    k = text.find(s)
+    if k < 0:
+        return []
+    found, n, size = [], len(s), len(text)
+    head, tail, word = _is_word(s[0]), _is_word(s[-1]), _ASCII_WORD
+    while k >= 0:
+        e = k + n
+        if head and k:
+            c = text[k - 1]
+            if c in word or (not c.isascii() and _is_word(c)):
+                k = text.find(s, k + 1)
+                continue
+        if tail and e < size:
+            c = text[e]
+            if c in word or (not c.isascii() and _is_word(c)):
+                k = text.find(s, k + 1)
+                continue
+        found.append((k, e))
+        k = text.find(s, k + 1)
+    return found
+
+
 def _with_marks(text: str, start: int, end: int, said: str) -> tuple:
     """A normalized match widened over the punctuation the string itself starts or ends with
     ("U.S." keeps its last full stop where the text has it).
@@ -158,10 +199,27 @@ def _with_marks(text: str, start: int, end: int, said: str) -> tuple:
     tail = said[len(said.rstrip(string.punctuation)) :]
     if tail and text.startswith(tail, end):
         end += len(tail)
+    elif not tail and text.startswith(".", end) and _abbreviation(text, start, end):
+        end += 1
     head = said[: len(said) - len(said.lstrip(string.punctuation))]
     if head and start >= len(head) and text[start - len(head) : start] == head:
         start -= len(head)
     return start, end
+
+
+def _abbreviation(text: str, start: int, end: int) -> bool:
+    """Whether the full stop after ``text[start:end]`` ends it as an abbreviation ("U.S", "Co")
+    rather than a sentence: its last word holds a full stop, or is a capitalised word of at most
+    three letters followed by more of the sentence (a lower-case word).
+
+    >>> _abbreviation("Smith & Co. said", 0, 10), _abbreviation("met Ann. Then", 4, 7)
+    (True, False)
+    """
+    word = text[start:end].rsplit(None, 1)[-1]
+    if "." in word:
+        return True
+    rest = text[end + 1 :].lstrip()
+    return len(word) <= 3 and word[:1].isupper() and rest[:1].islower()
 
 
 class _Document:
@@ -179,7 +237,7 @@ class _Document:
     def _search(self, s: str) -> list:
         level = self.settings.level
         if level == "exact":
-            return [(k, k + len(s)) for k in occurrences(self.text, s)]
+            return word_occurrences(self.text, s)
         if self.norm is None:
             self.norm = normalized_map(self.text, self.settings.steps)
         norm, where = self.norm
@@ -187,7 +245,8 @@ class _Document:
         if not key:
             return []
         found = [
-            _with_marks(self.text, where[k], where[k + len(key) - 1] + 1, s) for k in occurrences(norm, key)
+            _with_marks(self.text, where[k], where[k + len(key) - 1] + 1, s)
+            for k, _ in word_occurrences(norm, key)
         ]
         if found or level != "fuzzy":
             return found
@@ -247,11 +306,12 @@ def place_in_order(places: list) -> list:
     """
     chosen, cursor, complete = [None] * len(places), 0, True
     for i, found in enumerate(places):
-        pick = next((p for p in found if p[0] >= cursor), None)
-        if pick is None:
+        for pick in found:
+            if pick[0] >= cursor:
+                chosen[i], cursor = pick, pick[1]
+                break
+        else:
             complete = complete and not found
-            continue
-        chosen[i], cursor = pick, pick[1]
     if complete:
         return chosen
     candidates = [(i, s, e) for i, found in enumerate(places) for s, e in found]
@@ -261,8 +321,9 @@ def place_in_order(places: list) -> list:
     for i, found in enumerate(places):
         if chosen[i] is None and found:
             apart = [p for p in found if all(p[1] <= t[0] or p[0] >= t[1] for t in taken)]
-            chosen[i] = apart[0] if apart else None  # never inside a span already placed
-            taken.add(chosen[i])
+            if apart:  # never inside a span already placed
+                chosen[i] = apart[0]
+                taken.add(apart[0])
     return chosen
 
 
@@ -291,31 +352,33 @@ def place_document(text: str, reading: Reading, schema: Any, settings: Settings,
     """Every item of one output in exactly one :class:`Outcome`, in the order of the output."""
     if reading.dialect is None:
         return [Outcome(document, None, "unparseable", None, None, [], reading.problem)]
-    items = offsets_on(reading, text)
+    items = offsets_on(reading, text) if reading.plain else reading.items
     out, todo = [None] * len(items), []
-    mapping = settings.label_map or {}
+    mapping = settings.label_map
     for j, item in enumerate(items):
-        label = mapping.get(item.label, item.label) if isinstance(item.label, str) else item.label
+        label = item.label
+        if mapping and isinstance(label, str):
+            label = mapping.get(label, label)
         if item.problem:
             out[j] = Outcome(document, item.index, "unparseable", label, item.text, [], item.problem)
         elif schema is not None and label not in schema:
             out[j] = Outcome(document, item.index, "off_schema", label, item.text, [])
         else:
-            todo.append((j, item._replace(label=label)))
+            todo.append((j, item, label))
     doc = _Document(text, settings)
-    places = [doc.places(item.text.strip()) for _, item in todo]
-    for (j, item), place, found in zip(
+    cache, search = doc.cache, doc.places
+    places = [cache.get(s) or search(s) for s in [item.text.strip() for _, item, _ in todo]]
+    for (j, item, label), place, found in zip(
         todo, _placements(todo, places, text, settings, document, doc), places
     ):
         if place:
-            out[j] = Outcome(document, item.index, "placed", item.label, item.text, place)
+            out[j] = Outcome(document, item.index, "placed", label, item.text, place)
         elif settings.placement == "offsets" and item.start is not None:
-            out[j] = Outcome(
-                document, item.index, "hallucinated", item.label, item.text, [], "not at its offsets"
-            )
+            out[j] = Outcome(document, item.index, "hallucinated", label, item.text, [], "not at its offsets")
         else:
-            kind = "duplicate" if found else "hallucinated"
-            out[j] = Outcome(document, item.index, kind, item.label, item.text, [])
+            out[j] = Outcome(
+                document, item.index, "duplicate" if found else "hallucinated", label, item.text, []
+            )
     return out
 
 
@@ -323,7 +386,7 @@ def _placements(todo: list, places: list, text: str, settings: Settings, documen
     """The places each item takes (a list per item; empty when none)."""
     if settings.placement == "every":
         seen, out = set(), []
-        for (_, item), found in zip(todo, places):
+        for (_, item, _), found in zip(todo, places):
             key = (
                 normalize_string(item.text, settings.steps)
                 if settings.level != "exact"
@@ -333,10 +396,10 @@ def _placements(todo: list, places: list, text: str, settings: Settings, documen
             seen.add(key)
         return out
     if settings.placement == "offsets":
-        given = [_check_offsets(item, text, document) for _, item in todo]
+        given = [_check_offsets(item, text, document) for _, item, _ in todo]
         rest = _place_first([f for f, g in zip(places, given) if g is None])
         out = []
-        for (_, item), g in zip(todo, given):
+        for (_, item, _), g in zip(todo, given):
             if g is None:
                 pick = rest.pop(0)
                 out.append([pick] if pick else [])
@@ -464,6 +527,76 @@ def place_all(readings: list, texts: list, schema: Any, settings: Settings) -> l
     return [place_document(t, r, schema, settings, i) for i, (t, r) in enumerate(zip(texts, readings))]
 
 
+def plain_list_in_order(output: Any, text: str, schema: Any) -> Any:
+    """The common case without building an :class:`Outcome` per item: a str holding exactly a
+    JSON list of ``{"text": str, "type": str}`` whose items are all found in reading order,
+    placed at the exact level. ((placed, hallucinated, off_schema), spans), or None when the
+    general path (:func:`place_document`) must read it; both give the same counts and spans.
+
+    >>> plain_list_in_order('[{"text": "Ann", "type": "PER"}, {"text": "Bo", "type": "PER"}]', "Ann met Ann", None)
+    ((1, 1, 0), [{'label': 'PER', 'start': 0, 'end': 3}])
+    """
+    if type(output) is not str or output[:1] != "[":
+        return None
+    try:
+        entities = _loads(output)
+    except (ValueError, RecursionError):
+        return None
+    if type(entities) is not list:
+        return None
+    cache, spans, cursor, hallucinated, off = {}, [], 0, 0, 0
+    for e in entities:
+        if type(e) is not dict or len(e) != 2:
+            return None
+        t, label = e.get("text"), e.get("type")
+        if type(t) is not str or type(label) is not str or not label or label != label.strip():
+            return None
+        s = t.strip()
+        if not s:
+            return None
+        if schema is not None and label not in schema:
+            off += 1
+            continue
+        found = cache.get(s)
+        if found is None:
+            found = cache[s] = word_occurrences(text, s)
+        for p in found:
+            if p[0] >= cursor:
+                break
+        else:
+            if found:
+                return None  # out of reading order: the general path's chain decides
+            hallucinated += 1
+            continue
+        cursor = p[1]
+        spans.append({"label": label, "start": p[0], "end": p[1]})
+    return (len(spans), hallucinated, off), spans
+
+
+def place_corpus(predictions: list, texts: list, schema: Any, settings: Settings, dialect: str) -> tuple:
+    """Every output read and placed: (outcome counts, placed spans per document, dialects read)."""
+    fast = dialect in ("auto", "json_list") and settings[:2] == ("order", "exact") and not settings.label_map
+    counts, spans, dialects = dict.fromkeys(OUTCOMES, 0), [], Counter()
+    for i, (output, text) in enumerate(zip(predictions, texts)):
+        got = plain_list_in_order(output, text, schema) if fast else None
+        if got is not None:
+            dialects["json_list"] += 1
+            (placed, hallucinated, off), found = got
+            counts["placed"] += placed
+            counts["hallucinated"] += hallucinated
+            counts["off_schema"] += off
+            spans.append(found)
+            continue
+        reading = read_output(output, dialect)
+        dialects[str(reading.dialect)] += 1
+        outcomes = place_document(text, reading, schema, settings, i)
+        for o in outcomes:
+            counts[o.outcome] += 1
+        spans.append(placed_spans([outcomes])[0])
+    counts["items"] = sum(counts.values())
+    return counts, spans, dict(dialects)
+
+
 def outcome_counts(outcomes: list) -> dict:
     """How many items of each outcome, and ``items``, their sum (every item read)."""
     counts = Counter(o.outcome for doc in outcomes for o in doc)
@@ -487,9 +620,9 @@ def placed_spans(outcomes: list) -> list:
     ]
 
 
-def _level_scores(outcomes: list, gold: list, options: Any, rows: bool) -> tuple:
+def _level_scores(spans: list, gold: list, options: Any, rows: bool) -> tuple:
     views: list = []
-    results = score_spans(placed_spans(outcomes), gold, options, views=views)
+    results = score_spans(spans, gold, options, views=views)
     if not rows:
         return results, None, None
     view, n = views[-1], len(gold)
@@ -555,18 +688,17 @@ def score_generated(predictions: Any, references: Any, given: dict) -> dict:
         if options.scoring.types
         else {e.get("label") for doc in gold if isinstance(doc, list) for e in doc if isinstance(e, dict)}
     )
-    readings = read_outputs(predictions, gen["output_format"])
     ladder, results, stats = {}, None, []
     for level in gen["levels"]:
         settings = Settings(gen["placement"], level, gen["steps"], gen["threshold"], label_map)
-        outcomes = place_all(readings, texts, schema, settings)
-        results, rows, types = _level_scores(outcomes, gold, options, len(gen["levels"]) > 1)
+        counts, spans, dialects = place_corpus(predictions, texts, schema, settings, gen["output_format"])
+        results, rows, types = _level_scores(spans, gold, options, len(gen["levels"]) > 1)
         stats.append((rows, types))
         ladder[level] = {key: results[key] for key in ("overall_precision", "overall_recall", "overall_f1")}
-        ladder[level]["counts"] = outcome_counts(outcomes)
+        ladder[level]["counts"] = counts
     results["generated"] = {
         "counts": ladder[level]["counts"],
-        "dialects": dict(Counter(str(r.dialect) for r in readings)),
+        "dialects": dialects,
         "placement": gen["placement"],
         "matching": level,
     }

@@ -302,3 +302,27 @@ def test_read_generated_names_file_and_line(generated, tmp_path):
     path.write_text(json.dumps({"text": TEXT, "output": "x"}) + "\n{oops\n")
     with pytest.raises(ValueError, match=r"out.jsonl, line 2: not JSON"):
         generated.read_generated(str(path))
+
+
+def test_the_fast_path_gives_what_the_general_path_gives():
+    """``plain_list_in_order`` (no Outcome per item) against ``place_document`` on random lists."""
+    import random
+
+    rng = random.Random(0)
+    words = ["Paris", "Paris Hilton", "York", "New York", "Ann", "Oslo", " Ann ", "ann"]
+    text = "Paris Hilton met Ann in New York . Ann went to Paris and York , then Paris Hilton left ."
+    checked = 0
+    for _ in range(400):
+        items = [
+            {"text": rng.choice(words), "type": rng.choice(["PER", "LOC", "MISC"])}
+            for _ in range(rng.randint(0, 7))
+        ]
+        output = json.dumps(items)
+        fast = G.plain_list_in_order(output, text, {"PER", "LOC"})
+        outcomes = G.place_document(text, D.read_output(output), {"PER", "LOC"}, G.Settings())
+        counts = G.outcome_counts([outcomes])
+        if fast is not None:
+            checked += 1
+            assert fast[0] == (counts["placed"], counts["hallucinated"], counts["off_schema"])
+            assert fast[1] == G.placed_spans([outcomes])[0]
+    assert checked > 100
