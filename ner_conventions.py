@@ -151,7 +151,9 @@ def uniner_answer(answer: Any) -> list:
         return []
 
 
-def _uniner(predictions: list, texts: list, gold: list, schema: list, label_map: dict) -> tuple:
+def _uniner(
+    predictions: list, texts: list, gold: list, schema: list, label_map: dict
+) -> tuple[int, int, int]:
     correct = predicted = n_gold = 0
     for output, text, spans in zip(predictions, texts, gold):
         answers = _answers_by_type(output, label_map)
@@ -253,7 +255,9 @@ def gner_labels(tokens: list, output: str, schema: list) -> list:
 def gner_entities(tokens: list, labels: list) -> list:
     """GNER's entities: a B- or O closes the open one, any other label extends it (its type the
     last label's), each as (normalized string, normalized type), repeats dropped."""
-    found, words, label = [], [], None
+    found: list = []
+    words: list = []
+    label: Any = None
     for word, tag in zip(tokens, labels):
         if words and tag[:1] in ("B", "O"):
             found.append((" ".join(words), label))
@@ -271,7 +275,9 @@ def gner_entities(tokens: list, labels: list) -> list:
     return out
 
 
-def _gner(predictions: list, tokens: list, references: list, schema: list, label_map: dict) -> tuple:
+def _gner(
+    predictions: list, tokens: list, references: list, schema: list, label_map: dict
+) -> tuple[int, int, int]:
     correct = predicted = n_gold = 0
     for i, (output, words, tags) in enumerate(zip(predictions, tokens, references)):
         if not isinstance(output, str):
@@ -311,12 +317,14 @@ def gollie_objects(output: str, schema: list, label_map: dict) -> Any:
             continue  # an unknown class: GoLLIE's HallucinatedType, dropped
         if len(values) != 1 or (node.keywords and node.keywords[0].arg != "span"):
             return None  # the class would not accept these arguments
-        kept.append((label, values[0].value))
+        value = values[0]
+        kept.append((label, value.value if isinstance(value, ast.Constant) else None))
     return kept
 
 
 def _gollie_filter(objects: list, text: str) -> list:
-    lower, seen, kept = text.lower(), Counter(), []
+    lower, kept = text.lower(), []
+    seen: Counter = Counter()
     for label, span in objects:
         if not isinstance(span, str) or span.lower().strip() not in lower:
             continue
@@ -329,7 +337,9 @@ def _gollie_filter(objects: list, text: str) -> list:
     return kept
 
 
-def _gollie(predictions: list, texts: list, gold: list, schema: list, label_map: dict) -> tuple:
+def _gollie(
+    predictions: list, texts: list, gold: list, schema: list, label_map: dict
+) -> tuple[int, int, int]:
     correct = predicted = n_gold = 0
     for i, (output, text, spans) in enumerate(zip(predictions, texts, gold)):
         if not isinstance(output, str):

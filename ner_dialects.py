@@ -25,7 +25,7 @@ JSON (and the other dialects) inside a code fence, and chatter around it, are fo
 >>> [(i.text, i.label) for i in read_output('Sure! ```json\\n[{"text": "John", "type": "PER"}]\\n```').items]
 [('John', 'PER')]
 >>> read_output("<PER>John</PER> met <LOC>Ann</LOC>").items[1]
-Item(text='Ann', label='LOC', start=9, end=12, index=1, problem='')
+Item(text='Ann', label='LOC', start=9, end=12, number=1, problem='')
 >>> read_output('[Person(span="John"), Location(span=__import__("os"))]').items[1].problem
 'not a call Name(span="...") with a string'
 """
@@ -55,14 +55,14 @@ _LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])?\s*([^:\n]{1,60}?)\s*:\s*(\S.*?)
 
 
 class Item(NamedTuple):
-    """One predicted item: its surface string, type, offsets (when given), its index in the
+    """One predicted item: its surface string, type, offsets (when given), its number in the
     output, and why it could not be read (``problem``; empty when it was)."""
 
     text: Any
     label: Any
     start: Any = None
     end: Any = None
-    index: int = 0
+    number: int = 0
     problem: str = ""
 
 
@@ -226,16 +226,16 @@ def _answer_strings(answer: Any) -> Any:
 
 
 def _dict_items(value: dict) -> list:
-    items = []
+    items: list = []
     for label, answer in value.items():
         strings = _answer_strings(answer)
         if strings is None or not isinstance(label, str):
-            items.append(Item(None, label, index=len(items), problem="not a list of strings for a type"))
+            items.append(Item(None, label, number=len(items), problem="not a list of strings for a type"))
             continue
         for s in strings:
             ok = isinstance(s, str) and s.strip()
             problem = "" if ok else "not a non-empty string"
-            items.append(Item(s if ok else None, label.strip(), index=len(items), problem=problem))
+            items.append(Item(s if ok else None, label.strip(), number=len(items), problem=problem))
     return items
 
 
@@ -259,19 +259,21 @@ def _gollie_item(node: ast.AST, j: int) -> Item:
     """``Name(span="...")`` (or ``Name("...")``): the class name is the type; nothing is run."""
     problem = 'not a call Name(span="...") with a string'
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-        return Item(None, None, index=j, problem=problem)
+        return Item(None, None, number=j, problem=problem)
     values = [k.value for k in node.keywords if k.arg == "span"] or node.args[:1]
     extra = len(node.args) + len(node.keywords) != 1
     if extra or not values or not isinstance(values[0], ast.Constant) or not isinstance(values[0].value, str):
-        return Item(None, node.func.id, index=j, problem=problem)
-    return Item(values[0].value, node.func.id, index=j)
+        return Item(None, node.func.id, number=j, problem=problem)
+    return Item(values[0].value, node.func.id, number=j)
 
 
 def _gner(body: str) -> Any:
     marks = list(_GNER.finditer(body))
     if not marks:
         return None
-    items, words, label, previous = [], [], None, 0
+    items: list = []
+    words: list = []
+    label, previous = None, 0
     for mark in marks:
         word, tag = body[previous : mark.start()].strip(), mark.group()[1:-1]
         previous = mark.end()
@@ -279,12 +281,12 @@ def _gner(body: str) -> Any:
             continue
         kind, kind_label = tag[0], tag[2:]
         if words and (kind != "I" or kind_label != label):
-            items.append(Item(" ".join(words), label, index=len(items)))
+            items.append(Item(" ".join(words), label, number=len(items)))
             words, label = [], None
         if kind != "O":
             words, label = [*words, word], kind_label
     if words:
-        items.append(Item(" ".join(words), label, index=len(items)))
+        items.append(Item(" ".join(words), label, number=len(items)))
     return Reading("gner", items)
 
 
@@ -333,7 +335,7 @@ def offsets_on(reading: Reading, text: str) -> list:
 
 
 def _lines(body: str) -> Any:
-    items = []
+    items: list = []
     for line in body.splitlines():
         m = _LINE.match(line)
         if not m or "{" in line:
@@ -343,7 +345,7 @@ def _lines(body: str) -> Any:
         for s in strings or [None]:
             ok = isinstance(s, str) and s.strip()
             problem = "" if ok else "not a non-empty string"
-            items.append(Item(s.strip() if ok else None, label, index=len(items), problem=problem))
+            items.append(Item(s.strip() if ok else None, label, number=len(items), problem=problem))
     return Reading("lines", items) if items else None
 
 

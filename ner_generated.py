@@ -210,7 +210,7 @@ def _with_marks(text: str, start: int, end: int, said: str) -> tuple:
 def _abbreviation(text: str, start: int, end: int) -> bool:
     """Whether the full stop after ``text[start:end]`` ends it as an abbreviation ("U.S", "Co")
     rather than a sentence: its last word holds a full stop, or is a capitalised word of at most
-    three letters followed by more of the sentence (a lower-case word).
+    three letters followed by more of the sentence (a lower-case word) or by punctuation.
 
     >>> _abbreviation("Smith & Co. said", 0, 10), _abbreviation("met Ann. Then", 4, 7)
     (True, False)
@@ -219,15 +219,16 @@ def _abbreviation(text: str, start: int, end: int) -> bool:
     if "." in word:
         return True
     rest = text[end + 1 :].lstrip()
-    return len(word) <= 3 and word[:1].isupper() and rest[:1].islower()
+    return len(word) <= 3 and word[:1].isupper() and (rest[:1].islower() or _is_punctuation(rest[:1] or "A"))
 
 
 class _Document:
     """One text's occurrences of strings at a level, each string searched once."""
 
     def __init__(self, text: str, settings: Settings) -> None:
-        self.text, self.settings, self.cache = text, settings, {}
-        self.norm = None
+        self.text, self.settings = text, settings
+        self.cache: dict = {}
+        self.norm: Any = None
 
     def places(self, s: str) -> list:
         if s not in self.cache:
@@ -266,7 +267,7 @@ class _Document:
                 ratio = difflib.SequenceMatcher(None, key, window, autojunk=False).ratio()
                 if ratio >= self.settings.threshold:
                     found.append((-ratio, where[starts[a]], where[ends[a + width - 1] - 1] + 1))
-        kept = []
+        kept: list = []
         for _, s, e in sorted(found):
             if all(e <= ks or s >= ke for ks, ke in kept):
                 kept.append((s, e))
@@ -276,7 +277,7 @@ class _Document:
 # ---------------------------------------------------------------------------- placement
 
 
-def _chain(candidates: list) -> list:
+def _chain(candidates: list) -> dict:
     """The longest chain (then the most characters) of (item, start, end) with items and places
     both in order and not overlapping: one place per item of the chain."""
     n = len(candidates)
@@ -304,7 +305,8 @@ def place_in_order(places: list) -> list:
     >>> place_in_order([[(20, 25)], [(0, 5), (20, 25)]])
     [(20, 25), (0, 5)]
     """
-    chosen, cursor, complete = [None] * len(places), 0, True
+    chosen: list = [None] * len(places)
+    cursor, complete = 0, True
     for i, found in enumerate(places):
         for pick in found:
             if pick[0] >= cursor:
@@ -315,7 +317,7 @@ def place_in_order(places: list) -> list:
     if complete:
         return chosen
     candidates = [(i, s, e) for i, found in enumerate(places) for s, e in found]
-    chained = _chain(candidates) if len(candidates) <= MAX_CHAIN else dict(enumerate(chosen))
+    chained: dict = _chain(candidates) if len(candidates) <= MAX_CHAIN else dict(enumerate(chosen))
     chosen = [chained.get(i) for i in range(len(places))]
     taken = {p for p in chosen if p is not None}
     for i, found in enumerate(places):
@@ -336,13 +338,13 @@ def _place_first(places: list) -> list:
     return chosen
 
 
-def _check_offsets(item: Item, text: str, document: int) -> tuple:
+def _check_offsets(item: Item, text: str, document: int) -> Any:
     start, end = item.start, item.end
     if start is None:
         return None
     if not 0 <= start < end <= len(text):
         raise ValueError(
-            f"predictions[{document}] item {item.index} {item.text!r}: offsets [{start}, {end}) are"
+            f"predictions[{document}] item {item.number} {item.text!r}: offsets [{start}, {end}) are"
             f" outside the text (length {len(text)}) or empty"
         )
     return start, end
@@ -353,16 +355,17 @@ def place_document(text: str, reading: Reading, schema: Any, settings: Settings,
     if reading.dialect is None:
         return [Outcome(document, None, "unparseable", None, None, [], reading.problem)]
     items = offsets_on(reading, text) if reading.plain else reading.items
-    out, todo = [None] * len(items), []
+    out: list = [None] * len(items)
+    todo: list = []
     mapping = settings.label_map
     for j, item in enumerate(items):
         label = item.label
         if mapping and isinstance(label, str):
             label = mapping.get(label, label)
         if item.problem:
-            out[j] = Outcome(document, item.index, "unparseable", label, item.text, [], item.problem)
+            out[j] = Outcome(document, item.number, "unparseable", label, item.text, [], item.problem)
         elif schema is not None and label not in schema:
-            out[j] = Outcome(document, item.index, "off_schema", label, item.text, [])
+            out[j] = Outcome(document, item.number, "off_schema", label, item.text, [])
         else:
             todo.append((j, item, label))
     doc = _Document(text, settings)
@@ -372,12 +375,14 @@ def place_document(text: str, reading: Reading, schema: Any, settings: Settings,
         todo, _placements(todo, places, text, settings, document, doc), places
     ):
         if place:
-            out[j] = Outcome(document, item.index, "placed", label, item.text, place)
+            out[j] = Outcome(document, item.number, "placed", label, item.text, place)
         elif settings.placement == "offsets" and item.start is not None:
-            out[j] = Outcome(document, item.index, "hallucinated", label, item.text, [], "not at its offsets")
+            out[j] = Outcome(
+                document, item.number, "hallucinated", label, item.text, [], "not at its offsets"
+            )
         else:
             out[j] = Outcome(
-                document, item.index, "duplicate" if found else "hallucinated", label, item.text, []
+                document, item.number, "duplicate" if found else "hallucinated", label, item.text, []
             )
     return out
 
@@ -544,7 +549,9 @@ def plain_list_in_order(output: Any, text: str, schema: Any) -> Any:
         return None
     if type(entities) is not list:
         return None
-    cache, spans, cursor, hallucinated, off = {}, [], 0, 0, 0
+    cache: dict = {}
+    spans: list = []
+    cursor, hallucinated, off = 0, 0, 0
     for e in entities:
         if type(e) is not dict or len(e) != 2:
             return None
@@ -576,7 +583,9 @@ def plain_list_in_order(output: Any, text: str, schema: Any) -> Any:
 def place_corpus(predictions: list, texts: list, schema: Any, settings: Settings, dialect: str) -> tuple:
     """Every output read and placed: (outcome counts, placed spans per document, dialects read)."""
     fast = dialect in ("auto", "json_list") and settings[:2] == ("order", "exact") and not settings.label_map
-    counts, spans, dialects = dict.fromkeys(OUTCOMES, 0), [], Counter()
+    counts: dict = dict.fromkeys(OUTCOMES, 0)
+    spans: list = []
+    dialects: Counter = Counter()
     for i, (output, text) in enumerate(zip(predictions, texts)):
         got = plain_list_in_order(output, text, schema) if fast else None
         if got is not None:
@@ -688,7 +697,9 @@ def score_generated(predictions: Any, references: Any, given: dict) -> dict:
         if options.scoring.types
         else {e.get("label") for doc in gold if isinstance(doc, list) for e in doc if isinstance(e, dict)}
     )
-    ladder, results, stats = {}, None, []
+    ladder: dict = {}
+    stats: list = []
+    results: dict = {}
     for level in gen["levels"]:
         settings = Settings(gen["placement"], level, gen["steps"], gen["threshold"], label_map)
         counts, spans, dialects = place_corpus(predictions, texts, schema, settings, gen["output_format"])
@@ -752,7 +763,7 @@ def generated_outcomes(
     )
     schema = None if types is None else set(types)
     return outcome_listing(
-        place_all(read_outputs(predictions, gen["output_format"]), texts, schema, settings)
+        place_all(read_outputs(list(predictions), gen["output_format"]), texts, schema, settings)
     )
 
 

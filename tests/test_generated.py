@@ -326,3 +326,26 @@ def test_the_fast_path_gives_what_the_general_path_gives():
             assert fast[0] == (counts["placed"], counts["hallucinated"], counts["off_schema"])
             assert fast[1] == G.placed_spans([outcomes])[0]
     assert checked > 100
+
+
+def test_the_docs_page_runs(monkeypatch):
+    """Every example of docs/generated.md runs, and its table is bench/generated.md's."""
+    import doctest
+    import os
+    import re
+
+    from conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    failed, attempted = doctest.testfile(
+        os.path.join(ROOT, "docs", "generated.md"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert attempted > 20 and failed == 0
+    with open(os.path.join(ROOT, "docs", "generated.md"), encoding="utf-8") as handle:
+        block = re.search(r"<!-- generated -->\n(.*?)<!-- /generated -->", handle.read(), re.DOTALL).group(1)
+    with open(os.path.join(ROOT, "bench", "generated.md"), encoding="utf-8") as handle:
+        bench = handle.read()
+    tables = [line for line in bench.splitlines() if line.startswith("|")]
+    assert [line for line in block.splitlines() if line.startswith("|")] == tables
