@@ -152,6 +152,21 @@ Args:
         "partial", "type" (partial matches earn 0.5 in "partial" and "type").
     n_bootstrap (int): resamples of the "bootstrap" interval (10000).
 
+    With the "generated" config (``evaluate.load(path, "generated")``; docs/generated.md):
+    predictions are, per document, a model's raw output (a str, or parsed JSON); references the
+    gold spans with texts=, or tags with tokens=. The span config's scoring options apply to
+    the placed spans ("generated" in the results: each outcome's count), and:
+    output_format (str): "auto" (default) or one of "json_list", "json_dict", "uniner",
+        "gollie", "gner", "inline_tags", "markdown", "lines".
+    placement (str): "order" (default: a monotone alignment in reading order), "first",
+        "every", "offsets".
+    matching (str or list of str): "exact" (default), "normalized", "fuzzy"; a list is the
+        ladder ("ladder", "ladder_gains" with paired bootstrap intervals).
+    normalize (list of str or None): the steps of "normalized", among "nfkc", "case",
+        "punctuation", "articles", "space"; None (default): all.
+    fuzzy_threshold (float): the similarity in (0, 1] of "fuzzy"; default 0.9.
+    convention (str or None): "uniner", "gner", "gollie" or "euroeval": that scorer's numbers.
+
 Returns:
     TYPE (dict): per entity type with a gold or predicted entity:
         "precision", "recall", "f1" (float) and "number" (int, gold entities of the type).
