@@ -5,7 +5,8 @@ A model's raw output (a string, or objects already parsed from it) is read in on
 the output gives them. Nothing in an output is executed: JSON is read with ``json``, GoLLIE's
 Python-like objects with ``ast.parse`` (the tree is walked, never evaluated).
 
-* ``json_list``: ``[{"text": "John", "type": "PER"}, ...]``; the string under ``text``,
+* ``json_list``: ``[{"text": "John", "type": "PER"}, ...]`` (JSON, or a Python literal written
+  like it: single quotes, a trailing comma); the string under ``text``,
   ``span``, ``mention``, ``entity``, ``name``, ``value`` or ``extraction_text``, the type under
   ``type``, ``label``, ``entity_type``, ``category``, ``class``, ``tag`` or
   ``extraction_class``; offsets as ``start``/``end`` or langextract's ``char_interval``
@@ -14,7 +15,7 @@ Python-like objects with ``ast.parse`` (the tree is walked, never evaluated).
 * ``uniner``: UniNER's per-type answers, ``{"PER": '["John", "Mary"]'}``: each type's answer
   as the model wrote it (a JSON list of strings, possibly in chatter).
 * ``lines``: ``PER: John`` one entity a line (bullets allowed; lines without a colon are chatter).
-* ``inline_tags``: the text rewritten with ``<PER>John</PER>``; when the text without its tags
+* ``inline_tags``: the text rewritten with ``<PER>John</PER>`` (or ``<entity type="PER">John</entity>``); when the text without its tags
   is the document's text, each item carries its offsets.
 * ``markdown``: the text rewritten with ``[John](PER)``; offsets as for inline tags.
 * ``gner``: GNER's ``John(B-PER) Smith(I-PER) said(O)``, entities joined from B-/I- words.
@@ -49,6 +50,10 @@ _FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _GOLLIE = re.compile(r"\b[A-Za-z_]\w*\(\s*span\s*=")
 _GNER = re.compile(r"\((?:[BI]-[^()\s]*|O)\)")
 _TAG = re.compile(r"<([A-Za-z][\w.-]*)>(.*?)</\1\s*>", re.DOTALL)
+_ATTRIBUTE_TAG = re.compile(
+    r"<([A-Za-z][\w.-]*)\s+(?:type|label|class|category)\s*=\s*[\"']([A-Za-z][\w.-]*)[\"']\s*>(.*?)</\1\s*>",
+    re.DOTALL,
+)
 _ANY_TAG = re.compile(r"</?[A-Za-z][\w.-]*\s*>")
 _MARKDOWN = re.compile(r"\[([^\[\]\n]+)\]\(([^()\n]+)\)")
 _LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])?\s*([^:\n]{1,60}?)\s*:\s*(\S.*?)\s*$")
@@ -137,8 +142,8 @@ def find_json(text: str, kinds: tuple = (list, dict)) -> Any:
         try:
             value = json.loads(stripped)
         except (ValueError, RecursionError):
-            pass
-        else:
+            value = _literal(stripped)
+        if value is not None:
             return value if isinstance(value, kinds) else None
     decoder, tries = json.JSONDecoder(), 0
     for found in re.finditer(r"[\[{]", text):
@@ -151,7 +156,23 @@ def find_json(text: str, kinds: tuple = (list, dict)) -> Any:
             continue
         if isinstance(value, kinds):
             return value
+    first = min((k for k in (text.find("["), text.find("{")) if k >= 0), default=-1)
+    if first >= 0:  # a Python literal in chatter: from the first bracket to its last partner
+        value = _literal(text[first : text.rfind("]" if text[first] == "[" else "}") + 1])
+        if isinstance(value, kinds):
+            return value
     return None
+
+
+def _literal(text: str) -> Any:
+    """A Python literal written like JSON (single quotes, True, a trailing comma), read by
+    ``ast.literal_eval`` (literals only: nothing is run), or None."""
+    if len(text) > MAX_OUTPUT:
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return None
 
 
 def _json_list(body: str) -> Any:
@@ -195,6 +216,8 @@ def _object_item(entity: Any, j: int) -> Item:
     label = entity.get("type")
     if label is None:
         label = _first(entity, LABEL_KEYS)
+        if label is None and "text" in entity and isinstance(entity.get("entity"), str):
+            label = entity["entity"]  # {"text": "John", "entity": "PER"}
     if not isinstance(text, str) or not text.strip():
         return Item(None, label, None, None, j, f"no string under any of {list(TEXT_KEYS)}")
     if not isinstance(label, str) or not label.strip():
@@ -307,6 +330,7 @@ def _inline(body: str, pattern: re.Pattern, name: str, text_group: int, label_gr
 
 
 def _inline_tags(body: str) -> Any:
+    body = _ATTRIBUTE_TAG.sub(lambda m: f"<{m.group(2)}>{m.group(3)}</{m.group(2)}>", body)
     found = _inline(body, _TAG, "inline_tags", 2, 1)
     return found and _with_plain(*found)
 

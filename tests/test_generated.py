@@ -43,6 +43,21 @@ DIALECT_CASES = [
         ["placed"],
     ),
     (
+        "json_list",
+        "Here: [{'text': 'Rome', 'type': 'LOC'}, {'text': 'rome', 'type': 'LOC'},] ok",
+        ["placed", "hallucinated"],
+    ),
+    (
+        "json_list",
+        '[{"text": "John", "entity": "PER"}, {"name": "Paris Hilton", "label": "PER"}]',
+        ["placed", "placed"],
+    ),
+    (
+        "inline_tags",
+        '<entity type="PER">Paris Hilton</entity> flew to <e label="LOC">Paris</e>.',
+        ["placed", "placed"],
+    ),
+    (
         "json_dict",
         '{"PER": ["Paris Hilton", "Paris Hilton", "Paris Hilton"], "DATE": ["Then"]}',
         ["placed", "placed", "duplicate", "off_schema"],
@@ -106,7 +121,8 @@ def test_a_named_dialect_that_does_not_read_the_output_leaves_it_unparseable():
 
 
 def test_places_are_offsets_of_the_strings():
-    listing = G.generated_outcomes([DIALECT_CASES[7][1]], [TEXT], types=["PER", "LOC"])
+    markdown = next(case[1] for case in DIALECT_CASES if case[0] == "markdown")
+    listing = G.generated_outcomes([markdown], [TEXT], types=["PER", "LOC"])
     for o in listing[0]:
         for start, end in o["places"]:
             assert TEXT[start:end] == o["text"]
