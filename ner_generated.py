@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .ner_dialects import Item, Reading, check_dialect, offsets_on, read_output
+from .ner_inputs import as_list
 from .ner_matching import count_rows
 from .ner_pipeline import CONFIG_OPTIONS, check_options, score_spans
 from .ner_spans import check_texts
@@ -500,6 +501,7 @@ def gold_from_tags(references: Any, tokens: Any) -> tuple:
 
 def generated_inputs(predictions: Any, references: Any, texts: Any, tokens: Any) -> tuple:
     """(texts, gold spans): the gold as character spans with ``texts``, or as tags with ``tokens``."""
+    predictions, references, texts, tokens = (as_list(v) for v in (predictions, references, texts, tokens))
     if isinstance(predictions, (str, bytes, dict)) or not isinstance(predictions, (list, tuple)):
         raise ValueError("predictions must be a list of model outputs, one per document")
     if references is None or len(predictions) != len(references):

@@ -571,6 +571,20 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             return super().compute(predictions=predictions, references=references, **options)
         return score_generated(predictions, references, options)
 
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch (see ``EvaluatePatches.add_batch``); the "generated" config takes its corpus in compute."""
+        if self.config_name == GENERATED:
+            raise ValueError(
+                "the 'generated' config scores a corpus in one compute call; add_batch is not offered"
+            )
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one example (see ``EvaluatePatches.add``); the "generated" config takes its corpus in compute."""
+        if self.config_name == GENERATED:
+            raise ValueError("the 'generated' config scores a corpus in one compute call; add is not offered")
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
     def read_generated(self, path):
         """A JSONL file of {"text", "output"} records (and "entities", the gold) as compute's
         inputs: {"texts", "predictions"[, "references"]} (docs/generated.md)."""

@@ -141,22 +141,30 @@ def _spans_f1(spans_metric, spans, golds) -> tuple:
 
 
 def speed_rows(metric, spans_metric, n: int, runs: int) -> list:
+    """Best of ``runs`` of each ``compute``, wall clock and CPU time of this process (the machine
+    may be shared: CPU time is what this process spent)."""
     texts, golds, outputs = corpus(n, seed=3)
     spans = [
         [{"label": i["type"], "start": g["start"], "end": g["end"]} for i, g in zip(json.loads(o), gold)]
         for o, gold in zip(outputs, golds)
     ]
-    best = {"spans": float("inf"), "generated": float("inf")}
+    wall = {"spans": float("inf"), "generated": float("inf")}
+    cpu = dict(wall)
     for _ in range(runs):
-        t = time.perf_counter()
-        a = spans_metric.compute(predictions=spans, references=golds, texts=texts)
-        best["spans"] = min(best["spans"], time.perf_counter() - t)
-        t = time.perf_counter()
-        b = metric.compute(predictions=outputs, references=golds, texts=texts)
-        best["generated"] = min(best["generated"], time.perf_counter() - t)
-        assert a["overall_f1"] == b["overall_f1"] == 1.0
+        for name, call in (
+            ("spans", lambda: spans_metric.compute(predictions=spans, references=golds, texts=texts)),
+            ("generated", lambda: metric.compute(predictions=outputs, references=golds, texts=texts)),
+        ):
+            t, c = time.perf_counter(), time.process_time()
+            result = call()
+            wall[name] = min(wall[name], time.perf_counter() - t)
+            cpu[name] = min(cpu[name], time.process_time() - c)
+            assert result["overall_f1"] == 1.0
     entities = sum(map(len, golds))
-    return [(n, entities, best["spans"], best["generated"], best["generated"] / best["spans"])]
+    return [
+        (n, entities, "wall", wall["spans"], wall["generated"], wall["generated"] / wall["spans"]),
+        (n, entities, "CPU", cpu["spans"], cpu["generated"], cpu["generated"] / cpu["spans"]),
+    ]
 
 
 def table(placement: list, speed: list, args) -> str:
@@ -178,11 +186,11 @@ def table(placement: list, speed: list, args) -> str:
         "",
         "## Speed (target: generated within 2x spans)",
         "",
-        "| documents | entities | spans compute (s) | generated compute (s) | ratio |",
-        "|---|---|---|---|---|",
+        "| documents | entities | time | spans compute (s) | generated compute (s) | ratio |",
+        "|---|---|---|---|---|---|",
     ]
-    for n, entities, a, b, ratio in speed:
-        lines.append(f"| {n:,} | {entities:,} | {a:.2f} | {b:.2f} | {ratio:.2f}x |")
+    for n, entities, clock, a, b, ratio in speed:
+        lines.append(f"| {n:,} | {entities:,} | {clock} | {a:.2f} | {b:.2f} | {ratio:.2f}x |")
     return "\n".join(lines) + "\n"
 
 

@@ -365,3 +365,14 @@ def test_the_docs_page_runs(monkeypatch):
         bench = handle.read()
     tables = [line for line in bench.splitlines() if line.startswith("|")]
     assert [line for line in block.splitlines() if line.startswith("|")] == tables
+
+
+def test_streaming_is_refused_clearly_and_datasets_columns_read(generated):
+    datasets = pytest.importorskip("datasets")
+    with pytest.raises(ValueError, match="one compute call; add_batch is not offered"):
+        generated.add_batch(predictions=["PER: John"], references=[GOLD])
+    with pytest.raises(ValueError, match="one compute call; add is not offered"):
+        generated.add(prediction="PER: John", reference=GOLD)
+    table = datasets.Dataset.from_dict({"output": ["PER: John"], "text": [TEXT], "gold": [GOLD]})
+    result = generated.compute(predictions=table["output"], references=table["gold"], texts=table["text"])
+    assert result["overall_precision"] == 1.0
