@@ -383,3 +383,34 @@ _READERS = {
     "markdown": _markdown,
     "lines": _lines,
 }
+
+
+def read_generated(path: str) -> dict:
+    """A JSONL file of ``{"text": str, "output": str or JSON}`` records (optionally
+    ``"entities"``: the gold, a list of ``{"label", "start", "end"}``): ``texts``, ``predictions``
+    and, when every record has them, ``references``; errors name the file and line."""
+    texts, outputs, gold = [], [], []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as error:
+                raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
+            if (
+                not isinstance(record, dict)
+                or not isinstance(record.get("text"), str)
+                or "output" not in record
+            ):
+                raise ValueError(f'{path}, line {number}: a record is {{"text": str, "output": ...}}')
+            texts.append(record["text"])
+            outputs.append(record["output"])
+            gold.append(record.get("entities"))
+    out = {"texts": texts, "predictions": outputs}
+    if gold and all(g is not None for g in gold):
+        out["references"] = gold
+    elif any(g is not None for g in gold):
+        missing = gold.index(None)
+        raise ValueError(f"{path}: record {missing + 1} has no 'entities' but others do")
+    return out

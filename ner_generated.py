@@ -30,7 +30,6 @@ ladder: each level scored, side by side, with the paired bootstrap interval of e
 """
 
 import difflib
-import json
 import re
 import string
 import unicodedata
@@ -500,7 +499,8 @@ def gold_from_tags(references: Any, tokens: Any) -> tuple:
 
 
 def generated_inputs(predictions: Any, references: Any, texts: Any, tokens: Any) -> tuple:
-    """(texts, gold spans): the gold as character spans with ``texts``, or as tags with ``tokens``."""
+    """(predictions, references, texts, gold spans) as lists: the gold as character spans with
+    ``texts``, or as tags with ``tokens``."""
     predictions, references, texts, tokens = (as_list(v) for v in (predictions, references, texts, tokens))
     if isinstance(predictions, (str, bytes, dict)) or not isinstance(predictions, (list, tuple)):
         raise ValueError("predictions must be a list of model outputs, one per document")
@@ -512,12 +512,11 @@ def generated_inputs(predictions: Any, references: Any, texts: Any, tokens: Any)
             raise ValueError(
                 "texts and tokens both given: the gold is character spans with texts, or tags with tokens"
             )
-        return gold_from_tags(references, tokens)
+        return (predictions, references, *gold_from_tags(references, tokens))
     if texts is None:
         raise ValueError("the generated config needs texts= (one str per document), or tokens= with tags")
-    return check_texts(texts, len(predictions)), [
-        list(r) if isinstance(r, (list, tuple)) else r for r in references
-    ]
+    gold = [list(r) if isinstance(r, (list, tuple)) else r for r in references]
+    return predictions, references, check_texts(texts, len(predictions)), gold
 
 
 def read_outputs(predictions: list, dialect: str) -> list:
@@ -682,23 +681,33 @@ def score_generated(predictions: Any, references: Any, given: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown compute option {unknown[0]!r}; options of 'generated': {sorted(allowed)}")
     gen = check_generated_options(given)
-    rest = {
-        k: v
-        for k, v in given.items()
-        if k not in GENERATED_OPTIONS and k not in ("tokens", "texts", "label_map")
-    }
     label_map = _check_label_map(given.get("label_map"))
-    texts, gold = generated_inputs(predictions, references, given.get("texts"), given.get("tokens"))
+    predictions, references, texts, gold = generated_inputs(
+        predictions, references, given.get("texts"), given.get("tokens")
+    )
     if gen["convention"] is not None:
         from .ner_conventions import convention_results
 
         return convention_results(gen, predictions, references, texts, gold, given, label_map)
+    rest = {k: v for k, v in given.items() if k not in (*GENERATED_OPTIONS, "tokens", "texts", "label_map")}
     options = check_options("spans", {**rest, "texts": texts})
-    schema = (
-        set(options.scoring.types)
-        if options.scoring.types
-        else {e.get("label") for doc in gold if isinstance(doc, list) for e in doc if isinstance(e, dict)}
-    )
+    schema = set(options.scoring.types or ()) or {
+        e.get("label") for doc in gold if isinstance(doc, list) for e in doc if isinstance(e, dict)
+    }
+    return _scored_levels(predictions, texts, gold, schema, gen, label_map, options, rest)
+
+
+def _scored_levels(
+    predictions: list,
+    texts: list,
+    gold: list,
+    schema: set,
+    gen: dict,
+    label_map: dict,
+    options: Any,
+    rest: dict,
+) -> dict:
+    """Each matching level placed and scored; the last level's results, with the ladder."""
     ladder: dict = {}
     stats: list = []
     results: dict = {}
@@ -710,7 +719,7 @@ def score_generated(predictions: Any, references: Any, given: dict) -> dict:
         ladder[level] = {key: results[key] for key in ("overall_precision", "overall_recall", "overall_f1")}
         ladder[level]["counts"] = counts
     results["generated"] = {
-        "counts": ladder[level]["counts"],
+        "counts": counts,
         "dialects": dialects,
         "placement": gen["placement"],
         "matching": level,
@@ -767,34 +776,3 @@ def generated_outcomes(
     return outcome_listing(
         place_all(read_outputs(list(predictions), gen["output_format"]), texts, schema, settings)
     )
-
-
-def read_generated(path: str) -> dict:
-    """A JSONL file of ``{"text": str, "output": str or JSON}`` records (optionally
-    ``"entities"``: the gold, a list of ``{"label", "start", "end"}``): ``texts``, ``predictions``
-    and, when every record has them, ``references``; errors name the file and line."""
-    texts, outputs, gold = [], [], []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as error:
-                raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
-            if (
-                not isinstance(record, dict)
-                or not isinstance(record.get("text"), str)
-                or "output" not in record
-            ):
-                raise ValueError(f'{path}, line {number}: a record is {{"text": str, "output": ...}}')
-            texts.append(record["text"])
-            outputs.append(record["output"])
-            gold.append(record.get("entities"))
-    out = {"texts": texts, "predictions": outputs}
-    if gold and all(g is not None for g in gold):
-        out["references"] = gold
-    elif any(g is not None for g in gold):
-        missing = gold.index(None)
-        raise ValueError(f"{path}: record {missing + 1} has no 'entities' but others do")
-    return out

@@ -19,13 +19,13 @@ from .ner_buckets import EDGES
 from .ner_conventions import CONVENTIONS
 from .ner_core import MODES
 from .ner_decoding import SCHEMES, tags_to_spans
-from .ner_dialects import DIALECTS
+from .ner_dialects import DIALECTS, read_generated
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
 from .ner_files import read_harem_inputs, read_hipe_pair, read_pair
 from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
-from .ner_generated import GENERATED, generated_outcomes, read_generated, score_generated
+from .ner_generated import GENERATED, generated_outcomes, score_generated
 from .ner_harem import read_harem
 from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
