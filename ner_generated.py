@@ -261,11 +261,17 @@ class _Document:
         ends = [m.end() for m in re.finditer(r"\S+", norm)]
         n = key.count(" ") + 1
         found = []
+        threshold, size = self.settings.threshold, len(key)
         for width in (n - 1, n, n + 1):
             for a in range(len(starts) - width + 1 if width > 0 else 0):
                 window = norm[starts[a] : ends[a + width - 1]]
-                ratio = difflib.SequenceMatcher(None, key, window, autojunk=False).ratio()
-                if ratio >= self.settings.threshold:
+                if 2 * min(size, len(window)) < threshold * (size + len(window)):
+                    continue  # too short or too long to reach the threshold
+                matcher = difflib.SequenceMatcher(None, key, window, autojunk=False)
+                if matcher.quick_ratio() < threshold:
+                    continue
+                ratio = matcher.ratio()
+                if ratio >= threshold:
                     found.append((-ratio, where[starts[a]], where[ends[a + width - 1] - 1] + 1))
         kept: list = []
         for _, s, e in sorted(found):

@@ -7,6 +7,8 @@ the family table live in ``ner_pipeline``, every count and score in the ``ner_*`
 this file, and the patches to evaluate's cache and distributed runs in their own section.
 """
 
+from typing import Any
+
 import datasets
 import evaluate
 
@@ -564,14 +566,14 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         check_options(self.config_name, options)
         return make_compute_metrics(self.compute, label_names, options, input_names=self._feature_names())
 
-    def compute(self, *, predictions=None, references=None, **options):
+    def compute(self, *, predictions: Any = None, references: Any = None, **options: Any) -> Any:
         """Score the inputs (see the Args); the "generated" config reads, places and scores them
         directly (``ner_generated``), the others as ``EvaluatePatches.compute`` does."""
         if self.config_name != GENERATED:
             return super().compute(predictions=predictions, references=references, **options)
         return score_generated(predictions, references, options)
 
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Add a batch (see ``EvaluatePatches.add_batch``); the "generated" config takes its corpus in compute."""
         if self.config_name == GENERATED:
             raise ValueError(
@@ -579,18 +581,20 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             )
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
-    def add(self, *, prediction=None, reference=None, **kwargs):
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Add one example (see ``EvaluatePatches.add``); the "generated" config takes its corpus in compute."""
         if self.config_name == GENERATED:
             raise ValueError("the 'generated' config scores a corpus in one compute call; add is not offered")
         return super().add(prediction=prediction, reference=reference, **kwargs)
 
-    def read_generated(self, path):
+    def read_generated(self, path: str) -> dict:
         """A JSONL file of {"text", "output"} records (and "entities", the gold) as compute's
         inputs: {"texts", "predictions"[, "references"]} (docs/generated.md)."""
         return read_generated(path)
 
-    def generated_outcomes(self, *, predictions, texts, types=None, label_map=None, **options):
+    def generated_outcomes(
+        self, *, predictions: Any, texts: Any, types: Any = None, label_map: Any = None, **options: Any
+    ) -> list:
         """Per document, each item of a model's output with its outcome and places on the text
         (placed, hallucinated, duplicate, off_schema, unparseable; docs/generated.md)."""
         return generated_outcomes(predictions, texts, types, label_map, **options)

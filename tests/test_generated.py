@@ -376,3 +376,25 @@ def test_streaming_is_refused_clearly_and_datasets_columns_read(generated):
     table = datasets.Dataset.from_dict({"output": ["PER: John"], "text": [TEXT], "gold": [GOLD]})
     result = generated.compute(predictions=table["output"], references=table["gold"], texts=table["text"])
     assert result["overall_precision"] == 1.0
+
+
+def test_intervals_slices_and_document_scores_on_placed_spans(generated):
+    output = '[{"text": "Paris Hilton", "type": "PER"}, {"text": "Rome", "type": "LOC"}]'
+    result = generated.compute(
+        predictions=[output, "PER: John"],
+        references=[GOLD, GOLD],
+        texts=[TEXT, TEXT],
+        ci_resamples=50,
+        slices={"source": ["web", "news"]},
+        document_ids=["a", "b"],
+    )
+    low, high = result["intervals"]["overall_recall"]
+    assert low <= result["overall_recall"] <= high
+    assert set(result["slices"]["source"]["values"]) == {"web", "news"}
+    assert result["slices"]["source"]["values"]["news"]["overall_precision"] == 1.0
+
+
+def test_fuzzy_finds_a_misspelt_name_and_not_a_stranger():
+    output = [{"text": "Paris Hilten", "type": "PER"}, {"text": "Zanzibar", "type": "LOC"}]
+    listing = G.generated_outcomes([output], [TEXT], matching="fuzzy", fuzzy_threshold=0.85)[0]
+    assert [(o["outcome"], o["places"]) for o in listing] == [("placed", [[0, 12]]), ("hallucinated", [])]
