@@ -359,18 +359,29 @@ def offsets_on(reading: Reading, text: str) -> list:
 
 
 def _lines(body: str) -> Any:
-    items: list = []
+    """``type: entity`` lines; a line between the first and the last of them that is not one
+    (and not blank) is an unparseable item, lines before and after are chatter."""
+    read: list = []
     for line in body.splitlines():
         m = _LINE.match(line)
-        if not m or "{" in line:
+        read.append(None if not m or "{" in line else m)
+    found = [k for k, m in enumerate(read) if m is not None]
+    if not found:
+        return None
+    items: list = []
+    lines = body.splitlines()
+    for k in range(found[0], found[-1] + 1):
+        if read[k] is None:
+            if lines[k].strip():
+                items.append(Item(None, None, number=len(items), problem="not a 'type: entity' line"))
             continue
-        label, value = m.group(1), m.group(2)
+        label, value = read[k].group(1), read[k].group(2)
         strings = _answer_strings(value) if value.startswith("[") else [value]
         for s in strings or [None]:
             ok = isinstance(s, str) and s.strip()
             problem = "" if ok else "not a non-empty string"
             items.append(Item(s.strip() if ok else None, label, number=len(items), problem=problem))
-    return Reading("lines", items) if items else None
+    return Reading("lines", items)
 
 
 _READERS = {

@@ -69,6 +69,11 @@ DIALECT_CASES = [
         ["placed", "placed", "placed", "hallucinated"],
     ),
     (
+        "lines",
+        "Found:\nPER: John\nLOC - Rome\n\nLOC: Rome\nThat is all.",
+        ["placed", "unparseable", "placed"],
+    ),
+    (
         "inline_tags",
         "<PER>Paris Hilton</PER> flew to <LOC>Paris</LOC>. Then <PER>John</PER> met Paris Hilton in Rome.",
         ["placed", "placed", "placed"],
@@ -398,3 +403,16 @@ def test_fuzzy_finds_a_misspelt_name_and_not_a_stranger():
     output = [{"text": "Paris Hilten", "type": "PER"}, {"text": "Zanzibar", "type": "LOC"}]
     listing = G.generated_outcomes([output], [TEXT], matching="fuzzy", fuzzy_threshold=0.85)[0]
     assert [(o["outcome"], o["places"]) for o in listing] == [("placed", [[0, 12]]), ("hallucinated", [])]
+
+
+def test_a_convention_reads_types_and_label_map(generated):
+    output = '[Person(span="Paris Hilton"), City(span="Rome"), Person(span="Nobody")]'
+    result = generated.compute(
+        predictions=[output],
+        references=[GOLD],
+        texts=[TEXT],
+        convention="gollie",
+        label_map={"Person": "PER", "City": "LOC"},
+        types=["PER", "LOC"],
+    )
+    assert result["counts"] == {"correct": 2, "predicted": 2, "gold": 5}
