@@ -301,10 +301,8 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         )
         # the cache is read back as Arrow columns, not as Python lists (MetricInfo rejects a
         # format for Sequence features when it is built, so it is set afterwards)
-        if self.config_name not in (
-            *SPAN_CONFIGS,
-            GENERATED,
-        ):  # entities are read back as evaluate's lists of dicts
+        # entities are read back as evaluate's lists of dicts
+        if self.config_name not in (*SPAN_CONFIGS, GENERATED):
             info.format = "arrow"
         return info
 
