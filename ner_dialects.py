@@ -131,11 +131,19 @@ def _read_string(output: str, dialect: str) -> Reading:
 # ---------------------------------------------------------------------------- JSON
 
 
+def _entity_like(value: Any) -> bool:
+    """A list that could hold entities: empty, or with an object or a string in it."""
+    return not isinstance(value, list) or not value or any(isinstance(e, (dict, str)) for e in value)
+
+
 def find_json(text: str, kinds: tuple = (list, dict)) -> Any:
-    """The first JSON value of one of ``kinds`` in ``text`` (chatter around it skipped), or None.
+    """The first JSON value of one of ``kinds`` in ``text`` (chatter around it skipped; a list of
+    no object or string, such as a footnote's ``[1]``, is chatter too), or None.
 
     >>> find_json('Here: {"PER": ["Ann"]} done')
     {'PER': ['Ann']}
+    >>> find_json('Note [1]: see [{"text": "Ann", "type": "PER"}]')
+    [{'text': 'Ann', 'type': 'PER'}]
     """
     stripped = text.strip()
     if stripped[:1] in "[{":
@@ -154,7 +162,7 @@ def find_json(text: str, kinds: tuple = (list, dict)) -> Any:
             value = decoder.raw_decode(text, found.start())[0]
         except (ValueError, RecursionError):
             continue
-        if isinstance(value, kinds):
+        if isinstance(value, kinds) and _entity_like(value):
             return value
     first = min((k for k in (text.find("["), text.find("{")) if k >= 0), default=-1)
     if first >= 0:  # a Python literal in chatter: from the first bracket to its last partner

@@ -27,6 +27,7 @@ def generated():
 
 #: one output per dialect, each with its known outcomes in the order of the items
 DIALECT_CASES = [
+    ("json_list", 'Note [1] [2] [3]: see [{"text": "Rome", "type": "LOC"}]', ["placed"]),
     (
         "json_list",
         '[{"text": "Paris Hilton", "type": "PER"}, {"entity": "Paris", "label": "LOC"}, {"text": "Oslo", "type": "LOC"}]',
@@ -416,3 +417,13 @@ def test_a_convention_reads_types_and_label_map(generated):
         types=["PER", "LOC"],
     )
     assert result["counts"] == {"correct": 2, "predicted": 2, "gold": 5}
+
+
+def test_inline_offsets_are_kept_only_when_the_text_is_the_documents():
+    same = "<PER>Paris Hilton</PER> flew to <LOC>Paris</LOC>. Then John met Paris Hilton in Rome."
+    other = "Then <PER>Paris Hilton</PER> flew to <LOC>Paris</LOC>."
+    for output, places in ((same, [[[0, 12]], [[21, 26]]]), (other, [[[0, 12]], [[0, 5]]])):
+        listing = G.generated_outcomes([output], [TEXT], placement="offsets")[0]
+        assert [o["places"] for o in listing] == places  # "other": its first free occurrences
+    items = D.offsets_on(D.read_output(other), TEXT)
+    assert [(i.start, i.end) for i in items] == [(None, None), (None, None)]
