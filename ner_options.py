@@ -48,6 +48,9 @@ CONFIGS = ("default", "subgroups", "spans", "spans_subgroups")
 SPAN_CONFIGS = ("spans", "spans_subgroups")
 SUBGROUP_CONFIGS = ("subgroups", "spans_subgroups")
 TAG_CONFIGS = ("default", "subgroups")
+#: the config of a language model's raw output (ner_generated), and every config with it
+GENERATED_CONFIGS = ("generated",)
+WITH_GENERATED = (*CONFIGS, *GENERATED_CONFIGS)
 MODE_OPTIONS = (None, "strict")
 #: the methods of the metric whose options the table declares; ``state``, ``record`` and
 #: ``trainer_compute_metrics`` take ``compute``'s options and check them as ``compute`` does
@@ -303,10 +306,46 @@ OPTIONS = {
             "{fine label: category} instead of type_separator; adds 'hierarchy'",
         ),
         Option(
+            "output_format",
+            "str",
+            "auto",
+            "the dialect of the model's output: 'auto' or one of 'json_list', 'json_dict', 'uniner', 'gollie', 'gner', 'inline_tags', 'markdown', 'lines' (docs/generated.md)",
+            GENERATED_CONFIGS,
+        ),
+        Option(
+            "placement",
+            "str",
+            "order",
+            "where a listed string goes on the text: 'order' (a monotone alignment in reading order), 'first', 'every', 'offsets'",
+            GENERATED_CONFIGS,
+        ),
+        Option(
+            "matching",
+            "str or list of str",
+            "exact",
+            "how a listed string meets the text: 'exact', 'normalized', 'fuzzy'; a list is the ladder ('ladder', 'ladder_gains' with paired bootstrap intervals)",
+            GENERATED_CONFIGS,
+        ),
+        Option(
+            "normalize",
+            "list of str or None",
+            None,
+            "the steps of 'normalized' matching among 'nfkc', 'case', 'punctuation', 'articles', 'space'; None: all",
+            GENERATED_CONFIGS,
+        ),
+        Option(
+            "fuzzy_threshold",
+            "float",
+            0.9,
+            "the character similarity in (0, 1] that 'fuzzy' matching needs",
+            GENERATED_CONFIGS,
+        ),
+        Option(
             "convention",
             "str or None",
             None,
-            "the options of a classic scorer whose numbers to reproduce: 'conlleval' (its IOBES reading and printout, adds 'convention'), 'seqeval', 'seqscore', 'nervaluate', 'hipe' (docs/signature.md)",
+            "the options of a scorer whose numbers to reproduce: 'conlleval' (its IOBES reading and printout, adds 'convention'), 'seqeval', 'seqscore', 'nervaluate', 'hipe' (docs/signature.md); in the generated config 'uniner', 'gner', 'gollie', 'euroeval' (docs/generated.md)",
+            WITH_GENERATED,
         ),
         Option(
             "permutations",
@@ -353,6 +392,8 @@ CONFIG_WORDS = {
     TAG_CONFIGS: "tag configs",
     SPAN_CONFIGS: "span configs",
     SUBGROUP_CONFIGS: "subgroup configs",
+    GENERATED_CONFIGS: "the generated config",
+    WITH_GENERATED: "all, and the generated config",
 }
 
 
@@ -389,6 +430,7 @@ README_ROWS = (
     ("type_separator", "type_hierarchy"),
     ("texts",),
     ("subgroup_weights", "ci_method", "recall_mode", "n_bootstrap"),
+    ("output_format", "placement", "matching", "normalize", "fuzzy_threshold"),
     ("convention",),
 )
 assert sorted(n for row in README_ROWS for n in row) == sorted(COMPUTE_OPTIONS), "each option in one row"

@@ -9,6 +9,7 @@ this file, and the patches to evaluate's cache and distributed runs in their own
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from typing import Any
 
 import datasets
 import evaluate
@@ -20,9 +21,11 @@ from .ner_attributes import MORPHOLOGY_OUTCOMES
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
 from .ner_comparison import compare_scored
+from .ner_conventions import CONVENTIONS
 from .ner_core import MODES, SIZE_KEYS
 from .ner_counts import Counts
 from .ner_decoding import SCHEMES, tags_to_spans
+from .ner_dialects import DIALECTS, read_generated
 from .ner_documents import document_scores
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
@@ -38,6 +41,7 @@ from .ner_files import (
 )
 from .ner_formats import read_annotated
 from .ner_fragments import discontinuous_results
+from .ner_generated import GENERATED, generated_outcomes, score_generated
 from .ner_golds import gold_differences, score_golds
 from .ner_harem import read_harem
 from .ner_hierarchy import MEASURES
@@ -48,9 +52,11 @@ from .ner_options import (
     ALL_OPTIONS,
     CONFIG_OPTIONS,
     CONFIGS,
+    GENERATED_CONFIGS,
     SPAN_CONFIGS,
     SUBGROUP_CONFIGS,
     TAG_CONFIGS,
+    WITH_GENERATED,
     __version__,
     card_args,
     check_options,
@@ -142,6 +148,14 @@ Args:
         the items of the stratified recall.
 """
     + card_args(SUBGROUP_CONFIGS)
+    + """
+
+    With the "generated" config (``evaluate.load(path, "generated")``; docs/generated.md):
+    predictions are, per document, a model's raw output (a str, or parsed JSON); references the
+    gold spans with texts=, or tags with tokens=. The span config's scoring options apply to
+    the placed spans ("generated" in the results: each outcome's count), and:
+"""
+    + card_args(GENERATED_CONFIGS, WITH_GENERATED)
     + """
 
 Returns:
@@ -260,6 +274,12 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
                 "end": datasets.Value("int64"),
             }
             formats = [{side: datasets.List(entity) for side in ("predictions", "references")}]
+        if self.config_name == GENERATED:  # a model's raw output per document (docs/generated.md)
+            entity = {
+                key: datasets.Value("string" if key == "label" else "int64")
+                for key in ("label", "start", "end")
+            }
+            formats = [{"predictions": datasets.Value("string"), "references": datasets.List(entity)}]
         if self.config_name in SUBGROUP_CONFIGS:  # one subgroup (stratum) name per sentence
             for f in formats:
                 f["subgroups"] = datasets.Value("string")
@@ -276,7 +296,8 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         )
         # the cache is read back as Arrow columns, not as Python lists (MetricInfo rejects a
         # format for Sequence features when it is built, so it is set afterwards)
-        if self.config_name not in SPAN_CONFIGS:  # entities are read back as evaluate's lists of dicts
+        # entities are read back as evaluate's lists of dicts
+        if self.config_name not in (*SPAN_CONFIGS, GENERATED):
             info.format = "arrow"
         return info
 
@@ -315,12 +336,19 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         threshold_on_scored_set=False,
         type_separator=None,
         type_hierarchy=None,
+        output_format="auto",
+        placement="order",
+        matching="exact",
+        normalize=None,
+        fuzzy_threshold=0.9,
         convention=None,
     ):
         given = locals()
         chosen = {
             name: given[name] for name, default in ALL_OPTIONS.items() if not is_default(given[name], default)
         }
+        if self.config_name == GENERATED:  # model output as text: ner_generated reads, places and scores it
+            return score_generated(predictions, references, chosen)
         options = check_options(self.config_name, with_convention(self.config_name, chosen))
         subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
         if self.config_name in SUBGROUP_CONFIGS:
@@ -608,3 +636,36 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         return compare_systems(
             predictions, predictions_b, references, options, settings, document_ids, int(system_resamples)
         )
+
+    def compute(self, *, predictions: Any = None, references: Any = None, **options: Any) -> Any:
+        """Score the inputs (see the Args); the "generated" config reads, places and scores them
+        directly (``ner_generated``), the others as ``EvaluatePatches.compute`` does."""
+        if self.config_name != GENERATED:
+            return super().compute(predictions=predictions, references=references, **options)
+        return score_generated(predictions, references, options)
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Add a batch (see ``EvaluatePatches.add_batch``); the "generated" config takes its corpus in compute."""
+        if self.config_name == GENERATED:
+            raise ValueError(
+                "the 'generated' config scores a corpus in one compute call; add_batch is not offered"
+            )
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Add one example (see ``EvaluatePatches.add``); the "generated" config takes its corpus in compute."""
+        if self.config_name == GENERATED:
+            raise ValueError("the 'generated' config scores a corpus in one compute call; add is not offered")
+        return super().add(prediction=prediction, reference=reference, **kwargs)
+
+    def read_generated(self, path: str) -> dict:
+        """A JSONL file of {"text", "output"} records (and "entities", the gold) as compute's
+        inputs: {"texts", "predictions"[, "references"]} (docs/generated.md)."""
+        return read_generated(path)
+
+    def generated_outcomes(
+        self, *, predictions: Any, texts: Any, types: Any = None, label_map: Any = None, **options: Any
+    ) -> list:
+        """Per document, each item of a model's output with its outcome and places on the text
+        (placed, hallucinated, duplicate, off_schema, unparseable; docs/generated.md)."""
+        return generated_outcomes(predictions, texts, types, label_map, **options)

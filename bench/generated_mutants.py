@@ -1,0 +1,76 @@
+"""Hand-planted mutants of the generated config's modules, each run against their own tests.
+
+Each mutant is one replacement in a source file; the file is restored after its run. A mutant
+the tests do not kill is a missing test or a line that does nothing.
+
+    python bench/generated_mutants.py      (from the repository root; minutes)
+"""
+
+import subprocess
+import sys
+
+MUTANTS = [
+    ("ner_conventions.py", "if key not in out:\n                out.append(key)", "out.append(key)"),
+    ("ner_conventions.py", 'm = re.match(r"\\[(.*?)\\]", answer)', 'm = re.search(r"\\[(.*?)\\]", answer)'),
+    ("ner_conventions.py", "if lower.count(key) < seen[key]:", "if lower.count(key) <= seen[key]:"),
+    ("ner_conventions.py", 'if words and tag[:1] in ("B", "O"):', 'if words and tag[:1] in ("B",):'),
+    ("ner_conventions.py", 'elif tags[k] == "o" and tags[k - 1][2:] == name:', 'elif tags[k] == "o":'),
+    ("ner_conventions.py", "q = bisect_left(tops, v)", "q = bisect_left(tops, v + 1)"),
+    ("ner_generated.py", "            if pick[0] >= cursor:", "            if pick[0] >= 0:"),
+    ("ner_generated.py", "if j < i and de <= s:", "if j < i:"),
+    (
+        "ner_generated.py",
+        'counts["items"] = sum(counts.values())',
+        'counts["items"] = sum(counts.values()) - counts["unparseable"]',
+    ),
+    ("ner_generated.py", "elif schema is not None and label not in schema:", "elif False:"),
+    ("ner_generated.py", "if not 0 <= start < end <= len(text):", "if not 0 <= start < end:"),
+    ("ner_dialects.py", 'if kind != "O":', "if True:"),
+    ("ner_dialects.py", "if tries > 50:", "if tries > 0:"),
+    (
+        "ner_dialects.py",
+        "if reading.plain == text:\n        return reading.items",
+        "if True:\n        return reading.items",
+    ),
+]
+TESTS = {
+    "ner_conventions.py": "tests/test_conventions.py",
+    "ner_generated.py": "tests/test_generated.py",
+    "ner_dialects.py": "tests/test_generated.py",
+}
+killed = survived = 0
+for path, old, new in MUTANTS:
+    with open(path) as handle:
+        source = handle.read()
+    if old not in source:
+        print("not found:", path, old[:40])
+        continue
+    backup = open(path).read()
+    with open(path, "w") as handle:
+        handle.write(source.replace(old, new, 1))
+    try:
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-x",
+                "-p",
+                "no:cacheprovider",
+                TESTS[path],
+                "-k",
+                "not docs_page",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        with open(path, "w") as handle:
+            handle.write(backup)
+    ok = r.returncode != 0
+    killed += ok
+    survived += not ok
+    print("KILLED " if ok else "SURVIVED", path, new[:60].replace("\n", " "))
+print(f"killed {killed}, survived {survived}")
