@@ -348,7 +348,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             name: given[name] for name, default in ALL_OPTIONS.items() if not is_default(given[name], default)
         }
         if self.config_name == GENERATED:  # model output as text: ner_generated reads, places and scores it
-            return score_generated(predictions, references, chosen)
+            return score_generated(predictions, references, chosen)  # compute signs it
         options = check_options(self.config_name, with_convention(self.config_name, chosen))
         subgroups = as_list(subgroups)  # an Arrow column when read from evaluate's cache
         if self.config_name in SUBGROUP_CONFIGS:
@@ -642,7 +642,12 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         directly (``ner_generated``), the others as ``EvaluatePatches.compute`` does."""
         if self.config_name != GENERATED:
             return super().compute(predictions=predictions, references=references, **options)
-        return score_generated(predictions, references, options)
+        chosen = {
+            k: v for k, v in options.items() if k not in ALL_OPTIONS or not is_default(v, ALL_OPTIONS[k])
+        }
+        return signed(
+            score_generated(predictions, references, options), self.config_name, chosen, ALL_OPTIONS
+        )
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Add a batch (see ``EvaluatePatches.add_batch``); the "generated" config takes its corpus in compute."""

@@ -34,12 +34,13 @@ from typing import Any
 import numpy as np
 
 from .ner_inputs import as_list
-from .ner_options import SPAN_CONFIGS, check_options
+from .ner_options import SPAN_CONFIGS, __version__, check_options
 from .ner_pipeline import score_spans, score_tags, tag_corpus
 from .ner_state import State, check_whole, merged_columns
 
-#: the metric's version, first in every signature: a change of any default or rule bumps it
-METRIC_VERSION = "1.0"
+#: the metric's version (major.minor of ``ner_options.__version__``), first in every signature: a
+#: change of any default or rule bumps it
+METRIC_VERSION = ".".join(__version__.split(".")[:2])
 MAX_LENGTH = 120
 #: the short code of each option in a signature
 CODES: dict[str, str] = {
@@ -73,6 +74,11 @@ CODES: dict[str, str] = {
     "type_separator": "sep",
     "type_hierarchy": "th",
     "convention": "cv",
+    "output_format": "of",
+    "placement": "pl",
+    "matching": "mt",
+    "normalize": "nm",
+    "fuzzy_threshold": "fz",
 }
 #: options declared not to move any number: ``label_names`` reads class ids as the tags they name
 #: (the tags decide the numbers: ids with their names score as the tags). ``errors`` lists places

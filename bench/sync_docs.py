@@ -27,6 +27,7 @@ BLOCKS = (
     ("docs/speed.md", "scale", "bench/scale.md", slice(None)),
     ("docs/signature.md", "conventions", "bench/conventions.md", slice(None)),
     ("docs/golds.md", "golds", "bench/golds.md", slice(None)),
+    ("docs/generated.md", "generated", "bench/generated.md", slice(None)),
     ("docs/speed.md", "scale-ids", "bench/scale_ids.md", slice(-1, None)),
     ("docs/speed.md", "scale-out", "bench/scale_out.md", slice(None)),
     ("docs/decoding.md", "decoding-speed", "bench/decoding.md", "body"),
