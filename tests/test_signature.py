@@ -19,7 +19,7 @@ import pytest
 
 from conftest import ROOT
 from ner_recall import ner_signature as S
-from ner_recall.ner_options import ALL_OPTIONS, CONFIG_OPTIONS
+from ner_recall.ner_options import ALL_OPTIONS, CONFIG_OPTIONS, GENERATED_CONFIGS
 from ner_recall.ner_options import COMPUTE_OPTIONS as OPTIONS
 
 TYPES = ("PER", "LOC", "ORG", "MISC")
@@ -103,7 +103,27 @@ POOL = {
 
 
 def test_the_pool_draws_every_signed_option():
-    assert set(POOL) == set(OPTIONS) - S.NEUTRAL
+    generated = {name for name, o in OPTIONS.items() if o.configs == GENERATED_CONFIGS}
+    assert set(POOL) == set(OPTIONS) - S.NEUTRAL - generated
+
+
+def test_generated_results_are_signed_and_read_back():
+    """The generated config's own options have codes too; scoring with them reproduces the result."""
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    generated = evaluate.load(METRIC_PATH, "generated")
+    texts = ["John met Mary in Paris and then john left Paris ."]
+    gold = [[{"label": "PER", "start": 0, "end": 4}, {"label": "LOC", "start": 21, "end": 26}]]
+    output = ['[{"text": "JOHN", "type": "PER"}, {"text": "Paris", "type": "LOC"}]']
+    options = {"matching": ["exact", "fuzzy"], "placement": "first", "fuzzy_threshold": 0.8}
+    results = generated.compute(predictions=output, references=gold, texts=texts, **options)
+    signature = results["signature"]
+    assert all(f"{S.CODES[name]}:" in signature for name in options)
+    back = generated.options_from_signature(signature, texts=texts)
+    again = generated.compute(predictions=output, references=gold, **back)
+    assert repr(again) == repr(results)
 
 
 def random_options(rng: random.Random, config: str) -> dict:
@@ -176,14 +196,14 @@ def test_a_long_set_of_options_fits_by_hashing_then_grouping():
     "sig, data, words",
     [
         ("nrm0.9|dec:lenient|zd:0|b:1.0", {}, "metric version '0.9'"),
-        ("nrm1.0/spans|zd:0|b:1.0", {}, "'spans' config"),
-        ("nrm1.0|dec:lenient|zd:0|b:1.0|doc#abcdef", {}, "document_ids by its hash only"),
-        ("nrm1.0|dec:lenient|zd:0|b:1.0|doc#abcdef", {"document_ids": [1, 2]}, "is not the one signed"),
-        ("nrm1.0|dec:lenient|zd:0|b:1.0", {"texts": ["a"]}, "does not name it"),
-        ("nrm1.0|dec:lenient|zd:0|b:1.0|zz:3", {}, "cannot read 'zz:3'"),
-        ("nrm1.0|dec:lenient|b:(a+b c)", {}, "not a signature value"),
+        ("nrm1.1/spans|zd:0|b:1.0", {}, "'spans' config"),
+        ("nrm1.1|dec:lenient|zd:0|b:1.0|doc#abcdef", {}, "document_ids by its hash only"),
+        ("nrm1.1|dec:lenient|zd:0|b:1.0|doc#abcdef", {"document_ids": [1, 2]}, "is not the one signed"),
+        ("nrm1.1|dec:lenient|zd:0|b:1.0", {"texts": ["a"]}, "does not name it"),
+        ("nrm1.1|dec:lenient|zd:0|b:1.0|zz:3", {}, "cannot read 'zz:3'"),
+        ("nrm1.1|dec:lenient|b:(a+b c)", {}, "not a signature value"),
         ("no signature", {}, "not a signature"),
-        ("nrm1.0|" + "x" * 130, {}, "not a signature"),
+        ("nrm1.1|" + "x" * 130, {}, "not a signature"),
     ],
 )
 def test_a_bad_signature_is_named(sig, data, words):
@@ -277,7 +297,7 @@ def test_different_options_that_change_numbers_change_the_signature(metric):
 
 def test_a_failed_reading_leaves_the_metric_usable(metric):
     with pytest.raises(ValueError):
-        metric.options_from_signature("nrm1.0|dec:lenient|zd:0|b:1.0|doc#abcdef")
+        metric.options_from_signature("nrm1.1|dec:lenient|zd:0|b:1.0|doc#abcdef")
     assert metric.compute(predictions=[["B-PER"]], references=[["B-PER"]])["overall_f1"] == 1.0
 
 
@@ -469,7 +489,7 @@ def test_every_result_of_compute_and_finalize_is_signed(metric):
     whole = metric.compute(predictions=predictions, references=references, ci_resamples=5, seed=2)
     state = metric.state(predictions=predictions, references=references, ci_resamples=5, seed=2)
     assert (
-        metric.finalize(state)["signature"] == whole["signature"] == "nrm1.0|dec:lenient|zd:0|b:1.0|s:2|ci:5"
+        metric.finalize(state)["signature"] == whole["signature"] == "nrm1.1|dec:lenient|zd:0|b:1.0|s:2|ci:5"
     )
 
 
