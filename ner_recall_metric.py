@@ -23,6 +23,7 @@ from .ner_comparison import compare_scored
 from .ner_core import MODES, SIZE_KEYS
 from .ner_counts import Counts
 from .ner_decoding import SCHEMES, tags_to_spans
+from .ner_decoding_report import REASONS
 from .ner_documents import document_scores
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
