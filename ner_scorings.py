@@ -50,6 +50,8 @@ EDS-NLP's example, "La patiente a une fièvre aiguë .":
 [1.0, 0.1667]
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from numbers import Real
