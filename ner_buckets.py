@@ -41,15 +41,20 @@ An entity's text is its tokens joined by one space (tag configs), or its charact
 [0, 1, 2, 3, 1]
 """
 
+from __future__ import annotations
+
 from collections import Counter
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from .ner_core import fbeta_array, fbeta_key, holm, prf_scores, ratio, same_count, score_names
+from .ner_core import SpanArrays, fbeta_array, fbeta_key, holm, prf_scores, ratio, same_count, score_names
 from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
+
+if TYPE_CHECKING:  # the matching module's families import this one
+    from .ner_matching import Matching
 
 #: per numeric attribute, the lower edge of each bucket and its name
 EDGES = {
@@ -77,11 +82,11 @@ NEEDS = {
 ATTRIBUTES = tuple(NEEDS)
 
 
-def labels_of(name):
+def labels_of(name: str) -> Sequence[str]:
     return EDGES[name][1] if name in EDGES else CATEGORIES[name]
 
 
-def check_buckets(buckets, span_config=False):
+def check_buckets(buckets: Any, span_config: bool = False) -> tuple[str, ...] | None:
     """A tuple of attribute names (None: none)."""
     if buckets is None:
         return None
@@ -97,11 +102,11 @@ def check_buckets(buckets, span_config=False):
     return tuple(dict.fromkeys(buckets))
 
 
-def needs_text(buckets):
+def needs_text(buckets: Any) -> bool:
     return bool(buckets) and any(NEEDS[name] in ("text", "train") for name in buckets)
 
 
-def needs_train(buckets):
+def needs_train(buckets: Any) -> bool:
     return bool(buckets) and any(NEEDS[name] == "train" for name in buckets)
 
 
@@ -203,7 +208,7 @@ def occurrence_labels(tokens: Sequence[Sequence[str]], entities: Sequence[dict])
     return found
 
 
-def check_tokens(tokens, lengths):
+def check_tokens(tokens: Any, lengths: Sequence[int] | npt.NDArray[np.integer]) -> Any:
     """``tokens``: one list of str per sentence, as long as its tags; ValueError naming the place."""
     if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
         raise ValueError(
@@ -222,7 +227,7 @@ def check_tokens(tokens, lengths):
 # ---------------------------------------------------------------------------- attributes
 
 
-def entity_texts(spans, sources, joiner):
+def entity_texts(spans: SpanArrays, sources: Sequence[Sequence[str]], joiner: str) -> list[str]:
     """The text of each entity: its tokens joined by ``joiner`` (``sources`` a list of token lists)
     or its characters (``sources`` a list of str, ``joiner`` None)."""
     local = spans.offset
@@ -234,7 +239,7 @@ def entity_texts(spans, sources, joiner):
     return out
 
 
-def capitalisation(texts):
+def capitalisation(texts: Sequence[str]) -> npt.NDArray[np.int64]:
     """Index into ``CATEGORIES["capitalisation"]`` of each text."""
     out = np.empty(len(texts), dtype=np.int64)
     for i, text in enumerate(texts):
@@ -293,7 +298,14 @@ def label_consistency(texts: Sequence[str], kinds: Sequence[str], train: Trainin
     return out
 
 
-def assign(name, spans, lengths, types, texts=None, train=None):
+def assign(
+    name: str,
+    spans: SpanArrays,
+    lengths: Any,
+    types: Sequence[str],
+    texts: Any = None,
+    train: Training | None = None,
+) -> npt.NDArray[np.int64]:
     """The bucket index of each entity of one side."""
     if name == "capitalisation":
         return capitalisation(texts)
@@ -307,20 +319,20 @@ def assign(name, spans, lengths, types, texts=None, train=None):
 
 
 def bucket_scores(
-    gold,
-    pred,
-    matching,
-    lengths,
-    buckets,
-    zero_division=0.0,
-    beta=1.0,
-    types=(),
-    texts=None,
-    train=None,
-    units=None,
-    intervals=None,
-    keep_rows=False,
-):
+    gold: SpanArrays,
+    pred: SpanArrays,
+    matching: Matching,
+    lengths: Any,
+    buckets: Sequence[str],
+    zero_division: Any = 0.0,
+    beta: float = 1.0,
+    types: Sequence[str] = (),
+    texts: tuple[Sequence[str], Sequence[str]] | None = None,
+    train: Training | None = None,
+    units: tuple[npt.NDArray[np.intp], int] | None = None,
+    intervals: dict[str, Any] | None = None,
+    keep_rows: bool = False,
+) -> dict[str, Any] | tuple[dict[str, Any], BucketRows]:
     """``results["buckets"]``: per attribute, per bucket with an entity on either side, the strict
     ``precision``, ``recall``, F, ``number`` (gold entities) and ``predicted``; with ``intervals``
     (the checked interval options) and ``units`` (each sentence's unit, number of units), each
@@ -372,7 +384,9 @@ class BucketRows(NamedTuple):
     rows: np.ndarray
 
 
-def bucket_scorer(widths, beta=1.0, undefined=True, zero_division=0.0):
+def bucket_scorer(
+    widths: Sequence[int], beta: float = 1.0, undefined: bool = True, zero_division: Any = 0.0
+) -> Callable[[npt.NDArray[Any]], npt.NDArray[np.float64]]:
     """``score(totals)``: per row of summed :class:`BucketRows` columns, each attribute's
     precision, recall and F per bucket (attribute by attribute, score by score, bucket by bucket);
     a 0/0 is NaN with ``undefined``, else ``zero_division``."""
@@ -393,7 +407,15 @@ def bucket_scorer(widths, beta=1.0, undefined=True, zero_division=0.0):
     return score
 
 
-def compare_buckets(rows_a, rows_b, layout, tables, paired, beta, fkey):
+def compare_buckets(
+    rows_a: npt.NDArray[np.int64],
+    rows_b: npt.NDArray[np.int64],
+    layout: Any,
+    tables: tuple[dict[str, Any], dict[str, Any]],
+    paired: Callable[..., dict[str, Any]],
+    beta: float,
+    fkey: str,
+) -> dict[str, Any]:
     """``compare``'s ``"buckets"``: per attribute, per bucket of either system's table, the
     difference b - a of precision, recall and F, its paired interval and p-values
     (``paired(stats_a, stats_b, names, score, estimate)``), and the p-values corrected over the
@@ -406,7 +428,7 @@ def compare_buckets(rows_a, rows_b, layout, tables, paired, beta, fkey):
         names = [f"{label}\t{key}" for key in score_names(beta) for label in labels]
         cmp = paired(a, b, names, bucket_scorer([k], beta), bucket_scorer([k], beta, undefined=False))
         shown = [label for label in labels if label in tables[0][name] or label in tables[1][name]]
-        table = {}
+        table: dict[str, Any] = {}
         for j, full in enumerate(names):
             label, key = full.split("\t")
             if label not in shown:
