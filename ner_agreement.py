@@ -83,7 +83,7 @@ def pair_results(
 ) -> tuple[dict, list, Any]:
     """The metric's results of annotator ``b`` against annotator ``a``, and their disagreements
     (the strict listing without its correct pairs). ``corpus``: the pair's tags, already encoded."""
-    views = []
+    views: list[Any] = []
     if kind == "spans":
         results = score_spans(b, a, options, views=views)
     else:
@@ -464,7 +464,7 @@ def alignment_units(
     code = {name: k for k, name in enumerate(names)}
     arrays = [_annotator_arrays(side, base, code, matchings is not None) for side in spans]
     offsets = np.concatenate([[0], np.cumsum([len(a) for a in arrays])])
-    links = [[], []]
+    links: list[list[Any]] = [[], []]
     for i, j in combinations(range(len(arrays)), 2):
         if matchings is not None:
             g, p = matchings[i, j]
@@ -528,7 +528,7 @@ def alpha_stats(
         sentence_unit[every.sentence[_first_of(unit, n_units)]] if n_units else np.zeros(0, dtype=np.int64)
     )
     k = n_resampling_units
-    rows = [
+    rows: list[npt.NDArray[Any]] = [
         np.bincount(where, weights=agree, minlength=k),
         np.bincount(where, weights=np.full(n_units, float(m)), minlength=k),
     ]

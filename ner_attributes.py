@@ -134,7 +134,7 @@ def outcome(gold_value: object, pred_value: object) -> str | None:
 def pair_outcomes(pairs: Iterable[tuple[dict | None, dict | None]]) -> dict[str, dict[str, int]]:
     """Per attribute name, the count of each of :data:`MORPHOLOGY_OUTCOMES` over the aligned pairs
     ``[(gold attributes or None, predicted attributes or None)]``."""
-    table = {}
+    table: dict[str, Any] = {}
     for gold, pred in pairs:
         gold, pred = gold or {}, pred or {}
         for name in set(gold) | set(pred):

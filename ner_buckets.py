@@ -41,15 +41,20 @@ An entity's text is its tokens joined by one space (tag configs), or its charact
 [0, 1, 2, 3, 1]
 """
 
+from __future__ import annotations
+
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from .ner_core import fbeta_array, fbeta_key, holm, prf_scores, ratio, same_count, score_names
+from .ner_core import SpanArrays, fbeta_array, fbeta_key, holm, prf_scores, ratio, same_count, score_names
 from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
+
+if TYPE_CHECKING:  # the matching module's families import this one
+    from .ner_matching import Matching
 
 #: per numeric attribute, the lower edge of each bucket and its name
 EDGES = {
@@ -77,12 +82,12 @@ NEEDS = {
 ATTRIBUTES = tuple(NEEDS)
 
 
-def labels_of(name: str) -> tuple[str, ...]:
+def labels_of(name: str) -> Sequence[str]:
     """The bucket labels of an attribute, in order."""
     return EDGES[name][1] if name in EDGES else CATEGORIES[name]
 
 
-def check_buckets(buckets: object, span_config: bool = False) -> tuple[str, ...] | None:
+def check_buckets(buckets: Any, span_config: bool = False) -> tuple[str, ...] | None:
     """A tuple of attribute names (None: none)."""
     if buckets is None:
         return None
@@ -98,12 +103,12 @@ def check_buckets(buckets: object, span_config: bool = False) -> tuple[str, ...]
     return tuple(dict.fromkeys(buckets))
 
 
-def needs_text(buckets: tuple[str, ...] | None) -> bool:
+def needs_text(buckets: Any) -> bool:
     """Whether an attribute reads the entity's text."""
     return bool(buckets) and any(NEEDS[name] in ("text", "train") for name in buckets)
 
 
-def needs_train(buckets: tuple[str, ...] | None) -> bool:
+def needs_train(buckets: Any) -> bool:
     """Whether an attribute reads the training entities."""
     return bool(buckets) and any(NEEDS[name] == "train" for name in buckets)
 
@@ -206,7 +211,7 @@ def occurrence_labels(tokens: Sequence[Sequence[str]], entities: Sequence[dict])
     return found
 
 
-def check_tokens(tokens: object, lengths: Sequence[int]) -> list:
+def check_tokens(tokens: Any, lengths: Sequence[int] | npt.NDArray[np.integer]) -> Any:
     """``tokens``: one list of str per sentence, as long as its tags; ValueError naming the place."""
     if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
         raise ValueError(
@@ -225,7 +230,7 @@ def check_tokens(tokens: object, lengths: Sequence[int]) -> list:
 # ---------------------------------------------------------------------------- attributes
 
 
-def entity_texts(spans: Any, sources: Sequence, joiner: str | None) -> list[str]:
+def entity_texts(spans: SpanArrays, sources: Sequence[Any], joiner: str | None) -> list[str]:
     """The text of each entity: its tokens joined by ``joiner`` (``sources`` a list of token lists)
     or its characters (``sources`` a list of str, ``joiner`` None)."""
     local = spans.offset
@@ -298,12 +303,12 @@ def label_consistency(texts: Sequence[str], kinds: Sequence[str], train: Trainin
 
 def assign(
     name: str,
-    spans: Any,
-    lengths: npt.ArrayLike,
+    spans: SpanArrays,
+    lengths: Any,
     types: Sequence[str],
-    texts: Sequence[str] | None = None,
+    texts: Any = None,
     train: Training | None = None,
-) -> np.ndarray:
+) -> npt.NDArray[np.int64]:
     """The bucket index of each entity of one side."""
     if name == "capitalisation":
         return capitalisation(texts)
@@ -317,20 +322,20 @@ def assign(
 
 
 def bucket_scores(
-    gold: Any,
-    pred: Any,
-    matching: Any,
-    lengths: npt.ArrayLike,
+    gold: SpanArrays,
+    pred: SpanArrays,
+    matching: Matching,
+    lengths: Any,
     buckets: Sequence[str],
-    zero_division: float = 0.0,
+    zero_division: Any = 0.0,
     beta: float = 1.0,
     types: Sequence[str] = (),
-    texts: tuple | None = None,
+    texts: tuple[Sequence[str], Sequence[str]] | None = None,
     train: Training | None = None,
-    units: tuple | None = None,
-    intervals: dict | None = None,
+    units: tuple[npt.NDArray[np.intp], int] | None = None,
+    intervals: dict[str, Any] | None = None,
     keep_rows: bool = False,
-) -> Any:
+) -> dict[str, Any] | tuple[dict[str, Any], BucketRows]:
     """``results["buckets"]``: per attribute, per bucket with an entity on either side, the strict
     ``precision``, ``recall``, F, ``number`` (gold entities) and ``predicted``; with ``intervals``
     (the checked interval options) and ``units`` (each sentence's unit, number of units), each
@@ -383,8 +388,8 @@ class BucketRows(NamedTuple):
 
 
 def bucket_scorer(
-    widths: Sequence[int], beta: float = 1.0, undefined: bool = True, zero_division: float = 0.0
-) -> Callable[[np.ndarray], np.ndarray]:
+    widths: Sequence[int], beta: float = 1.0, undefined: bool = True, zero_division: Any = 0.0
+) -> Callable[[npt.NDArray[Any]], npt.NDArray[np.float64]]:
     """``score(totals)``: per row of summed :class:`BucketRows` columns, each attribute's
     precision, recall and F per bucket (attribute by attribute, score by score, bucket by bucket);
     a 0/0 is NaN with ``undefined``, else ``zero_division``."""
@@ -406,11 +411,11 @@ def bucket_scorer(
 
 
 def compare_buckets(
-    rows_a: np.ndarray,
-    rows_b: np.ndarray,
-    layout: tuple,
-    tables: tuple[dict, dict],
-    paired: Callable,
+    rows_a: npt.NDArray[np.int64],
+    rows_b: npt.NDArray[np.int64],
+    layout: Any,
+    tables: tuple[dict[str, Any], dict[str, Any]],
+    paired: Callable[..., dict[str, Any]],
     beta: float,
     fkey: str,
 ) -> dict[str, Any]:
@@ -426,7 +431,7 @@ def compare_buckets(
         names = [f"{label}\t{key}" for key in score_names(beta) for label in labels]
         cmp = paired(a, b, names, bucket_scorer([k], beta), bucket_scorer([k], beta, undefined=False))
         shown = [label for label in labels if label in tables[0][name] or label in tables[1][name]]
-        table = {}
+        table: dict[str, Any] = {}
         for j, full in enumerate(names):
             label, key = full.split("\t")
             if label not in shown:

@@ -19,7 +19,7 @@ Two decoders, both table-driven:
 Tags without a type (``B``, ``I``, ``E``, ``S``, ``L``, ``U``) are chunk tags of one type named
 ``_``, as seqeval names it; a corpus that mixes them with typed tags is an error. Odd tag
 strings (empty, whitespace or control characters, ``B--PER``, ``B-O``, lower-case prefixes)
-raise ``ValueError`` naming the place. ``decoding_report`` says what decoding did to one side:
+raise ``ValueError`` naming the place. ``ner_decoding_report`` says what decoding did to one side:
 the entities lenient mode repaired, the chunks strict mode dropped.
 
 The corpus is laid out flat with one ``O`` sentinel after each sentence, so a token's
@@ -41,10 +41,12 @@ predecessor and successor are plain array shifts and no entity crosses a sentenc
 
 import unicodedata
 from collections import defaultdict
+from collections.abc import Sequence
 from itertools import chain, count
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .ner_core import Span, SpanArrays, same_count
 
@@ -166,14 +168,14 @@ _LENIENT_START = _table([(_ANY, (_B, _S), _EITHER), ((_E, _S), (_E, _I), _EITHER
 _LENIENT_END = _table([((_E, _S), _ANY, _EITHER), ((_B, _I), (_B, _S, _O), _EITHER)])
 
 
-def check_scheme(scheme):
+def check_scheme(scheme: Any) -> str | None:
     """Validate a ``scheme`` option (None for lenient decoding)."""
     if scheme is not None and scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {list(SCHEMES)} or None; got {scheme!r}")
     return scheme
 
 
-def check_suffix(suffix):
+def check_suffix(suffix: Any) -> bool:
     """Validate a ``suffix`` option: True or False, not a truthy stand-in such as ``"no"``."""
     if not isinstance(suffix, (bool, np.bool_)):
         raise ValueError(f"suffix must be True or False; got {suffix!r}")
@@ -317,7 +319,7 @@ def _lengths(sequences, length=len):
     return np.fromiter(map(length, sequences), dtype=np.int64, count=len(sequences))
 
 
-def check_lengths(predictions, references):
+def check_lengths(predictions: Any, references: Any) -> NDArray[np.int64]:
     """Raise unless both sides have the same number of sentences, each of the same length.
 
     Returns the sentence lengths.
@@ -380,7 +382,7 @@ class Numbered(dict):
         return code
 
 
-def tag_codes(*columns):
+def tag_codes(*columns: Any) -> tuple[list[Any], NDArray[np.integer]]:
     """(vocabulary, codes): the code of every tag of ``columns`` (each a list of sentences, a
     sentence a list of tags), columns and sentences back to back, in ONE pass over them all.
 
@@ -407,7 +409,9 @@ def tag_codes(*columns):
     return list(numbered), out
 
 
-def encode(predictions, references, *, suffix=False, scheme=None):
+def encode(
+    predictions: Any, references: Any, *, suffix: bool = False, scheme: str | None = None
+) -> EncodedCorpus:
     """Validate both sides (lists of tag lists) and turn them into an :class:`EncodedCorpus`.
 
     Raises ``ValueError`` naming the place of the first problem: sentence counts or lengths
@@ -437,7 +441,9 @@ def encode(predictions, references, *, suffix=False, scheme=None):
 _CHUNK = 1 << 20
 
 
-def take_by_steps(table, codes, out=None):
+def take_by_steps(
+    table: NDArray[Any], codes: NDArray[np.integer], out: NDArray[Any] | None = None
+) -> NDArray[Any]:
     """``table[codes]`` by steps (into ``out`` if given), with no intp copy of ``codes``."""
     out = np.empty(len(codes), dtype=table.dtype) if out is None else out
     for a in range(0, len(codes), _CHUNK):
@@ -445,7 +451,7 @@ def take_by_steps(table, codes, out=None):
     return out
 
 
-def codes_seen(codes, n):
+def codes_seen(codes: NDArray[np.integer], n: int) -> NDArray[np.bool_]:
     """Which of the codes ``0 .. n-1`` occur in ``codes``."""
     seen = np.zeros(n, dtype=bool)
     for a in range(0, len(codes), _CHUNK):
@@ -453,7 +459,12 @@ def codes_seen(codes, n):
     return seen
 
 
-def dense_codes(vocabulary, predictions, references, used=None):
+def dense_codes(
+    vocabulary: Sequence[Any],
+    predictions: NDArray[np.integer],
+    references: NDArray[np.integer],
+    used: NDArray[np.bool_] | None = None,
+) -> tuple[list[Any], NDArray[np.integer], NDArray[np.integer]]:
     """(tags, prediction codes, reference codes): one code per distinct tag that occurs,
     ``O`` first (code 0), codes in the order the tags first occur in ``vocabulary``; ``used``:
     which codes occur, if known.
@@ -490,7 +501,7 @@ class _CodeSentences:
             yield [self.vocabulary[c] for c in self.codes[a:b].tolist()]
 
 
-def flat_layout(codes, lengths):
+def flat_layout(codes: NDArray[np.integer], lengths: Any) -> NDArray[np.integer]:
     """Codes of sentences back to back (``lengths`` tokens each) in the flat layout: a code 0
     (``O``) after each sentence.
 
@@ -506,8 +517,16 @@ def flat_layout(codes, lengths):
 
 
 def corpus_from_codes(
-    vocabulary, predictions, references, lengths, *, suffix=False, scheme=None, sides=None, dense=False
-):
+    vocabulary: Sequence[Any],
+    predictions: Any,
+    references: Any,
+    lengths: Any,
+    *,
+    suffix: bool = False,
+    scheme: str | None = None,
+    sides: Any = None,
+    dense: bool = False,
+) -> EncodedCorpus:
     """An :class:`EncodedCorpus` from tag codes: ``vocabulary[code]`` is a code's tag.
 
     ``predictions`` and ``references`` hold the code of every token, sentences back to back
@@ -530,7 +549,16 @@ def corpus_from_codes(
     return corpus_from_flat(tags, pred_codes, ref_codes, lengths, suffix=suffix, scheme=scheme, sides=sides)
 
 
-def corpus_from_flat(tags, predictions, references, lengths, *, suffix=False, scheme=None, sides=None):
+def corpus_from_flat(
+    tags: Sequence[Any],
+    predictions: NDArray[np.integer],
+    references: NDArray[np.integer],
+    lengths: Any,
+    *,
+    suffix: bool = False,
+    scheme: str | None = None,
+    sides: Any = None,
+) -> EncodedCorpus:
     """An :class:`EncodedCorpus` from codes already in the flat layout (:func:`flat_layout`) and
     dense: ``tags`` lists each tag once, ``O`` first, and every other tag occurs. Each tag is
     parsed once; ``sides`` as in :func:`corpus_from_codes` (by default the codes' own tags).
@@ -562,7 +590,9 @@ def corpus_from_flat(tags, predictions, references, lengths, *, suffix=False, sc
     )
 
 
-def sentence_of(positions, sentence_starts, offsets=False):
+def sentence_of(
+    positions: NDArray[np.integer], sentence_starts: NDArray[np.integer], offsets: bool = False
+) -> NDArray[np.int32] | tuple[NDArray[np.int32], NDArray[np.int32]]:
     """The sentence (int32) of each of the sorted flat ``positions``: by steps of positions, each
     step's sentences laid out over the positions it spans, then looked up (no binary search);
     with ``offsets``, also each position's offset in its sentence (int32), from the same steps.
@@ -668,10 +698,10 @@ def _flags(codes, corpus, scheme):
     return table[pair]  # unlike ``take``, no intp copy of ``pair``
 
 
-def decode(codes, corpus, scheme=None):
+def decode(codes: NDArray[np.integer], corpus: EncodedCorpus, scheme: str | None = None) -> SpanArrays:
     """Entities of one side (``corpus.references`` or ``corpus.predictions``) as SpanArrays."""
     bits = (_START, _END) if scheme is None else (_START, _INSIDE, _END)
-    found = {bit: [] for bit in bits}
+    found: dict[int, list[NDArray[np.intp]]] = {bit: [] for bit in bits}
     for a, flags in _flag_steps(codes, corpus, scheme):
         for bit in bits:
             found[bit].append(_where(flags, bit))
@@ -685,7 +715,7 @@ def decode(codes, corpus, scheme=None):
     return _spans(starts, ends, corpus.type[codes[starts]], corpus.sentence_starts)
 
 
-def joined(parts, dtype=np.intp):
+def joined(parts: Sequence[NDArray[Any]], dtype: Any = np.intp) -> NDArray[Any]:
     """One array of the parts made step by step (no copy of a single part; empty: of ``dtype``).
 
     >>> joined([np.array([1, 2])]).tolist(), joined([np.array([1]), np.array([2])]).tolist(), len(joined([]))
@@ -726,9 +756,9 @@ def _skip_inside(inside, positions):
     return np.where(within, run_end[run], positions)
 
 
-def spans_by_sentence(spans, types, n_sentences):
+def spans_by_sentence(spans: SpanArrays, types: Sequence[str], n_sentences: int) -> list[list[Span]]:
     """Per sentence, its entities as :class:`Span` lists."""
-    out = [[] for _ in range(n_sentences)]
+    out: list[list[Span]] = [[] for _ in range(n_sentences)]
     for s, o, length, t in zip(
         spans.sentence.tolist(),
         spans.offset.tolist(),
@@ -739,7 +769,7 @@ def spans_by_sentence(spans, types, n_sentences):
     return out
 
 
-def tags_to_spans(tags, *, scheme=None, suffix=False):
+def tags_to_spans(tags: Any, *, scheme: str | None = None, suffix: bool = False) -> list[Span]:
     """The entities of one tag sequence, as a list of :class:`Span`; errors name ``tags[j]``.
 
     >>> tags_to_spans(["PER-B", "PER-I", "O"], suffix=True)
@@ -761,93 +791,3 @@ def tags_to_spans(tags, *, scheme=None, suffix=False):
     _vocabulary({tag: code for code, tag in enumerate(dict.fromkeys(["O", *tags]))}, sides, suffix, scheme)
     corpus = encode([tags], [tags], suffix=suffix, scheme=scheme)
     return spans_by_sentence(decode(corpus.references, corpus, scheme), corpus.types, 1)[0]
-
-
-# ---------------------------------------------------------------------------- what decoding did
-
-#: why lenient decoding repaired an entity or strict decoding dropped a chunk, from the tag
-#: before its first token: ``O`` or the sentence start (an ``I-`` with no ``B-``), another type,
-#: the same type but an entity already ended (``E-PER I-PER``); strict only: the chunk starts
-#: properly but never ends as the scheme requires (``B-PER I-PER O`` in IOBES)
-REASONS = ("no_begin", "type_change", "after_end", "not_closed")
-#: places listed per side
-REPORT_PLACES = 5
-
-
-def decoding_reports(corpus, predicted, gold, scheme=None, places=0):
-    """``{"predictions": report, "references": report}``: :func:`decoding_report` of both sides,
-    given their entities; with ``places`` > 0 each lists its first ``places`` places."""
-    return {
-        "predictions": decoding_report(corpus.predictions, corpus, predicted, scheme, places),
-        "references": decoding_report(corpus.references, corpus, gold, scheme, places),
-    }
-
-
-def decoding_report(codes, corpus, spans, scheme=None, places=REPORT_PLACES):
-    """What decoding did to one side of ``corpus`` (its ``codes``, decoded into ``spans``).
-
-    Lenient (``scheme=None``): the entities it repaired, those that begin on a tag that begins
-    no entity in IOB2 or IOBES (``I-``, ``E-``). Strict: the chunks it dropped, maximal runs of
-    one type of non-``O`` tokens in no entity. Returns ``{"entities", "repaired", "dropped"}``
-    (int) and ``"reasons"`` ({reason: count} over ``REASONS``); with ``places`` > 0, also
-    ``"first"``, the first ``places`` places in corpus order: ``{"sentence", "start", "end",
-    "reason"}``, offsets in the sentence, end exclusive.
-
-    >>> corpus = encode([["O", "I-PER", "B-LOC", "I-ORG"]], [["O", "B-PER", "B-LOC", "I-LOC"]])
-    >>> report = decoding_report(corpus.predictions, corpus, decode(corpus.predictions, corpus))
-    >>> report["repaired"], report["reasons"]["type_change"], report["first"][0]
-    (2, 1, {'sentence': 0, 'start': 1, 'end': 2, 'reason': 'no_begin'})
-    """
-    starts, ends = (_repaired if scheme is None else _dropped)(codes, corpus, spans)
-    reasons = _reasons(codes, corpus, starts, scheme)
-    tally = np.bincount(reasons, minlength=len(REASONS)).tolist()
-    report = {
-        "entities": len(spans),
-        "repaired": len(starts) if scheme is None else 0,
-        "dropped": 0 if scheme is None else len(starts),
-        "reasons": dict(zip(REASONS, tally)),
-    }
-    if places > 0:
-        head = starts[:places]
-        sentence = np.searchsorted(corpus.sentence_starts, head, side="right") - 1
-        offset = head - corpus.sentence_starts[sentence]
-        report["first"] = [
-            {"sentence": i, "start": a, "end": a + n, "reason": REASONS[r]}
-            for i, a, n, r in zip(
-                sentence.tolist(), offset.tolist(), (ends[:places] - head).tolist(), reasons[:places].tolist()
-            )
-        ]
-    return report
-
-
-def _repaired(codes, corpus, spans):
-    """(starts, ends) of the lenient entities that begin on ``I-`` or ``E-``."""
-    begins = corpus.prefix[codes[spans.start]]
-    repaired = (begins == _I) | (begins == _E)
-    return spans.start[repaired], spans.end[repaired]
-
-
-def _dropped(codes, corpus, spans):
-    """(starts, ends) of the maximal runs of one type of non-``O`` tokens in no entity."""
-    outside = corpus.prefix == _O
-    tagged = codes != 0 if outside[0] and not outside[1:].any() else ~outside[codes]  # O is code 0
-    if np.count_nonzero(tagged) == (spans.end - spans.start).sum():
-        return spans.start[:0], spans.end[:0]  # every non-O token is in an entity
-    edges = np.zeros(len(codes) + 1, dtype=np.int8)
-    edges[spans.start] += 1
-    edges[spans.end] -= 1
-    free = np.flatnonzero(tagged & (np.cumsum(edges[:-1], dtype=np.int8) == 0))
-    kind = corpus.type[codes[free]]
-    first = np.ones(len(free), dtype=bool)
-    first[1:] = (free[1:] != free[:-1] + 1) | (kind[1:] != kind[:-1])
-    head = np.flatnonzero(first)
-    return free[head], free[np.append(head[1:], len(free)) - 1] + 1
-
-
-def _reasons(codes, corpus, starts, scheme):
-    """Per position of ``starts``, its index in ``REASONS``, from the tag before it."""
-    current, previous = codes[starts], codes[starts - 1]  # position -1 is the last sentinel, O
-    prefix, prev_prefix = corpus.prefix[current].astype(np.intp), corpus.prefix[previous].astype(np.intp)
-    same = corpus.type[current] == corpus.type[previous]
-    starts_entity = _STRICT[scheme][0][prev_prefix, prefix, same.astype(np.intp)] if scheme else False
-    return np.select([starts_entity, prev_prefix == _O, ~same], [3, 0, 1], 2).astype(np.intp)

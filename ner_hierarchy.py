@@ -117,7 +117,7 @@ def hierarchy_of(
         )
     categories = tuple(sorted({c for c, _ in parts}))
     index = {c: k for k, c in enumerate(categories)}
-    types = {}
+    types: dict[Any, Any] = {}
     for c, t in parts:
         if t is not None:
             types.setdefault(c, set()).add(t)

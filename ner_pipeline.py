@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 from .ner_buckets import BucketRows, bucket_scores, check_tokens, entity_texts, needs_text
 from .ner_comparison import compare_scored
 from .ner_core import PARALLEL_POSITIONS, SpanArrays, same_count, side_by_side
-from .ner_decoding import REPORT_PLACES, EncodedCorpus, corpus_from_codes, decode, decoding_reports, encode
+from .ner_decoding import EncodedCorpus, corpus_from_codes, decode, encode
+from .ner_decoding_report import REPORT_PLACES, decoding_reports
 from .ner_documents import check_id_values, document_scores
 from .ner_doubt import check_doubt, has_doubt, resolve
 from .ner_families import RESERVED_KEYS, Results, View, build_view, interval_scores, run_families

@@ -33,12 +33,12 @@ from .ner_core import check_confidence_level, is_int
 MAX_COUNT = 10**15
 
 
-def _check_count(value: object, what: str, smallest: int) -> None:
+def _check_count(value: Any, what: str, smallest: int) -> None:
     if not (is_int(value) and smallest <= value <= MAX_COUNT):
         raise ValueError(f"{what} must be an int from {smallest} to {MAX_COUNT:.0e}; got {_shown(value)}")
 
 
-def _shown(value: object) -> str:
+def _shown(value: Any) -> str:
     """A value for an error message; an int too long to print is given by its size."""
     if is_int(value) and abs(value) > MAX_COUNT**2:
         return f"an int of about 10**{int(abs(value).bit_length() * math.log10(2))}"

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from itertools import chain
 from numbers import Real
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -87,7 +87,7 @@ def check_threshold_from(value: object) -> dict[str, Any] | None:
     threshold = best["threshold"]
     if threshold is None:
         raise ValueError("threshold_from: those results have no threshold (no prediction had a score)")
-    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 <= threshold <= 1:
+    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 <= cast(float, threshold) <= 1:
         raise ValueError(
             "threshold_from: results['ranking']['strict']['best']['threshold'] must be a number in"
             f" [0, 1]; got {threshold!r}"
@@ -107,10 +107,12 @@ def check_token_scores(token_scores: object, lengths: npt.ArrayLike) -> npt.NDAr
     if token_scores and set(map(type, token_scores)) == {np.ndarray}:  # a model's arrays, one per sentence
         dtypes = {row.dtype.kind for row in token_scores}
         if dtypes <= {"f", "i", "u"} and all(row.ndim == 1 for row in token_scores):
-            sizes = np.fromiter(map(len, token_scores), dtype=np.int64, count=len(token_scores))
-            values = np.concatenate(token_scores).astype(np.float64) if len(token_scores) else np.zeros(0)
-            if np.array_equal(sizes, lengths) and ((values >= 0) & (values <= 1)).all():
-                return _with_sentinels(values, lengths)
+            array_sizes = np.fromiter(map(len, token_scores), dtype=np.int64, count=len(token_scores))
+            array_values = (
+                np.concatenate(token_scores).astype(np.float64) if len(token_scores) else np.zeros(0)
+            )
+            if np.array_equal(array_sizes, lengths) and ((array_values >= 0) & (array_values <= 1)).all():
+                return _with_sentinels(array_values, lengths)
         token_scores = [row.tolist() for row in token_scores]  # located below
     rows_ok = set(map(type, token_scores)) <= {list, tuple}
     sizes = np.fromiter(map(len, token_scores), dtype=np.int64, count=len(token_scores)) if rows_ok else None
@@ -237,7 +239,7 @@ def ranking_table(
         f = fbeta_array(precision, recall, beta)
         f = np.where(np.isnan(f), 0.0, f)
         k = best_index(tp, kept, n_gold, beta)
-        best = {
+        best: dict[str, float | None] = {
             "threshold": float(thresholds[k]),
             "precision": float(precision[k]),
             "recall": float(recall[k]),

@@ -7,7 +7,8 @@ the family table live in ``ner_pipeline``, every count and score in the ``ner_*`
 this file, and the patches to evaluate's cache and distributed runs in their own section.
 """
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -22,9 +23,10 @@ from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
 from .ner_comparison import compare_scored
 from .ner_conventions import CONVENTIONS
-from .ner_core import MODES, SIZE_KEYS
+from .ner_core import MODES, SIZE_KEYS, Span
 from .ner_counts import Counts
 from .ner_decoding import SCHEMES, tags_to_spans
+from .ner_decoding_report import REASONS
 from .ner_dialects import DIALECTS, read_generated
 from .ner_documents import document_scores
 from .ner_doubt import GROUP
@@ -39,11 +41,11 @@ from .ner_files import (
     read_pair,
     read_second_predictions,
 )
-from .ner_formats import read_annotated
+from .ner_formats import Annotated, read_annotated
 from .ner_fragments import discontinuous_results
 from .ner_generated import GENERATED, generated_outcomes, score_generated
 from .ner_golds import gold_differences, score_golds
-from .ner_harem import read_harem
+from .ner_harem import Harem, read_harem
 from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
 from .ner_matching import match
@@ -360,16 +362,16 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
     def compare(
         self,
         *,
-        predictions,
-        predictions_b,
-        references,
-        permutations=10_000,
-        ci_resamples=1_000,
-        document_ids=None,
-        confidence_level=0.95,
-        seed=0,
-        **compute_options,
-    ):
+        predictions: Any,
+        predictions_b: Any,
+        references: Any,
+        permutations: Any = 10_000,
+        ci_resamples: Any = 1_000,
+        document_ids: Any = None,
+        confidence_level: Any = 0.95,
+        seed: Any = 0,
+        **compute_options: Any,
+    ) -> dict[str, Any]:
         """Two systems on the same references: each headline score's difference (b - a) with a
         paired-bootstrap interval and an approximate-randomisation p-value (two-sided).
 
@@ -389,8 +391,14 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         return compare_systems(predictions, predictions_b, references, options, settings, document_ids)
 
     def agreement(
-        self, annotations, document_ids=None, ci_resamples=0, confidence_level=0.95, seed=0, **options
-    ):
+        self,
+        annotations: Any,
+        document_ids: Any = None,
+        ci_resamples: Any = 0,
+        confidence_level: Any = 0.95,
+        seed: Any = 0,
+        **options: Any,
+    ) -> dict[str, Any]:
         """Agreement between annotators: ``annotations`` is a list of two or more annotators, each
         annotating the same sentences as this config takes them (tags per sentence, or entity spans
         per example in the span configs; nested spans allowed). Returns "pairs" (per pair "i-j": the
@@ -402,7 +410,15 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         kind = "spans" if self.config_name in SPAN_CONFIGS else "tags"
         return agreement(annotations, kind, document_ids, ci_resamples, confidence_level, seed, **options)
 
-    def state(self, *, predictions, references, first_sentence=0, subgroups=None, **options):
+    def state(
+        self,
+        *,
+        predictions: Any,
+        references: Any,
+        first_sentence: Any = 0,
+        subgroups: Any = None,
+        **options: Any,
+    ) -> State:
         """One partition of a corpus as a mergeable :class:`ner_state.State` (Spark, Ray, Dask,
         torch.distributed): its sentences numbered from ``first_sentence`` (the number of sentences
         before it), with ``compute``'s options. Merge states with ``+`` (an empty ``State()`` is the
@@ -411,7 +427,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         refuse_convention_in_state(options)
         return make_state(self.config_name, predictions, references, first_sentence, subgroups, **options)
 
-    def finalize(self, state):
+    def finalize(self, state: State) -> dict[str, Any]:
         """``compute``'s results on the merged partitions of ``state`` (sentences 0 to n - 1), the
         same to the bit as one ``compute`` on the whole corpus with the same options."""
         results = finalize_state(self.config_name, state)
@@ -420,7 +436,14 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
     #: the state class, for an empty state and ``State.from_bytes``
     State = State
 
-    def plan_benchmark(self, pilot, population, half_width=None, budget=None, confidence_level=0.95):
+    def plan_benchmark(
+        self,
+        pilot: Any,
+        population: Any,
+        half_width: Any = None,
+        budget: Any = None,
+        confidence_level: Any = 0.95,
+    ) -> dict[str, Any]:
         """How many entities to label per stratum of a recall benchmark (Neyman allocation), from a
         pilot ``{stratum: (labelled, correct)}`` and the strata's sizes ``{stratum: entities}``: for
         a target ``half_width`` of the stratified recall's interval, or the half-width a ``budget``
@@ -430,7 +453,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         check_unused("plan_benchmark", "default", own)
         return neyman_plan(pilot, population, half_width, budget, confidence_level)
 
-    def find_entities(self, texts, entities):
+    def find_entities(self, texts: Any, entities: Any) -> dict[str, Any]:
         """Place ``(label, string)`` pairs (eval4ner's, or an LLM's output) on their texts.
 
         ``texts``: one str per example; ``entities``: per example a list of ``(label, string)``.
@@ -450,7 +473,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             "total": placement_report(placement),
         }
 
-    def load_benchmark(self, description_csv):
+    def load_benchmark(self, description_csv: str | os.PathLike) -> datasets.Dataset:
         """A recall benchmark (its ``data_description.csv``) as a ``datasets.Dataset``.
 
         One example per sampled entity: ``text``, ``tokens``, ``token_starts``, ``token_ends``,
@@ -460,17 +483,25 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """
         return load_benchmark(description_csv)
 
-    def benchmark_sizes(self, description_csv):
+    def benchmark_sizes(self, description_csv: str | os.PathLike) -> dict[str, dict[str, int]]:
         """``{subgroup: {"occurences", "labelled", "positive"}}``, ready for ``subgroup_weights``."""
         return benchmark_sizes(description_csv)
 
-    def align(self, example, pred_spans):
+    def align(
+        self, example: Mapping[str, Any], pred_spans: Sequence[tuple[int, int, str]]
+    ) -> tuple[list[str], list[str], list[str]]:
         """``(tokens, references, predictions)`` of a benchmark example and a tagger's character
         spans ``[(start, end, label), ...]`` on one token grid, so that a span cutting a token
         never matches exactly; see ``ner_benchmarks.align``."""
         return align(example, pred_spans)
 
-    def read_files(self, gold_path, pred_path=None, column=None, check_tokens=True):
+    def read_files(
+        self,
+        gold_path: str | os.PathLike,
+        pred_path: str | os.PathLike | None = None,
+        column: Any = None,
+        check_tokens: bool = True,
+    ) -> Inputs:
         """Gold and predictions from files, as ``compute`` takes them: ``.compute_inputs()`` of the
         result is ``{"predictions", "references"}`` (and ``document_ids`` for HIPE files). CoNLL
         (token first, tag last), one file with two tag columns (``pred_path=None``), JSONL spans
@@ -478,19 +509,27 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         tag column, default ``NE-COARSE-LIT``). Errors name the file and line."""
         return read_pair(gold_path, pred_path, check_tokens, column)
 
-    def read_hipe(self, gold_path, pred_path, column="NE-COARSE-LIT", merge_lines=False):
+    def read_hipe(
+        self,
+        gold_path: str | os.PathLike,
+        pred_path: str | os.PathLike,
+        column: str = "NE-COARSE-LIT",
+        merge_lines: bool = False,
+    ) -> Inputs:
         """A CLEF-HIPE gold and system TSV file with each segment's document id (``merge_lines``:
         one segment per document, as HIPE-scorer's option), for HIPE-scorer's document scores."""
         return read_hipe_pair(gold_path, pred_path, column, merge_lines)
 
-    def read_annotated(self, path, format=None, **options):
+    def read_annotated(self, path: str | os.PathLike, format: str | None = None, **options: Any) -> Annotated:
         """A file of an annotation tool or library (``ner_formats``: brat, Label Studio, doccano,
         Prodigy, spaCy DocBin, CoNLL-U; told by name and content unless ``format``): ``texts``,
         ``entities`` (character spans, with "fragments" and "attributes" where the tool has them),
         ``ids``, ``lines``, and Label Studio's ``annotators`` for ``agreement``."""
         return read_annotated(path, format, **options)
 
-    def read_harem_markup(self, gold_path, system_path=None):
+    def read_harem_markup(
+        self, gold_path: str | os.PathLike, system_path: str | os.PathLike | None = None
+    ) -> Harem | Inputs:
         """HAREM's golden collection markup (``ner_harem``): with one path, the documents' texts,
         ids and gold items (categories, types, MORF attributes, vague labels, ALT groups); with a
         system file too, the pair ready for the "spans" config (``compute(**inputs.compute_inputs())``),
@@ -500,7 +539,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             return read_harem(gold_path)
         return read_harem_inputs(gold_path, system_path)
 
-    def decode(self, tags, scheme=None, suffix=False):
+    def decode(self, tags: Any, scheme: str | None = None, suffix: bool = False) -> list[Span]:
         """The entities of one tag sequence as ``Span(label, start, end)`` (end exclusive).
 
         Same rules as ``compute``: ``scheme=None`` decodes leniently (seqeval's default),
@@ -508,7 +547,9 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """
         return tags_to_spans(tags, scheme=scheme, suffix=suffix)
 
-    def record(self, *, predictions, references, subgroups=None, **options):
+    def record(
+        self, *, predictions: Any, references: Any, subgroups: Any = None, **options: Any
+    ) -> dict[str, Any]:
         """``compute`` with a record of the run (``ner_record``, docs/record.md): the results with
         the config, every option (and the defaults of the rest), the seed, the decoding report, the
         matching policy, package versions and a SHA-256 of each input. ``json.dump`` writes it."""
@@ -518,7 +559,15 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         defaults = CONFIG_OPTIONS[self.config_name if self.config_name in CONFIG_OPTIONS else "default"]
         return make_record(self.config_name, inputs, options, defaults, results)
 
-    def rerun(self, record, *, predictions, references, subgroups=None, **data):
+    def rerun(
+        self,
+        record: Mapping[str, Any],
+        *,
+        predictions: Any,
+        references: Any,
+        subgroups: Any = None,
+        **data: Any,
+    ) -> dict[str, Any]:
         """The results of a recorded run computed again: the record's options on the inputs given,
         which must be the ones it hashed (a ValueError names the one that differs; per-sentence
         options such as ``texts`` or ``document_ids`` are given again here). Compare with
@@ -533,16 +582,25 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         return self.compute(**{k: v for k, v in given.items() if v is not None}, **record["options"])
 
     @staticmethod
-    def model_index(results, model_name, dataset_name, dataset_type, split=None, dataset_config=None):
+    def model_index(
+        results: Mapping[str, Any],
+        model_name: str,
+        dataset_name: str,
+        dataset_type: str,
+        split: str | None = None,
+        dataset_config: str | None = None,
+    ) -> dict[str, Any]:
         """The ``model-index`` metadata of a Hugging Face model card for these results."""
         return model_index(results, model_name, dataset_name, dataset_type, split, dataset_config)
 
     @staticmethod
-    def flat_results(results):
+    def flat_results(results: Mapping[str, Any]) -> dict[str, Any]:
         """The results as one level of ``a/b/c`` keys with numbers (``evaluate.save(path, **flat)``)."""
         return flat_results(results)
 
-    def trainer_compute_metrics(self, label_names, **options):
+    def trainer_compute_metrics(
+        self, label_names: Sequence[str] | Mapping[int, str], **options: Any
+    ) -> Callable[..., dict[str, Any]]:
         """A ``compute_metrics`` for ``transformers.Trainer``: ``EvalPrediction -> {name: number}``.
 
         Takes logits (argmax) or class ids, skips positions labelled -100, maps ids through

@@ -50,15 +50,23 @@ EDS-NLP's example, "La patiente a une fièvre aiguë .":
 [1.0, 0.1667]
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from numbers import Real
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .ner_core import prf_scores, shared_length, union_length
+from .ner_core import SpanArrays, prf_scores, shared_length, union_length
 from .ner_decoding import sentence_of
 from .ner_fragments import pair_overlap
+
+if TYPE_CHECKING:  # these modules import this one, or import what does
+    from .ner_families import View
+    from .ner_matching import Matching
 
 SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion", "ranking")
 DEFAULT_SCORES = ("seqeval", "muc")
@@ -131,8 +139,12 @@ def _check_threshold(threshold, scores):
 
 
 def check_scoring_options(
-    scores=DEFAULT_SCORES, types=None, label_map=None, overlap_threshold=None, errors=False
-):
+    scores: Any = DEFAULT_SCORES,
+    types: Any = None,
+    label_map: Any = None,
+    overlap_threshold: Any = None,
+    errors: Any = False,
+) -> ScoringOptions:
     """Validate the scoring options; raise ``ValueError`` naming the first bad one."""
     scores = _names(scores, "scores")
     unknown = [s for s in scores if s not in SCORES]
@@ -179,7 +191,7 @@ def _type_space(corpus_types, gold, pred, keep, label_map):
     return tuple(sorted(names))
 
 
-def select_and_relabel(corpus, gold, pred, options):
+def select_and_relabel(corpus: Any, gold: SpanArrays, pred: SpanArrays, options: ScoringOptions) -> Selection:
     """Relabel predictions with ``label_map``, keep the ``types`` selected: a :class:`Selection`.
 
     Without either option the spans and type names are returned as they are. The token
@@ -236,7 +248,9 @@ def _real_tokens(corpus, same, by_sentence=False):
     return lengths - np.bincount(wrong, minlength=len(lengths))
 
 
-def tokens_correct_by_sentence(corpus, gold, pred, options):
+def tokens_correct_by_sentence(
+    corpus: Any, gold: SpanArrays, pred: SpanArrays, options: ScoringOptions
+) -> NDArray[np.int64]:
     """Per sentence, the tokens whose tags agree after ``label_map`` and ``types`` (as the token
     accuracy counts them); zeros for a corpus without tokens."""
     if not np.asarray(corpus.lengths).any():
@@ -250,7 +264,7 @@ def tokens_correct_by_sentence(corpus, gold, pred, options):
 # ---------------------------------------------------------------------------- families
 
 
-def token_counts(gold, pred, k):
+def token_counts(gold: SpanArrays, pred: SpanArrays, k: int) -> tuple[NDArray[np.int64], ...]:
     """Per type (``k`` of them), the (token, type) items found, in the gold, and predicted.
 
     From run lengths, never one item per token: per type, the events ``+1`` at each entity's
@@ -278,7 +292,13 @@ def token_counts(gold, pred, k):
     return tuple(out)
 
 
-def overlap_hits(gold, pred, matching, threshold=DEFAULT_OVERLAP_THRESHOLD, fragments=None):
+def overlap_hits(
+    gold: SpanArrays,
+    pred: SpanArrays,
+    matching: Matching,
+    threshold: float = DEFAULT_OVERLAP_THRESHOLD,
+    fragments: Any = None,
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """The overlapping pairs of ``matching`` of the same type whose Dice coefficient reaches
     ``threshold``, as (gold indices, predicted indices); ``fragments`` (``ner_fragments``, per
     side): a discontinuous entity's positions are its fragments'."""
@@ -294,7 +314,9 @@ def overlap_hits(gold, pred, matching, threshold=DEFAULT_OVERLAP_THRESHOLD, frag
     return g[hit], p[hit]
 
 
-def overlap_counts(gold, pred, hits, k):
+def overlap_counts(
+    gold: SpanArrays, pred: SpanArrays, hits: tuple[NDArray[np.intp], NDArray[np.intp]], k: int
+) -> tuple[NDArray[np.int64], ...]:
     """Per type: gold spans found, predicted spans right (by the ``hits`` pairs), gold and
     predicted spans."""
     g, p = hits
@@ -319,7 +341,7 @@ class HaremAlignment(NamedTuple):
     outcome: np.ndarray
 
 
-def harem_alignment(gold, pred, matching):
+def harem_alignment(gold: SpanArrays, pred: SpanArrays, matching: Matching) -> HaremAlignment:
     """Every (gold, predicted) pair sharing a token (the overlapping pairs of ``matching``),
     with its HAREM credit and outcome."""
     g, p = matching.overlap_gold, matching.overlap_pred
@@ -340,13 +362,13 @@ def harem_alignment(gold, pred, matching):
     return HaremAlignment(g, p, credit, outcome.astype(np.int8))
 
 
-def harem_counts(gold, pred, alignment):
+def harem_counts(gold: SpanArrays, pred: SpanArrays, alignment: HaremAlignment) -> dict[str, Any]:
     """HAREM identification counts: outcomes, ``possible``, ``actual`` and the ``credit``.
 
     The credit is the exact sum of the pairs' credits (:func:`exact_credit`) as a float.
     """
     counts = np.bincount(alignment.outcome, minlength=3)
-    table = {name: int(n) for name, n in zip(HAREM_OUTCOMES, counts)}
+    table: dict[str, Any] = {name: int(n) for name, n in zip(HAREM_OUTCOMES, counts)}
     table.update(
         missed=int(len(gold) - len(_used(alignment.gold, len(gold)))),
         spurious=int(len(pred) - len(_used(alignment.pred, len(pred)))),
@@ -357,7 +379,9 @@ def harem_counts(gold, pred, alignment):
     return table
 
 
-def harem_scores(gold, pred, alignment, zero_division=0.0, beta=1.0):
+def harem_scores(
+    gold: SpanArrays, pred: SpanArrays, alignment: HaremAlignment, zero_division: Any = 0.0, beta: float = 1.0
+) -> dict[str, Any]:
     """The HAREM family: :func:`harem_counts`, then precision over the predicted entities and
     recall over the gold ones from the capped credits (:func:`capped_credits`; both equal
     ``credit`` unless entities nest), and F-beta."""
@@ -367,7 +391,7 @@ def harem_scores(gold, pred, alignment, zero_division=0.0, beta=1.0):
     return table
 
 
-def capped_credits(gold, pred, alignment):
+def capped_credits(gold: SpanArrays, pred: SpanArrays, alignment: HaremAlignment) -> tuple[float, ...]:
     """(recall credit, precision credit): the alignment's credit with each gold, and each predicted,
     entity's share capped at 1, as floats summed exactly.
 
@@ -402,7 +426,7 @@ def _excess(idx, n, gold, pred, alignment):
     return excess
 
 
-def exact_credit(gold, pred, alignment):
+def exact_credit(gold: SpanArrays, pred: SpanArrays, alignment: HaremAlignment) -> Fraction | int:
     """The HAREM credit of ``alignment`` as a ``Fraction``: 1 per correct pair plus
     ``common / (2 * distinct)`` per partial one, summed per distinct denominator, so the sum is
     the same in any order.
@@ -454,7 +478,13 @@ def _unpaired(n, paired):
     return np.flatnonzero(free)
 
 
-def error_listing(view, matching, outcome_table, overlap=None, harem=None):
+def error_listing(
+    view: View,
+    matching: Matching,
+    outcome_table: Mapping[str, Sequence[str]],
+    overlap: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
+    harem: HaremAlignment | None = None,
+) -> dict[str, Any]:
     """Per mode, the (sentence, gold span, predicted span) entries of each outcome.
 
     ``matching`` holds the one-to-one pairs ``gold``, ``pred`` and their ``scenario``;

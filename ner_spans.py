@@ -31,12 +31,14 @@ ValueError: predictions[0][0] {'label': 'PER', 'start': 2, 'end': 2}: start must
 """
 
 import unicodedata
+from collections.abc import Collection, Sequence
 from itertools import chain
 from numbers import Integral, Real
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .ner_core import ENTITY_KEYS, SpanArrays, same_count
 from .ner_doubt import GROUP, check_doubt, has_doubt
@@ -85,17 +87,17 @@ class Extras(NamedTuple):
     values: dict
     counts: np.ndarray
 
-    def place(self, k):
+    def place(self, k: int) -> tuple[int, int]:
         """(example, entity) of the ``k``-th entity of the side (input order)."""
         return _locate(self.counts, k)
 
-    def where(self, name, k):
+    def where(self, name: str, k: int) -> str:
         """``name[example][entity]`` of the ``k``-th entity of the side (input order)."""
         i, j = self.place(k)
         return f"{name}[{i}][{j}]"
 
 
-def split_extras(examples, name, scored=False):
+def split_extras(examples: Any, name: str, scored: bool = False) -> tuple[Any, Extras | None]:
     """The examples with each entity cut to its core keys (``label``, ``start``, ``end``, and
     ``score`` if ``scored``), and an :class:`Extras` of the keys of :data:`ENTITY_EXTRAS` the
     side may carry, or None when no entity has one. Other keys stay, for the shape check to name.
@@ -120,7 +122,7 @@ def split_extras(examples, name, scored=False):
     if not odd:
         return examples, None
     allowed = [key for key, sides in ENTITY_EXTRAS.items() if name.rstrip("s") + "s" in sides]
-    found = {}
+    found: dict[str, None] = {}
     cut = {k: _cut(flat[k], allowed, found, base) for k in odd}
     if not found:
         return examples, None
@@ -150,7 +152,7 @@ def _cut(entity, allowed, found, base):
     return {k: v for k, v in entity.items() if k not in extra} if extra else entity
 
 
-def sorted_extras(extras, order):
+def sorted_extras(extras: Extras | None, order: NDArray[np.integer]) -> Extras | None:
     """The extras in the sorted order of the spans (``order``: input index of each span)."""
     if extras is None:
         return None
@@ -191,7 +193,7 @@ def _check_entity_shape(name, i, j, entity, keys=ENTITY_KEYS):
         raise _entity_error(name, i, j, entity, f"missing key {missing[0]!r}")
 
 
-def as_entity_lists(examples, name):
+def as_entity_lists(examples: Any, name: str) -> Any:
     """Every example as a list of entity dicts. An example given as a dict of lists
     (``{"label": [...], "start": [...], "end": [...]}``, as a ``datasets.Sequence`` of dicts
     returns it) becomes a list of dicts; anything else is left for :func:`check_entities`.
@@ -308,7 +310,7 @@ def _value_problem(labels, start, end, reserved, text_lengths, example):
     return k, msg if msg is not None else named[labels[k]]
 
 
-def check_entity_types(examples, name, single=False, scored=False):
+def check_entity_types(examples: Any, name: str, single: bool = False, scored: bool = False) -> Any:
     """Check only what a cast to the ``{"label": str, "start": int64, "end": int64}`` feature would
     change or lose: the shape of each entity and the types of its values (their values are
     checked when the corpus is scored). Returns the examples, dicts of lists made lists.
@@ -330,7 +332,14 @@ def _raise_at(examples, name, counts, single, k, msg):
     raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
 
 
-def check_entities(examples, name, reserved=(), texts=None, single=False, scored=False):
+def check_entities(
+    examples: Any,
+    name: str,
+    reserved: Collection[str] = (),
+    texts: Sequence[str] | None = None,
+    single: bool = False,
+    scored: bool = False,
+) -> Any:
     """Validate one side; returns (labels, starts, ends, example of each entity, counts).
 
     Raises ``ValueError`` naming ``name[example][entity]`` of the first bad entity: not a dict
@@ -374,7 +383,7 @@ def _score_problem(scores):
     return int(outside[0]) if len(outside) else None
 
 
-def check_texts(texts, n_examples=None):
+def check_texts(texts: Any, n_examples: int | None = None) -> list[str] | None:
     """Validate ``texts``: None, or one str per example (``n_examples`` of them, if given)."""
     if texts is None:
         return None
@@ -425,7 +434,9 @@ def _check_layout(width, gold, pred):
     )
 
 
-def encode_spans(predictions, references, reserved=(), texts=None, scored=False):
+def encode_spans(
+    predictions: Any, references: Any, reserved: Collection[str] = (), texts: Any = None, scored: bool = False
+) -> SpanCorpus:
     """Validate both sides and lay them out: a :class:`SpanCorpus`.
 
     ``reserved``: labels that may not be used (result keys). ``texts``: None, or one str per
@@ -449,7 +460,7 @@ def encode_spans(predictions, references, reserved=(), texts=None, scored=False)
     type_index = {name: k for k, name in enumerate(types)}
     no_tokens = np.zeros(n, dtype=np.int8)
     (gold_spans, gold_order), (pred_spans, pred_order) = (
-        _arrays(*side[:4], base, type_index) for side in (gold, pred)
+        _arrays(side[0], side[1], side[2], side[3], base, type_index) for side in (gold, pred)
     )
     return SpanCorpus(
         gold_spans,
@@ -468,7 +479,7 @@ def encode_spans(predictions, references, reserved=(), texts=None, scored=False)
     )
 
 
-def has_duplicates(spans):
+def has_duplicates(spans: SpanArrays) -> bool:
     """Whether two spans of a sorted side have the same type and offsets (they are neighbours).
 
     >>> has_duplicates(encode_spans([[{"label": "A", "start": 0, "end": 1}] * 2], [[]]).pred)
@@ -478,7 +489,7 @@ def has_duplicates(spans):
     return bool(np.any(same & (spans.type[1:] == spans.type[:-1])))
 
 
-def in_input_order(spans, order):
+def in_input_order(spans: SpanArrays, order: NDArray[np.integer]) -> SpanArrays:
     """The sorted ``spans`` put back in the order of the input (``order``: input index of
     each), so that a span's rank within its example is its index there.
 
@@ -491,7 +502,7 @@ def in_input_order(spans, order):
     return SpanArrays(*(values[back] for values in spans))
 
 
-def spans_from_arrays(spans, types, n_examples):
+def spans_from_arrays(spans: SpanArrays, types: Sequence[str], n_examples: int) -> list[list[dict[str, Any]]]:
     """Per example, its entities as ``{"label", "start", "end"}`` dicts (the inverse of the
     layout; tag corpora decoded to SpanArrays come out as span input).
 
@@ -499,7 +510,7 @@ def spans_from_arrays(spans, types, n_examples):
     >>> spans_from_arrays(corpus.pred, corpus.types, 1)
     [[{'label': 'A', 'start': 1, 'end': 3}]]
     """
-    out = [[] for _ in range(n_examples)]
+    out: list[list[dict[str, Any]]] = [[] for _ in range(n_examples)]
     for s, o, length, t in zip(
         spans.sentence.tolist(),
         spans.offset.tolist(),
@@ -527,7 +538,7 @@ def _at_boundary(text, k):
     return k == 0 or k == len(text) or not (_is_word_char(text[k - 1]) and _is_word_char(text[k]))
 
 
-def occurrences(text, string):
+def occurrences(text: str, string: str) -> list[int]:
     """Start offsets of ``string`` in ``text`` at word boundaries, left to right.
 
     >>> occurrences("Peter Peters met Peter", "Peter")
@@ -564,7 +575,9 @@ def _check_pair(pair, where):
     return label, string
 
 
-def place_example(text, pairs, name="entities", i=0):
+def place_example(
+    text: str, pairs: Any, name: str = "entities", i: int = 0
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]], list[tuple[str, str]]]:
     """Place one example's ``(label, string)`` pairs on ``text``: (spans, ambiguous, not found).
 
     Left to right through the pairs, each string goes on its first occurrence at word
@@ -580,7 +593,9 @@ def place_example(text, pairs, name="entities", i=0):
     """
     if isinstance(pairs, (str, bytes, dict)) or not isinstance(pairs, (list, tuple)):
         raise ValueError(f"{name}[{i}] must be a list of (label, string) pairs; got {type(pairs).__name__}")
-    spans, ambiguous, not_found, cache, taken = [], [], [], {}, {}
+    spans, ambiguous, not_found = [], [], []
+    cache: dict[str, list[int]] = {}
+    taken: dict[str, int] = {}
     for j, pair in enumerate(pairs):
         label, string = _check_pair(pair, f"{name}[{i}][{j}]")
         if string not in cache:
@@ -596,7 +611,7 @@ def place_example(text, pairs, name="entities", i=0):
     return spans, ambiguous, not_found
 
 
-def place_strings(texts, entities, name="entities"):
+def place_strings(texts: Any, entities: Any, name: str = "entities") -> Placement:
     """Place every example's ``(label, string)`` pairs on its text: a :class:`Placement`.
 
     >>> placed = place_strings(["John Jones and Peter Peters came to York"],
@@ -615,7 +630,7 @@ def place_strings(texts, entities, name="entities"):
     return Placement(*(list(side) for side in zip(*placed))) if placed else Placement([], [], [])
 
 
-def placement_report(placement):
+def placement_report(placement: Placement) -> dict[str, int]:
     """Totals of a :class:`Placement`: ``strings``, ``placed``, ``ambiguous``, ``not_found``."""
     placed = sum(map(len, placement.spans))
     not_found = sum(map(len, placement.not_found))

@@ -30,14 +30,16 @@ bootstrap's narrowness on few units. P-values are two-sided,
 (True, [1.0, 1.0])
 """
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from statistics import NormalDist
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy.stats import t as student_t
 
-from .ner_core import COLUMNS, check_confidence_level, check_seed, is_int, same_count
-from .ner_matching import count_rows, derive, flat_scores, present_types
+from .ner_core import COLUMNS, SpanArrays, check_confidence_level, check_seed, is_int, same_count
+from .ner_matching import Matching, count_rows, derive, flat_scores, present_types
 from .ner_progress import steps
 
 INTERVAL_FAMILIES = ("seqeval", "muc")
@@ -54,7 +56,7 @@ CELLS_PER_CHUNK = 1 << 21  # resamples x distinct rows held at once
 MAX_RESAMPLES = 1_000_000
 
 
-def check_resamples(value, name="ci_resamples", minimum=0):
+def check_resamples(value: Any, name: str = "ci_resamples", minimum: int = 0) -> int:
     """An int from ``minimum`` to :data:`MAX_RESAMPLES` (a plain int)."""
     if not (is_int(value) and value >= minimum):
         kind = "non-negative" if minimum == 0 else f">= {minimum}"
@@ -64,14 +66,16 @@ def check_resamples(value, name="ci_resamples", minimum=0):
     return int(value)
 
 
-def document_units(document_ids, n_sentences, name="document_ids"):
+def document_units(
+    document_ids: Any, n_sentences: int, name: str = "document_ids"
+) -> tuple[NDArray[np.intp], int]:
     """The unit index of each sentence: ``arange`` without ids, else documents numbered in
     order of first appearance. Returns (units, number of units)."""
     if document_ids is None:
         return np.arange(n_sentences), n_sentences
     _check_id_list(document_ids, name)
     same_count(name, len(document_ids), "", n_sentences, unit="ids")
-    index = {}
+    index: dict[Any, int] = {}
     units = np.empty(n_sentences, dtype=np.intp)
     for i, doc in enumerate(document_ids.tolist() if isinstance(document_ids, np.ndarray) else document_ids):
         try:
@@ -86,8 +90,12 @@ def document_units(document_ids, n_sentences, name="document_ids"):
 
 
 def check_uncertainty_options(
-    ci_resamples=0, confidence_level=0.95, seed=0, document_ids=None, scores=INTERVAL_FAMILIES
-):
+    ci_resamples: Any = 0,
+    confidence_level: Any = 0.95,
+    seed: Any = 0,
+    document_ids: Any = None,
+    scores: Sequence[str] = INTERVAL_FAMILIES,
+) -> dict[str, Any] | None:
     """The interval options of ``compute``: a dict, or None when ``ci_resamples`` is 0."""
     resamples = check_resamples(ci_resamples)
     level, seed = check_confidence_level(confidence_level), check_seed(seed)
@@ -101,13 +109,13 @@ def check_uncertainty_options(
 
 
 def check_comparison_options(
-    permutations=10_000,
-    ci_resamples=1000,
-    confidence_level=0.95,
-    seed=0,
-    document_ids=None,
-    scores=INTERVAL_FAMILIES,
-):
+    permutations: Any = 10_000,
+    ci_resamples: Any = 1000,
+    confidence_level: Any = 0.95,
+    seed: Any = 0,
+    document_ids: Any = None,
+    scores: Sequence[str] = INTERVAL_FAMILIES,
+) -> dict[str, Any]:
     """The options of ``compare``, as a dict."""
     _check_families(scores, "compare")
     out = {
@@ -135,7 +143,7 @@ def _check_id_list(document_ids, name="document_ids"):
         raise ValueError(f"{name} must be a list with one id per sentence; got {type(document_ids).__name__}")
 
 
-def check_same_layout(predictions_b, references, name="predictions_b"):
+def check_same_layout(predictions_b: Any, references: Any, name: str = "predictions_b") -> None:
     """Raise unless the second system has as many sentences as the references, each as long
     (the references first: a bad one is named as such)."""
     for side, value in (("references", references), (name, predictions_b)):
@@ -158,12 +166,19 @@ def check_same_layout(predictions_b, references, name="predictions_b"):
 # ---------------------------------------------------------------------------- statistics
 
 
-def unit_stats(gold, pred, matching, n_types, units, n_units):
+def unit_stats(
+    gold: SpanArrays,
+    pred: SpanArrays,
+    matching: Matching,
+    n_types: int,
+    units: NDArray[np.intp],
+    n_units: int,
+) -> NDArray[np.int64]:
     """Per unit, the count row of :data:`COLUMNS` (``ner_matching.count_rows``)."""
     return count_rows(gold, pred, matching, n_types, units, n_units)
 
 
-def align_types(stats, types, union):
+def align_types(stats: NDArray[np.int64], types: Sequence[str], union: Sequence[str]) -> NDArray[np.int64]:
     """``stats`` over ``types`` rewritten over the type names ``union`` (a superset)."""
     k, K = len(types), len(union)
     where = np.array([union.index(t) for t in types], dtype=np.intp)
@@ -172,7 +187,7 @@ def align_types(stats, types, union):
     return out.reshape(len(stats), len(COLUMNS) * K)
 
 
-def group_rows(rows):
+def group_rows(rows: NDArray[np.integer]) -> tuple[NDArray[np.integer], NDArray[np.int64]]:
     """The distinct rows and how many units share each: (patterns, counts)."""
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     if rows.shape[1] == 0:
@@ -192,8 +207,14 @@ def group_rows(rows):
 
 
 def score_table(
-    totals, types, families=INTERVAL_FAMILIES, beta=1.0, zero_division=0.0, present=None, undefined=False
-):
+    totals: NDArray[Any],
+    types: Sequence[str],
+    families: Sequence[str] = INTERVAL_FAMILIES,
+    beta: float = 1.0,
+    zero_division: Any = 0.0,
+    present: Any = None,
+    undefined: bool = False,
+) -> tuple[list[str], NDArray[np.float64]]:
     """Every headline score of each row of summed statistics: (names, rows x names array), from
     the one derivation ``ner_matching.derive``.
 
@@ -218,7 +239,9 @@ def _chunks(total, width, description="bootstrap resamples"):
             done.advance(size)
 
 
-def bootstrap_totals(patterns, counts, resamples, rng):
+def bootstrap_totals(
+    patterns: NDArray[np.integer], counts: NDArray[np.int64], resamples: int, rng: np.random.Generator
+) -> Iterator[NDArray[np.float64]]:
     """Summed statistics of ``resamples`` bootstrap resamples of the units, chunk by chunk."""
     n = int(counts.sum())
     p = counts / n
@@ -227,7 +250,9 @@ def bootstrap_totals(patterns, counts, resamples, rng):
         yield rng.multinomial(n, p, size=size).astype(float) @ matrix
 
 
-def permutation_shifts(differences, counts, permutations, rng):
+def permutation_shifts(
+    differences: NDArray[np.integer], counts: NDArray[np.int64], permutations: int, rng: np.random.Generator
+) -> Iterator[NDArray[np.float64]]:
     """For random swaps of the two systems, the sum of the swapped difference rows, chunked."""
     matrix = differences.astype(float)
     for size in _chunks(permutations, max(len(counts), 2 * matrix.shape[1]), "permutations"):
@@ -249,7 +274,7 @@ def _quantile_interval(samples, estimate, level):
 MAX_LEVEL = 1 - 1e-12
 
 
-def expanded_level(level, n):
+def expanded_level(level: float, n: int) -> float:
     """The percentile level of Hesterberg's expanded percentile interval on ``n`` units: the
     bootstrap's spread is that of a plug-in variance (divided by n, not n - 1) and its quantiles
     are normal ones, so widen both as Student's t interval would; tends to ``level`` as n grows.
@@ -310,7 +335,7 @@ class Binned:
         self.n, self.below, self.equal = (np.zeros(names, dtype=np.int64) for _ in range(3))
         self.lo, self.hi = np.full(names, np.inf), np.full(names, -np.inf)
 
-    def add(self, chunk):
+    def add(self, chunk: NDArray[np.float64]) -> "Binned":
         ok = ~np.isnan(chunk)
         self.n += ok.sum(axis=0)
         self.below += (chunk < self.estimate).sum(axis=0)
@@ -323,10 +348,10 @@ class Binned:
         return self
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, int]:
         return (int(self.n.max()) if len(self.n) else 0, len(self.n))
 
-    def quantile(self, j, levels):
+    def quantile(self, j: int, levels: Sequence[float]) -> NDArray[np.float64]:
         """``np.quantile``'s linear interpolation between order statistics, each from its bin."""
         counts = self.hist[j * self.bins : (j + 1) * self.bins]
         cumulative, n = np.cumsum(counts), int(self.n[j])
@@ -345,7 +370,9 @@ class Binned:
         return np.array(out)
 
 
-def collect(chunks, estimate, resamples):
+def collect(
+    chunks: Iterable[NDArray[np.float64]], estimate: NDArray[np.float64], resamples: int
+) -> NDArray[np.float64] | Binned:
     """The draws of ``chunks`` (resamples x names each): an array while they fit :data:`MAX_CELLS`,
     else a :class:`Binned` summary."""
     if resamples * max(len(estimate), 1) <= MAX_CELLS:
@@ -401,13 +428,21 @@ class Bootstrap(NamedTuple):
 
     names: list
     estimate: np.ndarray
-    samples: np.ndarray
+    samples: NDArray[np.float64] | Binned
     patterns: np.ndarray
     counts: np.ndarray
-    score: object
+    score: Callable[[NDArray[Any]], NDArray[np.float64]]
 
 
-def bootstrap(stats, types, resamples=1000, seed=0, families=INTERVAL_FAMILIES, beta=1.0, zero_division=0.0):
+def bootstrap(
+    stats: NDArray[np.int64],
+    types: Sequence[str],
+    resamples: int = 1000,
+    seed: int = 0,
+    families: Sequence[str] = INTERVAL_FAMILIES,
+    beta: float = 1.0,
+    zero_division: Any = 0.0,
+) -> Bootstrap:
     """A :class:`Bootstrap` over the rows of ``stats`` (one per unit)."""
     patterns, counts = group_rows(stats)
     full = (patterns * counts[:, None]).sum(axis=0)
@@ -422,7 +457,9 @@ def bootstrap(stats, types, resamples=1000, seed=0, families=INTERVAL_FAMILIES, 
     return Bootstrap(names, estimate[0], collect(draws, estimate[0], resamples), patterns, counts, score)
 
 
-def interval_bounds(boot, confidence_level=0.95, method=DEFAULT_METHOD):
+def interval_bounds(
+    boot: Bootstrap, confidence_level: float = 0.95, method: str = DEFAULT_METHOD
+) -> NDArray[np.float64]:
     """(2 x names) lower and upper bounds of a :class:`Bootstrap`'s intervals."""
     percentile = _binned_percentile if isinstance(boot.samples, Binned) else _quantile_interval
     if method == "percentile":
@@ -444,34 +481,34 @@ def _as_dict(names, bounds):
 
 
 def intervals(
-    stats,
-    types,
-    resamples=1000,
-    confidence_level=0.95,
-    seed=0,
-    families=INTERVAL_FAMILIES,
-    beta=1.0,
-    zero_division=0.0,
-    method=DEFAULT_METHOD,
-):
+    stats: NDArray[np.int64],
+    types: Sequence[str],
+    resamples: int = 1000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    families: Sequence[str] = INTERVAL_FAMILIES,
+    beta: float = 1.0,
+    zero_division: Any = 0.0,
+    method: str = DEFAULT_METHOD,
+) -> dict[str, Any]:
     """``{score name: [low, high]}`` by bootstrap over the rows of ``stats`` (one per unit)."""
     boot = bootstrap(stats, types, resamples, seed, families, beta, zero_division)
     return _as_dict(boot.names, interval_bounds(boot, confidence_level, method))
 
 
 def paired(
-    stats_a,
-    stats_b,
-    types,
-    permutations=10_000,
-    resamples=1000,
-    confidence_level=0.95,
-    seed=0,
-    families=INTERVAL_FAMILIES,
-    beta=1.0,
-    zero_division=0.0,
-    method=DEFAULT_METHOD,
-):
+    stats_a: NDArray[np.int64],
+    stats_b: NDArray[np.int64],
+    types: Sequence[str],
+    permutations: int = 10_000,
+    resamples: int = 1000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    families: Sequence[str] = INTERVAL_FAMILIES,
+    beta: float = 1.0,
+    zero_division: Any = 0.0,
+    method: str = DEFAULT_METHOD,
+) -> dict[str, Any]:
     """Two systems on the same units (rows of ``stats_a`` / ``stats_b``, one type space).
 
     Returns names, the scores ``a`` and ``b``, ``difference`` (b - a), its paired-bootstrap
@@ -503,17 +540,17 @@ def paired(
 
 
 def paired_scores(
-    stats_a,
-    stats_b,
-    names,
-    score,
-    estimate,
-    permutations,
-    resamples,
-    confidence_level,
-    seed,
-    method=DEFAULT_METHOD,
-):
+    stats_a: NDArray[np.int64],
+    stats_b: NDArray[np.int64],
+    names: list[str],
+    score: Callable[[NDArray[Any]], NDArray[np.float64]],
+    estimate: Callable[[NDArray[Any]], NDArray[np.float64]],
+    permutations: int,
+    resamples: int,
+    confidence_level: float,
+    seed: int,
+    method: str = DEFAULT_METHOD,
+) -> dict[str, Any]:
     """:func:`paired` for any scores of summed rows: ``score(totals)`` (rows x names, NaN where
     undefined) for the resamples and permutations, ``estimate(totals)`` for the point values."""
     total_a, total_b = stats_a.sum(axis=0), stats_b.sum(axis=0)
@@ -559,12 +596,19 @@ def _p_values(differences, total_a, total_b, observed, permutations, rng, score)
 # ---------------------------------------------------------------------------- results
 
 
-def families_of(scores):
+def families_of(scores: Iterable[str]) -> tuple[str, ...]:
     """The score families with intervals among the families ``scores`` asks for."""
     return tuple(f for f in INTERVAL_FAMILIES if f in scores)
 
 
-def interval_results(stats, types, options, families=INTERVAL_FAMILIES, beta=1.0, zero_division=0.0):
+def interval_results(
+    stats: NDArray[np.int64],
+    types: Sequence[str],
+    options: dict[str, Any],
+    families: Sequence[str] = INTERVAL_FAMILIES,
+    beta: float = 1.0,
+    zero_division: Any = 0.0,
+) -> dict[str, Any]:
     """``results["intervals"]`` from per-unit ``stats`` and the dict of
     :func:`check_uncertainty_options`."""
     return intervals(
@@ -580,7 +624,9 @@ def interval_results(stats, types, options, families=INTERVAL_FAMILIES, beta=1.0
     )
 
 
-def comparison_results(out, results_a, results_b, settings):
+def comparison_results(
+    out: dict[str, Any], results_a: dict[str, Any], results_b: dict[str, Any], settings: dict[str, Any]
+) -> dict[str, Any]:
     """The dict ``compare`` returns, from :func:`paired`'s ``out`` and both systems' results."""
     names = out["names"]
     table, difference, p_values, bounds = [], {}, {}, {}
@@ -598,7 +644,7 @@ def comparison_results(out, results_a, results_b, settings):
             row.update(low=bounds[name][0], high=bounds[name][1])
         row["p_value"] = p_values[name]
         table.append(row)
-    result = {"a": results_a, "b": results_b, "difference": difference}
+    result: dict[str, Any] = {"a": results_a, "b": results_b, "difference": difference}
     if "intervals" in out:
         result["intervals"] = bounds
     result.update(p_values=p_values, table=table, settings=settings)

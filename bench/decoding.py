@@ -27,6 +27,7 @@ from speed import as_lists, synthetic_corpus  # noqa: E402
 
 import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
 from ner_recall import ner_decoding as D  # noqa: E402
+from ner_recall import ner_decoding_report as R  # noqa: E402
 
 
 def best(step, runs):
@@ -48,7 +49,7 @@ def steps(predictions, references):
         scheme: [(codes, D.decode(codes, c, scheme)) for codes in (c.predictions, c.references)]
         for scheme, c in ((None, corpus), ("IOB2", strict))
     }
-    report = getattr(D, "decoding_reports", None)
+    report = R.decoding_reports
     out = {
         "encode": lambda: D.encode(predictions, references),
         "decode": lambda: [D.decode(codes, corpus) for codes in (corpus.predictions, corpus.references)],
@@ -60,7 +61,8 @@ def steps(predictions, references):
         out["report"] = lambda: report(corpus, sides[None][0][1], sides[None][1][1])
         out["report strict"] = lambda: report(strict, sides["IOB2"][0][1], sides["IOB2"][1][1], "IOB2")
     metric = _metric()
-    module = sys.modules[type(metric).__module__]
+    # the pipeline beside the loaded metric script calls the report
+    module = sys.modules[type(metric).__module__.rpartition(".")[0] + ".ner_pipeline"]
     reports = getattr(module, "decoding_reports", None)
 
     def core(scheme, with_report=True):

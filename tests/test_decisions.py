@@ -17,6 +17,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import IOB2, Tokens
 
 from ner_recall import ner_decoding as D
+from ner_recall import ner_decoding_report as R
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "decoding.md")
 
@@ -178,7 +179,7 @@ def test_ill_formed_iobes_is_decoded_strictly_and_counted():
         bioes.repair_labels(tags, "discard")
     corpus = D.encode([tags], [tags], scheme="IOBES")
     spans = D.decode(corpus.references, corpus, "IOBES")
-    report = D.decoding_report(corpus.references, corpus, spans, "IOBES")
+    report = R.decoding_report(corpus.references, corpus, spans, "IOBES")
     assert len(spans) == 1 and report["dropped"] == 1 and report["reasons"]["not_closed"] == 1
 
 

@@ -12,6 +12,7 @@ from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Tokens
 
 from conftest import require
 from ner_recall import ner_decoding as D
+from ner_recall import ner_decoding_report as R
 
 SEQEVAL_SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -437,13 +438,13 @@ REPORTS = [
 @pytest.mark.parametrize("scheme, tags, expected", REPORTS)
 def test_report_table(scheme, tags, expected):
     corpus = D.encode([["O"], tags], [["O"], tags], scheme=scheme)
-    report = D.decoding_report(corpus.references, corpus, D.decode(corpus.references, corpus, scheme), scheme)
+    report = R.decoding_report(corpus.references, corpus, D.decode(corpus.references, corpus, scheme), scheme)
     assert [(p["sentence"], p["start"], p["end"], p["reason"]) for p in report["first"]] == [
         (1, *e) for e in expected
     ]
     assert report["repaired" if scheme is None else "dropped"] == len(expected)
     assert report["dropped" if scheme is None else "repaired"] == 0
-    assert report["reasons"] == {r: sum(e[2] == r for e in expected) for r in D.REASONS}
+    assert report["reasons"] == {r: sum(e[2] == r for e in expected) for r in R.REASONS}
 
 
 def plain_report(tags, found, scheme):
@@ -469,7 +470,7 @@ def test_report_counts_what_a_plain_loop_finds(scheme):
     sequences = [random_tags(rng, prefixes, rng.randint(0, 10)) for _ in range(600)]
     corpus = D.encode(sequences, sequences, scheme=scheme)
     found = D.decode(corpus.references, corpus, scheme)
-    report = D.decoding_report(corpus.references, corpus, found, scheme, places=10**6)
+    report = R.decoding_report(corpus.references, corpus, found, scheme, places=10**6)
     expected = [
         (i, a, b)
         for i, (tags, sentence) in enumerate(
@@ -480,8 +481,8 @@ def test_report_counts_what_a_plain_loop_finds(scheme):
     assert [(p["sentence"], p["start"], p["end"]) for p in report["first"]] == expected
     assert report["repaired"] + report["dropped"] == sum(report["reasons"].values()) == len(expected)
     assert report["entities"] == len(found)
-    assert len(D.decoding_report(corpus.references, corpus, found, scheme)["first"]) == min(5, len(expected))
-    assert "first" not in D.decoding_reports(corpus, found, found, scheme)["predictions"]
+    assert len(R.decoding_report(corpus.references, corpus, found, scheme)["first"]) == min(5, len(expected))
+    assert "first" not in R.decoding_reports(corpus, found, found, scheme)["predictions"]
 
 
 # ---------------------------------------------------------------------------- docs/decoding.md

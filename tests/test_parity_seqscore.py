@@ -17,6 +17,7 @@ import pytest
 
 from conftest import require
 from ner_recall import ner_decoding as D
+from ner_recall import ner_decoding_report as R
 
 seqscore_encoding = require("seqscore.encoding", "decoding parity with seqscore")
 from seqscore.validation import validate_labels  # noqa: E402
@@ -51,7 +52,7 @@ def ours(tags, scheme):
     corpus = D.encode([tags], [tags], scheme=scheme)
     spans = D.decode(corpus.references, corpus, scheme)
     found = [tuple(s) for s in D.spans_by_sentence(spans, corpus.types, 1)[0]]
-    return found, D.decoding_report(corpus.references, corpus, spans, scheme)
+    return found, R.decoding_report(corpus.references, corpus, spans, scheme)
 
 
 @pytest.mark.parametrize("scheme", sorted(SCHEMES))
