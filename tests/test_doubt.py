@@ -228,6 +228,8 @@ CHOICES = [
     ("then more overlapping pairs", ALT([E("A", 0, 2)], [E("A", 0, 1), E("A", 1, 2)]), [E("A", 0, 2)], 0),
     ("an empty alternative misses nothing", ALT([E("A", 0, 2)], []), [], 1),
     ("the last of three", ALT([E("A", 0, 3)], [E("A", 0, 1)], [E("A", 2, 3)]), [E("A", 2, 3)], 2),
+    ("fewer missed, not more found", ALT([E("A", 0, 2), E("A", 2, 4)], [E("A", 6, 7)]), [E("A", 0, 4)], 0),
+    ("fewer spurious, not more used", ALT([E("A", 0, 4)], [E("A", 6, 7)]), [E("A", 0, 2), E("A", 2, 4)], 0),
 ]
 
 
@@ -393,10 +395,10 @@ def test_the_checked_references_hold_plain_stand_ins_at_the_places_of_doubt():
 
     plain = [E("A", 0, 1)]
     checked = ner_doubt.check_doubt(
-        [[ALT([E("A", 2, 3)], []), E(["B", "C"], 4, 6), E("D", 7, 8, optional=True)], plain]
+        [[ALT([E("A", 2, 3)], []), E(["BB", "C"], 4, 6), E("DATE", 7, 8, optional=True)], plain]
     )
     assert checked == [
-        [{"label": "doubt", "start": 0, "end": 1}, E("B", 4, 6), E("D", 7, 8)],
+        [{"label": "doubt", "start": 0, "end": 1}, E("BB", 4, 6), E("DATE", 7, 8)],
         plain,
     ]
     assert checked[1] is plain
@@ -493,6 +495,7 @@ def test_each_bad_doubt_is_named_exactly(item, message):
             "golds[0]['alternatives'][1][1] {'label': ['A', 'A'], 'start': 1, 'end': 2}: a vague label lists a type twice",
         ),
         ([[], "ab"], "golds[1] must be a list of entities; got str"),
+        ([{"alternatives": [[], []]}, "ab"], "golds[1] must be a list of entities; got str"),
     ],
 )
 def test_several_references_are_checked_by_name(references, message):
@@ -534,3 +537,22 @@ def test_has_doubt_says_whether_any_example_holds_doubt(references, expected):
     from ner_recall import ner_doubt
 
     assert ner_doubt.has_doubt(references) is expected
+
+
+def test_several_references_holding_doubt_report_it_once():
+    """Each reference is tried on a copy of the report; only the one chosen counts, once."""
+    from ner_recall import ner_doubt
+
+    several = {"alternatives": [[ALT([E("A", 0, 2)], [E("A", 0, 1)]), E(["A", "B"], 3, 4)], [E("A", 0, 2)]]}
+    pred = [E("A", 0, 1), E("B", 3, 4)]
+    out_pred, out_gold, report = ner_doubt.resolve([pred, pred], [several, several])
+    assert out_gold == [[E("A", 0, 1), E("B", 3, 4)]] * 2 and out_pred == [pred, pred]
+    assert (report["references"], report["groups"], report["chosen"], report["vague"]) == (2, 2, {"1": 2}, 2)
+
+
+def test_the_report_counts_every_vague_label_and_the_gold_loses_the_optional_flag():
+    from ner_recall import ner_doubt
+
+    gold = [E(["A", "B"], 0, 1), E(["A", "B"], 2, 3), E("C", 4, 5, optional=False)]
+    _, out_gold, report = ner_doubt.resolve([[]], [gold])
+    assert report["vague"] == 2 and out_gold == [[E("A", 0, 1), E("A", 2, 3), E("C", 4, 5)]]
