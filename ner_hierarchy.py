@@ -152,9 +152,8 @@ def pair_scores(
     return same_category, same_type, combined, same_label, gold_typed, pred_typed
 
 
-def _prf(hit, gold_total, pred_total, zero_division, beta, hit_pred=None):
-    hit_pred = hit if hit_pred is None else hit_pred
-    precision = divide(hit_pred, pred_total, zero_division)
+def _prf(hit, gold_total, pred_total, zero_division, beta):
+    precision = divide(hit, pred_total, zero_division)
     recall = divide(hit, gold_total, zero_division)
     return {
         "precision": precision,

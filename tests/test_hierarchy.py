@@ -237,6 +237,7 @@ def test_every_denominator_by_hand(spans, scope, measure, correct, gold, predict
     got = out[scope][measure]
     assert (got["correct"], got["gold"], got["predicted"]) == (correct, gold, predicted)
     assert type(got["correct"]) is type(correct) and type(got["gold"]) is type(gold)
+    assert type(got["predicted"]) is type(predicted)
     assert got["precision"] == pytest.approx(correct / predicted) and got["recall"] == pytest.approx(
         correct / gold
     )
