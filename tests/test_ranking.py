@@ -476,7 +476,11 @@ def _ranking():
         ([[None]], [1], "token_scores[0][0] is None; a token score is a number in [0, 1]"),
         ([np.array([0.5, 2.0])], [2], "token_scores[0][1] is 2.0; a token score is a number in [0, 1]"),
         ([np.array([0.5, 0.5])], [3], "token_scores[0] must hold 3 numbers, one per tag"),
-        ([np.array([[0.5, 0.5]])], [1], "token_scores[0][0] is [0.5, 0.5]; a token score is a number in [0, 1]"),
+        (
+            [np.array([[0.5, 0.5]])],
+            [1],
+            "token_scores[0][0] is [0.5, 0.5]; a token score is a number in [0, 1]",
+        ),
         ([np.array(["a"])], [1], "token_scores[0][0] is 'a'; a token score is a number in [0, 1]"),
     ],
 )
