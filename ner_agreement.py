@@ -153,7 +153,8 @@ def agreement(
     """Agreement of the annotators: ``"pairs"`` (per pair ``"i-j"``: F1 per MUC mode and per type,
     ``"disagreements"``, and with ``ci_resamples`` ``"intervals"`` of the F1 per mode), ``"f1"`` (per mode, the mean over pairs), ``"kappa"`` (``"value"``,
     ``"method"``: cohen or fleiss, ``"tokens"``, ``"observed"``, ``"chance"``, with ``ci_resamples``
-    ``"interval"``), and ``"settings"``. ``options`` are ``compute``'s (scheme, mode, types, ...)."""
+    ``"interval"``), and ``"settings"``. ``options`` are ``compute``'s (scheme, mode, types, ...);
+    spans need ``texts`` (one str per example: kappa counts every character, marked or not)."""
     annotations = check_annotations(annotations, kind)
     for k, annotator in enumerate(annotations if kind == "spans" else ()):
         refuse_fragments(annotator, f"annotations[{k}]", "agreement (kappa and alpha over contiguous spans)")

@@ -295,3 +295,82 @@ def test_a_bool_is_not_the_int_it_equals(gold, pred, right, outcome):
     assert out["overall"]["correct"] == right
     assert sum(v["correct"] for v in out["per_attribute"]["x"]["per_value"].values()) == right
     assert T.outcome(gold, pred) == outcome
+
+
+@pytest.mark.parametrize(
+    "attributes, message",
+    [
+        (
+            [None, {"x": ""}],
+            "entity 1: attribute 'x' must be a str, bool, int or a list of str; got an empty str",
+        ),
+        (
+            [{"x": ["a", ""]}],
+            "entity 0: attribute 'x' must be a str, bool, int or a list of str; got list ['a', '']",
+        ),
+        ([{"x": [1]}], "entity 0: attribute 'x' must be a str, bool, int or a list of str; got list [1]"),
+        ([{"x": []}], "entity 0: attribute 'x' must be a str, bool, int or a list of str; got list []"),
+        ([{"x": 1.5}], "entity 0: attribute 'x' must be a str, bool, int or a list of str; got float 1.5"),
+        ([None, None, {"": 1}], "entity 2: an attribute name must be a non-empty str; got ''"),
+        ([None, 3], "entity 1: attributes must be a dict of name -> value; got 3"),
+    ],
+)
+def test_attribute_errors_are_whole(attributes, message):
+    import re
+
+    from ner_recall import ner_attributes as T
+
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        T.check_attributes(attributes, lambda k: f"entity {k}")
+
+
+@pytest.mark.parametrize("value", ["M", True, False, 0, 7, ["a", "b"], ("a",)])
+def test_attribute_values_that_pass(value):
+    from ner_recall import ner_attributes as T
+
+    assert T.check_attributes([None, {"x": value}], lambda k: f"entity {k}") is None
+
+
+@pytest.mark.parametrize(
+    "gold, pred, found",
+    [
+        (None, None, None),
+        (None, "M", "spurious"),
+        ("?", None, "correct"),
+        ("?", "?", "correct"),
+        ("?", "M", "overspecified"),
+        ("M", "?", "missing"),
+        ("M", None, "missing"),
+        ("M", "M", "correct"),
+        ("M", "F", "wrong"),
+        (["M", "F"], ["F", "M"], "correct"),
+        (["M", "F"], "M", "partial"),
+    ],
+)
+def test_harem_outcomes_table(gold, pred, found):
+    from ner_recall import ner_attributes as T
+
+    assert T.outcome(gold, pred) == found
+
+
+def test_outcomes_are_counted_per_pair():
+    from ner_recall import ner_attributes as T
+
+    pairs = [({"g": "M"}, {"g": "M"}), ({"g": "M"}, {"g": "M"}), ({"g": "M"}, None), (None, {"n": "S"})]
+    assert T.pair_outcomes(pairs) == {
+        "g": {"correct": 2, "partial": 0, "wrong": 0, "missing": 1, "spurious": 0, "overspecified": 0},
+        "n": {"correct": 0, "partial": 0, "wrong": 0, "missing": 0, "spurious": 1, "overspecified": 0},
+    }
+
+
+def test_beta_and_zero_division_reach_the_items(spans):
+    gold = [[{"label": "A", "start": 0, "end": 2, "attributes": {"x": "1"}}]]
+    pred = [[{"label": "A", "start": 0, "end": 2, "attributes": {"x": "1", "y": "2"}}]]
+    out = spans.compute(predictions=pred, references=gold, beta=2.0, zero_division=1)["attributes"]
+    assert out["overall"]["f2"] == pytest.approx(5 * 0.5 * 1 / (4 * 0.5 + 1))
+    assert out["per_attribute"]["y"]["recall"] == 1.0  # 0/0 gold items of y
+    assert out["per_attribute"]["y"]["precision"] == 0.0 and "f1" not in out["overall"]
+    from ner_recall import ner_attributes as T
+
+    empty = T.item_scores([None], [None], [(0, 0, 1)], [(0, 0, 1)], zero_division=1.0)
+    assert empty["overall"]["precision"] == 1.0 and empty["overall"]["recall"] == 1.0

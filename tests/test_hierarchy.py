@@ -4,6 +4,7 @@ hand from the definitions in ``ner_hierarchy``'s docstring."""
 
 import random
 
+import numpy as np
 import pytest
 from test_parity import random_corpus
 
@@ -236,6 +237,7 @@ def test_every_denominator_by_hand(spans, scope, measure, correct, gold, predict
     got = out[scope][measure]
     assert (got["correct"], got["gold"], got["predicted"]) == (correct, gold, predicted)
     assert type(got["correct"]) is type(correct) and type(got["gold"]) is type(gold)
+    assert type(got["predicted"]) is type(predicted)
     assert got["precision"] == pytest.approx(correct / predicted) and got["recall"] == pytest.approx(
         correct / gold
     )
@@ -284,3 +286,69 @@ def test_a_category_named_like_another_beta_is_kept(spans):
     gold = [[ent("overall_f2:X", 0, 1), ent("overall_f2:Y", 2, 3)]]
     out = spans.compute(predictions=gold, references=gold, type_separator=":")["hierarchy"]
     assert out["coarse"]["overall_f2"]["f1"] == 1.0 and out["coarse"]["overall_f1"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "labels, categories, types",
+    [
+        (("A:B:C", "A:x"), ("A",), [0, 1]),  # the first separator splits: A with the type B:C
+        (("A:", "A:x"), ("A", "A:"), [-1, 1]),  # no type after it: a category of its own
+        ((":B", "C:d"), (":B", "C"), [-1, 1]),  # no category before it
+    ],
+)
+def test_a_label_splits_at_its_first_separator(labels, categories, types):
+    from ner_recall import ner_hierarchy as H
+
+    h = H.hierarchy_of(labels, ":", None)
+    assert h.categories == categories and h.type.tolist() == types
+    assert all(a.dtype == np.int64 for a in (h.category, h.type, h.n_types))
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (
+            {"type_separator": "/"},
+            "type_separator '/' splits none of the labels ['ORG:INST', 'ORG:SUB', 'PER']: it would change"
+            " nothing (the types are named after the tag prefix: 'B-ORG:SUB' has the type 'ORG:SUB')",
+        ),
+        (
+            {"type_hierarchy": {"X": "Y"}},
+            "type_hierarchy splits none of the labels ['ORG:INST', 'ORG:SUB', 'PER']: it would change nothing",
+        ),
+        (
+            {"type_separator": ":", "type_hierarchy": {"a": "b"}},
+            "give type_separator or type_hierarchy, not both: each says how a label splits",
+        ),
+    ],
+)
+def test_option_errors_are_whole(spans, options, message):
+    import re
+
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        spans.compute(predictions=PRED, references=GOLD, **options)
+
+
+def test_beta_and_zero_division_reach_every_measure(spans):
+    """No typed pair (types 0/0) and beta 2: every measure and the coarse table use them."""
+    gold = [[ent("A:x", 0, 1), ent("B", 2, 3)]]
+    pred = [[ent("A", 0, 1), ent("B", 2, 3), ent("C:y", 5, 6)]]
+    out = spans.compute(predictions=pred, references=gold, type_separator=":", zero_division=1, beta=2.0)
+    h = out["hierarchy"]
+    for scope in ("absolute", "relative"):
+        assert set(h[scope]) == {"categories", "types", "combined", "flat"}
+        for measure in h[scope].values():
+            assert "f2" in measure and "f1" not in measure
+    types = h["relative"]["types"]  # gold A:x against A (untyped): gold side 1, predicted side 0/0
+    assert (types["correct"], types["gold"], types["predicted"]) == (0, 1, 0)
+    assert types["precision"] == 1.0 and types["recall"] == 0.0
+    assert h["coarse"]["overall_f2"] == pytest.approx(5 * (2 / 3) * 1 / (4 * (2 / 3) + 1))
+    assert h["categories"] == {"A": 1, "B": 1, "C": 1}
+    cats = h["absolute"]["categories"]  # A and B right, C spurious: 2 of 3 predicted, 2 of 2 gold
+    assert cats["f2"] == pytest.approx(5 * (2 / 3) * 1 / (4 * (2 / 3) + 1))
+    combined = h["absolute"]["combined"]
+    assert isinstance(combined["correct"], float) and isinstance(h["absolute"]["flat"]["gold"], int)
+    empty = spans.compute(
+        predictions=[[]], references=[[ent("A:x", 0, 1)]], type_separator=":", zero_division=1
+    )
+    assert empty["hierarchy"]["relative"]["categories"]["precision"] == 1.0  # 0/0 aligned

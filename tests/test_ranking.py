@@ -661,3 +661,10 @@ def test_per_type_tables_cover_types_with_gold_only():
         out["strict"]["per_type"]["A"]["best"]["recall"] == 1.0
         and out["strict"]["recall" if False else "best"]["recall"] == 1 / 3
     )
+
+
+@pytest.mark.parametrize("row", [[0.0, 1.0, 1.5], [1.0, 0.0, -0.5]])
+def test_the_bounds_of_a_token_score_are_numbers_in_it(row):
+    """0 and 1 are scores: the error names the first number outside [0, 1], not them."""
+    with pytest.raises(ValueError, match=r"^token_scores\[0\]\[2\] is "):
+        _ranking().check_token_scores([row], [3])
