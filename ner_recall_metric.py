@@ -17,6 +17,7 @@ from .ner_attributes import MORPHOLOGY_OUTCOMES
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
 from .ner_core import MODES
+from .ner_counts import CountsState
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
@@ -378,21 +379,27 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         kind = "spans" if self.config_name in SPAN_CONFIGS else "tags"
         return agreement(annotations, kind, document_ids, ci_resamples, confidence_level, seed, **options)
 
-    def state(self, *, predictions, references, first_sentence=0, subgroups=None, **options):
+    def state(self, *, predictions, references, first_sentence=0, subgroups=None, keep="exact", **options):
         """One partition of a corpus as a mergeable :class:`ner_state.State` (Spark, Ray, Dask,
         torch.distributed): its sentences numbered from ``first_sentence`` (the number of sentences
         before it), with ``compute``'s options. Merge states with ``+`` (an empty ``State()`` is the
         identity), send them as ``state.to_bytes()`` / ``State.from_bytes``, then ``finalize``.
-        See docs/state.md."""
-        return make_state(self.config_name, predictions, references, first_sentence, subgroups, **options)
+        ``keep="counts"``: a state of constant size (counts and Poisson-bootstrap resamples,
+        units from ``document_ids``, ``sentence_ids`` or the sentence numbers). See docs/state.md."""
+        return make_state(
+            self.config_name, predictions, references, first_sentence, subgroups, keep, **options
+        )
 
-    def finalize(self, state):
+    def finalize(self, state, interval="percentile"):
         """``compute``'s results on the merged partitions of ``state`` (sentences 0 to n - 1), the
-        same to the bit as one ``compute`` on the whole corpus with the same options."""
-        return finalize_state(self.config_name, state)
+        same to the bit as one ``compute`` on the whole corpus with the same options (a counts
+        state: its ``interval``, "percentile" or "bias_corrected")."""
+        return finalize_state(self.config_name, state, interval)
 
-    #: the state class, for an empty state and ``State.from_bytes``
+    #: the state class, for an empty state and ``State.from_bytes`` (which reads a counts state too)
     State = State
+    #: the counts state class (``keep="counts"``), for an empty one and ``CountsState.from_bytes``
+    CountsState = CountsState
 
     def plan_benchmark(self, pilot, population, half_width=None, budget=None, confidence_level=0.95):
         """How many entities to label per stratum of a recall benchmark (Neyman allocation), from a

@@ -31,6 +31,14 @@ import zlib
 import numpy as np
 
 from .ner_core import PARALLEL_POSITIONS, side_by_side
+from .ner_counts import (
+    COUNTS_FORMAT,
+    INTERVAL_METHODS,
+    KEEPS,
+    CountsState,
+    finalize_counts,
+    make_counts_state,
+)
 from .ner_decoding import codes_seen, corpus_from_flat, dense_codes, flat_layout, take_by_steps
 from .ner_doubt import has_doubt
 from .ner_fragments import refuse_fragments
@@ -163,6 +171,8 @@ class State:
             state = json.loads(bytes(data).decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
             raise ValueError("not a state: its bytes are not the JSON of State.to_bytes") from None
+        if isinstance(state, dict) and state.get("format") == COUNTS_FORMAT:
+            return CountsState.from_bytes(data)
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
             raise ValueError(f"not a state: the format is not {STATE_FORMAT!r}")
         if state.get("version") not in READABLE_VERSIONS:
@@ -394,8 +404,19 @@ def merged_columns(blocks):
 # ---------------------------------------------------------------------------- the metric's two calls
 
 
-def make_state(config, predictions, references, first_sentence=0, subgroups=None, **options):
-    """The :class:`State` of one partition, validated as ``compute`` validates its inputs."""
+def make_state(
+    config: str,
+    predictions: object,
+    references: object,
+    first_sentence: int = 0,
+    subgroups: object = None,
+    keep: str = "exact",
+    **options: object,
+) -> "State | CountsState":
+    """The :class:`State` of one partition, validated as ``compute`` validates its inputs; with
+    ``keep="counts"`` a :class:`ner_counts.CountsState` of constant size."""
+    if keep not in KEEPS:
+        raise ValueError(f"keep must be one of {list(KEEPS)}; got {keep!r}")
     if not (
         isinstance(first_sentence, (int, np.integer))
         and not isinstance(first_sentence, bool)
@@ -404,6 +425,15 @@ def make_state(config, predictions, references, first_sentence=0, subgroups=None
         raise ValueError(
             f"first_sentence must be a non-negative int (the sentences before the partition); "
             f"got {first_sentence!r}"
+        )
+    if keep == "counts":
+        if subgroups is not None:
+            raise ValueError("keep='counts' holds no subgroups (the stratified recall needs every entity)")
+        return make_counts_state(config, predictions, references, first_sentence, **options)
+    if "sentence_ids" in options:
+        raise ValueError(
+            "sentence_ids name the units of keep='counts'; the exact state numbers its sentences from"
+            " first_sentence"
         )
     checked = check_options(config, options)
     columns = _columns(config, options, subgroups, checked)
@@ -482,8 +512,16 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def finalize_state(config, state):
-    """``compute``'s results on the sentences of the merged ``state``."""
+def finalize_state(config: str, state: "State | CountsState", interval: str = "percentile") -> dict:
+    """``compute``'s results on the sentences of the merged ``state`` (a counts state: its counts'
+    results, with ``interval`` the method of its intervals)."""
+    if isinstance(state, CountsState):
+        return finalize_counts(config, state, interval)
+    if interval != INTERVAL_METHODS[0]:
+        raise ValueError(
+            f"interval={interval!r} is for a counts state; an exact state's intervals are compute's"
+            " (expanded BCa)"
+        )
     blocks = check_whole(state)
     if state.config != config:
         raise ValueError(f"a state of the {state.config!r} config; this metric is {config!r}")
