@@ -107,6 +107,7 @@ def unit_keys(ids: object, name: str) -> npt.NDArray[np.uint64]:
     values = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
     keys = np.empty(len(values), dtype=np.uint64)
     for i, value in enumerate(values):
+        value = int(value) if isinstance(value, np.integer) else value
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise ValueError(f"{name}[{i}] is {value!r}; a unit id is a str or an int")
         if isinstance(value, int) and -(2**63) <= value < 2**63:
@@ -368,12 +369,13 @@ def _check_ranges(a: list, b: list) -> list:
 
 
 def _blob(values: npt.NDArray[np.int64]) -> dict:
+    """An int64 array as the layout writes it: its shape and its little-endian bytes in base64,
+    uncompressed, so that a state's size is the same whatever its counts."""
     values = np.asarray(values, dtype="<i8")
     return {
         "shape": list(values.shape),
         "dtype": "int64",
-        "compression": "zlib",
-        "data": base64.b64encode(zlib.compress(values.tobytes(), 6)).decode("ascii"),
+        "data": base64.b64encode(values.tobytes()).decode("ascii"),
     }
 
 
@@ -396,16 +398,19 @@ def _from_blob(field: object, shape: tuple, where: str) -> npt.NDArray[np.int64]
     """An int64 array of a counts blob, of exactly ``shape`` (its size checked before inflating)."""
     if not (isinstance(field, dict) and field.get("dtype") == "int64" and isinstance(field.get("data"), str)):
         raise ValueError(f"{where}: not an int64 array of this layout")
-    if field.get("shape") != list(shape) or field.get("compression") != "zlib":
-        raise ValueError(f"{where}: shape {field.get('shape')!r}, expected {list(shape)} (zlib-compressed)")
+    if field.get("shape") != list(shape):
+        raise ValueError(f"{where}: shape {field.get('shape')!r}, expected {list(shape)}")
     size = 8 * math.prod(shape)
     if size > MAX_ARRAY_BYTES:
         raise ValueError(f"{where}: {size:,} bytes, more than a counts state holds ({MAX_ARRAY_BYTES:,})")
+    if len(field["data"]) != 4 * math.ceil(size / 3):
+        raise ValueError(
+            f"{where}: {len(field['data']):,} base64 characters, expected {4 * math.ceil(size / 3):,}"
+        )
     try:
         raw = base64.b64decode(field["data"], validate=True)
     except ValueError:
         raise ValueError(f"{where}: the data is not base64") from None
-    raw = inflate(raw, size, where)
     if len(raw) != size:
         raise ValueError(f"{where}: {len(raw):,} bytes, expected {size:,}")
     return np.frombuffer(raw, dtype="<i8").astype(np.int64).reshape(shape)
@@ -573,7 +578,9 @@ def make_counts_state(
     n = len(corpus.lengths)
     kind, units, keys = _units(options, sentence_ids, int(first_sentence), n)
     resamples, seed = (checked.intervals or {}).get("resamples", 0), (checked.intervals or {}).get("seed")
-    kept = {k: v for k, v in options.items() if k not in ("document_ids", "label_names")}
+    kept = {
+        k: v for k, v in options.items() if k not in ("document_ids", "label_names", "ci_resamples", "seed")
+    }
     settings = {
         "config": config,
         "options": json.dumps(kept, sort_keys=True),
