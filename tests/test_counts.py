@@ -351,7 +351,9 @@ def blob(values, shape=None, raw=None):
         (lambda s: s["row"].update(dtype="float64"), "not an int64 array"),
         (
             lambda s: s.update(
-                types=[f"T{i}" for i in range(30)], settings=dict(s["settings"], resamples=10**6)
+                types=[f"T{i}" for i in range(30)],
+                row=blob(np.zeros(240)),
+                settings=dict(s["settings"], resamples=10**6),
             ),
             "more than a counts state holds",
         ),
