@@ -396,13 +396,13 @@ def inflate(data: bytes, limit: int, where: str) -> bytes:
 
 def _from_blob(field: object, shape: tuple, where: str) -> npt.NDArray[np.int64]:
     """An int64 array of a counts blob, of exactly ``shape`` (its size checked before inflating)."""
+    size = 8 * math.prod(shape)
+    if size > MAX_ARRAY_BYTES:
+        raise ValueError(f"{where}: {size:,} bytes, more than a counts state holds ({MAX_ARRAY_BYTES:,})")
     if not (isinstance(field, dict) and field.get("dtype") == "int64" and isinstance(field.get("data"), str)):
         raise ValueError(f"{where}: not an int64 array of this layout")
     if field.get("shape") != list(shape):
         raise ValueError(f"{where}: shape {field.get('shape')!r}, expected {list(shape)}")
-    size = 8 * math.prod(shape)
-    if size > MAX_ARRAY_BYTES:
-        raise ValueError(f"{where}: {size:,} bytes, more than a counts state holds ({MAX_ARRAY_BYTES:,})")
     if len(field["data"]) != 4 * math.ceil(size / 3):
         raise ValueError(
             f"{where}: {len(field['data']):,} base64 characters, expected {4 * math.ceil(size / 3):,}"
