@@ -37,6 +37,7 @@ from .ner_counts import (
     KEEPS,
     CountsState,
     finalize_counts,
+    inflate,
     make_counts_state,
 )
 from .ner_decoding import codes_seen, corpus_from_flat, dense_codes, flat_layout, take_by_steps
@@ -59,8 +60,13 @@ STATE_FORMAT = "ner_recall_metric.state"
 #: 4: tag codes in the flat layout (a code 0, ``O``, after each sentence), the vocabulary ``O``
 #: first and then only tags that occur; 3: arrays zlib-compressed (level 1) before base64; 2: arrays
 #: in the smallest of uint8, uint16, int32, int64 that holds them; 1: int64
-STATE_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+STATE_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
+#: 5: each array declares its ``count`` of values (checked before inflating, inflated with that
+#: bound) and each tag block the CRC-32 of its lengths (``lengths_crc32``: lengths that merge or
+#: split sentences are named)
+#: the most bytes the arrays of one state inflate to (a decompression bomb stops here)
+MAX_INFLATED = 1 << 31
 #: how the array bytes of a layout may be compressed (layout 3 writes zlib; 1 and 2 wrote none)
 COMPRESSIONS = ("zlib",)
 #: the array types of the layout, smallest first, with their bounds
@@ -88,28 +94,47 @@ def _array(values):
     raw = values.astype(np.dtype(dtype).newbyteorder("<")).tobytes()
     return {
         "dtype": dtype,
+        "count": len(values),
         "compression": "zlib",
         "data": base64.b64encode(zlib.compress(raw, 1)).decode("ascii"),
     }
 
 
-def _from_array(field, where):
-    """The integer array of a layout field, in its own type."""
+def _from_array(field, where, budget=None):
+    """The integer array of a layout field, in its own type; its declared ``count`` (layout 5)
+    checked against ``budget`` (a one-item list of the bytes the state may still inflate to)
+    before inflating, and inflating bounded by it."""
     if not (isinstance(field, dict) and field.get("dtype") in DTYPES and isinstance(field.get("data"), str)):
         raise ValueError(f"{where}: not an integer array of this layout")
     compression = field.get("compression")
     if compression is not None and compression not in COMPRESSIONS:
         raise ValueError(f"{where}: compression {compression!r} is not one of {list(COMPRESSIONS)}")
+    itemsize = np.dtype(field["dtype"]).itemsize
+    budget = [MAX_INFLATED] if budget is None else budget
+    count = field.get("count")
+    if count is not None and not (isinstance(count, int) and not isinstance(count, bool) and count >= 0):
+        raise ValueError(f"{where}: count {count!r} is not a number of values")
+    limit = budget[0] if count is None else count * itemsize
+    if limit > budget[0]:
+        raise ValueError(
+            f"{where}: {count:,} values ({limit:,} bytes) inflate beyond the {MAX_INFLATED:,} bytes a state"
+            " may hold (ner_state.MAX_INFLATED; keep='counts' holds any corpus in constant size)"
+        )
     try:
         data = base64.b64decode(field["data"], validate=True)
-        if compression == "zlib":
-            data = zlib.decompress(data)
-        values = np.frombuffer(data, dtype=np.dtype(field["dtype"]).newbyteorder("<"))
-        return values.astype(field["dtype"], copy=False)  # a copy only on a big-endian machine
-    except (ValueError, TypeError, zlib.error):
-        raise ValueError(
-            f"{where}: the array's bytes are not base64 of {compression or 'uncompressed'} {field['dtype']} values"
-        ) from None
+    except ValueError:
+        raise ValueError(f"{where}: the array's bytes are not base64") from None
+    bad = f"{where}: the array's bytes are not base64 of {compression or 'uncompressed'} {field['dtype']} values"
+    if compression == "zlib":
+        try:
+            data = inflate(data, limit, where)
+        except ValueError as error:
+            raise (error if "beyond" in str(error) else ValueError(bad)) from None
+    if (count is not None and len(data) != limit) or len(data) % itemsize:
+        raise ValueError(bad + ("" if count is None else f" ({count:,} declared)"))
+    budget[0] -= len(data)
+    values = np.frombuffer(data, dtype=np.dtype(field["dtype"]).newbyteorder("<"))
+    return values.astype(field["dtype"], copy=False)  # a copy only on a big-endian machine
 
 
 class State:
@@ -148,10 +173,12 @@ class State:
     def __eq__(self, other):
         return isinstance(other, State) and self.to_bytes() == other.to_bytes()
 
-    def to_bytes(self):
+    def to_bytes(self) -> bytes:
         blocks = []
         for first in sorted(self.blocks):
             block = dict(self.blocks[first], first_sentence=first)
+            if block.get("kind", "tags") == "tags":
+                block["lengths_crc32"] = _crc(block["lengths"])
             for name in _ARRAYS + ("gold", "pred"):
                 if name in block and not isinstance(block[name], dict):
                     block[name] = _array(block[name]) if name in _ARRAYS else [_array(c) for c in block[name]]
@@ -166,54 +193,174 @@ class State:
         return json.dumps(state, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
     @classmethod
-    def from_bytes(cls, data):
+    def from_bytes(cls, data: bytes) -> "State | CountsState":
+        """The state :meth:`to_bytes` wrote (or a counts state's bytes); anything else, tampered
+        or too large, a ``ValueError`` naming the block and field."""
         try:
             state = json.loads(bytes(data).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
+        except (UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError, RecursionError):
             raise ValueError("not a state: its bytes are not the JSON of State.to_bytes") from None
         if isinstance(state, dict) and state.get("format") == COUNTS_FORMAT:
             return CountsState.from_bytes(data)
-        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError(f"not a state: the format is not {STATE_FORMAT!r}")
-        if state.get("version") not in READABLE_VERSIONS:
-            raise ValueError(
-                f"a state of layout version {state.get('version')!r}; this metric reads {list(READABLE_VERSIONS)}"
-            )
+        _check_header(state)
+        budget = [MAX_INFLATED]
         blocks = {}
-        for k, block in enumerate(state.get("blocks") or []):
-            where = f"state block {k}"
-            if not isinstance(block, dict) or not isinstance(block.get("first_sentence"), int):
-                raise ValueError(f"{where}: no first_sentence")
-            block = dict(block)
-            first = block.pop("first_sentence")
-            names = [name for name in _ARRAYS if name in block]
-            large = sum(
-                len(str(block[name].get("data", ""))) for name in names if isinstance(block[name], dict)
-            )
-            arrays = side_by_side(  # zlib and base64 release the GIL: large blocks read in two threads
-                [lambda n=name: _from_array(block[n], f"{where} {n}") for name in names],
-                parallel=large >= _PARALLEL_BYTES,
-            )
-            block.update(zip(names, arrays))
-            for name in ("gold", "pred"):
-                if name in block:
-                    block[name] = [_from_array(c, f"{where} {name}") for c in block[name]]
-            if len(block.get("lengths", ())) == 0:
-                raise ValueError(f"{where}: holds no sentence")
-            if block.get("kind", "tags") == "tags":  # span blocks say so
-                block = _flat_block(block, state["version"], where)
-            blocks[first] = block
-        out = cls(state.get("config"), state.get("options"), {})
+        for k, block in enumerate(state["blocks"]):
+            first, blocks_k = _read_block(block, state["version"], f"state block {k}", budget)
+            blocks[first] = blocks_k
+        out = cls(state["config"], state["options"], {})
         for first, block in blocks.items():  # checked one by one: overlapping blocks are an error
             _check_disjoint(out.blocks, {first: block})
             out.blocks[first] = block
         return out
 
 
+def _crc(lengths) -> int:
+    return zlib.crc32(np.asarray(lengths, dtype="<i8").tobytes())
+
+
+def _check_header(state) -> None:
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        raise ValueError(f"not a state: the format is not {STATE_FORMAT!r}")
+    if state.get("version") not in READABLE_VERSIONS:
+        raise ValueError(
+            f"a state of layout version {state.get('version')!r}; this metric reads {list(READABLE_VERSIONS)}"
+        )
+    state.setdefault("blocks", [])
+    if not isinstance(state["blocks"], list):
+        raise ValueError("state blocks: not a list of blocks")
+    config, options = state.get("config"), state.get("options")
+    if state["blocks"] and not (isinstance(config, str) and isinstance(options, str)):
+        raise ValueError("state config and options: not the str config and JSON options of metric.state")
+    if isinstance(options, str):
+        try:
+            parsed = json.loads(options)
+        except (json.JSONDecodeError, RecursionError):
+            parsed = None
+        if not isinstance(parsed, dict):
+            raise ValueError("state options: not the JSON of a dict of options")
+    state.setdefault("config", None), state.setdefault("options", None)
+
+
+def _read_block(block, version, where, budget):
+    """(first sentence, block) of one block of the layout, every field checked."""
+    if not isinstance(block, dict) or not isinstance(block.get("first_sentence"), int):
+        raise ValueError(f"{where}: no first_sentence")
+    block = dict(block)
+    first = block.pop("first_sentence")
+    if isinstance(first, bool) or first < 0:
+        raise ValueError(f"{where}: first_sentence {first!r} is not a sentence number")
+    kind = block.get("kind", "tags")  # blocks of layout 1 had no kind
+    if kind not in ("tags", "spans"):
+        raise ValueError(f"{where}: kind {kind!r} is not 'tags' or 'spans'")
+    names = [name for name in _ARRAYS if name in block]
+    large = sum(len(str(block[name].get("data", ""))) for name in names if isinstance(block[name], dict))
+    arrays = side_by_side(  # zlib and base64 release the GIL: large blocks read in two threads
+        [lambda n=name: _from_array(block[n], f"{where} {n}", budget) for name in names],
+        parallel=large >= _PARALLEL_BYTES,
+    )
+    block.update(zip(names, arrays))
+    if not isinstance(block.get("lengths"), np.ndarray) or len(block["lengths"]) == 0:
+        raise ValueError(f"{where}: holds no sentence")
+    if kind == "tags":
+        _check_crc(block, version, where)
+        block = _flat_block(block, version, where)
+    else:
+        block = _span_columns(block, where, budget)
+    _check_columns(block, where)
+    return first, block
+
+
+def _check_crc(block, version, where):
+    crc = block.pop("lengths_crc32", None)
+    if version >= 5 and crc != _crc(block["lengths"]):
+        raise ValueError(
+            f"{where} lengths: their CRC-32 is not lengths_crc32 (lengths changed after the state was made:"
+            " sentences merged or split)"
+        )
+
+
+#: the entity extras a span block may carry (doubt such as ``optional`` is resolved by compute,
+#: never held; fragments are refused when the state is made)
+STATE_EXTRAS = ("attributes", "fragments")
+
+
+def _span_columns(block, where, budget):
+    """A span block with its columns checked: labels, per side four equal columns (example in
+    range, label code in range), scores and extras one per prediction or entity."""
+    labels, n = block.get("labels"), len(block["lengths"])
+    if not (isinstance(labels, list) and all(isinstance(t, str) for t in labels)):
+        raise ValueError(f"{where} labels: not a list of labels")
+    if np.any(block["lengths"] != 0):
+        raise ValueError(f"{where} lengths: a span block holds 0 per example")
+    for side in ("pred", "gold"):
+        columns = block.get(side)
+        if not (isinstance(columns, list) and len(columns) == 4):
+            raise ValueError(f"{where} {side}: not the four columns (example, start, end, label)")
+        block[side] = [_from_array(c, f"{where} {side}", budget) for c in columns]
+        example, start, end, label = block[side]
+        if len({len(c) for c in block[side]}) != 1:
+            raise ValueError(f"{where} {side}: columns of unequal length {[len(c) for c in block[side]]}")
+        if len(example) and (example.min() < 0 or example.max() >= n):
+            raise ValueError(f"{where} {side}: an example index outside 0 to {n - 1}")
+        if len(label) and (label.min() < 0 or label.max() >= len(labels)):
+            raise ValueError(f"{where} {side}: a label code outside 0 to {len(labels) - 1}")
+        _check_extras(block, side, len(example), where)
+    scores = block.get("pred_scores")
+    if scores is not None and not (
+        isinstance(scores, list)
+        and len(scores) == len(block["pred"][0])
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in scores)
+    ):
+        raise ValueError(f"{where} pred_scores: not one number per prediction")
+    return block
+
+
+def _check_extras(block, side, count, where):
+    extras = block.get(f"{side}_extras")
+    if extras is None:
+        return
+    if not isinstance(extras, dict) or not set(extras) <= set(STATE_EXTRAS):
+        keys = sorted(extras) if isinstance(extras, dict) else extras
+        raise ValueError(
+            f"{where} {side}_extras: {keys!r}; a state's entities carry only {list(STATE_EXTRAS)}"
+        )
+    for key, values in extras.items():
+        if not (isinstance(values, list) and len(values) == count):
+            raise ValueError(f"{where} {side}_extras[{key!r}]: not one value per entity ({count})")
+
+
+def _check_columns(block, where):
+    """The per-sentence columns of a block: one value per sentence (slices: per key)."""
+    n = len(block["lengths"])
+    for name in STATE_COLUMNS + ("texts",):
+        if name not in block:
+            continue
+        column = block[name]
+        if name == "slices":
+            if not (isinstance(column, dict) and column):
+                raise ValueError(f"{where} slices: not a dict of one value list per key")
+            bad = [k for k, v in column.items() if not (isinstance(v, list) and len(v) == n)]
+        else:
+            bad = [] if isinstance(column, list) and len(column) == n else [None]
+        if bad:
+            at = "" if bad[0] is None else f"[{bad[0]!r}]"
+            raise ValueError(f"{where} {name}{at}: not one value per sentence ({n})")
+
+
 def _difference(a, b):
     a, b = json.loads(a), json.loads(b)
     name = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[0]
     return f"{name} is {a.get(name)!r} in one and {b.get(name)!r} in the other"
+
+
+#: how to number sentences on each engine, for the errors that need first_sentence
+FIRST_SENTENCE_HOW = (
+    "; to number sentences: Spark rdd.zipWithIndex() (first_sentence = the index of a partition's first"
+    " row), a datasets index column (dataset.map(lambda r, i: {'index': i}, with_indices=True)), Dask"
+    " and Ray the cumulative sum of the partitions' lengths; or keep='counts' with sentence_ids, which"
+    " needs no numbering"
+)
 
 
 def _ranges(blocks):
@@ -226,7 +373,7 @@ def _check_disjoint(a, b):
             if lo < hi2 and lo2 < hi:
                 raise ValueError(
                     f"two states hold sentences {max(lo, lo2)} to {min(hi, hi2) - 1}: give each partition its"
-                    " own first_sentence (the number of sentences before it)"
+                    " own first_sentence (the number of sentences before it)" + FIRST_SENTENCE_HOW
                 )
 
 
@@ -243,6 +390,7 @@ def check_whole(state):
         if lo != expected:
             raise ValueError(
                 f"the merged states miss sentences {expected} to {lo - 1}: merge every partition first"
+                + FIRST_SENTENCE_HOW
             )
         expected = hi
     return [state.blocks[first] for first in sorted(state.blocks)]
@@ -395,6 +543,12 @@ def merged_columns(blocks):
             continue
         if name == "slices":
             keys = blocks[0][name].keys()
+            other = next((b[name].keys() for b in blocks if b[name].keys() != keys), None)
+            if other is not None:
+                raise ValueError(
+                    f"partitions with different slices keys: {sorted(keys)} in one and {sorted(other)} in"
+                    " another; give every partition the same keys"
+                )
             out[name] = {k: [v for b in blocks for v in b[name][k]] for k in keys}
         else:
             out[name] = [v for b in blocks for v in b[name]]
