@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .ner_core import COLUMNS
-from .ner_decoding import decode, decoding_reports
+from .ner_decoding import REASONS, decode, decoding_reports
 from .ner_matching import derive, muc_results, present_types, seqeval_results
 from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, build_view, check_options, tag_corpus
 from .ner_uncertainty import INTERVAL_FAMILIES, align_types, document_units, score_table
@@ -56,6 +56,8 @@ REFUSED = {
 }
 #: interval methods of a counts state (BCa's acceleration needs the jackknife of every unit)
 INTERVAL_METHODS = ("percentile", "bias_corrected")
+#: the counts of a decoding report, in compute's order (``reasons`` in ``ner_decoding.REASONS``'s)
+REPORT_KEYS = ("entities", "repaired", "dropped", "reasons")
 #: how the units of a state are named: documents, sentence ids, or sentence numbers
 UNIT_KINDS = ("document_ids", "sentence_ids", "first_sentence")
 #: resample totals are exact in float64 below this (their matrix product adds integers)
@@ -476,6 +478,13 @@ def _read_counts(cls: type, data: bytes) -> CountsState:
     decoding = state.get("decoding")
     if settings is not None:
         _check_report(decoding, "counts state decoding")
+        shape = {side: {*REPORT_KEYS[:3], "reasons"} for side in ("predictions", "references")}
+        if {side: set(report) for side, report in decoding.items()} != shape or any(
+            set(decoding[side]["reasons"]) != set(REASONS) for side in shape
+        ):
+            raise ValueError(
+                f"counts state decoding: not the decoding report's counts {REPORT_KEYS} per side"
+            )
     return cls(settings, tuple(types), row, tuple(tokens), decoding, resamples, sentences, _disjoint(ranges))
 
 
@@ -672,5 +681,12 @@ def finalize_counts(config: str, state: CountsState, interval: str = "percentile
         results["muc"] = muc_results(row, types, derived, checked.beta)
     if state.resamples is not None:
         results["intervals"] = counts_intervals(state, interval)
-    results["decoding"] = json.loads(json.dumps(state.decoding))
+    results["decoding"] = {side: _report(state.decoding[side]) for side in ("predictions", "references")}
     return results
+
+
+def _report(counts: dict) -> dict:
+    """A decoding report's counts in ``compute``'s key order (the bytes sort their keys)."""
+    out = {key: counts[key] for key in REPORT_KEYS}
+    out["reasons"] = {reason: counts["reasons"][reason] for reason in REASONS}
+    return out
