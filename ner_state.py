@@ -12,8 +12,9 @@ the whole corpus, to the bit: the pipeline runs once, on the same codes, so ever
 
 Size: a state grows with the tokens (a tag code per token and side, and a 0 after each sentence: one
 byte while there are at most 256 distinct tags, compressed, in base64), not with the tags' text; span
-states with the entities. Counts alone would merge too, but not the intervals, the error listing or the
-decoding report, which need the sentences.
+states with the entities. ``keep="counts"`` makes a :class:`ner_counts.CountsState` instead: counts
+and Poisson-bootstrap resamples of constant size, without the error listing, slices or BCa intervals,
+which need the sentences.
 
 >>> a = State.of("default", {}, 0, {"kind": "tags", "vocabulary": ["O", "B-PER"], "predictions": [1, 0, 0],
 ...                                   "references": [1, 0, 0], "lengths": [2]})
