@@ -141,21 +141,23 @@ def _from_array(field, where, budget=None):
 class State:
     """The partitions scored so far: ``blocks`` maps each partition's first sentence to its data."""
 
-    def __init__(self, config=None, options=None, blocks=None):
+    def __init__(
+        self, config: str | None = None, options: str | None = None, blocks: dict | None = None
+    ) -> None:
         self.config, self.options, self.blocks = config, options, dict(blocks or {})
 
     @classmethod
-    def of(cls, config, options, first_sentence, block):
+    def of(cls, config: str, options: dict, first_sentence: int, block: dict) -> "State":
         return cls(config, json.dumps(options, sort_keys=True), {int(first_sentence): block})
 
     @property
-    def sentences(self):
+    def sentences(self) -> int:
         return sum(len(b["lengths"]) for b in self.blocks.values())
 
-    def __radd__(self, other):  # sum(states) starts from 0
+    def __radd__(self, other: object) -> "State":  # sum(states) starts from 0
         return self if other == 0 else NotImplemented
 
-    def __add__(self, other):
+    def __add__(self, other: object) -> "State":
         if not isinstance(other, State):
             return NotImplemented
         if not self.blocks or not other.blocks:
@@ -171,7 +173,7 @@ class State:
         _check_disjoint(self.blocks, other.blocks)
         return State(self.config, self.options, {**self.blocks, **other.blocks})
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.to_bytes() == other.to_bytes()
 
     def to_bytes(self) -> bytes:
@@ -378,7 +380,7 @@ def _check_disjoint(a, b):
                 )
 
 
-def check_whole(state):
+def check_whole(state: object) -> list:
     """The blocks in order; raise unless they hold the sentences 0 to n - 1, each once."""
     if not isinstance(state, State):
         raise ValueError(
@@ -400,7 +402,7 @@ def check_whole(state):
 # ---------------------------------------------------------------------------- tags and spans
 
 
-def tag_block(corpus):
+def tag_block(corpus: object) -> dict:
     """The block of a tag partition, from its :class:`ner_decoding.EncodedCorpus`: the tag of
     each code (``O`` first, then only tags that occur), both sides' codes in the flat layout
     (a 0 after each sentence), the lengths."""
@@ -449,7 +451,7 @@ def _flat_block(block, version, where):
     return block
 
 
-def merged_flat(blocks):
+def merged_flat(blocks: list) -> tuple:
     """(tags, predictions, references, lengths) of the tag blocks end to end, in one vocabulary
     (``O`` first, only tags that occur), in the flat layout: each block's codes mapped into
     place (both sides in two threads on a large corpus)."""
@@ -480,7 +482,7 @@ def merged_flat(blocks):
     return tags, pred, ref, np.concatenate([block["lengths"] for block in blocks])
 
 
-def span_block(predictions, references, scored=False):
+def span_block(predictions: list, references: list, scored: bool = False) -> dict:
     """The block of a span partition: per side the (example, start, end, label code) columns; with
     ``scored``, each prediction's score (``pred_scores``, floats: JSON keeps them exactly)."""
     labels, index = [], {}
@@ -509,7 +511,7 @@ def span_block(predictions, references, scored=False):
     return block
 
 
-def merged_spans(blocks):
+def merged_spans(blocks: list) -> tuple:
     """Both sides as lists of entity dicts per example, the blocks end to end."""
     out = {"predictions": [], "references": []}
     for block in blocks:
@@ -531,7 +533,7 @@ def merged_spans(blocks):
     return out["predictions"], out["references"]
 
 
-def merged_columns(blocks):
+def merged_columns(blocks: list) -> dict:
     """The per-sentence columns the blocks carry, end to end (a column absent from every block: None)."""
     out = {}
     for name in STATE_COLUMNS:
