@@ -392,3 +392,40 @@ def test_a_decompression_bomb_stops_at_its_declared_size():
     with pytest.raises(ValueError, match="cut short"):
         C.inflate(zlib.compress(b"abc" * 100)[:-6], 1000, "the blob")
     assert C.inflate(zlib.compress(b"abc"), 3, "the blob") == b"abc"
+
+
+def test_the_weights_are_pinned():
+    """The generator's output, pinned: a state made on any machine and any release weighs units alike."""
+    keys = C.unit_keys([0, 1, "doc-7", 2**70], "ids")
+    assert [int(k) for k in keys] == [0, 1, 16030767425015705018, 14815309224144068237]
+    assert C.poisson_weights(keys, 0, 12).tolist() == [
+        [0, 1, 1, 1, 0, 1, 0, 2, 1, 1, 0, 2],
+        [1, 0, 3, 1, 0, 2, 0, 0, 0, 2, 0, 1],
+        [0, 0, 1, 0, 2, 0, 1, 1, 0, 0, 0, 2],
+        [0, 0, 1, 1, 1, 0, 1, 3, 1, 1, 2, 0],
+    ]
+    assert C.poisson_weights(keys[3:], 5, 12).tolist() == [[2, 1, 0, 0, 0, 0, 5, 0, 1, 1, 0, 1]]
+
+
+def test_chunks_and_blocks_do_not_change_the_resamples(monkeypatch):
+    rng = np.random.default_rng(1)
+    width, units = 3, 3000
+    entries = rng.integers(0, units * width, 20000)
+    keys = C.unit_keys(list(range(units)), "ids")
+    whole = C.resampled_rows(entries, keys, width, seed=4, resamples=9)
+    monkeypatch.setattr(C, "_CHUNK_ROWS", 7)
+    monkeypatch.setattr(C, "_BLOCK", 5)
+    assert np.array_equal(C.resampled_rows(entries, keys, width, seed=4, resamples=9), whole)
+    dense = np.bincount(entries, minlength=units * width).reshape(units, width)
+    assert np.array_equal(whole, C.poisson_weights(keys, 4, 9).T.astype(np.int64) @ dense)
+
+
+def test_a_hash_collision_falls_back_to_the_exact_rows(monkeypatch):
+    rng = np.random.default_rng(2)
+    entries = rng.integers(0, 40 * 5, 300)
+    monkeypatch.setattr(
+        C, "mix64", lambda z: np.zeros_like(np.asarray(z, dtype=np.uint64))
+    )  # every row alike
+    units, pattern, rows = C.unit_patterns(entries, 5)
+    dense = np.bincount(entries, minlength=200).reshape(40, 5)
+    assert np.array_equal(rows[pattern], dense[units]) and len(rows) == len(np.unique(dense[units], axis=0))
