@@ -461,18 +461,7 @@ def _read_counts(cls: type, data: bytes) -> CountsState:
         )
     elif state.get("resamples") is not None:
         raise ValueError("counts state resamples: present, but the settings ask for none")
-    tokens, sentences, ranges = state.get("tokens"), state.get("sentences"), state.get("ranges")
-    if not (
-        isinstance(tokens, list)
-        and len(tokens) == 2
-        and all(map(_is_count, tokens))
-        and tokens[0] <= tokens[1]
-    ):
-        raise ValueError(f"counts state tokens: {tokens!r} is not [agreeing, real] token counts")
-    if not _is_count(sentences):
-        raise ValueError(f"counts state sentences: {sentences!r} is not a count")
-    if not (isinstance(ranges, list) and all(_is_range(r) for r in ranges)):
-        raise ValueError("counts state ranges: not a list of [first, end) sentence ranges")
+    tokens, sentences, ranges = _scalars(state)
     if (row < 0).any() or (resamples is not None and (resamples < 0).any()):
         raise ValueError("counts state: a negative count")
     decoding = state.get("decoding")
@@ -486,6 +475,23 @@ def _read_counts(cls: type, data: bytes) -> CountsState:
                 f"counts state decoding: not the decoding report's counts {REPORT_KEYS} per side"
             )
     return cls(settings, tuple(types), row, tuple(tokens), decoding, resamples, sentences, _disjoint(ranges))
+
+
+def _scalars(state: dict) -> tuple:
+    """A counts state's tokens, sentences and ranges, checked."""
+    tokens, sentences, ranges = state.get("tokens"), state.get("sentences"), state.get("ranges")
+    if not (
+        isinstance(tokens, list)
+        and len(tokens) == 2
+        and all(map(_is_count, tokens))
+        and tokens[0] <= tokens[1]
+    ):
+        raise ValueError(f"counts state tokens: {tokens!r} is not [agreeing, real] token counts")
+    if not _is_count(sentences):
+        raise ValueError(f"counts state sentences: {sentences!r} is not a count")
+    if not (isinstance(ranges, list) and all(_is_range(r) for r in ranges)):
+        raise ValueError("counts state ranges: not a list of [first, end) sentence ranges")
+    return tokens, sentences, ranges
 
 
 def _disjoint(ranges: list) -> list:

@@ -595,36 +595,38 @@ def make_state(
     checked = check_options(config, options)
     columns = _columns(config, options, subgroups, checked)
     kept = {k: v for k, v in options.items() if k not in STATE_COLUMNS + ("texts",)}
-    if config in SPAN_CONFIGS:
-        if has_doubt(references):
-            raise ValueError(
-                "references hold doubt (alternatives, vague labels or optional entities): compute resolves"
-                " it for the predictions; a state holds plain entities (resolve each partition with"
-                " compute, or give the resolved references)"
-            )
-        scored = checked.ranking is not None
-        predictions = spans_from_outputs(predictions, "predictions", checked.texts, scored)  # model output
-        references = spans_from_outputs(references, "references", checked.texts)
-        for name, side in (("predictions", predictions), ("references", references)):
-            refuse_fragments(side, name, "the state (it stores label, start and end)")
-        encode_spans(predictions, references, RESERVED_KEYS, checked.texts, scored)  # every check of compute
-        block = span_block(predictions, references, scored)
-    else:
-        block = tag_block(tag_corpus(predictions, references, checked))  # every check of compute
-    for name, column in columns.items():
-        if column is not None and name != "slices" and len(column) != len(block["lengths"]):
-            raise ValueError(
-                f"{name} has {len(column)} values but the partition has {len(block['lengths'])} sentences"
-            )
-    if checked.slices:
-        for key, values in checked.slices.items():
-            if len(values) != len(block["lengths"]):
-                raise ValueError(
-                    f"slices[{key!r}] has {len(values)} values but the partition has "
-                    f"{len(block['lengths'])} sentences"
-                )
+    block = _partition_block(config, predictions, references, checked)
+    _check_column_lengths(columns, checked, len(block["lengths"]))
     block.update({k: v for k, v in columns.items() if v is not None})
     return State.of(config, kept, int(first_sentence), block)
+
+
+def _partition_block(config, predictions, references, checked):
+    """A partition's tag or span block, with every check of ``compute``."""
+    if config not in SPAN_CONFIGS:
+        return tag_block(tag_corpus(predictions, references, checked))
+    if has_doubt(references):
+        raise ValueError(
+            "references hold doubt (alternatives, vague labels or optional entities): compute resolves"
+            " it for the predictions; a state holds plain entities (resolve each partition with"
+            " compute, or give the resolved references)"
+        )
+    scored = checked.ranking is not None
+    predictions = spans_from_outputs(predictions, "predictions", checked.texts, scored)  # model output
+    references = spans_from_outputs(references, "references", checked.texts)
+    for name, side in (("predictions", predictions), ("references", references)):
+        refuse_fragments(side, name, "the state (it stores label, start and end)")
+    encode_spans(predictions, references, RESERVED_KEYS, checked.texts, scored)  # every check of compute
+    return span_block(predictions, references, scored)
+
+
+def _check_column_lengths(columns, checked, n):
+    for name, column in columns.items():
+        if column is not None and name != "slices" and len(column) != n:
+            raise ValueError(f"{name} has {len(column)} values but the partition has {n} sentences")
+    for key, values in (checked.slices or {}).items():
+        if len(values) != n:
+            raise ValueError(f"slices[{key!r}] has {len(values)} values but the partition has {n} sentences")
 
 
 def _columns(config, options, subgroups, checked):
