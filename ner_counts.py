@@ -29,6 +29,7 @@ import json
 import math
 import zlib
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -103,7 +104,7 @@ _TABLE32 = POISSON_TABLE.astype(np.float32)  # float32 sums of up to 2**24 are e
 _STEPS = np.arange(1, 250_001, dtype=np.uint64) * _GOLDEN
 
 
-def unit_keys(ids: object, name: str) -> npt.NDArray[np.uint64]:
+def unit_keys(ids: Any, name: str) -> npt.NDArray[np.uint64]:
     """A 64-bit key per unit id: an int (not bool) in the int64 range by its value, any other
     int or str by BLAKE2b of its text (a str and an int never share a key)."""
     values = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
@@ -127,7 +128,9 @@ def _seeded(keys: npt.NDArray[np.uint64], seed: int) -> npt.NDArray[np.uint64]:
     return mix64(mix64(keys ^ _INT_TAG) ^ seed_key)
 
 
-def _block_weights(seeded: npt.NDArray[np.uint64], resamples: int, table: np.ndarray = None) -> np.ndarray:
+def _block_weights(
+    seeded: npt.NDArray[np.uint64], resamples: int, table: np.ndarray | None = None
+) -> np.ndarray:
     """Weights of ``seeded`` units (rows) in each resample: one 64-bit hash per unit and four
     resamples (SplitMix64's Weyl step and MurmurHash3's finaliser, in place), each resample
     reading its own 16 bits through :data:`POISSON_TABLE` (or ``table``, the same as floats)."""
@@ -150,7 +153,7 @@ def poisson_weights(keys: npt.NDArray[np.uint64], seed: int, resamples: int) -> 
 # ---------------------------------------------------------------------------- resampled counts
 
 
-def unit_entries(view: object, units: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
+def unit_entries(view: Any, units: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
     """Per counted entity, ``unit * width + column`` of :data:`COLUMNS` (``ner_matching.count_rows``
     before its bincount): the sparse per-unit count rows."""
     k = len(view.types)
@@ -254,7 +257,7 @@ def _aligned(rows: npt.NDArray[np.int64], types: tuple, union: tuple) -> npt.NDA
 
 
 def _coalesced(ranges: list) -> list:
-    out = []
+    out: list = []
     for lo, hi in sorted(ranges):
         if out and out[-1][1] == lo:
             out[-1] = [out[-1][0], hi]
@@ -522,7 +525,7 @@ def _valid_settings(settings: object) -> bool:
 # ---------------------------------------------------------------------------- the metric's two calls
 
 
-def _refuse(config: str, options: dict, checked: object) -> None:
+def _refuse(config: str, options: dict, checked: Any) -> None:
     """Raise naming what a counts state cannot give, for the options that ask for it."""
     if config in SPAN_CONFIGS or config in SUBGROUP_CONFIGS:
         raise ValueError(
@@ -541,7 +544,7 @@ def _refuse(config: str, options: dict, checked: object) -> None:
         raise ValueError("keep='counts' needs a seed (an int): every partition must draw the same weights")
 
 
-def _units(options: dict, sentence_ids: object, first_sentence: int, n: int) -> tuple:
+def _units(options: dict, sentence_ids: Any, first_sentence: int, n: int) -> tuple:
     """(unit kind, unit of each sentence, key of each unit)."""
     ids = options.get("document_ids")
     if ids is not None and sentence_ids is not None:
