@@ -17,7 +17,7 @@ from .ner_attributes import MORPHOLOGY_OUTCOMES
 from .ner_benchmarks import align, benchmark_sizes, load_benchmark
 from .ner_buckets import EDGES
 from .ner_core import MODES
-from .ner_counts import CountsState
+from .ner_counts_state import CountsState
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches

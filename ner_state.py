@@ -12,7 +12,7 @@ the whole corpus, to the bit: the pipeline runs once, on the same codes, so ever
 
 Size: a state grows with the tokens (a tag code per token and side, and a 0 after each sentence: one
 byte while there are at most 256 distinct tags, compressed, in base64), not with the tags' text; span
-states with the entities. ``keep="counts"`` makes a :class:`ner_counts.CountsState` instead: counts
+states with the entities. ``keep="counts"`` makes a :class:`ner_counts_state.CountsState` instead: counts
 and Poisson-bootstrap resamples of constant size, without the error listing, slices or BCa intervals,
 which need the sentences.
 
@@ -32,7 +32,7 @@ import zlib
 import numpy as np
 
 from .ner_core import PARALLEL_POSITIONS, side_by_side
-from .ner_counts import (
+from .ner_counts_state import (
     COUNTS_FORMAT,
     INTERVAL_METHODS,
     KEEPS,
@@ -571,7 +571,7 @@ def make_state(
     **options: object,
 ) -> "State | CountsState":
     """The :class:`State` of one partition, validated as ``compute`` validates its inputs; with
-    ``keep="counts"`` a :class:`ner_counts.CountsState` of constant size."""
+    ``keep="counts"`` a :class:`ner_counts_state.CountsState` of constant size."""
     if keep not in KEEPS:
         raise ValueError(f"keep must be one of {list(KEEPS)}; got {keep!r}")
     if not (

@@ -25,7 +25,7 @@ With ``--poisson`` it checks the Poisson-bootstrap intervals of the counts state
 synthetic corpora whose documents are the units (each document's detection rate drawn around its
 scenario's, so that sentences of a document are alike), every score's coverage of its population value
 (the ratio of expected counts, from a population of 400,000 documents) by the percentile and the
-bias-corrected interval at 95%, through the same resampling code the state runs (``ner_counts``); and,
+bias-corrected interval at 95%, through the same resampling code the state runs (``ner_counts_state``); and,
 at 1M sentences of bench/speed.py's corpus, how far the Poisson percentile ends lie from the exact
 (multinomial) bootstrap's.
 
@@ -44,7 +44,7 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall import ner_counts, ner_stratified, ner_uncertainty  # noqa: E402
+from ner_recall import ner_counts_state, ner_stratified, ner_uncertainty  # noqa: E402
 from ner_recall.ner_core import COLUMNS  # noqa: E402
 
 BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
@@ -619,21 +619,21 @@ def poisson_row(scenario, args, rng):
     """Coverage of every score by both intervals over ``--replicates`` corpora of the scenario."""
     names, truth = _scores(document_rows(rng, scenario, 400_000).sum(axis=0))
     keep = [j for j, n in enumerate(names) if n in POISSON_SCORES or n.split("_")[0] in POISSON_TYPES]
-    hits = {m: np.zeros(len(keep)) for m in ner_counts.INTERVAL_METHODS}
-    width = {m: np.zeros(len(keep)) for m in ner_counts.INTERVAL_METHODS}
+    hits = {m: np.zeros(len(keep)) for m in ner_counts_state.INTERVAL_METHODS}
+    width = {m: np.zeros(len(keep)) for m in ner_counts_state.INTERVAL_METHODS}
     defined = np.zeros(len(keep))
     for replicate in range(args.replicates):
         rows = document_rows(rng, scenario, scenario[1])
         entries = np.repeat(np.arange(rows.size), rows.ravel())
-        keys = ner_counts.unit_keys(list(range(len(rows))), "documents")
-        sampled = ner_counts.resampled_rows(entries, keys, rows.shape[1], replicate, args.resamples)
+        keys = ner_counts_state.unit_keys(list(range(len(rows))), "documents")
+        sampled = ner_counts_state.resampled_rows(entries, keys, rows.shape[1], replicate, args.resamples)
         estimate = _scores(rows.sum(axis=0))[1][0]
         samples = _scores(sampled)[1]
         ok = ~np.isnan(estimate[keep])
         defined += ok
         for method, interval in (
-            ("percentile", ner_counts._percentile),
-            ("bias_corrected", ner_counts._bias_corrected),
+            ("percentile", ner_counts_state._percentile),
+            ("bias_corrected", ner_counts_state._bias_corrected),
         ):
             bounds = interval(samples[:, keep], estimate[keep], 0.95)
             inside = (bounds[0] <= truth[0][keep]) & (truth[0][keep] <= bounds[1])
@@ -657,11 +657,13 @@ def exact_gap(args):
     view = ner_pipeline.build_view(corpus, g, p, options)
     units = np.arange(len(lengths))
     width = len(COLUMNS) * len(view.types)
-    entries = ner_counts.unit_entries(view, units)
-    sampled = ner_counts.resampled_rows(entries, units.astype(np.uint64), width, args.seed, args.resamples)
+    entries = ner_counts_state.unit_entries(view, units)
+    sampled = ner_counts_state.resampled_rows(
+        entries, units.astype(np.uint64), width, args.seed, args.resamples
+    )
     present = ner_uncertainty.present_types(view.row, len(view.types))
     names, estimate = ner_uncertainty.score_table(view.row, view.types, present=present)
-    poisson = ner_counts._percentile(
+    poisson = ner_counts_state._percentile(
         ner_uncertainty.score_table(sampled, view.types, present=present, undefined=True)[1],
         estimate[0],
         0.95,

@@ -236,7 +236,7 @@ def test_pyspark_tree_reduce_of_counts(monkeypatch):
     monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
     spark = (
         SparkSession.builder.master("local[2]")
-        .appName("ner_counts")
+        .appName("ner_counts_state")
         .config("spark.ui.enabled", "false")
         .getOrCreate()
     )

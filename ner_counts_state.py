@@ -17,7 +17,7 @@ span configs, the BCa interval (its acceleration needs every unit); the decoding
 counts without places, and ``document_ids`` make documents the units without the per-document
 table. See docs/state.md.
 
->>> from ner_recall import ner_counts as C
+>>> from ner_recall import ner_counts_state as C
 >>> w = C.poisson_weights(C.unit_keys([0, 1, 2], "ids"), seed=0, resamples=4000)
 >>> w.shape, round(float(w.mean()), 1), round(float(w.var()), 1)
 ((3, 4000), 1.0, 1.0)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
-from ner_recall import ner_counts as C
+from ner_recall import ner_counts_state as C
 
 SETTINGS = [
     {},
