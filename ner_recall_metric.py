@@ -7,6 +7,7 @@ the family table live in ``ner_pipeline``, every count and score in the ``ner_*`
 this file, and the patches to evaluate's cache and distributed runs in their own section.
 """
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -25,6 +26,7 @@ from .ner_comparison import compare_scored
 from .ner_conventions import CONVENTIONS
 from .ner_core import MODES, SIZE_KEYS, Span
 from .ner_counts import Counts
+from .ner_counts_state import CountsState
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_decoding_report import REASONS
 from .ner_dialects import DIALECTS, read_generated
@@ -417,24 +419,34 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         references: Any,
         first_sentence: Any = 0,
         subgroups: Any = None,
+        keep: str = "exact",
         **options: Any,
-    ) -> State:
+    ) -> State | CountsState:
         """One partition of a corpus as a mergeable :class:`ner_state.State` (Spark, Ray, Dask,
         torch.distributed): its sentences numbered from ``first_sentence`` (the number of sentences
         before it), with ``compute``'s options. Merge states with ``+`` (an empty ``State()`` is the
         identity), send them as ``state.to_bytes()`` / ``State.from_bytes``, then ``finalize``.
-        See docs/state.md."""
+        ``keep="counts"``: a state of constant size (counts and Poisson-bootstrap resamples,
+        units from ``document_ids``, ``sentence_ids`` or the sentence numbers). See docs/state.md."""
         refuse_convention_in_state(options)
-        return make_state(self.config_name, predictions, references, first_sentence, subgroups, **options)
+        return make_state(
+            self.config_name, predictions, references, first_sentence, subgroups, keep, **options
+        )
 
-    def finalize(self, state: State) -> dict[str, Any]:
+    def finalize(self, state: State | CountsState, interval: str = "percentile") -> dict[str, Any]:
         """``compute``'s results on the merged partitions of ``state`` (sentences 0 to n - 1), the
-        same to the bit as one ``compute`` on the whole corpus with the same options."""
-        results = finalize_state(self.config_name, state)
+        same to the bit as one ``compute`` on the whole corpus with the same options (a counts
+        state: its ``interval``, "percentile" or "bias_corrected")."""
+        results = finalize_state(self.config_name, state, interval)
+        if isinstance(state, CountsState):
+            options = json.loads(state.settings["options"]) if state.settings else {}
+            return signed(results, self.config_name, options, ALL_OPTIONS)
         return signed(results, self.config_name, state_options(state), ALL_OPTIONS)
 
-    #: the state class, for an empty state and ``State.from_bytes``
+    #: the state class, for an empty state and ``State.from_bytes`` (which reads a counts state too)
     State = State
+    #: the counts state class (``keep="counts"``), for an empty one and ``CountsState.from_bytes``
+    CountsState = CountsState
 
     def plan_benchmark(
         self,

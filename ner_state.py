@@ -12,8 +12,9 @@ the whole corpus, to the bit: the pipeline runs once, on the same codes, so ever
 
 Size: a state grows with the tokens (a tag code per token and side, and a 0 after each sentence: one
 byte while there are at most 256 distinct tags, compressed, in base64), not with the tags' text; span
-states with the entities. Counts alone would merge too, but not the intervals, the error listing or the
-decoding report, which need the sentences.
+states with the entities. ``keep="counts"`` makes a :class:`ner_counts_state.CountsState` instead: counts
+and Poisson-bootstrap resamples of constant size, without the error listing, slices or BCa intervals,
+which need the sentences.
 
 >>> a = State.of("default", {}, 0, {"kind": "tags", "vocabulary": ["O", "B-PER"], "predictions": [1, 0, 0],
 ...                                   "references": [1, 0, 0], "lengths": [2]})
@@ -31,6 +32,15 @@ import zlib
 import numpy as np
 
 from .ner_core import PARALLEL_POSITIONS, side_by_side
+from .ner_counts_state import (
+    COUNTS_FORMAT,
+    INTERVAL_METHODS,
+    KEEPS,
+    CountsState,
+    finalize_counts,
+    inflate,
+    make_counts_state,
+)
 from .ner_decoding import codes_seen, corpus_from_flat, dense_codes, flat_layout, take_by_steps
 from .ner_doubt import has_doubt
 from .ner_fragments import refuse_fragments
@@ -51,8 +61,13 @@ STATE_FORMAT = "ner_recall_metric.state"
 #: 4: tag codes in the flat layout (a code 0, ``O``, after each sentence), the vocabulary ``O``
 #: first and then only tags that occur; 3: arrays zlib-compressed (level 1) before base64; 2: arrays
 #: in the smallest of uint8, uint16, int32, int64 that holds them; 1: int64
-STATE_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+STATE_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
+#: 5: each array declares its ``count`` of values (checked before inflating, inflated with that
+#: bound) and each tag block the CRC-32 of its lengths (``lengths_crc32``: lengths that merge or
+#: split sentences are named)
+#: the most bytes the arrays of one state inflate to (a decompression bomb stops here)
+MAX_INFLATED = 1 << 31
 #: how the array bytes of a layout may be compressed (layout 3 writes zlib; 1 and 2 wrote none)
 COMPRESSIONS = ("zlib",)
 #: the array types of the layout, smallest first, with their bounds
@@ -80,48 +95,69 @@ def _array(values):
     raw = values.astype(np.dtype(dtype).newbyteorder("<")).tobytes()
     return {
         "dtype": dtype,
+        "count": len(values),
         "compression": "zlib",
         "data": base64.b64encode(zlib.compress(raw, 1)).decode("ascii"),
     }
 
 
-def _from_array(field, where):
-    """The integer array of a layout field, in its own type."""
+def _from_array(field, where, budget=None):
+    """The integer array of a layout field, in its own type; its declared ``count`` (layout 5)
+    checked against ``budget`` (a one-item list of the bytes the state may still inflate to)
+    before inflating, and inflating bounded by it."""
     if not (isinstance(field, dict) and field.get("dtype") in DTYPES and isinstance(field.get("data"), str)):
         raise ValueError(f"{where}: not an integer array of this layout")
     compression = field.get("compression")
     if compression is not None and compression not in COMPRESSIONS:
         raise ValueError(f"{where}: compression {compression!r} is not one of {list(COMPRESSIONS)}")
+    itemsize = np.dtype(field["dtype"]).itemsize
+    budget = [MAX_INFLATED] if budget is None else budget
+    count = field.get("count")
+    if count is not None and not (isinstance(count, int) and not isinstance(count, bool) and count >= 0):
+        raise ValueError(f"{where}: count {count!r} is not a number of values")
+    limit = budget[0] if count is None else count * itemsize
+    if limit > budget[0]:
+        raise ValueError(
+            f"{where}: {count:,} values ({limit:,} bytes) inflate beyond the {MAX_INFLATED:,} bytes a state"
+            " may hold (ner_state.MAX_INFLATED; keep='counts' holds any corpus in constant size)"
+        )
     try:
         data = base64.b64decode(field["data"], validate=True)
-        if compression == "zlib":
-            data = zlib.decompress(data)
-        values = np.frombuffer(data, dtype=np.dtype(field["dtype"]).newbyteorder("<"))
-        return values.astype(field["dtype"], copy=False)  # a copy only on a big-endian machine
-    except (ValueError, TypeError, zlib.error):
-        raise ValueError(
-            f"{where}: the array's bytes are not base64 of {compression or 'uncompressed'} {field['dtype']} values"
-        ) from None
+    except ValueError:
+        raise ValueError(f"{where}: the array's bytes are not base64") from None
+    bad = f"{where}: the array's bytes are not base64 of {compression or 'uncompressed'} {field['dtype']} values"
+    if compression == "zlib":
+        try:
+            data = inflate(data, limit, where)
+        except ValueError as error:
+            raise (error if "beyond" in str(error) else ValueError(bad)) from None
+    if (count is not None and len(data) != limit) or len(data) % itemsize:
+        raise ValueError(bad + ("" if count is None else f" ({count:,} declared)"))
+    budget[0] -= len(data)
+    values = np.frombuffer(data, dtype=np.dtype(field["dtype"]).newbyteorder("<"))
+    return values.astype(field["dtype"], copy=False)  # a copy only on a big-endian machine
 
 
 class State:
     """The partitions scored so far: ``blocks`` maps each partition's first sentence to its data."""
 
-    def __init__(self, config=None, options=None, blocks=None):
+    def __init__(
+        self, config: str | None = None, options: str | None = None, blocks: dict | None = None
+    ) -> None:
         self.config, self.options, self.blocks = config, options, dict(blocks or {})
 
     @classmethod
-    def of(cls, config, options, first_sentence, block):
+    def of(cls, config: str, options: dict, first_sentence: int, block: dict) -> "State":
         return cls(config, json.dumps(options, sort_keys=True), {int(first_sentence): block})
 
     @property
-    def sentences(self):
+    def sentences(self) -> int:
         return sum(len(b["lengths"]) for b in self.blocks.values())
 
-    def __radd__(self, other):  # sum(states) starts from 0
+    def __radd__(self, other: object) -> "State":  # sum(states) starts from 0
         return self if other == 0 else NotImplemented
 
-    def __add__(self, other):
+    def __add__(self, other: object) -> "State":
         if not isinstance(other, State):
             return NotImplemented
         if not self.blocks or not other.blocks:
@@ -137,13 +173,15 @@ class State:
         _check_disjoint(self.blocks, other.blocks)
         return State(self.config, self.options, {**self.blocks, **other.blocks})
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.to_bytes() == other.to_bytes()
 
-    def to_bytes(self):
+    def to_bytes(self) -> bytes:
         blocks = []
         for first in sorted(self.blocks):
             block = dict(self.blocks[first], first_sentence=first)
+            if block.get("kind", "tags") == "tags":
+                block["lengths_crc32"] = _crc(block["lengths"])
             for name in _ARRAYS + ("gold", "pred"):
                 if name in block and not isinstance(block[name], dict):
                     block[name] = _array(block[name]) if name in _ARRAYS else [_array(c) for c in block[name]]
@@ -158,52 +196,174 @@ class State:
         return json.dumps(state, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
     @classmethod
-    def from_bytes(cls, data):
+    def from_bytes(cls, data: bytes) -> "State | CountsState":
+        """The state :meth:`to_bytes` wrote (or a counts state's bytes); anything else, tampered
+        or too large, a ``ValueError`` naming the block and field."""
         try:
             state = json.loads(bytes(data).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, TypeError, RecursionError):
+        except (UnicodeDecodeError, json.JSONDecodeError, TypeError, ValueError, RecursionError):
             raise ValueError("not a state: its bytes are not the JSON of State.to_bytes") from None
-        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise ValueError(f"not a state: the format is not {STATE_FORMAT!r}")
-        if state.get("version") not in READABLE_VERSIONS:
-            raise ValueError(
-                f"a state of layout version {state.get('version')!r}; this metric reads {list(READABLE_VERSIONS)}"
-            )
+        if isinstance(state, dict) and state.get("format") == COUNTS_FORMAT:
+            return CountsState.from_bytes(data)
+        _check_header(state)
+        budget = [MAX_INFLATED]
         blocks = {}
-        for k, block in enumerate(state.get("blocks") or []):
-            where = f"state block {k}"
-            if not isinstance(block, dict) or not isinstance(block.get("first_sentence"), int):
-                raise ValueError(f"{where}: no first_sentence")
-            block = dict(block)
-            first = block.pop("first_sentence")
-            names = [name for name in _ARRAYS if name in block]
-            large = sum(
-                len(str(block[name].get("data", ""))) for name in names if isinstance(block[name], dict)
-            )
-            arrays = side_by_side(  # zlib and base64 release the GIL: large blocks read in two threads
-                [lambda n=name: _from_array(block[n], f"{where} {n}") for name in names],
-                parallel=large >= _PARALLEL_BYTES,
-            )
-            block.update(zip(names, arrays))
-            for name in ("gold", "pred"):
-                if name in block:
-                    block[name] = [_from_array(c, f"{where} {name}") for c in block[name]]
-            if len(block.get("lengths", ())) == 0:
-                raise ValueError(f"{where}: holds no sentence")
-            if block.get("kind", "tags") == "tags":  # span blocks say so
-                block = _flat_block(block, state["version"], where)
-            blocks[first] = block
-        out = cls(state.get("config"), state.get("options"), {})
+        for k, block in enumerate(state["blocks"]):
+            first, blocks_k = _read_block(block, state["version"], f"state block {k}", budget)
+            blocks[first] = blocks_k
+        out = cls(state["config"], state["options"], {})
         for first, block in blocks.items():  # checked one by one: overlapping blocks are an error
             _check_disjoint(out.blocks, {first: block})
             out.blocks[first] = block
         return out
 
 
+def _crc(lengths) -> int:
+    return zlib.crc32(np.asarray(lengths, dtype="<i8").tobytes())
+
+
+def _check_header(state) -> None:
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+        raise ValueError(f"not a state: the format is not {STATE_FORMAT!r}")
+    if state.get("version") not in READABLE_VERSIONS:
+        raise ValueError(
+            f"a state of layout version {state.get('version')!r}; this metric reads {list(READABLE_VERSIONS)}"
+        )
+    state.setdefault("blocks", [])
+    if not isinstance(state["blocks"], list):
+        raise ValueError("state blocks: not a list of blocks")
+    config, options = state.get("config"), state.get("options")
+    if state["blocks"] and not (isinstance(config, str) and isinstance(options, str)):
+        raise ValueError("state config and options: not the str config and JSON options of metric.state")
+    if isinstance(options, str):
+        try:
+            parsed = json.loads(options)
+        except (json.JSONDecodeError, RecursionError):
+            parsed = None
+        if not isinstance(parsed, dict):
+            raise ValueError("state options: not the JSON of a dict of options")
+    state.setdefault("config", None), state.setdefault("options", None)
+
+
+def _read_block(block, version, where, budget):
+    """(first sentence, block) of one block of the layout, every field checked."""
+    if not isinstance(block, dict) or not isinstance(block.get("first_sentence"), int):
+        raise ValueError(f"{where}: no first_sentence")
+    block = dict(block)
+    first = block.pop("first_sentence")
+    if isinstance(first, bool) or first < 0:
+        raise ValueError(f"{where}: first_sentence {first!r} is not a sentence number")
+    kind = block.get("kind", "tags")  # blocks of layout 1 had no kind
+    if kind not in ("tags", "spans"):
+        raise ValueError(f"{where}: kind {kind!r} is not 'tags' or 'spans'")
+    names = [name for name in _ARRAYS if name in block]
+    large = sum(len(str(block[name].get("data", ""))) for name in names if isinstance(block[name], dict))
+    arrays = side_by_side(  # zlib and base64 release the GIL: large blocks read in two threads
+        [lambda n=name: _from_array(block[n], f"{where} {n}", budget) for name in names],
+        parallel=large >= _PARALLEL_BYTES,
+    )
+    block.update(zip(names, arrays))
+    if not isinstance(block.get("lengths"), np.ndarray) or len(block["lengths"]) == 0:
+        raise ValueError(f"{where}: holds no sentence")
+    if kind == "tags":
+        _check_crc(block, version, where)
+        block = _flat_block(block, version, where)
+    else:
+        block = _span_columns(block, where, budget)
+    _check_columns(block, where)
+    return first, block
+
+
+def _check_crc(block, version, where):
+    crc = block.pop("lengths_crc32", None)
+    if version >= 5 and crc != _crc(block["lengths"]):
+        raise ValueError(
+            f"{where} lengths: their CRC-32 is not lengths_crc32 (lengths changed after the state was made:"
+            " sentences merged or split)"
+        )
+
+
+#: the entity extras a span block may carry (doubt such as ``optional`` is resolved by compute,
+#: never held; fragments are refused when the state is made)
+STATE_EXTRAS = ("attributes", "fragments")
+
+
+def _span_columns(block, where, budget):
+    """A span block with its columns checked: labels, per side four equal columns (example in
+    range, label code in range), scores and extras one per prediction or entity."""
+    labels, n = block.get("labels"), len(block["lengths"])
+    if not (isinstance(labels, list) and all(isinstance(t, str) for t in labels)):
+        raise ValueError(f"{where} labels: not a list of labels")
+    if np.any(block["lengths"] != 0):
+        raise ValueError(f"{where} lengths: a span block holds 0 per example")
+    for side in ("pred", "gold"):
+        columns = block.get(side)
+        if not (isinstance(columns, list) and len(columns) == 4):
+            raise ValueError(f"{where} {side}: not the four columns (example, start, end, label)")
+        block[side] = [_from_array(c, f"{where} {side}", budget) for c in columns]
+        example, start, end, label = block[side]
+        if len({len(c) for c in block[side]}) != 1:
+            raise ValueError(f"{where} {side}: columns of unequal length {[len(c) for c in block[side]]}")
+        if len(example) and (example.min() < 0 or example.max() >= n):
+            raise ValueError(f"{where} {side}: an example index outside 0 to {n - 1}")
+        if len(label) and (label.min() < 0 or label.max() >= len(labels)):
+            raise ValueError(f"{where} {side}: a label code outside 0 to {len(labels) - 1}")
+        _check_extras(block, side, len(example), where)
+    scores = block.get("pred_scores")
+    if scores is not None and not (
+        isinstance(scores, list)
+        and len(scores) == len(block["pred"][0])
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in scores)
+    ):
+        raise ValueError(f"{where} pred_scores: not one number per prediction")
+    return block
+
+
+def _check_extras(block, side, count, where):
+    extras = block.get(f"{side}_extras")
+    if extras is None:
+        return
+    if not isinstance(extras, dict) or not set(extras) <= set(STATE_EXTRAS):
+        keys = sorted(extras) if isinstance(extras, dict) else extras
+        raise ValueError(
+            f"{where} {side}_extras: {keys!r}; a state's entities carry only {list(STATE_EXTRAS)}"
+        )
+    for key, values in extras.items():
+        if not (isinstance(values, list) and len(values) == count):
+            raise ValueError(f"{where} {side}_extras[{key!r}]: not one value per entity ({count})")
+
+
+def _check_columns(block, where):
+    """The per-sentence columns of a block: one value per sentence (slices: per key)."""
+    n = len(block["lengths"])
+    for name in STATE_COLUMNS + ("texts",):
+        if name not in block:
+            continue
+        column = block[name]
+        if name == "slices":
+            if not (isinstance(column, dict) and column):
+                raise ValueError(f"{where} slices: not a dict of one value list per key")
+            bad = [k for k, v in column.items() if not (isinstance(v, list) and len(v) == n)]
+        else:
+            bad = [] if isinstance(column, list) and len(column) == n else [None]
+        if bad:
+            at = "" if bad[0] is None else f"[{bad[0]!r}]"
+            raise ValueError(f"{where} {name}{at}: not one value per sentence ({n})")
+
+
 def _difference(a, b):
     a, b = json.loads(a), json.loads(b)
     name = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[0]
     return f"{name} is {a.get(name)!r} in one and {b.get(name)!r} in the other"
+
+
+#: how to number sentences on each engine, for the errors that need first_sentence
+FIRST_SENTENCE_HOW = (
+    "; to number sentences: Spark rdd.zipWithIndex() (first_sentence = the index of a partition's first"
+    " row), a datasets index column (dataset.map(lambda r, i: {'index': i}, with_indices=True)), Dask"
+    " and Ray the cumulative sum of the partitions' lengths; or keep='counts' with sentence_ids, which"
+    " needs no numbering"
+)
 
 
 def _ranges(blocks):
@@ -216,11 +376,11 @@ def _check_disjoint(a, b):
             if lo < hi2 and lo2 < hi:
                 raise ValueError(
                     f"two states hold sentences {max(lo, lo2)} to {min(hi, hi2) - 1}: give each partition its"
-                    " own first_sentence (the number of sentences before it)"
+                    " own first_sentence (the number of sentences before it)" + FIRST_SENTENCE_HOW
                 )
 
 
-def check_whole(state):
+def check_whole(state: object) -> list:
     """The blocks in order; raise unless they hold the sentences 0 to n - 1, each once."""
     if not isinstance(state, State):
         raise ValueError(
@@ -233,6 +393,7 @@ def check_whole(state):
         if lo != expected:
             raise ValueError(
                 f"the merged states miss sentences {expected} to {lo - 1}: merge every partition first"
+                + FIRST_SENTENCE_HOW
             )
         expected = hi
     return [state.blocks[first] for first in sorted(state.blocks)]
@@ -241,7 +402,7 @@ def check_whole(state):
 # ---------------------------------------------------------------------------- tags and spans
 
 
-def tag_block(corpus):
+def tag_block(corpus: object) -> dict:
     """The block of a tag partition, from its :class:`ner_decoding.EncodedCorpus`: the tag of
     each code (``O`` first, then only tags that occur), both sides' codes in the flat layout
     (a 0 after each sentence), the lengths."""
@@ -290,7 +451,7 @@ def _flat_block(block, version, where):
     return block
 
 
-def merged_flat(blocks):
+def merged_flat(blocks: list) -> tuple:
     """(tags, predictions, references, lengths) of the tag blocks end to end, in one vocabulary
     (``O`` first, only tags that occur), in the flat layout: each block's codes mapped into
     place (both sides in two threads on a large corpus)."""
@@ -321,7 +482,7 @@ def merged_flat(blocks):
     return tags, pred, ref, np.concatenate([block["lengths"] for block in blocks])
 
 
-def span_block(predictions, references, scored=False):
+def span_block(predictions: list, references: list, scored: bool = False) -> dict:
     """The block of a span partition: per side the (example, start, end, label code) columns; with
     ``scored``, each prediction's score (``pred_scores``, floats: JSON keeps them exactly)."""
     labels, index = [], {}
@@ -350,7 +511,7 @@ def span_block(predictions, references, scored=False):
     return block
 
 
-def merged_spans(blocks):
+def merged_spans(blocks: list) -> tuple:
     """Both sides as lists of entity dicts per example, the blocks end to end."""
     out = {"predictions": [], "references": []}
     for block in blocks:
@@ -372,7 +533,7 @@ def merged_spans(blocks):
     return out["predictions"], out["references"]
 
 
-def merged_columns(blocks):
+def merged_columns(blocks: list) -> dict:
     """The per-sentence columns the blocks carry, end to end (a column absent from every block: None)."""
     out = {}
     for name in STATE_COLUMNS:
@@ -385,6 +546,12 @@ def merged_columns(blocks):
             continue
         if name == "slices":
             keys = blocks[0][name].keys()
+            other = next((b[name].keys() for b in blocks if b[name].keys() != keys), None)
+            if other is not None:
+                raise ValueError(
+                    f"partitions with different slices keys: {sorted(keys)} in one and {sorted(other)} in"
+                    " another; give every partition the same keys"
+                )
             out[name] = {k: [v for b in blocks for v in b[name][k]] for k in keys}
         else:
             out[name] = [v for b in blocks for v in b[name]]
@@ -394,8 +561,19 @@ def merged_columns(blocks):
 # ---------------------------------------------------------------------------- the metric's two calls
 
 
-def make_state(config, predictions, references, first_sentence=0, subgroups=None, **options):
-    """The :class:`State` of one partition, validated as ``compute`` validates its inputs."""
+def make_state(
+    config: str,
+    predictions: object,
+    references: object,
+    first_sentence: int = 0,
+    subgroups: object = None,
+    keep: str = "exact",
+    **options: object,
+) -> "State | CountsState":
+    """The :class:`State` of one partition, validated as ``compute`` validates its inputs; with
+    ``keep="counts"`` a :class:`ner_counts_state.CountsState` of constant size."""
+    if keep not in KEEPS:
+        raise ValueError(f"keep must be one of {list(KEEPS)}; got {keep!r}")
     if not (
         isinstance(first_sentence, (int, np.integer))
         and not isinstance(first_sentence, bool)
@@ -405,39 +583,50 @@ def make_state(config, predictions, references, first_sentence=0, subgroups=None
             f"first_sentence must be a non-negative int (the sentences before the partition); "
             f"got {first_sentence!r}"
         )
+    if keep == "counts":
+        if subgroups is not None:
+            raise ValueError("keep='counts' holds no subgroups (the stratified recall needs every entity)")
+        return make_counts_state(config, predictions, references, first_sentence, **options)
+    if "sentence_ids" in options:
+        raise ValueError(
+            "sentence_ids name the units of keep='counts'; the exact state numbers its sentences from"
+            " first_sentence"
+        )
     checked = check_options(config, options)
     columns = _columns(config, options, subgroups, checked)
     kept = {k: v for k, v in options.items() if k not in STATE_COLUMNS + ("texts",)}
-    if config in SPAN_CONFIGS:
-        if has_doubt(references):
-            raise ValueError(
-                "references hold doubt (alternatives, vague labels or optional entities): compute resolves"
-                " it for the predictions; a state holds plain entities (resolve each partition with"
-                " compute, or give the resolved references)"
-            )
-        scored = checked.ranking is not None
-        predictions = spans_from_outputs(predictions, "predictions", checked.texts, scored)  # model output
-        references = spans_from_outputs(references, "references", checked.texts)
-        for name, side in (("predictions", predictions), ("references", references)):
-            refuse_fragments(side, name, "the state (it stores label, start and end)")
-        encode_spans(predictions, references, RESERVED_KEYS, checked.texts, scored)  # every check of compute
-        block = span_block(predictions, references, scored)
-    else:
-        block = tag_block(tag_corpus(predictions, references, checked))  # every check of compute
-    for name, column in columns.items():
-        if column is not None and name != "slices" and len(column) != len(block["lengths"]):
-            raise ValueError(
-                f"{name} has {len(column)} values but the partition has {len(block['lengths'])} sentences"
-            )
-    if checked.slices:
-        for key, values in checked.slices.items():
-            if len(values) != len(block["lengths"]):
-                raise ValueError(
-                    f"slices[{key!r}] has {len(values)} values but the partition has "
-                    f"{len(block['lengths'])} sentences"
-                )
+    block = _partition_block(config, predictions, references, checked)
+    _check_column_lengths(columns, checked, len(block["lengths"]))
     block.update({k: v for k, v in columns.items() if v is not None})
     return State.of(config, kept, int(first_sentence), block)
+
+
+def _partition_block(config, predictions, references, checked):
+    """A partition's tag or span block, with every check of ``compute``."""
+    if config not in SPAN_CONFIGS:
+        return tag_block(tag_corpus(predictions, references, checked))
+    if has_doubt(references):
+        raise ValueError(
+            "references hold doubt (alternatives, vague labels or optional entities): compute resolves"
+            " it for the predictions; a state holds plain entities (resolve each partition with"
+            " compute, or give the resolved references)"
+        )
+    scored = checked.ranking is not None
+    predictions = spans_from_outputs(predictions, "predictions", checked.texts, scored)  # model output
+    references = spans_from_outputs(references, "references", checked.texts)
+    for name, side in (("predictions", predictions), ("references", references)):
+        refuse_fragments(side, name, "the state (it stores label, start and end)")
+    encode_spans(predictions, references, RESERVED_KEYS, checked.texts, scored)  # every check of compute
+    return span_block(predictions, references, scored)
+
+
+def _check_column_lengths(columns, checked, n):
+    for name, column in columns.items():
+        if column is not None and name != "slices" and len(column) != n:
+            raise ValueError(f"{name} has {len(column)} values but the partition has {n} sentences")
+    for key, values in (checked.slices or {}).items():
+        if len(values) != n:
+            raise ValueError(f"slices[{key!r}] has {len(values)} values but the partition has {n} sentences")
 
 
 def _columns(config, options, subgroups, checked):
@@ -482,8 +671,16 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def finalize_state(config, state):
-    """``compute``'s results on the sentences of the merged ``state``."""
+def finalize_state(config: str, state: "State | CountsState", interval: str = "percentile") -> dict:
+    """``compute``'s results on the sentences of the merged ``state`` (a counts state: its counts'
+    results, with ``interval`` the method of its intervals)."""
+    if isinstance(state, CountsState):
+        return finalize_counts(config, state, interval)
+    if interval != INTERVAL_METHODS[0]:
+        raise ValueError(
+            f"interval={interval!r} is for a counts state; an exact state's intervals are compute's"
+            " (expanded BCa)"
+        )
     blocks = check_whole(state)
     if state.config != config:
         raise ValueError(f"a state of the {state.config!r} config; this metric is {config!r}")

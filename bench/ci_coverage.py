@@ -19,6 +19,17 @@ the estimate where sizes are estimated (``--replicates 2000000`` resolves 0.1%),
 the Wilson interval would have with n_eff capped at n.
 
     python bench/ci_coverage.py --design-checks --replicates 2000000
+
+With ``--poisson`` it checks the Poisson-bootstrap intervals of the counts state
+(``metric.state(..., keep="counts")``) instead and writes ``bench/poisson_coverage.md``: a panel of
+synthetic corpora whose documents are the units (each document's detection rate drawn around its
+scenario's, so that sentences of a document are alike), every score's coverage of its population value
+(the ratio of expected counts, from a population of 400,000 documents) by the percentile and the
+bias-corrected interval at 95%, through the same resampling code the state runs (``ner_counts_state``); and,
+at 1M sentences of bench/speed.py's corpus, how far the Poisson percentile ends lie from the exact
+(multinomial) bootstrap's.
+
+    python bench/ci_coverage.py --poisson [--replicates 2000] [--resamples 1000] [--seed 0]
 """
 
 import argparse
@@ -33,7 +44,8 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall import ner_stratified  # noqa: E402
+from ner_recall import ner_counts_state, ner_stratified, ner_uncertainty  # noqa: E402
+from ner_recall.ner_core import COLUMNS  # noqa: E402
 
 BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
 METHODS = ("wilson", "weighted_wald", "stratified_wald", "korn_graubard", "bootstrap")
@@ -558,6 +570,152 @@ def design_report(args, rng):
     return "\n".join(lines) + "\n"
 
 
+# ----------------------------------------------------------------------------- Poisson bootstrap
+
+POISSON_TYPES = ("LOC", "MISC", "ORG", "PER")
+#: the scores whose coverage is reported (per type: every type's F1, precision and recall)
+POISSON_SCORES = ("overall_f1", "overall_precision", "overall_recall", "muc_partial_f1", "macro_f1")
+POISSON_BAND = (0.93, 0.97)
+
+
+def poisson_scenarios():
+    """(name, documents, sentences per document, entity rate per sentence and type, detection
+    rate, its spread over documents (Beta concentration), wrong-type share, partial share,
+    spurious rate per sentence)."""
+    rates = np.array([0.5, 0.2, 0.4, 0.5])
+    return [
+        ("200 documents of 10 sentences", 200, 10, rates, 0.8, 20, 0.06, 0.08, 0.15),
+        ("1,000 documents of 10 sentences", 1000, 10, rates, 0.8, 20, 0.06, 0.08, 0.15),
+        ("60 documents of 20 sentences", 60, 20, rates, 0.7, 10, 0.08, 0.1, 0.2),
+        ("500 documents, a rare type", 500, 8, np.array([0.6, 0.02, 0.4, 0.6]), 0.85, 30, 0.05, 0.05, 0.1),
+        ("300 documents, uneven documents", 300, 0, rates, 0.75, 5, 0.08, 0.08, 0.2),
+    ]
+
+
+def document_rows(rng, scenario, documents):
+    """Per document, its count row of ``ner_core.COLUMNS`` (types as the last axis)."""
+    _, _, sentences, rates, detect, spread, wrong, partial, spurious = scenario
+    k, width = len(POISSON_TYPES), len(COLUMNS) * len(POISSON_TYPES)
+    size = rng.integers(2, 40, documents) if sentences == 0 else np.full(documents, sentences)
+    p = rng.beta(detect * spread, (1 - detect) * spread, documents)
+    gold = rng.poisson(np.outer(size, rates))  # documents x types
+    shares = np.stack([p * (1 - wrong - partial), np.full(documents, wrong), np.full(documents, partial)], 1)
+    shares = np.column_stack([shares, 1 - shares.sum(axis=1)])  # exact, other type, overlap, missed
+    rows = np.zeros((documents, len(COLUMNS), k), dtype=np.int64)
+    for t in range(k):
+        outcome = rng.multinomial(gold[:, t], shares)
+        rows[:, 0, t], rows[:, 1, t], rows[:, 2, t], rows[:, 6, t] = outcome.T
+        rows[:, 4, (t + 1) % k] += outcome[:, 1]  # the predicted side of a wrong type
+        rows[:, 7, t] = rng.poisson(size * spurious / k)
+    return rows.reshape(documents, width)
+
+
+def _scores(totals, present=None):
+    present = tuple(range(len(POISSON_TYPES))) if present is None else present
+    return ner_uncertainty.score_table(np.atleast_2d(totals), POISSON_TYPES, present=present, undefined=True)
+
+
+def poisson_row(scenario, args, rng):
+    """Coverage of every score by both intervals over ``--replicates`` corpora of the scenario."""
+    names, truth = _scores(document_rows(rng, scenario, 400_000).sum(axis=0))
+    keep = [j for j, n in enumerate(names) if n in POISSON_SCORES or n.split("_")[0] in POISSON_TYPES]
+    hits = {m: np.zeros(len(keep)) for m in ner_counts_state.INTERVAL_METHODS}
+    width = {m: np.zeros(len(keep)) for m in ner_counts_state.INTERVAL_METHODS}
+    defined = np.zeros(len(keep))
+    for replicate in range(args.replicates):
+        rows = document_rows(rng, scenario, scenario[1])
+        entries = np.repeat(np.arange(rows.size), rows.ravel())
+        keys = ner_counts_state.unit_keys(list(range(len(rows))), "documents")
+        sampled = ner_counts_state.resampled_rows(entries, keys, rows.shape[1], replicate, args.resamples)
+        estimate = _scores(rows.sum(axis=0))[1][0]
+        samples = _scores(sampled)[1]
+        ok = ~np.isnan(estimate[keep])
+        defined += ok
+        for method, interval in (
+            ("percentile", ner_counts_state._percentile),
+            ("bias_corrected", ner_counts_state._bias_corrected),
+        ):
+            bounds = interval(samples[:, keep], estimate[keep], 0.95)
+            inside = (bounds[0] <= truth[0][keep]) & (truth[0][keep] <= bounds[1])
+            hits[method] += inside & ok
+            width[method] += np.where(ok, bounds[1] - bounds[0], 0)
+    return [names[j] for j in keep], hits, width, defined
+
+
+def exact_gap(args):
+    """The largest distance between the Poisson and the exact bootstrap's percentile ends at 1M
+    sentences of bench/speed.py's corpus (sentences as units)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from speed import TAGS, synthetic_corpus
+
+    from ner_recall import ner_decoding, ner_pipeline
+
+    lengths, gold, pred = synthetic_corpus(1_000_000, seed=args.seed)
+    options = ner_pipeline.check_options("default", {})
+    corpus = ner_decoding.corpus_from_codes(TAGS, pred, gold, lengths)
+    g, p = ner_decoding.decode(corpus.references, corpus), ner_decoding.decode(corpus.predictions, corpus)
+    view = ner_pipeline.build_view(corpus, g, p, options)
+    units = np.arange(len(lengths))
+    width = len(COLUMNS) * len(view.types)
+    entries = ner_counts_state.unit_entries(view, units)
+    sampled = ner_counts_state.resampled_rows(
+        entries, units.astype(np.uint64), width, args.seed, args.resamples
+    )
+    present = ner_uncertainty.present_types(view.row, len(view.types))
+    names, estimate = ner_uncertainty.score_table(view.row, view.types, present=present)
+    poisson = ner_counts_state._percentile(
+        ner_uncertainty.score_table(sampled, view.types, present=present, undefined=True)[1],
+        estimate[0],
+        0.95,
+    )
+    stats = np.bincount(entries, minlength=len(units) * width).reshape(len(units), width)
+    exact = ner_uncertainty.intervals(stats, view.types, args.resamples, 0.95, args.seed, method="percentile")
+    gaps = {
+        n: max(abs(exact[n][0] - poisson[0, j]), abs(exact[n][1] - poisson[1, j]))
+        for j, n in enumerate(names)
+    }
+    worst = max(gaps, key=gaps.get)
+    return worst, gaps[worst], exact["overall_f1"], poisson[:, names.index("overall_f1")].tolist()
+
+
+def poisson_report(args):
+    begin = time.perf_counter()
+    rng = np.random.default_rng(args.seed)
+    lines = [
+        "# Coverage of the counts state's Poisson-bootstrap intervals at 95%",
+        "",
+        "Each cell: coverage of the population value over the replicates where the score is defined"
+        f" (goal: in [{POISSON_BAND[0]}, {POISSON_BAND[1]}]) / mean width; documents are the units.",
+        "",
+        "| scenario | score | percentile | bias-corrected | goal (percentile) |",
+        "|---|---|---|---|---|",
+    ]
+    met = total = 0
+    for scenario in poisson_scenarios():
+        names, hits, width, defined = poisson_row(scenario, args, rng)
+        for j, name in enumerate(names):
+            cover = {m: hits[m][j] / max(defined[j], 1) for m in hits}
+            ok = POISSON_BAND[0] <= cover["percentile"] <= POISSON_BAND[1]
+            met, total = met + ok, total + 1
+            lines.append(
+                f"| {scenario[0]} | {name} | {cover['percentile']:.4f} / {width['percentile'][j] / max(defined[j], 1):.4f}"
+                f" | {cover['bias_corrected']:.4f} / {width['bias_corrected'][j] / max(defined[j], 1):.4f}"
+                f" | {'met' if ok else 'outside'} |"
+            )
+        print(f"{time.perf_counter() - begin:6.1f} s  {scenario[0]}", file=sys.stderr)
+    worst, gap, exact_f1, poisson_f1 = exact_gap(args)
+    se = np.sqrt(0.95 * 0.05 / args.replicates)
+    lines[1:1] = [
+        "",
+        f"`python bench/ci_coverage.py --poisson --replicates {args.replicates} --resamples {args.resamples}"
+        f" --seed {args.seed}`: {time.perf_counter() - begin:.0f} s. {met} of {total} rows in the band"
+        f" (a coverage's Monte Carlo standard error about {se:.4f}). At 1M sentences of bench/speed.py's corpus"
+        f" the Poisson percentile ends lie at most {gap:.5f} from the exact bootstrap's ({worst}; overall_f1"
+        f" exact [{exact_f1[0]:.5f}, {exact_f1[1]:.5f}], Poisson [{poisson_f1[0]:.5f}, {poisson_f1[1]:.5f}]).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=20_000, help="Monte Carlo samples per row")
@@ -573,8 +731,15 @@ def main(argv=None):
         action="store_true",
         help="the variance and n_eff-cap checks instead of the coverage table",
     )
+    parser.add_argument("--poisson", action="store_true", help="the counts state's Poisson intervals")
+    parser.add_argument("--resamples", type=int, default=1000, help="Poisson resamples (with --poisson)")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
+    if args.poisson:
+        report = poisson_report(args)
+        (args.output or ROOT / "bench" / "poisson_coverage.md").write_text(report)
+        print(report)
+        return
     if args.design_checks:
         report = design_report(args, rng)
         (args.output or ROOT / "bench" / "ci_design.md").write_text(report)

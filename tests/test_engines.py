@@ -22,6 +22,7 @@ OPTIONS = {"scores": ["seqeval", "muc", "token"], "ci_resamples": 20, "seed": 1}
 
 
 def corpus():
+
     references, predictions = random_corpus(11, 400, prefixes="OOOBIES", types="ABC")
     return [(i, p, r) for i, (p, r) in enumerate(zip(predictions, references))]
 
@@ -179,3 +180,73 @@ def test_torch_distributed_gloo(tmp_path):
         assert p.returncode == 0, err[-2000:]
     with open(out, "rb") as f:
         check(pickle.load(f))
+
+
+# ---------------------------------------------------------------------------- the counts state
+
+COUNTS = {"keep": "counts", "ci_resamples": 50, "seed": 2}
+
+
+def counts_state(rows):
+    """One partition's counts state as bytes, its sentences named by their index (``sentence_ids``:
+    no numbering of partitions needed); an empty partition gives the empty state."""
+    rows = list(rows)
+    metric = _metric()
+    if not rows:
+        return metric.CountsState().to_bytes()
+    return metric.state(
+        predictions=[p for _, p, _ in rows],
+        references=[r for _, _, r in rows],
+        sentence_ids=[i for i, _, _ in rows],
+        **COUNTS,
+    ).to_bytes()
+
+
+def add_counts(a, b):
+    """Two counts states' bytes merged (a tree reduction's step)."""
+    metric = _metric()
+    return (metric.State.from_bytes(a) + metric.State.from_bytes(b)).to_bytes()
+
+
+def check_counts(data):
+    """The tree-reduced bytes are the whole corpus's counts state, to the bit, and its point results
+    are compute's."""
+    metric = _metric()
+    rows = corpus()
+    assert data == counts_state(rows)
+    results = metric.finalize(metric.State.from_bytes(data))
+    expected = metric.compute(predictions=[p for _, p, _ in rows], references=[r for _, _, r in rows])
+    assert "intervals" in results and repr({k: v for k, v in results.items() if k != "intervals"}) == repr(
+        expected
+    )
+
+
+def test_dask_reduction_of_counts():
+    require("dask.bag", "pip install -r requirements-extras.txt")
+    import functools as ft
+
+    import dask.bag as db
+
+    bag = db.from_sequence(corpus(), npartitions=6)
+    total = bag.reduction(counts_state, lambda parts: ft.reduce(add_counts, parts), split_every=2)
+    check_counts(total.compute(scheduler="processes", num_workers=2))
+
+
+def test_pyspark_tree_reduce_of_counts(monkeypatch):
+    require("pyspark", "pip install -r requirements-extras.txt (and a Java runtime)")
+    from pyspark.sql import SparkSession
+
+    workers_path(monkeypatch)
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("ner_counts_state")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    try:
+        rdd = spark.sparkContext.parallelize(corpus(), 6)
+        data = rdd.mapPartitions(lambda rows: [counts_state(rows)]).treeReduce(add_counts, depth=2)
+    finally:
+        spark.stop()
+    check_counts(data)

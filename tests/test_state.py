@@ -3,9 +3,12 @@ grouping, serialised in between, give every result key of one ``compute`` (inter
 seed), in every config; mismatched options, overlapping or missing partitions and bad bytes are
 named errors."""
 
+import json
 import random
 import re
+import zlib
 
+import numpy as np
 import pytest
 from test_parity import random_corpus
 
@@ -123,17 +126,17 @@ def test_overlapping_and_missing_partitions_are_named(metrics):
         (b'{"format": "other"}', "not a state: the format is not"),
         (b'{"format": "ner_recall_metric.state", "version": 9}', "a state of layout version 9"),
         (
-            b'{"format": "ner_recall_metric.state", "version": 1, "blocks": [{"first_sentence": 0, "lengths": '
+            b'{"format": "ner_recall_metric.state", "version": 1, "config": "default", "options": "{}", "blocks": [{"first_sentence": 0, "lengths": '
             b'{"dtype": "int64", "data": "%%%"}}]}',
             "state block 0 lengths: the array's bytes are not base64",
         ),
         (
-            b'{"format": "ner_recall_metric.state", "version": 3, "blocks": [{"first_sentence": 0, "lengths": '
+            b'{"format": "ner_recall_metric.state", "version": 3, "config": "default", "options": "{}", "blocks": [{"first_sentence": 0, "lengths": '
             b'{"dtype": "uint8", "compression": "lz4", "data": "AA=="}}]}',
             "state block 0 lengths: compression 'lz4' is not one of ['zlib']",
         ),
         (
-            b'{"format": "ner_recall_metric.state", "version": 3, "blocks": [{"first_sentence": 0, "lengths": '
+            b'{"format": "ner_recall_metric.state", "version": 3, "config": "default", "options": "{}", "blocks": [{"first_sentence": 0, "lengths": '
             b'{"dtype": "uint8", "compression": "zlib", "data": "AAAA"}}]}',
             "state block 0 lengths: the array's bytes are not base64 of zlib uint8 values",
         ),
@@ -222,7 +225,7 @@ def test_arrays_take_the_smallest_type_and_older_layouts_still_read(metrics):
     state = metric.state(predictions=predictions, references=references)
     layout = json.loads(state.to_bytes())
     block = layout["blocks"][0]
-    assert layout["version"] == 4 and block["vocabulary"][0] == "O"
+    assert layout["version"] == 5 and block["vocabulary"][0] == "O"
     assert block["predictions"]["dtype"] == "uint8" and block["predictions"]["compression"] == "zlib"
     expected = metric.compute(predictions=predictions, references=references)
 
@@ -284,7 +287,7 @@ def test_a_bad_tag_block_is_named(metrics, change, message):
     data = metric.State(state.config, state.options, {0: dict(block, **arrays)}).to_bytes()
     with pytest.raises(ValueError, match=re.escape("state block 0") + ".*" + re.escape(message)):
         metric.State.from_bytes(data)
-    assert json.loads(data)["version"] == 4
+    assert json.loads(data)["version"] == 5
 
 
 def test_the_scale_out_table_is_the_bench_output():
@@ -309,6 +312,190 @@ def test_entity_extras_travel_in_the_state_as_given():
         [{"label": "B", "start": 0, "end": 1}],
     ]
     block = ner_state.span_block(preds, refs)
-    state = ner_state.State.of("spans", "{}", 0, block)
+    state = ner_state.State.of("spans", {}, 0, block)
     back = ner_state.State.from_bytes(state.to_bytes())
     assert ner_state.merged_spans([back.blocks[0]]) == (preds, refs)
+
+
+# ---------------------------------------------------------------------------- tampered blocks
+
+
+def span_state_layout(metrics):
+    gold = [[{"label": "A", "start": 0, "end": 2}], [{"label": "B", "start": 1, "end": 3}]]
+    pred = [[{"label": "A", "start": 0, "end": 2, "attributes": {"x": 1}}], []]
+    state = metrics["spans"].state(predictions=pred, references=gold)
+    return json.loads(state.to_bytes())
+
+
+def packed(values, dtype="int64"):
+    raw = np.asarray(values, dtype=dtype).tobytes()
+    return {"dtype": dtype, "count": len(values), "compression": "zlib", "data": b64(zlib.compress(raw))}
+
+
+def b64(raw):
+    import base64
+
+    return base64.b64encode(raw).decode()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda b: b["gold"].__setitem__(3, packed([0, -1])), "gold: a label code outside 0 to 1"),
+        (lambda b: b["gold"].__setitem__(3, packed([0, 2])), "gold: a label code outside 0 to 1"),
+        (lambda b: b["gold"].__setitem__(0, packed([0, -1])), "gold: an example index outside 0 to 1"),
+        (lambda b: b["gold"].__setitem__(0, packed([0, 2])), "gold: an example index outside 0 to 1"),
+        (
+            lambda b: b["gold"].__setitem__(1, packed([0, 1, 1])),
+            "gold: columns of unequal length [2, 3, 2, 2]",
+        ),
+        (lambda b: b["gold"].pop(), "gold: not the four columns"),
+        (lambda b: b.update(labels="AB"), "labels: not a list of labels"),
+        (
+            lambda b: b.update(gold_extras={"optional": [True]}),
+            "gold_extras: ['optional']; a state's entities",
+        ),
+        (
+            lambda b: b.update(pred_extras={"attributes": []}),
+            "pred_extras['attributes']: not one value per entity",
+        ),
+        (lambda b: b.update(pred_scores=[0.5, 0.5]), "pred_scores: not one number per prediction"),
+        (lambda b: b.update(kind="tag"), "kind 'tag' is not 'tags' or 'spans'"),
+        (lambda b: b.update(lengths=packed([0, 0, 0])), "gold: columns"),  # an example more: checked
+        (lambda b: b.update(lengths=packed([1, 0])), "lengths: a span block holds 0 per example"),
+        (lambda b: b.update(texts=["a"]), "texts: not one value per sentence (2)"),
+        (lambda b: b.update(first_sentence=-3), "first_sentence -3 is not a sentence number"),
+    ],
+)
+def test_a_tampered_span_block_is_named(metrics, change, message):
+    layout = span_state_layout(metrics)
+    block = layout["blocks"][0]
+    block["gold"] = list(block["gold"])
+    change(block)
+    data = json.dumps(layout).encode()
+    if message == "gold: columns":  # three examples, their entities in range: no error, three examples
+        assert metrics["spans"].State.from_bytes(data).sentences == 3
+        return
+    with pytest.raises(ValueError, match=re.escape(message)):
+        metrics["spans"].State.from_bytes(data)
+
+
+def tag_layout(metrics, predictions=None, references=None):
+    references = references or [["B-A", "I-A"], ["O"], ["B-B"]]
+    predictions = predictions or [["B-A", "O"], ["B-B"], ["B-B"]]
+    return json.loads(metrics["default"].state(predictions=predictions, references=references).to_bytes())
+
+
+def test_lengths_that_merge_sentences_are_named(metrics):
+    layout = tag_layout(metrics)
+    layout["blocks"][0]["lengths"] = packed([4, 1], "uint8")  # sentences 0 and 1 as one: same code count
+    with pytest.raises(ValueError, match="lengths: their CRC-32 is not lengths_crc32"):
+        metrics["default"].State.from_bytes(json.dumps(layout).encode())
+
+
+def test_a_code_equal_to_the_vocabulary_size_is_named(metrics):
+    layout = tag_layout(metrics)
+    block = layout["blocks"][0]
+    size = len(block["vocabulary"])
+    block["predictions"] = packed([size, 0, 0, 3, 0, 3, 0], "uint8")
+    with pytest.raises(ValueError, match=f"predictions: not 7 codes of its {size} tags"):
+        metrics["default"].State.from_bytes(json.dumps(layout).encode())
+    block["predictions"] = packed([size - 1, 0, 0, 3, 0, 3, 0], "uint8")
+    metrics["default"].State.from_bytes(json.dumps(layout).encode())  # the largest code is fine
+
+
+def test_more_than_256_tags_keep_their_names(metrics):
+    metric = metrics["default"]
+    tags = [[f"B-T{i}"] for i in range(300)]
+    shifted = tags[1:] + tags[:1]
+    parts = [
+        metric.state(predictions=shifted[a:b], references=tags[a:b], first_sentence=a)
+        for a, b in ((0, 150), (150, 300))
+    ]
+    back = metric.State.from_bytes(sum(parts).to_bytes())
+    block = json.loads(parts[1].to_bytes())["blocks"][0]
+    assert block["predictions"]["dtype"] == "uint8" and len(block["vocabulary"]) == 152
+    expected = metric.compute(predictions=shifted, references=tags)
+    got = metric.finalize(back)
+    assert repr(got) == repr(expected) and got["T299"]["number"] == 1 and "T43" in got
+
+
+def test_a_future_layout_is_refused(metrics):
+    layout = tag_layout(metrics)
+    layout["version"] = 6
+    with pytest.raises(
+        ValueError, match=re.escape("a state of layout version 6; this metric reads [1, 2, 3, 4, 5]")
+    ):
+        metrics["default"].State.from_bytes(json.dumps(layout).encode())
+
+
+def test_a_decompression_bomb_stops_before_its_size(metrics, monkeypatch):
+    from ner_recall import ner_state
+
+    layout = tag_layout(metrics)
+    block = layout["blocks"][0]
+    bomb = zlib.compress(bytes(50_000_000), 9)  # 49 KB inflating to 50 MB
+    block["predictions"] = {"dtype": "uint8", "count": 9, "compression": "zlib", "data": b64(bomb)}
+    with pytest.raises(ValueError, match="predictions: inflates beyond its declared 9 bytes"):
+        ner_state.State.from_bytes(json.dumps(layout).encode())
+    block["predictions"]["count"] = 50_000_000  # declared, but more than the state may hold
+    monkeypatch.setattr(ner_state, "MAX_INFLATED", 1 << 20)
+    with pytest.raises(ValueError, match="inflate beyond the 1,048,576 bytes a state may hold"):
+        ner_state.State.from_bytes(json.dumps(layout).encode())
+    old = dict(layout, version=4)  # no declared count: bounded by what the state may still hold
+    old["blocks"][0]["predictions"].pop("count")
+    with pytest.raises(ValueError, match="predictions: inflates beyond its declared 1,0"):
+        ner_state.State.from_bytes(json.dumps(old).encode())
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_randomly_tampered_state_is_a_value_error_or_reads(metrics, seed):
+    """Fields replaced by values of other types, removed or cut: a ValueError, never another exception."""
+    rng = random.Random(seed)
+    layout = span_state_layout(metrics) if seed % 2 else tag_layout(metrics)
+    odd = [None, -1, 2**70, "x", [], {}, [1, "a"], {"dtype": "uint8"}, 1.5, True]
+    paths = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                paths.append(path + [key])
+                walk(value, path + [key])
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                paths.append(path + [i])
+                walk(value, path + [i])
+
+    walk(layout, [])
+    for _ in range(3):
+        path = rng.choice(paths)
+        node = layout
+        try:
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = rng.choice(odd)
+        except (KeyError, IndexError, TypeError):
+            pass
+    metric = metrics["spans" if seed % 2 else "default"]
+    try:
+        state = metric.State.from_bytes(json.dumps(layout).encode())
+        metric.finalize(state)
+    except ValueError:
+        pass
+
+
+def test_partitions_with_different_slice_keys_are_named(metrics):
+    metric = metrics["default"]
+    a = metric.state(predictions=[["B-A"]], references=[["B-A"]], slices={"g": ["x"]})
+    b = metric.state(predictions=[["B-A"]], references=[["O"]], first_sentence=1, slices={"h": ["y"]})
+    with pytest.raises(
+        ValueError, match=re.escape("different slices keys: ['g'] in one and ['h'] in another")
+    ):
+        metric.finalize(a + b)
+
+
+def test_missing_sentences_say_how_to_number_them(metrics):
+    metric = metrics["default"]
+    b = metric.state(predictions=[["B-A"]], references=[["O"]], first_sentence=1)
+    with pytest.raises(ValueError, match="zipWithIndex.*with_indices=True.*keep='counts' with sentence_ids"):
+        metric.finalize(b)
