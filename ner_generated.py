@@ -1,7 +1,7 @@
 """Generated entity lists scored by position: the "generated" config (``docs/generated.md``).
 
 Per document a model's raw output (``ner_dialects``) and the document's text; each item read is
-put in exactly one outcome (:data:`OUTCOMES`): ``placed`` on the text, ``hallucinated`` (its
+put in exactly one outcome (:data:`ITEM_OUTCOMES`): ``placed`` on the text, ``hallucinated`` (its
 string does not occur at the matching level), ``duplicate`` (every occurrence already taken, or
 the same string listed again with ``placement="every"``), ``off_schema`` (its type, after
 ``label_map``, is not in ``types=`` or the gold's types) or ``unparseable`` (an output, or an item
@@ -50,7 +50,7 @@ from .ner_uncertainty import align_types, paired
 #: the config name
 GENERATED = "generated"
 #: the outcome of every item read, in the order of the counts
-OUTCOMES = ("placed", "hallucinated", "duplicate", "off_schema", "unparseable")
+ITEM_OUTCOMES = ("placed", "hallucinated", "duplicate", "off_schema", "unparseable")
 PLACEMENTS = ("order", "first", "every", "offsets")
 LEVELS = ("exact", "normalized", "fuzzy")
 #: the normalization steps, in the order they apply (UniNER's SQuAD normalizer is case,
@@ -591,7 +591,7 @@ def plain_list_in_order(output: Any, text: str, schema: Any) -> Any:
 def place_corpus(predictions: list, texts: list, schema: Any, settings: Settings, dialect: str) -> tuple:
     """Every output read and placed: (outcome counts, placed spans per document, dialects read)."""
     fast = dialect in ("auto", "json_list") and settings[:2] == ("order", "exact") and not settings.label_map
-    counts: dict = dict.fromkeys(OUTCOMES, 0)
+    counts: dict = dict.fromkeys(ITEM_OUTCOMES, 0)
     spans: list = []
     dialects: Counter = Counter()
     for i, (output, text) in enumerate(zip(predictions, texts)):
@@ -617,7 +617,7 @@ def place_corpus(predictions: list, texts: list, schema: Any, settings: Settings
 def outcome_counts(outcomes: list) -> dict:
     """How many items of each outcome, and ``items``, their sum (every item read)."""
     counts = Counter(o.outcome for doc in outcomes for o in doc)
-    out = {name: counts.get(name, 0) for name in OUTCOMES}
+    out = {name: counts.get(name, 0) for name in ITEM_OUTCOMES}
     out["items"] = sum(out.values())
     return out
 

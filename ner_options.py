@@ -356,6 +356,13 @@ OPTIONS = {
         ),
         Option("first_sentence", "int", 0, "the sentences before this partition", methods=("state",)),
         Option(
+            "keep",
+            "str",
+            "exact",
+            "'exact' (every sentence, merged to the bit) or 'counts' (a state of constant size)",
+            methods=("state",),
+        ),
+        Option(
             "half_width",
             "float or None",
             None,

@@ -439,7 +439,12 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         state: its ``interval``, "percentile" or "bias_corrected")."""
         results = finalize_state(self.config_name, state, interval)
         if isinstance(state, CountsState):
-            options = json.loads(state.settings["options"]) if state.settings else {}
+            settings = state.settings or {}
+            options = json.loads(settings.get("options", "{}"))
+            if settings.get("resamples"):  # the resamples' count and seed are the state's settings
+                options["ci_resamples"] = settings["resamples"]
+                if not is_default(settings["seed"], ALL_OPTIONS["seed"]):
+                    options["seed"] = settings["seed"]
             return signed(results, self.config_name, options, ALL_OPTIONS)
         return signed(results, self.config_name, state_options(state), ALL_OPTIONS)
 

@@ -13,7 +13,7 @@ asks for the hashed ones again (it checks their hash). The options come from a t
 >>> from ner_recall import ner_signature as S
 >>> table = {"scheme": None, "mode": None, "beta": 1.0, "zero_division": 0, "types": None, "seed": 0}
 >>> S.signature("default", {"types": ["PER", "LOC"], "beta": 2.0}, table)
-'nrm1.0|dec:lenient|b:2.0|zd:0|ty:(PER+LOC)'
+'nrm1.1|dec:lenient|b:2.0|zd:0|ty:(PER+LOC)'
 >>> S.options_from_signature(_, "default", table)
 {'beta': 2.0, 'types': ['PER', 'LOC']}
 

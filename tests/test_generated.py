@@ -183,7 +183,7 @@ def test_counts_add_up_to_the_items_read(generated, case):
     _, output, outcomes = DIALECT_CASES[case]
     result = generated.compute(predictions=[output, output], references=[GOLD, GOLD], texts=[TEXT, TEXT])
     counts = result["generated"]["counts"]
-    assert counts["items"] == 2 * len(outcomes) == sum(counts[k] for k in G.OUTCOMES)
+    assert counts["items"] == 2 * len(outcomes) == sum(counts[k] for k in G.ITEM_OUTCOMES)
 
 
 def test_label_map_comes_before_the_schema(generated):
