@@ -78,7 +78,26 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a heavy suite; run by CI, left out of the quick command")
 
 
+#: single tests of the quick suites that start subprocesses, peers or copies of the folder (each
+#: tens of seconds on 2 cores): slow too
+SLOW_TESTS = (
+    "test_agreement.py::test_span_alpha_equals_the_krippendorff_package",
+    "test_record.py::test_the_command_line_records_and_reruns",
+    "test_harem_markup.py::test_the_command_line_",
+    "test_harem_markup.py::test_a_plain_system_scored_against_its_own_gold_is_perfect",
+    "test_layout.py::test_no_fact_of_the_vocabulary_is_defined_twice",
+    "test_layout.py::test_loads_from_a_copied_folder_with_nothing_else_on_the_path",
+    "test_slice_results.py::test_holm_equals_statsmodels",
+    "test_readme.py::test_tables_come_from_their_scripts",
+    "test_readme.py::test_example_scripts_run_from_another_folder",
+    "test_stratified.py::test_million_entities_in_100_strata",
+    "test_report_cli.py::test_io_files_with_bare_types_and_untyped_files_from_another_folder",
+    "test_report_cli.py::test_module_from_the_repo_root",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.name in SLOW_MODULES:
+        node = item.nodeid.split("/")[-1]
+        if item.path.name in SLOW_MODULES or node.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
