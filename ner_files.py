@@ -40,7 +40,6 @@ import contextlib
 import gc
 import json
 import os
-import re
 from typing import NamedTuple
 
 from .ner_core import ENTITY_KEYS
@@ -658,19 +657,32 @@ def read_harem_inputs(gold_path, system_path):
     )
 
 
-_POSITION = re.compile(r"\b(predictions|references)\[(\d+)\](?:\[(\d+)\])?")
+#: the attributes that make an error an :class:`InputError`
+INPUT_ERROR_FIELDS = ("side", "sentence", "token", "noted")
 
 
-def locate(message, inputs):
-    """The metric's message with the file and line of its first ``predictions[i][j]`` appended.
+def locate(error: Exception, inputs: "Inputs") -> str:
+    """The message of ``error`` with the file and line of its place: an :class:`InputError` of the
+    metric at ``predictions[i][j]`` (or ``references``, ``predictions_b``: the side as ``inputs``
+    names it, ``names`` maps the others) is written again with its note; any other error as it is.
 
     >>> inputs = Inputs([["O"]], [["X"]], [["a"]], {"references": "g.conll", "predictions": "p.conll"},
     ...                 {"references": [[3]], "predictions": [[7]]})
-    >>> locate("invalid tag 'X' at predictions[0][0]", inputs)
+    >>> locate(InputError("invalid tag {item!r} at {place}", "predictions", 0, 0, "X"), inputs)
     "invalid tag 'X' at predictions[0][0] (p.conll line 7)"
     """
-    found = _POSITION.search(message)
-    if found is None or int(found[2]) >= len(inputs.lines[found[1]]):
-        return message
-    item = None if found[3] is None else int(found[3])
-    return f"{message} ({inputs.where(found[1], int(found[2]), item)})"
+    return str(located(error, inputs))
+
+
+def located(error: Exception, inputs: "Inputs", side: str | None = None) -> Exception:
+    """``error`` with the file and line of its place noted (:func:`locate`), the same object when it
+    has no place in ``inputs``; ``side``: the side of ``inputs`` its place is on, when the error
+    names it otherwise (``predictions_b``). An :class:`InputError` is told by its attributes: the
+    metric ``evaluate.load`` returns raises the class of its own copy of ``ner_core``."""
+    if not all(hasattr(error, k) for k in INPUT_ERROR_FIELDS) or error.sentence is None:
+        return error
+    side = side or error.side
+    lines = (inputs.lines or {}).get(side)
+    if lines is None or not 0 <= error.sentence < len(lines):
+        return error
+    return error.noted(inputs.where(side, error.sentence, error.token))

@@ -44,7 +44,7 @@ from .ner_buckets import (
     needs_text,
     needs_train,
 )
-from .ner_core import PARALLEL_POSITIONS, fbeta_key, holm, side_by_side
+from .ner_core import PARALLEL_POSITIONS, InputError, fbeta_key, holm, side_by_side
 from .ner_decoding import (
     REPORT_PLACES,
     SCHEMES,
@@ -1108,6 +1108,8 @@ def score_system(predictions, references, options, units, name):
     """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
     try:
         corpus = tag_corpus(predictions, references, options)
+    except InputError as error:  # its place rewritten by attribute
+        raise error.renamed({"predictions": name}) from None
     except ValueError as error:
         raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
     return score_tags(corpus, options, None, units)

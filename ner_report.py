@@ -111,7 +111,7 @@ def score(
         given = dict(errors=errors, ci_resamples=ci_resamples, scores=scores, **options)
         return metric.compute(**{**inputs.compute_inputs(), **given})
     except ValueError as error:
-        raise ValueError(ner_files.locate(str(error), inputs)) from None
+        raise ner_files.located(error, inputs) from None
 
 
 def score_two(
@@ -154,10 +154,16 @@ def score_two(
             system_intervals=ci_resamples,
         )
     except ValueError as error:
-        raise ValueError(
-            ner_files.locate(str(error), inputs_b if "predictions_b" in str(error) else inputs)
-        ) from None
+        raise ner_files.located(*_side_of(error, inputs, inputs_b)) from None
     return out["a"], out["b"], out
+
+
+def _side_of(error, inputs, inputs_b):
+    """(error, the inputs its place is in, the side there) of a comparison's error: ``predictions_b``
+    is the predictions of ``inputs_b``."""
+    if getattr(error, "side", None) == "predictions_b":
+        return error, inputs_b, "predictions"
+    return error, inputs, None
 
 
 # ---------------------------------------------------------------------------- the printed report

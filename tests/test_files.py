@@ -179,8 +179,11 @@ def test_metric_messages_point_to_the_file_line(tmp_path, metric):
     with pytest.raises(ValueError) as info:
         metric.compute(**inputs.compute_inputs(), scheme="IOB2", mode="strict")
     assert "predictions[1][1]" in str(info.value)
-    assert ner_files.locate(str(info.value), inputs) == f"{info.value} (p.conll line 4)"
-    assert ner_files.locate("no position here", inputs) == "no position here"
+    assert (info.value.side, info.value.sentence, info.value.token) == ("predictions", 1, 1)
+    assert ner_files.locate(info.value, inputs) == f"{info.value} (p.conll line 4)"
+    assert ner_files.locate(ValueError("predictions[0][0] in the text only"), inputs) == (
+        "predictions[0][0] in the text only"
+    )  # a place is read from the attributes, never from the text
 
 
 def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path):
