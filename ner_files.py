@@ -38,13 +38,13 @@ file and line.
 
 import contextlib
 import gc
-import json
 import os
 from typing import NamedTuple
 
 from .ner_core import ENTITY_KEYS
-from .ner_formats import guess_format, read_annotated
+from .ner_formats import PACKAGES, check_file, guess_format, looks_like, parse_json, read_annotated
 from .ner_harem import is_harem, read_harem_pair
+from .ner_model_outputs import output_form
 
 DOCSTART = "-DOCSTART-"
 COMMENT = "#"
@@ -120,6 +120,7 @@ def _no_gc():
 
 def _records(path):
     """[(line number, fields or [] for a blank line)] of a text file; ValueError if unreadable."""
+    check_file(path)
     try:
         with open(path, encoding="utf-8-sig") as f:
             lines = f.read().splitlines()
@@ -256,6 +257,7 @@ def read_two_columns(path):
     """
     sentences = read_conll(path, tag_columns=(-2, -1))
     gold, pred = sentences.columns
+    _check_not_chunks(path, gold)
     return Inputs(
         gold,
         pred,
@@ -263,6 +265,23 @@ def read_two_columns(path):
         {"references": path, "predictions": path},
         {"references": sentences.lines, "predictions": sentences.lines},
     )
+
+
+#: the phrase types of CoNLL-2000 chunk tags (CoNLL-2003's third column: ``B-NP``, ``I-VP``, ...)
+CHUNK_TYPES = frozenset(("NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP", "INTJ", "LST", "UCP"))
+
+
+def _check_not_chunks(path, gold):
+    """Raise if the gold column of a two-column file holds chunk tags: a CoNLL-2003 file (token POS
+    chunk NER) given alone would score its NER column against its chunk column."""
+    types = {tag.split("-", 1)[-1] for sentence in gold for tag in sentence if tag != "O"}
+    if types and types <= CHUNK_TYPES:
+        raise ValueError(
+            f"{os.path.basename(path)} looks like CoNLL-2003 (token, POS, chunk, NER): its second-to-last "
+            f"column holds chunk tags ({', '.join(sorted(types)[:4])}), not gold entities. Given alone, a file "
+            "is read as token ... gold predicted; give the predictions as a second file (the NER tag, the last "
+            "column, is then read from each), or add the predicted tags as a last column"
+        )
 
 
 # ---------------------------------------------------------------------------- HIPE TSV
@@ -347,6 +366,7 @@ def read_hipe(path, column="NE-COARSE-LIT", merge_lines=False):
 
 
 def _raw_lines(path):
+    check_file(path)
     try:
         with open(path, encoding="utf-8-sig") as f:
             return list(enumerate(f.read().splitlines(), 1))
@@ -412,30 +432,46 @@ class Examples(NamedTuple):
 
 
 def _json_line(text, where):
-    try:
-        item = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: not JSON ({error.msg})") from None
-    except RecursionError:
+    item = parse_json(text, where)
+    if not isinstance(item, (dict, list)):
         raise ValueError(
-            f"{where}: JSON nested too deep to read (an example is one object of entities)"
-        ) from None
-    if not isinstance(item, dict):
-        raise ValueError(f"{where}: an example is a JSON object; got {type(item).__name__}")
+            f"{where}: an example is a JSON object (or a pipeline's list of entities); got {looks_like(item)}"
+        )
     return item
 
 
 def _example(item, where):
-    """(tokens or text, [span dicts]) of one JSONL example."""
+    """(tokens or text, [span dicts]) of one JSONL example; (None, entities as the model gave
+    them) for a model's output of one text (a list of its entity dicts)."""
+    if isinstance(item, list):
+        return None, _outputs(item, where)
     content = item.get("tokens", item.get("text"))
     if not (
         isinstance(content, str) or (isinstance(content, list) and all(isinstance(t, str) for t in content))
     ):
-        raise ValueError(f'{where}: needs "tokens" (a list of str) or "text" (a str)')
+        raise ValueError(
+            f'{where}: needs "tokens" (a list of str) or "text" (a str); the record looks like {looks_like(item)}'
+        )
     entities = item.get("entities")
     if not isinstance(entities, list):
-        raise ValueError(f'{where}: needs "entities", a list of {{"label", "start", "end"}}')
+        raise ValueError(
+            f'{where}: needs "entities", a list of {{"label", "start", "end"}}; the record looks like {looks_like(item)}'
+        )
+    if entities and all(output_form(e) is not None for e in entities):
+        return content, _outputs(entities, where)
     return content, [_span(e, len(content), f"{where} entity {k}") for k, e in enumerate(entities)]
+
+
+def _outputs(entities, where):
+    """A model's entities as it gave them (a token-classification pipeline's or GLiNER's dicts,
+    ``ner_model_outputs``): the metric reads and checks them."""
+    for k, entity in enumerate(entities):
+        if output_form(entity) is None:
+            raise ValueError(
+                f"{where} entity {k}: a list of entities is a model's output (a pipeline's or GLiNER's "
+                f"dicts, docs/model_outputs.md); got {entity!r:.120}"
+            )
+    return entities
 
 
 def _span(entity, size, where):
@@ -454,8 +490,11 @@ def _span(entity, size, where):
     return {"label": label, "start": start, "end": end}
 
 
-def read_jsonl(path):
-    """:class:`Examples` of a JSONL file of spans; blank lines are skipped.
+def read_jsonl(path: str) -> "Examples":
+    """:class:`Examples` of a JSONL file of spans; blank lines are skipped. A line may also be a
+    model's output for one text, as ``compute`` takes it (``ner_model_outputs``): a JSON list of a
+    token-classification pipeline's or GLiNER's entity dicts (its text is the gold's), or an
+    object whose ``"entities"`` are such dicts.
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "gold.jsonl")
@@ -482,6 +521,7 @@ def _read_jsonl(path):
 
 
 def _text_lines(path):
+    check_file(path)
     try:
         with open(path, encoding="utf-8-sig") as f:
             return f.read().splitlines()
@@ -493,8 +533,18 @@ def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
     """:class:`Inputs` of a gold and a predicted JSONL file: lists of span dicts per example."""
     gold, pred = read_jsonl(gold_path), read_jsonl(pred_path)
     g, p = os.path.basename(gold_path), os.path.basename(pred_path)
+    if any(t is None for t in gold.tokens):
+        k = gold.tokens.index(None)
+        raise ValueError(
+            f'{g} line {gold.lines[k]}: a gold example needs "text" or "tokens" (a list of entities is a model\'s output)'
+        )
+    outputs = any(e and output_form(e[0]) for e in pred.entities)
+    if outputs and not all(isinstance(t, str) for t in gold.tokens):
+        raise ValueError(
+            f'{p} holds a model\'s output, whose offsets are characters: the gold {g} needs "text", not "tokens"'
+        )
     for i, (a, b) in enumerate(zip(gold.tokens, pred.tokens)):
-        if check_tokens and a != b:
+        if check_tokens and b is not None and a != b:
             raise ValueError(
                 f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} "
                 "hold different tokens or text (check_tokens=False skips this check)"
@@ -507,6 +557,7 @@ def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
         gold.tokens,
         {"references": gold_path, "predictions": pred_path},
         {"references": gold.lines, "predictions": pred.lines},
+        options={"texts": gold.tokens} if outputs else None,
     )
 
 
@@ -540,28 +591,49 @@ def is_hipe(path):
     return first[0] == "TOKEN" and any(name.startswith("NE-") for name in first)
 
 
-#: formats ``read_pair`` can be told (``file_format``), beyond telling them by name and content
-PAIR_FORMATS = ("harem", "brat", "label-studio", "doccano", "prodigy", "spacy", "conllu")
+#: formats ``read_pair`` can be told (``file_format``), beyond telling them by name and content,
+#: each with what it is and the optional package it needs (None: none beyond requirements.txt)
+FILE_FORMATS = {
+    "conll": ("CoNLL columns: token first, tag last (alone: token ... gold predicted)", None),
+    "jsonl": ('JSONL spans {"text" or "tokens", "entities"}, or a model\'s output per line', None),
+    "hipe": ("CLEF-HIPE TSV (its header names the columns)", None),
+    "harem": ("HAREM golden collection markup", None),
+    "brat": ("brat standoff (.ann beside its .txt, or a folder)", None),
+    "label-studio": ("Label Studio JSON export", None),
+    "doccano": ("doccano JSONL", None),
+    "prodigy": ("Prodigy JSONL", None),
+    "spacy": ("spaCy DocBin (.spacy)", PACKAGES["spacy"]),
+    "conllu": ("CoNLL-U with NER tags", None),
+}
+PAIR_FORMATS = tuple(FILE_FORMATS)
 
 
-def read_pair(gold_path, pred_path=None, check_tokens=True, column=None, file_format=None):
+def read_pair(
+    gold_path: str,
+    pred_path: str | None = None,
+    check_tokens: bool = True,
+    column: str | None = None,
+    file_format: str | None = None,
+) -> Inputs:
     """:class:`Inputs` of gold and predictions: two CoNLL or two JSONL files (by the name's ending:
     .jsonl, .json, .ndjson), two HIPE TSV files (by their header; ``column``, default
     ``NE-COARSE-LIT``, names the tag column), or, without ``pred_path``, one file with two tag
-    columns."""
+    columns; the formats of :data:`FILE_FORMATS` by name and content, or as ``file_format`` says. A
+    missing file is ``ValueError("no such file: PATH")``."""
     for name, path in (("gold_path", gold_path), ("pred_path", pred_path)):
         if not (path is None and name == "pred_path") and not isinstance(path, (str, os.PathLike)):
             raise ValueError(f"{name} must be the path of a file; got {path!r}")
-    if file_format is not None and file_format not in PAIR_FORMATS:
+    if file_format is not None and file_format not in FILE_FORMATS:
         raise ValueError(
-            f"file_format must be one of {list(PAIR_FORMATS)} (or None: by name and content); got {file_format!r}"
+            f"file_format must be one of {list(FILE_FORMATS)} (or None: by name and content); got {file_format!r}"
         )
-    if file_format is not None and pred_path is None:
+    for path in (gold_path, pred_path):
+        if path is not None:
+            check_file(path, folder=True)
+    if file_format is not None and pred_path is None and file_format != "conll":
         raise ValueError(f"file_format={file_format!r} reads a gold and a predictions file; give both")
-    if file_format == "harem":
-        return read_harem_inputs(gold_path, pred_path)
     if file_format is not None:
-        return read_annotated_pair(gold_path, pred_path, file_format)
+        return _read_as(file_format, gold_path, pred_path, check_tokens, column)
     if pred_path is None:
         return read_two_columns(gold_path)
     if is_harem(gold_path):
@@ -582,6 +654,23 @@ def read_pair(gold_path, pred_path=None, check_tokens=True, column=None, file_fo
     if is_jsonl(gold_path):
         return read_jsonl_pair(gold_path, pred_path, check_tokens)
     return read_conll_pair(gold_path, pred_path, check_tokens)
+
+
+def _read_as(file_format, gold_path, pred_path, check_tokens, column):
+    """:func:`read_pair` told the format."""
+    if column is not None and file_format != "hipe":
+        raise ValueError(f"column={column!r} applies to HIPE TSV files, not to {file_format!r}")
+    if file_format == "conll":
+        if pred_path is None:
+            return read_two_columns(gold_path)
+        return read_conll_pair(gold_path, pred_path, check_tokens)
+    if file_format == "jsonl":
+        return read_jsonl_pair(gold_path, pred_path, check_tokens)
+    if file_format == "hipe":
+        return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
+    if file_format == "harem":
+        return read_harem_inputs(gold_path, pred_path)
+    return read_annotated_pair(gold_path, pred_path, file_format)
 
 
 def annotated_format(path):

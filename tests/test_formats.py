@@ -4,6 +4,7 @@ and line; read entities score like the same entities given by hand."""
 
 import json
 import os
+import re
 
 import pytest
 
@@ -107,7 +108,7 @@ def test_read_entities_score_like_the_same_entities_by_hand(spans):
         (
             "bad.jsonl",
             '{"text": "ab", "label": [[0, 1, "X"]]}\n{"text": 3}\n',
-            r"bad.jsonl line 2: a record is an object with a 'text'",
+            r"bad.jsonl line 2: a doccano record is an object with a 'text' string; this one looks like none",
         ),
         ("bad.jsonl", '{"text": "ab", "label": [[0, 1]]}\n', r"line 1: a label is \[start, end, 'TYPE'\]"),
         ("bad.jsonl", "not json\n", r"bad.jsonl line 1: not JSON"),
@@ -172,3 +173,256 @@ def test_files_of_a_tool_are_scored_by_the_command_line_and_read_pair(tmp_path):
     other.write_text(json.dumps({"text": "Something else.", "label": []}) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"holds 2 examples but other.jsonl 1"):
         ner_files.read_pair(os.path.join(DATA, "doccano.jsonl"), str(other))
+
+
+# ---------------------------------------------------------------------------- hostile and mistaken input
+JSON_RECORDS = [
+    # (format, record line, message)
+    ("doccano", '{"text": "ab", "label": null}', r"line 1: doccano's 'label' is a list; got None"),
+    ("doccano", '{"text": "ab", "entities": null}', r"line 1: doccano's 'entities' is a list; got None"),
+    ("doccano", '{"text": "ab", "entities": "PER"}', r"doccano's 'entities' is a list; got 'PER'"),
+    ("doccano", '{"text": null, "label": []}', r"line 1: a doccano record is an object with a 'text' string"),
+    ("prodigy", '{"text": "ab", "spans": null}', r"line 1: Prodigy's 'spans' is a list; got None"),
+    (
+        "prodigy",
+        '{"text": "ab", "spans": [], "answer": null}',
+        r"answer must be one of \['accept', 'reject', 'ignore'\]; got None",
+    ),
+    ("prodigy", '{"text": "ab", "spans": [null]}', r"line 1: a span is an object; got None"),
+    (
+        "prodigy",
+        '{"text": "ab", "spans": [{"start": null, "end": 1, "label": "X"}]}',
+        r"offsets must be ints; got None",
+    ),
+    (
+        "prodigy",
+        '{"text": "ab", "spans": [{"start": 0, "end": 1, "label": null}]}',
+        r"label must be a non-empty str; got None",
+    ),
+    (
+        "doccano",
+        "5",
+        r"line 1: a doccano record is an object with a 'text' string; this one looks like a JSON number",
+    ),
+    ("prodigy", "null", r"line 1: a Prodigy record .* looks like a JSON null, not an object"),
+    ("doccano", "[" * 100_000 + "]" * 100_000, r"line 1: JSON nested too deep to read"),
+    (
+        "doccano",
+        '{"text": "ab", "label": [], "id": ' + "9" * 5000 + "}",
+        r"line 1: not JSON this reader takes \(Exceeds",
+    ),
+    # the wrong format given: the record named for what it looks like
+    (
+        "doccano",
+        '{"text": "ab", "spans": [{"start": 0, "end": 1, "label": "X"}]}',
+        r"no doccano 'label' or 'entities'; the record looks like Prodigy \(it has 'spans'\): give the format 'prodigy'",
+    ),
+    (
+        "prodigy",
+        '{"text": "ab", "label": [[0, 1, "X"]]}',
+        r"no Prodigy 'spans'; the record looks like doccano \(it has 'label'\)",
+    ),
+    (
+        "prodigy",
+        '{"text": "ab", "entities": [{"start_offset": 0, "end_offset": 1, "label": "X"}]}',
+        r"looks like doccano \(its 'entities' have 'start_offset'\)",
+    ),
+]
+
+
+@pytest.mark.parametrize("fmt, line, message", JSON_RECORDS)
+def test_hostile_json_records_are_named(tmp_path, fmt, line, message):
+    path = tmp_path / "x.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"x\.jsonl line 1: .*" + message.removeprefix("line 1: ")):
+        F.read_annotated(str(path), format=fmt)
+
+
+@pytest.mark.parametrize(
+    "first, message",
+    [
+        ("5", r"x.jsonl: its first record is a JSON number, not an object"),
+        ("null", r"x.jsonl: its first record is a JSON null, not an object"),
+        ('"PER"', r"x.jsonl: its first record is a JSON string, not an object"),
+        ("[" * 100_000 + "]" * 100_000, r"x.jsonl: its first record: JSON nested too deep to read"),
+        ('{"text": "a", "n": ' + "1" * 5000 + "}", r"x.jsonl: its first record: not JSON this reader takes"),
+    ],
+)
+def test_guessing_a_hostile_jsonl_is_a_named_error(tmp_path, first, message):
+    from ner_recall import ner_files
+
+    path = tmp_path / "x.jsonl"
+    path.write_text(first + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        F.guess_format(str(path))
+    with pytest.raises(ValueError, match=r"x\.jsonl"):  # the command line's and the app's path
+        ner_files.read_pair(str(path), str(path))
+
+
+def label_studio(tmp_path, annotations):
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps([{"id": 7, "data": {"text": "PER x"}, "annotations": annotations}]))
+    return str(path)
+
+
+def region(labels, **value):
+    return {"type": "labels", "value": {"start": 0, "end": 3, "labels": labels, **value}}
+
+
+@pytest.mark.parametrize(
+    "annotations, message",
+    [
+        # a str of labels would be read letter by letter (P, E, R): refused, as Label Studio writes a list
+        (
+            [{"result": [region("PER")]}],
+            r"ls.json task 7 result 0: value.labels is a list of labels .*got 'PER'",
+        ),
+        ([{"result": [region(None)]}], r"task 7 result 0: value.labels is a list of labels .*got None"),
+        ([{"result": [{"type": "labels", "value": "PER"}]}], r"task 7 result 0: value.labels is a list"),
+        (
+            [{"result": "PER 0 3"}],
+            r"ls.json task 7: an annotation's 'result' is a list of regions; got 'PER 0 3'",
+        ),
+        ([{"result": [5]}], r"task 7 result 0: a region is an object; got 5"),
+        ("all", r"ls.json task 7: 'annotations' is a list of objects; got 'all'"),
+        ([5], r"ls.json task 7: 'annotations' is a list of objects; got \[5\]"),
+        ({"result": []}, r"'annotations' is a list of objects"),
+        ([{"result": [region(["PER"], start=None)]}], r"task 7 result 0: offsets must be ints; got None"),
+    ],
+)
+def test_malformed_label_studio_annotations_are_refused(tmp_path, annotations, message):
+    with pytest.raises(ValueError, match=message):
+        F.read_annotated(label_studio(tmp_path, annotations))
+
+
+def test_label_studio_labels_each_make_an_entity(tmp_path):
+    path = label_studio(
+        tmp_path, [{"result": [region(["PER", "ORG"])]}, {"result": None}, {"was_cancelled": True}]
+    )
+    got = F.read_annotated(path)
+    assert got.entities == [[{"label": "ORG", "start": 0, "end": 3}, {"label": "PER", "start": 0, "end": 3}]]
+    assert got.annotators == [[got.entities[0]], [[]]]
+
+
+def test_a_second_brat_t_line_with_the_same_id_is_refused(tmp_path):
+    (tmp_path / "d.txt").write_text("Anna Riga", encoding="utf-8")
+    (tmp_path / "d.ann").write_text("T1\tPER 0 4\tAnna\nT1\tLOC 5 9\tRiga\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"d\.ann line 2: a second T line with the id 'T1'"):
+        F.read_annotated(str(tmp_path / "d.ann"))
+
+
+@pytest.mark.parametrize(
+    "offsets, covered, fragments",
+    [
+        ("0 4;4 9", "Anna Riga", None),  # adjacent: one fragment (brat's line break)
+        ("0 4;5 9", "Anna Riga", [[0, 4], [5, 9]]),  # one character apart: two fragments
+        ("0 3;4 9", "Ann  Riga", [[0, 3], [4, 9]]),
+    ],
+)
+def test_brat_fragments_join_only_when_adjacent(tmp_path, offsets, covered, fragments):
+    (tmp_path / "d.txt").write_text("Anna Riga", encoding="utf-8")
+    (tmp_path / "d.ann").write_text(f"T1\tPER {offsets}\t{covered}\n", encoding="utf-8")
+    (entity,) = F.read_annotated(str(tmp_path / "d.ann")).entities[0]
+    assert (entity["start"], entity["end"]) == (int(offsets.split()[0]), 9)
+    assert entity.get("fragments") == fragments
+
+
+def test_conllu_ranges_and_empty_nodes_are_not_words(tmp_path):
+    rows = [
+        "1-2\tdo\t_\t_\t_\t_\t_\t_\t_\tNER=B-LOC",
+        "1\tde\t_\t_\t_\t_\t_\t_\t_\tNER=O",
+        "2\to\t_\t_\t_\t_\t_\t_\t_\tNER=O",
+        "2.1\tghost\t_\t_\t_\t_\t_\t_\t_\tNER=B-PER",
+        "3\tPorto\t_\t_\t_\t_\t_\t_\t_\tNER=B-LOC",
+    ]
+    path = tmp_path / "x.conllu"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    got = F.read_annotated(str(path))
+    assert got.texts == ["de o Porto"]
+    assert got.entities == [[{"label": "LOC", "start": 5, "end": 10}]]
+
+
+@pytest.mark.parametrize("fmt", [None, *F.FORMATS])
+def test_a_missing_file_is_named_alike_by_every_reader(tmp_path, fmt):
+    missing = str(tmp_path / "gone.jsonl")
+    with pytest.raises(ValueError, match="^no such file: " + re.escape(missing) + "$"):
+        F.read_annotated(missing, fmt)
+
+
+def test_a_missing_brat_text_is_named(tmp_path):
+    (tmp_path / "d.ann").write_text("T1\tPER 0 4\tAnna\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"no such file: .*d\.txt \(the text of d\.ann\)"):
+        F.read_annotated(str(tmp_path / "d.ann"))
+
+
+def spacy_or_skip():
+    if os.environ.get("CI"):
+        return __import__("spacy")
+    return pytest.importorskip("spacy", reason="spaCy is in requirements-extras.txt (CI installs it)")
+
+
+def docbin_bytes(**changes):
+    """A DocBin's bytes with the fields of its message changed (declared sizes that lie)."""
+    import zlib
+
+    import srsly
+
+    spacy = spacy_or_skip()
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    msg = srsly.msgpack_loads(zlib.decompress(DocBin(docs=[nlp("Ada met Babbage")]).to_bytes()))
+    msg.update(changes)
+    return zlib.compress(srsly.msgpack_dumps(msg))
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"not zlib", r"not a spaCy DocBin \(not zlib data"),
+        (__import__("zlib").compress(b"\xc1 not msgpack"), r"not a spaCy DocBin \("),
+        (__import__("zlib").compress(b"\x93\x01\x02\x03"), r"not a spaCy DocBin \(it needs"),
+        ("lengths", r".*its lengths sum to 1000 tokens, its arrays hold 3 and 3\)"),
+        ("negative", r".*its lengths sum to"),
+        ("ragged", r".*not whole int32 / uint64 rows"),
+        ("empty docs", r".*docs for 3 tokens"),
+        ("bomb", r".*inflates past"),
+    ],
+)
+def test_a_malformed_or_inflating_docbin_is_refused_before_it_is_built(tmp_path, content, message):
+    import zlib
+
+    import numpy as np
+
+    if content == "lengths":
+        content = docbin_bytes(lengths=np.array([1000], dtype="int32").tobytes())
+    elif content == "negative":
+        content = docbin_bytes(lengths=np.array([5, -2], dtype="int32").tobytes())
+    elif content == "ragged":
+        content = docbin_bytes(lengths=b"\x01\x00\x00")
+    elif content == "empty docs":
+        content = docbin_bytes(lengths=np.array([3] + [0] * 20_000, dtype="int32").tobytes())
+    elif content == "bomb":  # 3 MB that would inflate to 3 GB
+        inflater = zlib.compressobj(9)
+        chunk = b"\0" * (1 << 24)
+        content = b"".join(inflater.compress(chunk) for _ in range(180)) + inflater.flush()
+    spacy_or_skip()
+    path = tmp_path / "x.spacy"
+    path.write_bytes(content)
+    with pytest.raises(
+        ValueError, match=r"x\.spacy: not a spaCy DocBin" + message.removeprefix("not a spaCy DocBin")
+    ):
+        F.read_annotated(str(path))
+
+
+def test_spacy_missing_is_named_with_its_install_line(tmp_path, monkeypatch):
+    import sys
+
+    path = tmp_path / "x.spacy"
+    path.write_bytes(b"anything")
+    monkeypatch.setitem(sys.modules, "spacy", None)  # import spacy now fails as if not installed
+    with pytest.raises(
+        ModuleNotFoundError, match=r"x\.spacy: reading a spacy file needs spaCy.*pip install spacy"
+    ) as info:
+        F.read_annotated(str(path))
+    assert isinstance(info.value, F.MissingPackage) and info.value.install == "pip install spacy"
