@@ -110,15 +110,46 @@ def make_record(config, inputs, options, defaults, results):
     }
 
 
-def check_record(record):
-    """Raise unless ``record`` is a record this version reads."""
+#: the inputs of a run, which a record hashes and never holds among its options
+INPUTS = ("predictions", "references", "subgroups", "predictions_b")
+#: the parts of a record and the type each must be
+PARTS = {"config": str, "options": dict, "inputs": dict, "results": dict}
+
+
+def check_record(record: object) -> None:
+    """Raise a ValueError naming the part unless ``record`` is a record this version reads: its
+    format and layout, ``config`` a str, ``options`` a dict of JSON values holding no input or
+    per-sentence data, ``inputs`` a dict of ``sha256:`` hashes, ``results`` a dict, and the whole
+    writable as JSON (no cycle, nesting within the interpreter's recursion)."""
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise ValueError(f"not a record: its 'format' is not {RECORD_FORMAT!r}")
-    if record.get("version") != RECORD_VERSION:
-        raise ValueError(f"a record of layout {record.get('version')!r}; this metric reads {RECORD_VERSION}")
-    for key in ("config", "options", "inputs", "results"):
+    if type(record.get("version")) is not int or record.get("version") != RECORD_VERSION:
+        raise ValueError(
+            f"a record of layout {record.get('version')!r:.40}; this metric reads {RECORD_VERSION}"
+        )
+    for key, kind in PARTS.items():
         if key not in record:
             raise ValueError(f"not a record: no {key!r}")
+        if not isinstance(record[key], kind):
+            raise ValueError(
+                f"not a record: its {key!r} is a {kind.__name__}; got {type(record[key]).__name__}"
+            )
+    held = sorted(k for k in record["options"] if k in INPUTS or k in DATA_OPTIONS or not isinstance(k, str))
+    if held:
+        raise ValueError(
+            f"a tampered record: its 'options' hold {held[0]!r}, an input or per-sentence data, which a record hashes"
+        )
+    for name, digest in record["inputs"].items():
+        if not isinstance(digest, str) or not digest.startswith("sha256:"):
+            raise ValueError(
+                f"a tampered record: the hash of input {name!r} is not 'sha256:...'; got {digest!r:.80}"
+            )
+    try:
+        json.dumps(record, allow_nan=True)
+    except (ValueError, TypeError, RecursionError) as error:
+        raise ValueError(
+            f"a tampered record: it cannot be written as JSON ({type(error).__name__}: {error})"
+        ) from None
 
 
 def check_inputs(record, given):
