@@ -561,18 +561,28 @@ def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
     )
 
 
-def read_second_predictions(inputs, pred_path, check_tokens=True, column=None):
-    """``inputs`` (from :func:`read_pair`) with a second system's predictions file instead."""
-    if is_hipe(inputs.paths["references"]):
-        return read_hipe_pair(
-            inputs.paths["references"], pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens
-        )
-    if is_jsonl(inputs.paths["references"]):
-        return read_jsonl_pair(inputs.paths["references"], pred_path, check_tokens)
-    if inputs.paths["references"] == inputs.paths["predictions"]:
+def read_second_predictions(
+    inputs: Inputs,
+    pred_path: str,
+    check_tokens: bool = True,
+    column: str | None = None,
+    file_format: str | None = None,
+) -> Inputs:
+    """``inputs`` (from :func:`read_pair`) with a second system's predictions file instead: a CoNLL
+    file checked against the same sentences (the gold file is not read again); any other format
+    read as :func:`read_pair` reads it with the gold file."""
+    gold = inputs.paths["references"]
+    if gold == inputs.paths["predictions"]:
         raise ValueError(
             "a second predictions file needs a gold file of its own, not one with two tag columns"
         )
+    conll = file_format == "conll" or (
+        file_format is None
+        and not (is_harem(gold) or annotated_format(gold) or is_hipe(gold) or is_jsonl(gold))
+    )
+    if not conll:
+        return read_pair(gold, pred_path, check_tokens, column, file_format)
+    check_file(pred_path)
     return read_other_predictions(inputs, pred_path, check_tokens)
 
 

@@ -524,3 +524,28 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """
         check_options(self.config_name, options)
         return make_compute_metrics(self.compute, label_names, options, input_names=self._feature_names())
+
+    def compare_with_intervals(
+        self,
+        *,
+        predictions: list,
+        predictions_b: list,
+        references: list,
+        system_intervals: int = 0,
+        permutations: int = 10_000,
+        ci_resamples: int = 1_000,
+        document_ids: list | None = None,
+        confidence_level: float = 0.95,
+        seed: int = 0,
+        **compute_options: object,
+    ) -> dict:
+        """``compare``, and with ``system_intervals`` (resamples; 0: none) each system's own
+        ``"intervals"`` in ``"a"`` and ``"b"``, from the same per-unit rows, beside the difference's
+        (as the command line and the app show them)."""
+        options = check_options("default", compute_options)
+        settings = check_comparison_options(
+            permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
+        )
+        return compare_systems(
+            predictions, predictions_b, references, options, settings, document_ids, system_intervals
+        )

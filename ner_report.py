@@ -29,18 +29,14 @@ if str(HERE) not in sys.path:  # ner_files beside this file, whatever the workin
 import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall)
 from ner_recall import (
     ner_files,  # noqa: E402
-    ner_pipeline,  # noqa: E402
     ner_record,  # noqa: E402
 )
-from ner_recall.ner_decoding import SCHEMES  # noqa: E402
-from ner_recall.ner_matching import MODES  # noqa: E402
-from ner_recall.ner_uncertainty import check_comparison_options  # noqa: E402
 
 METRIC_PATH = HERE / "ner_recall_metric.py"
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
 
 
-def load_metric(config_name="default"):
+def load_metric(config_name: str = "default"):
     """``evaluate.load`` of the metric beside this file, one object per config: two objects in one
     process wait on each other's cache-file lock (a second each compute)."""
     return _load(config_name)
@@ -141,17 +137,15 @@ def score_two(
         given["slices"] = slices
     if buckets:
         given.update(bucket_options(inputs))
-    options = ner_pipeline.check_options("default", given)
-    settings = check_comparison_options(ci_resamples=ci_resamples or 1000, scores=options.scoring.scores)
     try:
-        out = ner_pipeline.compare_systems(
-            inputs.predictions,
-            inputs_b.predictions,
-            inputs.references,
-            options,
-            settings,
-            document_ids=inputs.document_ids,
+        out = load_metric().compare_with_intervals(
+            predictions=inputs.predictions,
+            predictions_b=inputs_b.predictions,
+            references=inputs.references,
             system_intervals=ci_resamples,
+            ci_resamples=ci_resamples or 1000,
+            document_ids=inputs.document_ids,
+            **given,
         )
     except ValueError as error:
         raise ner_files.located(*_side_of(error, inputs, inputs_b)) from None
@@ -199,7 +193,12 @@ def headline(results):
     return "overall (seqeval): " + "  ".join(parts) + accuracy
 
 
-def per_type_summary_rows(results):
+def modes(results: dict) -> list:
+    """The MUC modes of the results, strict first (the metric's order)."""
+    return list(results["muc"])
+
+
+def per_type_summary_rows(results: dict) -> list:
     strict = results["muc"]["strict"]["per_type"]
     return [
         [
@@ -209,14 +208,14 @@ def per_type_summary_rows(results):
             t["precision"],
             t["recall"],
             t["f1"],
-            *(results["muc"][m]["per_type"][name]["f1"] for m in MODES[1:]),
+            *(results["muc"][m]["per_type"][name]["f1"] for m in modes(results)[1:]),
         ]
         for name, t in sorted(strict.items())
     ]
 
 
-def muc_rows(results):
-    return [[mode, *(results["muc"][mode][k] for k in MUC_COLUMNS)] for mode in MODES]
+def muc_rows(results: dict) -> list:
+    return [[mode, *(results["muc"][mode][k] for k in MUC_COLUMNS)] for mode in modes(results)]
 
 
 def confusion_lines(confusion, top=10):
@@ -245,7 +244,7 @@ def report(results, names, sentences, results_b=None, comparison=None):
         "",
         "per type (strict counts; f1 of each mode)",
         _table(
-            ["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in MODES[1:])],
+            ["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in modes(results)[1:])],
             per_type_summary_rows(results),
         ),
         "",
@@ -371,7 +370,7 @@ def comparison_rows(results, results_b):
             results_b["muc"][m]["f1"],
             results_b["muc"][m]["f1"] - results["muc"][m]["f1"],
         ]
-        for m in MODES
+        for m in modes(results)
     ]
 
 
@@ -389,8 +388,23 @@ def comparison_text(results, results_b, comparison):
 # ---------------------------------------------------------------------------- command line
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="ner_report", description=__doc__.split("\n\n")[0])
+def formats_help() -> str:
+    """The formats ``--format`` names, with what each is and the optional package it needs."""
+    width = max(map(len, ner_files.FILE_FORMATS))
+    lines = ["formats (--format; by default told by the file's name and content):"]
+    for name, (what, package) in ner_files.FILE_FORMATS.items():
+        needs = f" (needs {package[0]}: {package[1]})" if package else ""
+        lines.append(f"  {name.ljust(width)}  {what}{needs}")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="ner_report",
+        description=__doc__.split("\n\n")[0],
+        epilog=formats_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "gold", help="gold file (CoNLL or JSONL); alone: one file with gold and predicted columns"
     )
@@ -399,7 +413,15 @@ def parse_args(argv):
         "predictions_b", nargs="?", help="a second system's predictions: compared with the first"
     )
     parser.add_argument(
-        "--scheme", choices=SCHEMES, help="decode strictly in this scheme (implies --mode strict)"
+        "--scheme",
+        choices=load_metric().SCHEMES,
+        help="decode strictly in this scheme (implies --mode strict)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=list(ner_files.FILE_FORMATS),
+        metavar="FORMAT",
+        help="read the files in this format (listed below) instead of telling it by name and content",
     )
     parser.add_argument(
         "--mode", choices=("strict",), help="strict decoding (needs --scheme); default: lenient"
@@ -437,17 +459,48 @@ def parse_args(argv):
 
 
 #: the arguments a record keeps (the files are kept with their SHA-256)
-RECORDED = ("scheme", "mode", "suffix", "no_token_check", "column", "slices", "buckets", "ci_resamples")
+RECORDED = (
+    "scheme",
+    "mode",
+    "suffix",
+    "no_token_check",
+    "column",
+    "slices",
+    "buckets",
+    "ci_resamples",
+    "format",
+)
 FILES = ("gold", "predictions", "predictions_b", "slices")
 
 
-def file_hash(path):
-    with open(path, "rb") as f:
-        return "sha256:" + hashlib.sha256(f.read()).hexdigest()
+def file_hash(path: str) -> str:
+    """``sha256:`` and the hex digest of a file's bytes (a folder, brat's: of its files' names and bytes)."""
+    digest = hashlib.sha256()
+    paths = [path]
+    if os.path.isdir(path):
+        paths = sorted(
+            os.path.join(path, n) for n in os.listdir(path) if os.path.isfile(os.path.join(path, n))
+        )
+    for name in paths:
+        if name != path:
+            digest.update(os.path.basename(name).encode("utf-8") + b"\0")
+        with open(name, "rb") as f:
+            digest.update(f.read())
+    return "sha256:" + digest.hexdigest()
 
 
-def make_cli_record(args, payload):
-    """The record of a command-line run (``ner_record``'s layout, config ``"ner_report"``)."""
+def stored_path(path: str, record_path: str) -> str:
+    """``path`` relative to the record's folder (so that the record and its files move together);
+    absolute where no relative path leads there (another drive)."""
+    try:
+        return os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.abspath(record_path)))
+    except ValueError:
+        return os.path.abspath(path)
+
+
+def make_cli_record(args: argparse.Namespace, payload: dict) -> dict:
+    """The record of a command-line run (``ner_record``'s layout, config ``"ner_report"``); each
+    file's path relative to the record (``args.record``)."""
     record = ner_record.make_record(
         "ner_report",
         {},
@@ -457,38 +510,58 @@ def make_cli_record(args, payload):
     )
     record["decoding"] = payload["results"].get("decoding")
     record["files"] = {
-        role: {"path": os.path.abspath(getattr(args, role)), "sha256": file_hash(getattr(args, role))}
+        role: {
+            "path": stored_path(getattr(args, role), args.record),
+            "sha256": file_hash(getattr(args, role)),
+        }
         for role in FILES
         if getattr(args, role)
     }
     return record
 
 
-def rerun(record_path):
-    """(text, identical) of a record's run scored again from its files, each checked by its hash."""
+def read_record(record_path: str) -> dict:
+    """The command-line record at ``record_path``, checked; a ValueError naming what is wrong."""
     try:
         with open(record_path, encoding="utf-8") as f:
             record = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ValueError(f"--rerun {record_path}: cannot read it as a JSON record ({error})") from None
-    ner_record.check_record(record)
+    try:
+        ner_record.check_record(record)
+    except ValueError as error:
+        raise ValueError(f"--rerun {record_path}: {error}") from None
     if record["config"] != "ner_report" or "files" not in record:
         raise ValueError(f"--rerun {record_path}: a record of metric.record, not of the command line")
-    for role, entry in record["files"].items():
-        if not os.path.isfile(entry["path"]):
-            raise ValueError(f"--rerun: the {role} file {entry['path']} is gone")
-        if file_hash(entry["path"]) != entry["sha256"]:
+    files = record["files"]
+    if not isinstance(files, dict) or "gold" not in files or set(files) - set(FILES):
+        raise ValueError(f"--rerun {record_path}: its 'files' map {list(FILES)} (gold among them) to files")
+    for role, entry in files.items():
+        if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("path", "sha256"))):
+            raise ValueError(f"--rerun {record_path}: the {role} file needs a 'path' and a 'sha256' (str)")
+    unknown = sorted(set(record["options"]) - set(RECORDED))
+    if unknown:
+        raise ValueError(f"--rerun {record_path}: {unknown[0]!r} is not an option of the command line")
+    return record
+
+
+def rerun(record_path: str) -> tuple:
+    """(text, identical) of a record's run scored again from its files, each checked by its hash;
+    a file's path relative to the record's folder (as records are written) or absolute."""
+    record = read_record(record_path)
+    folder = os.path.dirname(os.path.abspath(record_path))
+    paths = {role: os.path.join(folder, entry["path"]) for role, entry in record["files"].items()}
+    for role, path in paths.items():
+        if not os.path.exists(path):
+            raise ValueError(f"--rerun: the {role} file {path} is gone")
+        if file_hash(path) != record["files"][role]["sha256"]:
             raise ValueError(
-                f"--rerun: the {role} file {entry['path']} changed (its SHA-256 differs from the record's)"
+                f"--rerun: the {role} file {path} changed (its SHA-256 differs from the record's)"
             )
-    argv = [
-        record["files"][r]["path"] for r in ("gold", "predictions", "predictions_b") if r in record["files"]
-    ]
-    args = parse_args(argv)
+    args = parse_args([paths[r] for r in ("gold", "predictions", "predictions_b") if r in paths])
     for key in RECORDED:
         setattr(args, key, record["options"].get(key))
-    if "slices" in record["files"]:
-        args.slices = record["files"]["slices"]["path"]
+    args.slices = paths.get("slices")
     _, payload = run(args)
     results = {k: v for k, v in payload.items() if k != "files"}
     if ner_record.same_results(record, results):
@@ -502,14 +575,16 @@ def run(args):
     options = dict(
         scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
     )
-    inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check, args.column)
+    inputs = ner_files.read_pair(
+        args.gold, args.predictions, not args.no_token_check, args.column, getattr(args, "format", None)
+    )
     slices = None if args.slices is None else read_slices(args.slices, len(inputs.references))
     names = [args.gold, args.predictions or args.gold]
     payload = {"files": {"gold": args.gold, "predictions": names[1]}}
     results_b = comparison = None
     if args.predictions_b:
         inputs_b = ner_files.read_second_predictions(
-            inputs, args.predictions_b, not args.no_token_check, args.column
+            inputs, args.predictions_b, not args.no_token_check, args.column, getattr(args, "format", None)
         )
         results, results_b, comparison = score_two(
             inputs, inputs_b, ci_resamples=args.ci_resamples, slices=slices, buckets=args.buckets, **options
@@ -559,7 +634,10 @@ def check_output(path, option="--json"):
         raise ValueError(f"{option} {path}: not a file this process can write")
 
 
-def main(argv=None):
+def main(argv: list | None = None) -> int:
+    """Run the command line: exit 0, 1 when a file or the metric refuses the input (the message on
+    stderr), 2 when a format's optional package is missing (named with its install line) or a
+    rerun's results differ."""
     args = parse_args(argv)
     try:
         if args.rerun:
@@ -574,6 +652,11 @@ def main(argv=None):
     except ValueError as error:
         print(f"ner_report: {error}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as error:  # a format's optional package (ner_formats.MissingPackage)
+        install = getattr(error, "install", None) or f"pip install {error.name}"
+        message = str(error) if getattr(error, "install", None) else f"{error} (install it: {install})"
+        print(f"ner_report: {message}", file=sys.stderr)
+        return 2
     print(text, end="")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
