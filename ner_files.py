@@ -41,7 +41,7 @@ import gc
 import os
 from typing import NamedTuple
 
-from .ner_core import ENTITY_KEYS
+from .ner_core import ENTITY_KEYS, InputError
 from .ner_formats import PACKAGES, check_file, guess_format, looks_like, parse_json, read_annotated
 from .ner_harem import is_harem, read_harem_pair
 from .ner_model_outputs import output_form
@@ -74,18 +74,18 @@ class Inputs(NamedTuple):
     tokens: list
     paths: dict
     lines: dict
-    document_ids: list = None  # per sentence, where the format has documents (HIPE)
-    options: dict = None  # compute options the format implies (HAREM: texts, type_separator)
-    unplaced: list = None  # per document, system entities the alignment could not place (HAREM)
+    document_ids: list | None = None  # per sentence, where the format has documents (HIPE)
+    options: dict | None = None  # compute options the format implies (HAREM: texts, type_separator)
+    unplaced: list | None = None  # per document, system entities the alignment could not place (HAREM)
 
-    def compute_inputs(self):
+    def compute_inputs(self) -> dict:
         out = {"predictions": self.predictions, "references": self.references}
         if self.document_ids is not None:
             out["document_ids"] = self.document_ids
         out.update(self.options or {})
         return out
 
-    def where(self, side, sentence, item=None):
+    def where(self, side: str, sentence: int, item: int | None = None) -> str:
         """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``."""
         line = self.lines[side][sentence]
         if isinstance(line, list):
@@ -137,7 +137,7 @@ def _fields(line):
     return line.split("\t") if "\t" in line else line.split()
 
 
-def read_conll(path, tag_columns=(-1,)):
+def read_conll(path: str, tag_columns: tuple = (-1,)) -> Sentences:
     """:class:`Sentences` of a CoNLL file, reading the tags of ``tag_columns`` (default: the last).
 
     >>> import os, tempfile
@@ -218,7 +218,7 @@ def _check_same_sentences(gold, pred, check_tokens=True):
         )
 
 
-def read_conll_pair(gold_path, pred_path, check_tokens=True):
+def read_conll_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -> Inputs:
     """:class:`Inputs` of a gold and a predicted CoNLL file (each token, tag last)."""
     gold, pred = read_conll(gold_path), read_conll(pred_path)
     _check_same_sentences(gold, pred, check_tokens)
@@ -231,7 +231,7 @@ def read_conll_pair(gold_path, pred_path, check_tokens=True):
     )
 
 
-def read_other_predictions(inputs, pred_path, check_tokens=True):
+def read_other_predictions(inputs: Inputs, pred_path: str, check_tokens: bool = True) -> Inputs:
     """``inputs`` with the predictions of another CoNLL file, checked against the same sentences
     (the gold file is not read again)."""
     pred = read_conll(pred_path)
@@ -246,7 +246,7 @@ def read_other_predictions(inputs, pred_path, check_tokens=True):
     )
 
 
-def read_two_columns(path):
+def read_two_columns(path: str) -> Inputs:
     """:class:`Inputs` of one file with a gold and a predicted tag column (token, ..., gold, pred).
 
     >>> import os, tempfile
@@ -302,7 +302,7 @@ class HipeFile(NamedTuple):
     marked: bool  # whether the file has document or segment comments
 
 
-def read_hipe(path, column="NE-COARSE-LIT", merge_lines=False):
+def read_hipe(path: str, column: str = "NE-COARSE-LIT", merge_lines: bool = False) -> "HipeFile":
     """:class:`HipeFile` of a CLEF-HIPE TSV file (2020 and 2022 layouts), reading ``column``.
 
     The first line names the columns (``TOKEN NE-COARSE-LIT ... MISC``), fields are separated by
@@ -334,7 +334,7 @@ def read_hipe(path, column="NE-COARSE-LIT", merge_lines=False):
         )
     index = header.index(column)
     out = HipeFile(path, [], [], [], [], False)
-    document, count, segment = None, 0, []
+    document, count, segment = None, 0, []  # type: ignore[var-annotated]
 
     def close():
         if segment:
@@ -394,7 +394,13 @@ def _resegment(pred, gold):
     return pred._replace(tokens=tokens, tags=tags, lines=lines, document_ids=list(gold.document_ids))
 
 
-def read_hipe_pair(gold_path, pred_path, column="NE-COARSE-LIT", merge_lines=False, check_tokens=True):
+def read_hipe_pair(
+    gold_path: str,
+    pred_path: str,
+    column: str = "NE-COARSE-LIT",
+    merge_lines: bool = False,
+    check_tokens: bool = True,
+) -> Inputs:
     """:class:`Inputs` of a HIPE gold file and a system file, with each segment's document id, so
     that ``compute(**inputs.compute_inputs())`` gives HIPE-scorer's document-level scores too. A
     system file without comments is cut like the gold file; otherwise documents must agree."""
@@ -529,7 +535,7 @@ def _text_lines(path):
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
 
 
-def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
+def read_jsonl_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -> Inputs:
     """:class:`Inputs` of a gold and a predicted JSONL file: lists of span dicts per example."""
     gold, pred = read_jsonl(gold_path), read_jsonl(pred_path)
     g, p = os.path.basename(gold_path), os.path.basename(pred_path)
@@ -586,11 +592,11 @@ def read_second_predictions(
     return read_other_predictions(inputs, pred_path, check_tokens)
 
 
-def is_jsonl(path):
+def is_jsonl(path: str) -> bool:
     return str(path).lower().endswith(JSONL_SUFFIXES)
 
 
-def is_hipe(path):
+def is_hipe(path: str) -> bool:
     """Whether a file is in HIPE's TSV layout: its first line names the columns, ``TOKEN`` first
     and a ``NE-`` column among them."""
     try:
@@ -683,7 +689,7 @@ def _read_as(file_format, gold_path, pred_path, check_tokens, column):
     return read_annotated_pair(gold_path, pred_path, file_format)
 
 
-def annotated_format(path):
+def annotated_format(path: str) -> str | None:
     """The annotation tool's format of a file (``ner_formats``), or None for this module's own
     layouts (CoNLL, JSONL with "entities" of label/start/end, HIPE)."""
     if os.path.isdir(path):
@@ -703,7 +709,7 @@ def annotated_format(path):
         return None
 
 
-def read_annotated_pair(gold_path, pred_path, format=None):
+def read_annotated_pair(gold_path: str, pred_path: str, format: str | None = None) -> Inputs:
     """:class:`Inputs` of two files of an annotation tool's format (``ner_formats``): the same
     texts on both sides, character spans, scored with ``texts``."""
     gold = read_annotated(gold_path, format or annotated_format(gold_path))
@@ -735,7 +741,7 @@ def _labels_of(items):
             yield from entity["label"] if isinstance(entity["label"], list) else [entity["label"]]
 
 
-def read_harem_inputs(gold_path, system_path):
+def read_harem_inputs(gold_path: str, system_path: str) -> Inputs:
     """:class:`Inputs` of a HAREM gold file and a system file in the same markup (``ner_harem``):
     per document its text, the gold items (doubt included) and the system's entities placed on
     the gold text; ``options`` gives ``texts`` and, when a label has a type, ``type_separator``."""
@@ -778,10 +784,11 @@ def located(error: Exception, inputs: "Inputs", side: str | None = None) -> Exce
     has no place in ``inputs``; ``side``: the side of ``inputs`` its place is on, when the error
     names it otherwise (``predictions_b``). An :class:`InputError` is told by its attributes: the
     metric ``evaluate.load`` returns raises the class of its own copy of ``ner_core``."""
-    if not all(hasattr(error, k) for k in INPUT_ERROR_FIELDS) or error.sentence is None:
+    if not all(hasattr(error, k) for k in INPUT_ERROR_FIELDS):
         return error
-    side = side or error.side
+    place: InputError = error  # type: ignore[assignment]  # one of the InputError classes
+    side = side or place.side
     lines = (inputs.lines or {}).get(side)
-    if lines is None or not 0 <= error.sentence < len(lines):
+    if place.sentence is None or lines is None or not 0 <= place.sentence < len(lines):
         return error
-    return error.noted(inputs.where(side, error.sentence, error.token))
+    return place.noted(inputs.where(side, place.sentence, place.token))

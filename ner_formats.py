@@ -24,7 +24,7 @@ from .ner_decoding import tags_to_spans
 
 FORMATS = ("brat", "label-studio", "doccano", "prodigy", "spacy", "conllu")
 #: the optional package each format needs, with its install line (None: none)
-PACKAGES = {
+PACKAGES: dict[str, tuple[str, str] | None] = {
     "brat": None,
     "label-studio": None,
     "doccano": None,
@@ -38,7 +38,7 @@ class MissingPackage(ModuleNotFoundError):
     """A format's optional package is not installed; the message names it and its install line."""
 
     def __init__(self, format: str, path: str) -> None:
-        package, install = PACKAGES[format]
+        package, install = PACKAGES[format] or (format, f"pip install {format}")
         super().__init__(
             f"{os.path.basename(path)}: reading a {format} file needs {package}, which is not installed: {install}"
         )
@@ -100,7 +100,7 @@ class Annotated(NamedTuple):
     entities: list
     ids: list
     lines: list
-    annotators: list = None
+    annotators: list | None = None
 
 
 def _error(path, line, message):
@@ -144,7 +144,7 @@ def _brat_fragments(offsets, path, line):
     return merged
 
 
-def read_brat_pair(ann_path, txt_path=None):
+def read_brat_pair(ann_path: str, txt_path: str | None = None) -> tuple:
     """One brat document: the ``.txt`` beside the ``.ann``. ``T`` lines are entities (several
     ``start end`` fragments separated by ``;`` make a discontinuous one; their text is checked
     against the ``.txt``), ``A`` and ``M`` lines their attributes (a binary attribute is True);
@@ -209,7 +209,7 @@ def read_brat_pair(ann_path, txt_path=None):
     return text, ordered
 
 
-def read_brat(path):
+def read_brat(path: str) -> Annotated:
     """A brat ``.ann`` file (its ``.txt`` beside it) or a folder of them, one example each."""
     check_file(path, folder=True)
     paths = (
@@ -254,10 +254,13 @@ def _list_field(record, key, path, number, format):
     return value
 
 
-def read_doccano(path):
+def read_doccano(path: str) -> Annotated:
     """doccano's JSONL export: ``{"text", "label": [[start, end, "TYPE"], ...]}`` or the newer
     ``"entities": [{"start_offset", "end_offset", "label"}]``."""
-    texts, entities, ids, lines = [], [], [], []
+    texts: list = []
+    entities: list = []
+    ids: list = []
+    lines: list = []
     for number, record in _json_lines(path, "doccano"):
         where = f"{os.path.basename(path)} line {number}"
         text, found = record["text"], []
@@ -291,7 +294,10 @@ ANSWERS = ("accept", "reject", "ignore")
 def read_prodigy(path: str, answers: tuple = ("accept",)) -> Annotated:
     """Prodigy's JSONL (``{"text", "spans": [{"start", "end", "label"}], "answer"}``): the records
     whose answer is in ``answers`` (rejected and ignored ones are left out unless asked)."""
-    texts, entities, ids, lines = [], [], [], []
+    texts: list = []
+    entities: list = []
+    ids: list = []
+    lines: list = []
     for number, record in _json_lines(path, "Prodigy"):
         if "spans" not in record and ("label" in record or "entities" in record):
             raise _error(path, number, f"no Prodigy 'spans'; the record looks like {looks_like(record)}")
@@ -352,7 +358,7 @@ def _ls_annotations(task, where):
     return [a for a in annotations if not a.get("was_cancelled")]
 
 
-def read_label_studio(path, text_key="text"):
+def read_label_studio(path: str, text_key: str = "text") -> Annotated:
     """Label Studio's JSON export (a list of tasks). Each task's text is ``data[text_key]``; its
     annotations not cancelled become annotators, in order (``annotators[k]``: the k-th annotation of
     every task); ``entities`` is the first. Every task needs as many annotations for agreement."""
@@ -393,7 +399,7 @@ def read_label_studio(path, text_key="text"):
 # ---------------------------------------------------------------------------- spaCy
 
 
-def from_docs(docs, spans_key=None):
+def from_docs(docs: list, spans_key: str | None = None) -> Annotated:
     """spaCy ``Doc`` objects: ``doc.ents``, or ``doc.spans[spans_key]`` (nested allowed)."""
     texts, entities = [], []
     for doc in docs:
@@ -460,7 +466,9 @@ def check_docbin(data: bytes, name: str) -> None:
     try:
         msg = srsly.msgpack_loads(inflated)
     except Exception as error:  # msgpack raises several kinds, some without a message
-        raise ValueError(f"{name}: not a spaCy DocBin (not msgpack: {type(error).__name__} {error})") from None
+        raise ValueError(
+            f"{name}: not a spaCy DocBin (not msgpack: {type(error).__name__} {error})"
+        ) from None
     keys = ("attrs", "tokens", "spaces", "lengths", "strings")
     if not isinstance(msg, dict) or any(k not in msg for k in keys):
         raise ValueError(f"{name}: not a spaCy DocBin (it needs {list(keys)})")
@@ -486,13 +494,19 @@ def check_docbin(data: bytes, name: str) -> None:
 # ---------------------------------------------------------------------------- CoNLL-U
 
 
-def read_conllu(path, column=None, misc_key="NER"):
+def read_conllu(path: str, column: int | None = None, misc_key: str = "NER") -> Annotated:
     """CoNLL-U with NER tags in MISC (``NER=B-PER``, the key ``misc_key``) or in a column after the
     ten of CoNLL-U (the last one, or ``column``, 0-based). Multiword token lines (``1-2``) and empty nodes
     (``1.1``) are skipped; a token without a tag is ``O``. Entities are character offsets into the
     sentence's tokens joined by one space (``SpaceAfter=No`` respected)."""
-    texts, entities, ids, lines = [], [], [], []
-    tokens, tags, spaces, start_line = [], [], [], None
+    texts: list = []
+    entities: list = []
+    ids: list = []
+    lines: list = []
+    tokens: list = []
+    tags: list = []
+    spaces: list = []
+    start_line = None
 
     def flush():
         if not tokens:

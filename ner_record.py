@@ -61,20 +61,20 @@ def _plain(value):
     return value
 
 
-def canonical(value):
+def canonical(value: object) -> bytes:
     """The canonical bytes of a value (see the module's docstring)."""
     return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
         "utf-8"
     )
 
 
-def fingerprint(value):
+def fingerprint(value: object) -> str:
     """``sha256:`` and the hex digest of the canonical bytes."""
     return "sha256:" + hashlib.sha256(canonical(value)).hexdigest()
 
 
-def versions():
-    out = {"python": platform.python_version()}
+def versions() -> dict:
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
             out[name] = metadata.version(name)
@@ -83,7 +83,7 @@ def versions():
     return out
 
 
-def make_record(config, inputs, options, defaults, results):
+def make_record(config: str, inputs: dict, options: dict, defaults: dict, results: dict) -> dict:
     """The record of one ``compute``: ``inputs`` {name: value} (predictions, references,
     subgroups), ``options`` the options given, ``defaults`` every option of the config with its
     default."""
@@ -145,14 +145,14 @@ def check_record(record: object) -> None:
                 f"a tampered record: the hash of input {name!r} is not 'sha256:...'; got {digest!r:.80}"
             )
     try:
-        json.dumps(record, allow_nan=True)
+        json.dumps(record)
     except (ValueError, TypeError, RecursionError) as error:
         raise ValueError(
             f"a tampered record: it cannot be written as JSON ({type(error).__name__}: {error})"
         ) from None
 
 
-def check_inputs(record, given):
+def check_inputs(record: dict, given: dict) -> None:
     """Raise, naming the input, unless ``given`` {name: value} are the inputs the record hashed."""
     for name, digest in record["inputs"].items():
         if name not in given or given[name] is None:
@@ -166,14 +166,14 @@ def check_inputs(record, given):
         raise ValueError(f"{extra[0]!r} was not an input of the recorded run")
 
 
-def same_results(record, results):
+def same_results(record: dict, results: dict) -> bool:
     """Whether ``results`` are the record's, to the last bit of every float."""
     return canonical(results) == canonical(record["results"])
 
 
-def differences(record, results, limit=5):
+def differences(record: dict, results: dict, limit: int = 5) -> list:
     """The first ``limit`` result keys (dotted paths) whose values differ."""
-    out = []
+    out: list[str] = []
 
     def walk(a, b, path):
         if len(out) >= limit:
@@ -188,7 +188,14 @@ def differences(record, results, limit=5):
     return out
 
 
-def model_index(results, model_name, dataset_name, dataset_type, split=None, dataset_config=None):
+def model_index(
+    results: dict,
+    model_name: str,
+    dataset_name: str,
+    dataset_type: str,
+    split: str | None = None,
+    dataset_config: str | None = None,
+) -> dict:
     """The ``model-index`` metadata of a Hugging Face model card: seqeval's micro precision, recall,
     F1 (and accuracy in the tag configs) and the F1 of each MUC mode."""
     metrics = [
@@ -219,7 +226,7 @@ def model_index(results, model_name, dataset_name, dataset_type, split=None, dat
     }
 
 
-def flat_results(results, prefix=""):
+def flat_results(results: dict, prefix: str = "") -> dict:
     """The results as one level of ``a/b/c`` keys with number values (for ``evaluate.save`` and
     logging tools); lists and strings are left out."""
     out = {}

@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # ner_files beside this file, whatever the working directory
@@ -36,7 +37,7 @@ METRIC_PATH = HERE / "ner_recall_metric.py"
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
 
 
-def load_metric(config_name: str = "default"):
+def load_metric(config_name: str = "default") -> Any:
     """``evaluate.load`` of the metric beside this file, one object per config: two objects in one
     process wait on each other's cache-file lock (a second each compute)."""
     return _load(config_name)
@@ -52,7 +53,7 @@ def _load(config_name):
     return evaluate.load(str(METRIC_PATH), config_name, experiment_id=f"ner_report_{os.getpid()}")
 
 
-def is_spans(inputs):
+def is_spans(inputs: ner_files.Inputs) -> bool:
     return (
         bool(inputs.references)
         and isinstance(inputs.references[0], list)
@@ -65,7 +66,7 @@ def _metric(inputs):
     return (load_metric("spans"), False) if is_spans(inputs) else (load_metric(), True)
 
 
-def bucket_options(inputs):
+def bucket_options(inputs: ner_files.Inputs) -> dict:
     """The entity buckets the files allow, with the option that gives their text: every attribute
     that needs no training set for tags (with the tokens), entity length and, for texts, the
     capitalisation for spans."""
@@ -79,19 +80,26 @@ def bucket_options(inputs):
     return {"buckets": ["entity_length"]}
 
 
-def is_scored(inputs):
+def is_scored(inputs: ner_files.Inputs) -> bool:
     """Whether the predictions are span items with a ``"score"`` (then the ranking family runs)."""
     return is_spans(inputs) and any("score" in e for example in inputs.predictions for e in example)
 
 
 def score(
-    inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True, slices=None, buckets=False
-):
+    inputs: ner_files.Inputs,
+    scheme: str | None = None,
+    mode: str | None = None,
+    suffix: bool = False,
+    ci_resamples: int = 0,
+    errors: bool = True,
+    slices: list | None = None,
+    buckets: bool = False,
+) -> dict:
     """The metric's results on reader output, with "confusion" (and "errors" unless ``errors`` is
     False; with ``buckets``, the entity buckets of :func:`bucket_options`). ValueErrors name file
     and line."""
     metric, tags = _metric(inputs)
-    options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
+    options: dict[str, Any] = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
     if not tags and any(
         "fragments" in e for example in inputs.references + inputs.predictions for e in example
     ):
@@ -111,16 +119,16 @@ def score(
 
 
 def score_two(
-    inputs,
-    inputs_b,
-    scheme=None,
-    mode=None,
-    suffix=False,
-    ci_resamples=0,
-    errors=True,
-    slices=None,
-    buckets=False,
-):
+    inputs: ner_files.Inputs,
+    inputs_b: ner_files.Inputs,
+    scheme: str | None = None,
+    mode: str | None = None,
+    suffix: bool = False,
+    ci_resamples: int = 0,
+    errors: bool = True,
+    slices: list | None = None,
+    buckets: bool = False,
+) -> tuple:
     """Two systems on one gold, each scored once: (results, results_b, comparison). Tag systems get
     ``metric.compare``'s difference, interval and p-value (comparison None for spans); each
     system's own intervals come from the same per-unit rows. ValueErrors name file and line."""
@@ -179,7 +187,7 @@ def _interval(results, name):
     return f" [{low_high[0]:.4f}, {low_high[1]:.4f}]" if low_high else ""
 
 
-def headline(results):
+def headline(results: dict) -> str:
     if "overall_f1" not in results:
         strict = results["muc"]["strict"]
         return f"strict: precision {strict['precision']:.4f}  recall {strict['recall']:.4f}  f1 {strict['f1']:.4f}"
@@ -218,7 +226,7 @@ def muc_rows(results: dict) -> list:
     return [[mode, *(results["muc"][mode][k] for k in MUC_COLUMNS)] for mode in modes(results)]
 
 
-def confusion_lines(confusion, top=10):
+def confusion_lines(confusion: dict, top: int = 10) -> list:
     pairs = [
         (n, gold, pred, scenario)
         for scenario in ("same_span", "overlap")
@@ -233,7 +241,9 @@ def confusion_lines(confusion, top=10):
     return lines or ["  no entity took another type"]
 
 
-def report(results, names, sentences, results_b=None, comparison=None):
+def report(
+    results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
+) -> str:
     """The text the command line prints."""
     out = [
         f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
@@ -282,12 +292,12 @@ def report(results, names, sentences, results_b=None, comparison=None):
 DOC_COLUMNS = ("documents", "precision", "precision_std", "recall", "recall_std", "f1", "f1_std")
 
 
-def document_rows(documents):
+def document_rows(documents: dict) -> list:
     """(mode, documents, P, its std, R, its std, F1, its std); ``-`` where no document qualifies."""
     return [[mode, *("-" if t[k] is None else t[k] for k in DOC_COLUMNS)] for mode, t in documents.items()]
 
 
-def ranking_table(ranking):
+def ranking_table(ranking: dict) -> str:
     """Per matching: average precision, the best-F1 threshold with its scores, ECE."""
     rows = [
         [
@@ -308,7 +318,7 @@ def ranking_table(ranking):
     )
 
 
-def bucket_table(table, compared=None):
+def bucket_table(table: dict, compared: dict | None = None) -> str:
     """Each bucket's gold and predicted entities, strict precision, recall and F1 (with its interval
     when computed; with B - A and its Holm-corrected p-value when compared)."""
     header = ["bucket", "gold", "pred", "precision", "recall", "f1"]
@@ -328,7 +338,7 @@ def bucket_table(table, compared=None):
     return _table(header, rows)
 
 
-def slice_lines(table, compared=None):
+def slice_lines(table: dict, compared: dict | None = None) -> list:
     """Each slice's sentences and scores (with B - A and its Holm-corrected p-value when compared),
     then the worst slice."""
     name = "overall_f1" if "overall_f1" in next(iter(table["values"].values())) else None
@@ -359,7 +369,7 @@ def slice_lines(table, compared=None):
     return [_table(header, rows), *tail]
 
 
-def comparison_rows(results, results_b):
+def comparison_rows(results: dict, results_b: dict) -> list:
     """(score, A, B, B - A) for the headline scores and each mode's F1."""
     names = [f"overall_{k}" for k in ("precision", "recall", "f1")] if "overall_f1" in results else []
     rows = [[n, results[n], results_b[n], results_b[n] - results[n]] for n in names]
@@ -374,7 +384,7 @@ def comparison_rows(results, results_b):
     ]
 
 
-def comparison_text(results, results_b, comparison):
+def comparison_text(results: dict, results_b: dict, comparison: dict | None) -> str:
     if comparison and comparison.get("table"):
         rows = [
             [r["score"], r["a"], r["b"], r["difference"], r["low"], r["high"], r["p_value"]]
@@ -570,7 +580,7 @@ def rerun(record_path: str) -> tuple:
     return f"different: {where} (versions then: {record['versions']}; now: {ner_record.versions()})\n", False
 
 
-def run(args):
+def run(args: argparse.Namespace) -> tuple:
     """(text, results as a JSON-ready dict) of parsed arguments; ValueError on bad input."""
     options = dict(
         scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
@@ -606,7 +616,7 @@ def run(args):
     return text, payload
 
 
-def read_slices(path, n_sentences):
+def read_slices(path: str, n_sentences: int) -> list:
     """One slice value per line, one line per sentence; ValueError naming the file."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -621,7 +631,7 @@ def read_slices(path, n_sentences):
     return values
 
 
-def check_output(path, option="--json"):
+def check_output(path: str, option: str = "--json") -> None:
     """Raise unless ``path`` can be written (checked before any scoring, so nothing is printed in vain)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):

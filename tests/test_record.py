@@ -348,3 +348,35 @@ def test_versions_name_python_and_each_package():
     found = ner_record.versions()
     assert found["python"] == platform.python_version() and list(found) == ["python", *ner_record.PACKAGES]
     assert found["numpy"] == np.__version__
+
+
+def test_a_package_not_installed_has_no_version(monkeypatch):
+    from ner_recall import ner_record
+
+    monkeypatch.setattr(ner_record, "PACKAGES", ("numpy", "no-such-package-here"))
+    assert ner_record.versions()["no-such-package-here"] is None
+
+
+def test_a_record_with_nan_results_is_a_record():
+    from ner_recall import ner_record
+
+    ner_record.check_record(_record(results={"f1": float("nan")}))  # JSON as Python writes it
+
+
+def test_the_hash_that_differs_is_the_given_inputs():
+    from ner_recall import ner_record
+
+    given = {"predictions": [["B-A"]], "references": [["O"]], "texts": ["a"]}
+    digest = ner_record.fingerprint([["O"]])
+    with pytest.raises(
+        ValueError, match=f"its hash {digest} differs from {_record()['inputs']['references']}$"
+    ):
+        ner_record.check_inputs(_record(), given)
+
+
+def test_differences_between_a_table_and_a_number():
+    from ner_recall import ner_record
+
+    record = _record(results={"a": {"b": 1}, "c": 2})
+    assert ner_record.differences(record, {"a": 5, "c": 2}) == ["a"]
+    assert ner_record.differences(record, {"a": {"b": 1}, "c": {"d": 2}}) == ["c"]
