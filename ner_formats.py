@@ -176,7 +176,7 @@ def read_brat_pair(ann_path: str, txt_path: str | None = None) -> tuple:
             fragments = _brat_fragments(offsets, ann_path, number)
             covered = " ".join(text[s:e] for s, e in fragments)
             if (
-                covered.replace("\n", " ") != fields[2].replace("\n", " ")
+                covered.replace("\n", " ") != fields[2]  # a line of the .ann holds no line break
                 and "".join(text[s:e] for s, e in fragments) != fields[2]
             ):
                 raise _error(

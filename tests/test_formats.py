@@ -426,3 +426,144 @@ def test_spacy_missing_is_named_with_its_install_line(tmp_path, monkeypatch):
     ) as info:
         F.read_annotated(str(path))
     assert isinstance(info.value, F.MissingPackage) and info.value.install == "pip install spacy"
+
+
+# ---------------------------------------------------------------------------- from the mutation survivors
+BRAT_TEXT = "Patient had muscle and joint pain.\n"
+BRAT_FILES = [
+    # (.ann, message or the entities read as (label, start, end, fragments))
+    ("T1\tADR x 18\tmuscle\n", r"d\.ann line 1: offsets 'x 18' are not 'start end' pairs separated by ';'"),
+    ("\nT1\tADR 12 18;15 22\tmuscle cle an\n", r"d\.ann line 2: offsets '12 18;15 22': fragments overlap"),
+    (
+        "T1\tADR 12 18;17 33\tmuscle e and joint pain\n",
+        r"d\.ann line 1: offsets '12 18;17 33': fragments overlap",
+    ),
+    (
+        "T1\tADR 12 18\tmuscle\nA1\tNegated\n",
+        r"d\.ann line 2: an A line is 'A1<tab>Name T1' or 'A1<tab>Name T1 Value'$",
+    ),
+    ("T1\tADR 12 18\tmuscle\nA1\n", r"d\.ann line 2: an A line is"),
+    ("T1\t ADR 12 18\tmuscle\n", r"d\.ann line 1: offsets 'ADR 12 18' are not 'start end' pairs"),
+    ("T1\tADR 30 40\tain. \n\n", r"d\.ann line 1: offsets 30-40 are not a span of the text \(length 35\)"),
+    ("T1\tADR 12 18\tmuscle\n\nT2\tADR 29 33\tpain\n", [("ADR", 12, 18, None), ("ADR", 29, 33, None)]),
+    ("T1\tADR 12 18;29 33\tmusclepain\n", [("ADR", 12, 33, [[12, 18], [29, 33]])]),
+    ("T1\tADR 12 18;29 33\tmuscle pain\n", [("ADR", 12, 33, [[12, 18], [29, 33]])]),
+]
+
+
+@pytest.mark.parametrize("ann, expected", BRAT_FILES)
+def test_brat_lines_read_or_named(tmp_path, ann, expected):
+    (tmp_path / "d.txt").write_text(BRAT_TEXT, encoding="utf-8")
+    (tmp_path / "d.ann").write_text(ann, encoding="utf-8")
+    if isinstance(expected, str):
+        with pytest.raises(ValueError, match=expected):
+            F.read_annotated(str(tmp_path / "d.ann"))
+        return
+    (entities,) = F.read_annotated(str(tmp_path / "d.ann")).entities
+    assert [(e["label"], e["start"], e["end"], e.get("fragments")) for e in entities] == expected
+
+
+def test_brat_text_is_read_as_written_crlf_and_utf8(tmp_path):
+    (tmp_path / "d.txt").write_bytes("Anna\r\nRiga ü".encode())
+    (tmp_path / "d.ann").write_bytes("T1\tLOC 6 10\tRiga\nT2\tX 11 12\tü\n".encode())
+    got = F.read_annotated(str(tmp_path / "d.ann"))
+    assert got.texts == ["Anna\r\nRiga ü"] and [e["start"] for e in got.entities[0]] == [6, 11]
+    (tmp_path / "d.txt").write_bytes(b"\xff\xfe")
+    with pytest.raises(ValueError, match=r"^d\.ann: cannot read it and its \.txt as UTF-8 \("):
+        F.read_annotated(str(tmp_path / "d.ann"))
+
+
+def test_prodigy_records_ids_and_lines(tmp_path):
+    records = [
+        {"text": "ab", "spans": [], "answer": "reject"},
+        {"text": "ab", "spans": [{"start": 0, "end": 1, "label": "X"}], "_task_hash": 17, "label": "textcat"},
+        {"text": "cd"},
+    ]
+    path = tmp_path / "p.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records[:2]) + "\n\n" + json.dumps(records[2]) + "\n")
+    got = F.read_prodigy(str(path))
+    assert got.entities == [[{"label": "X", "start": 0, "end": 1}], []]
+    assert got.ids == [17, 1] and got.lines == [2, 4] and got.texts == ["ab", "cd"]
+
+
+def test_doccano_ids_and_lines(tmp_path):
+    path = tmp_path / "d.jsonl"
+    path.write_text('\n{"text": "ab", "id": "x"}\n{"text": "cd", "entities": []}\n')
+    got = F.read_doccano(str(path))
+    assert got.ids == ["x", 1] and got.lines == [2, 3] and got.entities == [[], []]
+
+
+def test_label_studio_skips_other_regions_before_labels(tmp_path):
+    path = label_studio(tmp_path, [{"result": [{"type": "choices", "value": {}}, region(["PER"])]}])
+    assert F.read_annotated(path).entities == [[{"label": "PER", "start": 0, "end": 3}]]
+
+
+def conllu(tmp_path, rows, name="x.conllu"):
+    path = tmp_path / name
+    path.write_text(
+        "\n".join("\t".join(r) if isinstance(r, tuple) else r for r in rows) + "\n", encoding="utf-8"
+    )
+    return str(path)
+
+
+def word(k, form, misc="_", *more):
+    return (str(k), form, "_", "_", "_", "_", "_", "_", "_", misc, *more)
+
+
+def test_conllu_texts_lines_and_ids(tmp_path):
+    path = conllu(
+        tmp_path,
+        [
+            "# sent_id = 1",
+            word(1, "New York", "NER=B-LOC"),
+            word(2, "TAXX", "NER=B-ORG|Gloss=a=b"),
+            "",
+            "",
+            word(1, "x\u00a0"),
+        ],
+    )
+    got = F.read_conllu(path)
+    assert got.texts == [
+        "New York TAXX",
+        "x\u00a0",
+    ]  # a form may hold a space; only the joining space is stripped
+    assert got.entities[0] == [
+        {"label": "LOC", "start": 0, "end": 8},
+        {"label": "ORG", "start": 9, "end": 13},
+    ]
+    assert got.lines == [2, 6] and got.ids == [0, 1]
+    assert F.read_conllu(conllu(tmp_path, [word(1, "a", "NER=B-A=B")])).entities == [
+        [{"label": "A=B", "start": 0, "end": 1}]
+    ]  # MISC is split at its first "="
+
+
+@pytest.mark.parametrize(
+    "tag, message",
+    [
+        ("B-X", None),
+        ("S-X", None),
+        ("BPER", r"tag 'BPER' is not O or PREFIX-TYPE"),
+        ("X-PER", r"tag 'X-PER' is not O"),
+        ("B-", r"tag 'B-' is not O"),
+        ("PER", r"tag 'PER' is not O"),
+    ],
+)
+def test_conllu_tags_are_checked(tmp_path, tag, message):
+    path = conllu(tmp_path, [word(1, "a", f"NER={tag}")])
+    if message is None:
+        assert F.read_conllu(path).entities == [[{"label": "X", "start": 0, "end": 1}]]
+        return
+    with pytest.raises(ValueError, match=r"x\.conllu line 1: " + message):
+        F.read_conllu(path)
+
+
+def test_conllu_column_and_unreadable_files(tmp_path):
+    path = conllu(tmp_path, ["# c", word(1, "Ada", "_", "B-PER", "O"), word(2, "King", "_", "I-PER", "O")])
+    assert F.read_conllu(path, column=10).entities == [[{"label": "PER", "start": 0, "end": 8}]]
+    assert F.read_conllu(path).entities == [[]]  # the last column by default
+    with pytest.raises(ValueError, match=r"^x\.conllu line 2: no column 12 \(the line has 12\)$"):
+        F.read_conllu(path, column=12)
+    bad = tmp_path / "bad.conllu"
+    bad.write_bytes(b"\xff\n")
+    with pytest.raises(ValueError, match=r"^bad\.conllu: cannot read it as UTF-8 \("):
+        F.read_conllu(str(bad))
