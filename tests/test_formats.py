@@ -567,3 +567,145 @@ def test_conllu_column_and_unreadable_files(tmp_path):
     bad.write_bytes(b"\xff\n")
     with pytest.raises(ValueError, match=r"^bad\.conllu: cannot read it as UTF-8 \("):
         F.read_conllu(str(bad))
+
+
+@pytest.mark.parametrize(
+    "record, looks",
+    [
+        (True, "a JSON true or false, not an object"),
+        ([1], "a JSON array, not an object"),
+        ("x", "a JSON string, not an object"),
+        (None, "a JSON null, not an object"),
+        (5.5, "a JSON number, not an object"),
+        (
+            {"entities": "x"},
+            "this metric's own JSONL (it has 'entities' of 'label', 'start', 'end'): give no format",
+        ),
+        (
+            {"entities": [5]},
+            "this metric's own JSONL (it has 'entities' of 'label', 'start', 'end'): give no format",
+        ),
+        (
+            {"entities": []},
+            "this metric's own JSONL (it has 'entities' of 'label', 'start', 'end'): give no format",
+        ),
+        (
+            {"entities": [{"start_offset": 0}]},
+            "doccano (its 'entities' have 'start_offset'): give the format 'doccano'",
+        ),
+        (
+            {"annotations": []},
+            "a Label Studio task (it has 'annotations' or 'data'): give the format 'label-studio'",
+        ),
+        (
+            {"data": {}},
+            "a Label Studio task (it has 'annotations' or 'data'): give the format 'label-studio'",
+        ),
+        ({f"k{i}": 0 for i in range(10)}, f"none of the formats (its keys: {[f'k{i}' for i in range(8)]})"),
+    ],
+)
+def test_what_a_record_looks_like(record, looks):
+    assert F.looks_like(record) == looks
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ('{"text": "ab"}', []),
+        ('{"text": "ab", "spans": [], "label": [[0, 1, "X"]]}', [("X", 0, 1)]),
+        ('{"text": "ab", "spans": [], "entities": []}', []),
+        (
+            '{"text": "ab", "label": [[0, 1, 5]]}',
+            r"x\.jsonl line 1: the label must be a non-empty str; got 5",
+        ),
+        (
+            '{"text": "ab", "label": [[1, 1, "X"]]}',
+            r"x\.jsonl line 1: offsets 1-1 are not a span of the text \(length 2\)",
+        ),
+        ('{"text": "ab", "entities": [5]}', r"^x\.jsonl line 1: an entity is an object; got 5$"),
+        (
+            '{"text": "ab", "entities": [{"label": "X", "start_offset": 0, "end_offset": 9}]}',
+            r"^x\.jsonl line 1: offsets 0-9 are not a span",
+        ),
+    ],
+)
+def test_doccano_records(tmp_path, line, expected):
+    path = tmp_path / "x.jsonl"
+    path.write_text(line + "\n")
+    if isinstance(expected, str):
+        with pytest.raises(ValueError, match=expected):
+            F.read_doccano(str(path))
+        return
+    (entities,) = F.read_doccano(str(path)).entities
+    assert [(e["label"], e["start"], e["end"]) for e in entities] == expected
+
+
+def test_unreadable_json_lines_and_brat_folders(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"\xff\n")
+    with pytest.raises(ValueError, match=r"^x\.jsonl: cannot read it as UTF-8 \("):
+        F.read_doccano(str(path))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match=f"^{re.escape(str(empty))}: no .ann file$"):
+        F.read_brat(str(empty))
+    for name in ("a", "b"):
+        (empty / f"{name}.txt").write_text("Anna")
+        (empty / f"{name}.ann").write_text("T1\tPER 0 4\tAnna\n")
+    got = F.read_brat(str(empty))
+    assert got.ids == ["a", "b"] and got.lines == [1, 1]
+
+
+def test_label_studio_tasks_ids_annotators_and_errors(tmp_path):
+    def export(tasks, name="ls.json"):
+        path = tmp_path / name
+        path.write_text(json.dumps(tasks) if not isinstance(tasks, str) else tasks)
+        return str(path)
+
+    one = {"result": [region(["PER"])]}
+    got = F.read_annotated(
+        export([{"id": 7, "data": {"text": "PER x"}, "annotations": [one]}, {"data": {"text": "y"}}])
+    )
+    assert (
+        got.ids == [7, 1] and got.lines == [0, 1] and got.annotators is None
+    )  # one annotation: no agreement
+    assert got.entities == [[{"label": "PER", "start": 0, "end": 3}], []]
+    assert F.read_annotated(export([])) == F.Annotated([], [], [], [], None)
+    uneven = [{"data": {"text": "PER x"}, "annotations": [one] * n} for n in (2, 3)]
+    with pytest.raises(
+        ValueError, match=r"^ls\.json: tasks hold \[2, 3\] annotations; agreement needs as many"
+    ):
+        F.read_annotated(export(uneven))
+    with pytest.raises(ValueError, match=r"^ls\.json \(a Label Studio JSON export\): not JSON"):
+        F.read_annotated(export("{oops"))
+    with pytest.raises(ValueError, match=r"list of tasks; this looks like a Label Studio task"):
+        F.read_annotated(export({"data": {}}))
+    with pytest.raises(ValueError, match=r"^ls\.json task 1: no data\['text'\] text$"):
+        F.read_annotated(export([{"data": {"text": "a"}}, 5]))
+    with pytest.raises(ValueError, match=r"^ls\.json task 1: no data"):
+        F.read_annotated(export([{"data": {"text": "a"}}, {"data": {}}]))
+
+
+def test_docs_without_the_spans_key_and_their_ids():
+    spacy = spacy_or_skip()
+    nlp = spacy.blank("en")
+    docs = [nlp("Ada met Babbage"), nlp("x")]
+    got = F.from_docs(docs, spans_key="missing")
+    assert got.entities == [[], []] and got.ids == [0, 1] and got.lines == [0, 1]
+
+
+def test_docbin_inflation_bound_and_messages():
+    import zlib
+
+    spacy_or_skip()
+    small = zlib.compress(b"\0" * 500_000)  # inflates 500 times, but within 1 MB: read, then not msgpack
+    with pytest.raises(ValueError, match=r"^x: not a spaCy DocBin \(not msgpack: [A-Z]\w+"):
+        F.check_docbin(small, "x")
+    with pytest.raises(ValueError, match="not msgpack: (?!NoneType)"):
+        F.check_docbin(small, "x")
+    big = zlib.compress(b"\0" * 1_600_000)
+    limit = 256 * len(big) + (1 << 20)
+    with pytest.raises(
+        ValueError, match=rf"^x: not a spaCy DocBin it reads \(it inflates past {limit} bytes"
+    ):
+        F.check_docbin(big, "x")
