@@ -709,3 +709,44 @@ def test_docbin_inflation_bound_and_messages():
         ValueError, match=rf"^x: not a spaCy DocBin it reads \(it inflates past {limit} bytes"
     ):
         F.check_docbin(big, "x")
+
+
+def test_more_survivors_guessing_options_fragments_and_docbin_parts(tmp_path):
+    import zlib
+
+    import numpy as np
+    import srsly
+
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n\n")
+    with pytest.raises(ValueError, match="cannot tell its format"):
+        F.guess_format(str(blank))
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"text": "\xe9", "spans": []}\n')
+    assert F.guess_format(str(latin)) == "prodigy"  # the first line is read leniently to guess
+    prodigy = tmp_path / "p.jsonl"
+    prodigy.write_text('{"text": "ab", "spans": [], "answer": "reject"}\n')
+    assert len(F.read_annotated(str(prodigy), "prodigy", answers=("reject",)).texts) == 1
+    (tmp_path / "d.txt").write_text("Anna")
+    (tmp_path / "d.ann").write_text("T1\tPER 2 2\t\n")
+    with pytest.raises(ValueError, match=r"each fragment is 'start end' with start < end"):
+        F.read_annotated(str(tmp_path / "d.ann"))
+    one_each = [{"data": {"text": "PER x"}, "annotations": [{"result": [region(["PER"])]}]}] * 2
+    assert F.read_annotated(label_studio_file(tmp_path, one_each)).annotators is None
+    spacy_or_skip()
+    with pytest.raises(ValueError, match=r"not a spaCy DocBin \(it needs"):
+        F.check_docbin(zlib.compress(srsly.msgpack_dumps({"attrs": []})), "x")
+    with pytest.raises(ValueError, match=r"^x: not a spaCy DocBin \(attrs a list"):
+        F.check_docbin(docbin_bytes(attrs="ORTH"), "x")
+    with pytest.raises(ValueError, match=r"lengths sum to 1 tokens"):
+        F.check_docbin(docbin_bytes(lengths=np.array([3, 2**32 - 2], dtype="uint32").tobytes()), "x")
+    ok = docbin_bytes(lengths=np.array([1, 2] + [0] * 10_000, dtype="int32").tobytes())
+    F.check_docbin(ok, "x")  # 10,000 empty docs beyond one per token: read
+    with pytest.raises(ValueError, match=r"lengths sum to 4 tokens"):
+        F.check_docbin(docbin_bytes(lengths=np.array([1, 2, 1], dtype="int32").tobytes()), "x")
+
+
+def label_studio_file(tmp_path, tasks):
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(tasks))
+    return str(path)
