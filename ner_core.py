@@ -331,3 +331,112 @@ def holm(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[i]))
         adjusted[i] = running
     return adjusted
+
+
+# ---------------------------------------------------------------------------- input errors
+
+
+class InputError(ValueError):
+    """A bad item of an input, with its place as attributes: the message is written from them.
+
+    ``side`` names the input (``"predictions"``, ``"references"``, ``"annotations[2]"``, ...);
+    ``sentence`` and ``token`` index the item in it (``None`` where the error is about a whole
+    sentence or side); ``item`` is the value found there (``None`` if none); ``other`` is a second
+    place the message names, ``(side, sentence, token)`` (the sentence of the other side whose
+    length differs, the tag that has a type where this one has none); ``note`` is appended in
+    parentheses (the file and line a reader found the item at).
+
+    ``template`` is the message with ``{place}`` where the place goes and ``{other}`` where the
+    second place goes; ``{item!r}`` writes the item. Any other brace is doubled in the template
+    (:func:`literal` quotes a text for it). Code that knows more about a place (an annotator's
+    name, a file's line) rewrites the attributes with :meth:`renamed` and :meth:`noted`, never the
+    text; ``str(error)`` is always written afresh. It is a ``ValueError``: callers that catch
+    those catch it.
+
+    >>> from ner_recall.ner_core import InputError
+    >>> error = InputError("invalid tag {item!r} at {place}", "predictions", 3, 1, "X-PER")
+    >>> str(error)
+    "invalid tag 'X-PER' at predictions[3][1]"
+    >>> error.side, error.sentence, error.token, error.item, error.place
+    ('predictions', 3, 1, 'X-PER', 'predictions[3][1]')
+    >>> str(error.renamed({"predictions": "annotations[1]"}))
+    "invalid tag 'X-PER' at annotations[1][3][1]"
+    >>> str(error.noted("pred.conll line 7"))
+    "invalid tag 'X-PER' at predictions[3][1] (pred.conll line 7)"
+    >>> lengths = InputError("{place} has 2 tags but {other} has 3", "predictions", 0, other=("references", 0))
+    >>> str(lengths.renamed({"references": "annotations[0]", "predictions": "annotations[1]"}))
+    'annotations[1][0] has 2 tags but annotations[0][0] has 3'
+    """
+
+    def __init__(
+        self,
+        template: str,
+        side: str,
+        sentence: int | None = None,
+        token: int | None = None,
+        item: object = None,
+        *,
+        other: tuple | None = None,
+        note: str | None = None,
+    ) -> None:
+        self.template, self.side, self.sentence, self.token = template, side, sentence, token
+        self.item, self.other, self.note = item, None if other is None else tuple(other), note
+        super().__init__(self._message())
+
+    @staticmethod
+    def place_of(side: str, sentence: int | None = None, token: int | None = None) -> str:
+        """``side[sentence][token]``, the indexes that are not None."""
+        return side + "".join(f"[{k}]" for k in (sentence, token) if k is not None)
+
+    @property
+    def place(self) -> str:
+        """Where the item is: ``predictions[3][1]``."""
+        return self.place_of(self.side, self.sentence, self.token)
+
+    def _message(self) -> str:
+        other = "" if self.other is None else self.place_of(*self.other)
+        text = self.template.format(place=self.place, other=other, item=self.item)
+        return text if self.note is None else f"{text} ({self.note})"
+
+    def _copy(self, **changes: object) -> "InputError":
+        fields = dict(vars(self))
+        fields.update(changes)
+        template, side = fields.pop("template"), fields.pop("side")
+        return type(self)(
+            template, side, **{k: fields[k] for k in ("sentence", "token", "item", "other", "note")}
+        )
+
+    def renamed(self, names: dict) -> "InputError":
+        """The same error with the sides renamed by ``names`` ({old side: new side}; others kept)."""
+        other = self.other
+        if other is not None:
+            other = (names.get(other[0], other[0]), *other[1:])
+        return self._copy(side=names.get(self.side, self.side), other=other)
+
+    def noted(self, note: str) -> "InputError":
+        """The same error with ``note`` (a file and line) appended in parentheses."""
+        return self._copy(note=note)
+
+    def __reduce__(self) -> tuple:
+        return _input_error, (
+            self.template,
+            self.side,
+            self.sentence,
+            self.token,
+            self.item,
+            self.other,
+            self.note,
+        )
+
+
+def _input_error(template, side, sentence, token, item, other, note):  # unpickling
+    return InputError(template, side, sentence, token, item, other=other, note=note)
+
+
+def literal(text: str) -> str:
+    """``text`` quoted for an :class:`InputError` template (its braces doubled).
+
+    >>> literal("{x}")
+    '{{x}}'
+    """
+    return text.replace("{", "{{").replace("}", "}}")

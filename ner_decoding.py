@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .ner_core import Span, SpanArrays, same_count
+from .ner_core import InputError, Span, SpanArrays, literal, same_count
 
 SCHEMES = ("BILOU", "IO", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2")
 PREFIXES = "OBIESLU"  # a prefix's code is its index; O is 0
@@ -294,25 +294,60 @@ def _mixed_error(untyped, typed, sides):
 
 
 def _first_place(tags, sides):
-    """(tag, place) of the first occurrence of any of ``tags`` (a set)."""
+    """(tag, place) of the first occurrence of any of ``tags`` (a set); a place as :func:`_place`."""
     for name, sequences in sides:
         for i, sequence in enumerate(sequences):
             for j, value in enumerate(sequence):
                 if value in tags:
-                    return value, name.format(i=i, j=j) if "{" in name else f"{name}[{i}][{j}]"
+                    return value, _place(name, i, j)
     tag = min(tags, key=repr)
-    return tag, _locate(tag, sides)
+    return tag, _tag_place(tag, sides)
 
 
-def _locate(tag, sides):
-    """The first place where ``tag`` occurs: ``name[i][j]``, or ``name.format(i=i, j=j)`` for a
-    name with fields (``"tags[{j}]"``)."""
+def _place(name, i, j):
+    """(side, sentence, token) of ``name[i][j]``; ``("tags", j, None)`` for a name with fields
+    (``"tags[{j}]"``: one sequence)."""
+    return (name.split("[")[0], j, None) if "{" in name else (name, i, j)
+
+
+def _tag_place(tag, sides):
+    """The first place where ``tag`` occurs (:func:`_place`), or None."""
     for name, sequences in sides:
         for i, sequence in enumerate(sequences):
             for j, value in enumerate(sequence):
                 if value is tag or (type(value) is type(tag) and value == tag):
-                    return name.format(i=i, j=j) if "{" in name else f"{name}[{i}][{j}]"
-    return "the input"
+                    return _place(name, i, j)
+    return None
+
+
+def _locate(tag, sides):
+    """The first place where ``tag`` occurs: ``name[i][j]``, or ``tags[j]`` for a name with fields
+    (``"tags[{j}]"``)."""
+    place = _tag_place(tag, sides)
+    return "the input" if place is None else InputError.place_of(*place)
+
+
+def _input_error(tag, place, suffix, scheme):
+    """:func:`_tag_error` as an :class:`InputError` at ``place`` (side, sentence, token)."""
+    if place is None:
+        return ValueError(_tag_error(tag, "the input", suffix, scheme))
+    template = literal(_tag_error(tag, "\x00", suffix, scheme)).replace("\x00", "{place}")
+    return InputError(template, *place, tag)
+
+
+def _mixed_input_error(untyped, typed, sides):
+    """:func:`_mixed_error` as an :class:`InputError` at the untyped tag's place."""
+    place, other = _tag_place(untyped, sides), _tag_place(typed, sides)
+    if place is None or other is None:
+        return ValueError(_mixed_error(untyped, typed, sides))
+    return InputError(
+        f"tag {literal(repr(untyped))} at {{place}} has no entity type but tag {literal(repr(typed))} at "
+        f"{{other}} has one: tag every entity with a type, or none "
+        f"(tags with no type are read as one type, {UNTYPED!r})",
+        *place,
+        untyped,
+        other=other,
+    )
 
 
 def _lengths(sequences, length=len):
@@ -339,11 +374,18 @@ def check_lengths(predictions: Any, references: Any) -> NDArray[np.int64]:
             or not hasattr(ref, "__len__")
         ):
             side = "predictions" if isinstance(pred, str) or not hasattr(pred, "__len__") else "references"
-            raise ValueError(
-                f"{side}[{i}] must be a list of tags; got {type(pred if side == 'predictions' else ref).__name__}"
+            raise InputError(
+                f"{{place}} must be a list of tags; got {type(pred if side == 'predictions' else ref).__name__}",
+                side,
+                i,
             )
         if len(pred) != len(ref):
-            raise ValueError(f"predictions[{i}] has {len(pred)} tags but references[{i}] has {len(ref)}")
+            raise InputError(
+                f"{{place}} has {len(pred)} tags but {{other}} has {len(ref)}",
+                "predictions",
+                i,
+                other=("references", i),
+            )
     return _lengths(references)
 
 
@@ -362,12 +404,12 @@ def _vocabulary(numbered, sides, suffix, scheme):
     parsed = {tag: _parse_tag(tag, suffix, scheme) for tag in numbered if tag != "O"}
     bad = {tag for tag, result in parsed.items() if not isinstance(result, tuple)}
     if bad:
-        tag, where = _first_place(bad, sides)
-        raise ValueError(_tag_error(tag, where, suffix, scheme))
+        tag, place = _first_place(bad, sides)
+        raise _input_error(tag, place, suffix, scheme)
     untyped = sorted(tag for tag, (_, label) in parsed.items() if label == "")
     if untyped and len(untyped) < len(parsed):
         typed = min(tag for tag, (_, label) in parsed.items() if label)
-        raise ValueError(_mixed_error(untyped[0], typed, sides))
+        raise _mixed_input_error(untyped[0], typed, sides)
     for tag, (prefix, label) in parsed.items():
         prefixes[numbered[tag]], labels[numbered[tag]] = prefix, label or UNTYPED
     return prefixes, labels
@@ -423,7 +465,7 @@ def encode(
         vocabulary, codes = tag_codes(predictions, references)
     except TypeError:  # an unhashable tag, e.g. a list
         bad = _first_non_string(sides)
-        raise ValueError(_tag_error(bad, _locate(bad, sides), suffix, scheme)) from None
+        raise _input_error(bad, _tag_place(bad, sides), suffix, scheme) from None
     split = int(lengths.sum())
     return corpus_from_codes(
         vocabulary,
@@ -777,7 +819,7 @@ def tags_to_spans(tags: Any, *, scheme: str | None = None, suffix: bool = False)
     >>> tags_to_spans(["B-PER", "B-PER "])
     Traceback (most recent call last):
     ...
-    ValueError: tag 'B-PER ' at tags[1] has whitespace or an invisible character at its start or end
+    ner_recall.ner_core.InputError: tag 'B-PER ' at tags[1] has whitespace or an invisible character at its start or end
     """
     check_scheme(scheme)
     suffix = check_suffix(suffix)
@@ -787,7 +829,7 @@ def tags_to_spans(tags: Any, *, scheme: str | None = None, suffix: bool = False)
     sides = (("tags[{j}]", [tags]),)
     bad = [j for j, tag in enumerate(tags) if not isinstance(tag, str)]
     if bad:
-        raise ValueError(_tag_error(tags[bad[0]], f"tags[{bad[0]}]", suffix, scheme))
+        raise _input_error(tags[bad[0]], ("tags", bad[0], None), suffix, scheme)
     _vocabulary({tag: code for code, tag in enumerate(dict.fromkeys(["O", *tags]))}, sides, suffix, scheme)
     corpus = encode([tags], [tags], suffix=suffix, scheme=scheme)
     return spans_by_sentence(decode(corpus.references, corpus, scheme), corpus.types, 1)[0]

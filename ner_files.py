@@ -38,14 +38,13 @@ file and line.
 
 import contextlib
 import gc
-import json
 import os
-import re
 from typing import NamedTuple
 
-from .ner_core import ENTITY_KEYS
-from .ner_formats import guess_format, read_annotated
+from .ner_core import ENTITY_KEYS, InputError
+from .ner_formats import PACKAGES, check_file, guess_format, looks_like, parse_json, read_annotated
 from .ner_harem import is_harem, read_harem_pair
+from .ner_model_outputs import output_form
 
 DOCSTART = "-DOCSTART-"
 COMMENT = "#"
@@ -75,18 +74,18 @@ class Inputs(NamedTuple):
     tokens: list
     paths: dict
     lines: dict
-    document_ids: list = None  # per sentence, where the format has documents (HIPE)
-    options: dict = None  # compute options the format implies (HAREM: texts, type_separator)
-    unplaced: list = None  # per document, system entities the alignment could not place (HAREM)
+    document_ids: list | None = None  # per sentence, where the format has documents (HIPE)
+    options: dict | None = None  # compute options the format implies (HAREM: texts, type_separator)
+    unplaced: list | None = None  # per document, system entities the alignment could not place (HAREM)
 
-    def compute_inputs(self):
+    def compute_inputs(self) -> dict:
         out = {"predictions": self.predictions, "references": self.references}
         if self.document_ids is not None:
             out["document_ids"] = self.document_ids
         out.update(self.options or {})
         return out
 
-    def where(self, side, sentence, item=None):
+    def where(self, side: str, sentence: int, item: int | None = None) -> str:
         """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``."""
         line = self.lines[side][sentence]
         if isinstance(line, list):
@@ -121,6 +120,7 @@ def _no_gc():
 
 def _records(path):
     """[(line number, fields or [] for a blank line)] of a text file; ValueError if unreadable."""
+    check_file(path)
     try:
         with open(path, encoding="utf-8-sig") as f:
             lines = f.read().splitlines()
@@ -137,7 +137,7 @@ def _fields(line):
     return line.split("\t") if "\t" in line else line.split()
 
 
-def read_conll(path, tag_columns=(-1,)):
+def read_conll(path: str, tag_columns: tuple = (-1,)) -> Sentences:
     """:class:`Sentences` of a CoNLL file, reading the tags of ``tag_columns`` (default: the last).
 
     >>> import os, tempfile
@@ -218,7 +218,7 @@ def _check_same_sentences(gold, pred, check_tokens=True):
         )
 
 
-def read_conll_pair(gold_path, pred_path, check_tokens=True):
+def read_conll_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -> Inputs:
     """:class:`Inputs` of a gold and a predicted CoNLL file (each token, tag last)."""
     gold, pred = read_conll(gold_path), read_conll(pred_path)
     _check_same_sentences(gold, pred, check_tokens)
@@ -231,7 +231,7 @@ def read_conll_pair(gold_path, pred_path, check_tokens=True):
     )
 
 
-def read_other_predictions(inputs, pred_path, check_tokens=True):
+def read_other_predictions(inputs: Inputs, pred_path: str, check_tokens: bool = True) -> Inputs:
     """``inputs`` with the predictions of another CoNLL file, checked against the same sentences
     (the gold file is not read again)."""
     pred = read_conll(pred_path)
@@ -246,7 +246,7 @@ def read_other_predictions(inputs, pred_path, check_tokens=True):
     )
 
 
-def read_two_columns(path):
+def read_two_columns(path: str) -> Inputs:
     """:class:`Inputs` of one file with a gold and a predicted tag column (token, ..., gold, pred).
 
     >>> import os, tempfile
@@ -257,6 +257,7 @@ def read_two_columns(path):
     """
     sentences = read_conll(path, tag_columns=(-2, -1))
     gold, pred = sentences.columns
+    _check_not_chunks(path, gold)
     return Inputs(
         gold,
         pred,
@@ -264,6 +265,23 @@ def read_two_columns(path):
         {"references": path, "predictions": path},
         {"references": sentences.lines, "predictions": sentences.lines},
     )
+
+
+#: the phrase types of CoNLL-2000 chunk tags (CoNLL-2003's third column: ``B-NP``, ``I-VP``, ...)
+CHUNK_TYPES = frozenset(("NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP", "INTJ", "LST", "UCP"))
+
+
+def _check_not_chunks(path, gold):
+    """Raise if the gold column of a two-column file holds chunk tags: a CoNLL-2003 file (token POS
+    chunk NER) given alone would score its NER column against its chunk column."""
+    types = {tag.split("-", 1)[-1] for sentence in gold for tag in sentence if tag != "O"}
+    if types and types <= CHUNK_TYPES:
+        raise ValueError(
+            f"{os.path.basename(path)} looks like CoNLL-2003 (token, POS, chunk, NER): its second-to-last "
+            f"column holds chunk tags ({', '.join(sorted(types)[:4])}), not gold entities. Given alone, a file "
+            "is read as token ... gold predicted; give the predictions as a second file (the NER tag, the last "
+            "column, is then read from each), or add the predicted tags as a last column"
+        )
 
 
 # ---------------------------------------------------------------------------- HIPE TSV
@@ -284,7 +302,7 @@ class HipeFile(NamedTuple):
     marked: bool  # whether the file has document or segment comments
 
 
-def read_hipe(path, column="NE-COARSE-LIT", merge_lines=False):
+def read_hipe(path: str, column: str = "NE-COARSE-LIT", merge_lines: bool = False) -> "HipeFile":
     """:class:`HipeFile` of a CLEF-HIPE TSV file (2020 and 2022 layouts), reading ``column``.
 
     The first line names the columns (``TOKEN NE-COARSE-LIT ... MISC``), fields are separated by
@@ -316,7 +334,7 @@ def read_hipe(path, column="NE-COARSE-LIT", merge_lines=False):
         )
     index = header.index(column)
     out = HipeFile(path, [], [], [], [], False)
-    document, count, segment = None, 0, []
+    document, count, segment = None, 0, []  # type: ignore[var-annotated]
 
     def close():
         if segment:
@@ -348,6 +366,7 @@ def read_hipe(path, column="NE-COARSE-LIT", merge_lines=False):
 
 
 def _raw_lines(path):
+    check_file(path)
     try:
         with open(path, encoding="utf-8-sig") as f:
             return list(enumerate(f.read().splitlines(), 1))
@@ -375,7 +394,13 @@ def _resegment(pred, gold):
     return pred._replace(tokens=tokens, tags=tags, lines=lines, document_ids=list(gold.document_ids))
 
 
-def read_hipe_pair(gold_path, pred_path, column="NE-COARSE-LIT", merge_lines=False, check_tokens=True):
+def read_hipe_pair(
+    gold_path: str,
+    pred_path: str,
+    column: str = "NE-COARSE-LIT",
+    merge_lines: bool = False,
+    check_tokens: bool = True,
+) -> Inputs:
     """:class:`Inputs` of a HIPE gold file and a system file, with each segment's document id, so
     that ``compute(**inputs.compute_inputs())`` gives HIPE-scorer's document-level scores too. A
     system file without comments is cut like the gold file; otherwise documents must agree."""
@@ -413,30 +438,46 @@ class Examples(NamedTuple):
 
 
 def _json_line(text, where):
-    try:
-        item = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{where}: not JSON ({error.msg})") from None
-    except RecursionError:
+    item = parse_json(text, where)
+    if not isinstance(item, (dict, list)):
         raise ValueError(
-            f"{where}: JSON nested too deep to read (an example is one object of entities)"
-        ) from None
-    if not isinstance(item, dict):
-        raise ValueError(f"{where}: an example is a JSON object; got {type(item).__name__}")
+            f"{where}: an example is a JSON object (or a pipeline's list of entities); got {looks_like(item)}"
+        )
     return item
 
 
 def _example(item, where):
-    """(tokens or text, [span dicts]) of one JSONL example."""
+    """(tokens or text, [span dicts]) of one JSONL example; (None, entities as the model gave
+    them) for a model's output of one text (a list of its entity dicts)."""
+    if isinstance(item, list):
+        return None, _outputs(item, where)
     content = item.get("tokens", item.get("text"))
     if not (
         isinstance(content, str) or (isinstance(content, list) and all(isinstance(t, str) for t in content))
     ):
-        raise ValueError(f'{where}: needs "tokens" (a list of str) or "text" (a str)')
+        raise ValueError(
+            f'{where}: needs "tokens" (a list of str) or "text" (a str); the record looks like {looks_like(item)}'
+        )
     entities = item.get("entities")
     if not isinstance(entities, list):
-        raise ValueError(f'{where}: needs "entities", a list of {{"label", "start", "end"}}')
+        raise ValueError(
+            f'{where}: needs "entities", a list of {{"label", "start", "end"}}; the record looks like {looks_like(item)}'
+        )
+    if entities and all(output_form(e) is not None for e in entities):
+        return content, _outputs(entities, where)
     return content, [_span(e, len(content), f"{where} entity {k}") for k, e in enumerate(entities)]
+
+
+def _outputs(entities, where):
+    """A model's entities as it gave them (a token-classification pipeline's or GLiNER's dicts,
+    ``ner_model_outputs``): the metric reads and checks them."""
+    for k, entity in enumerate(entities):
+        if output_form(entity) is None:
+            raise ValueError(
+                f"{where} entity {k}: a list of entities is a model's output (a pipeline's or GLiNER's "
+                f"dicts, docs/model_outputs.md); got {entity!r:.120}"
+            )
+    return entities
 
 
 def _span(entity, size, where):
@@ -455,8 +496,11 @@ def _span(entity, size, where):
     return {"label": label, "start": start, "end": end}
 
 
-def read_jsonl(path):
-    """:class:`Examples` of a JSONL file of spans; blank lines are skipped.
+def read_jsonl(path: str) -> "Examples":
+    """:class:`Examples` of a JSONL file of spans; blank lines are skipped. A line may also be a
+    model's output for one text, as ``compute`` takes it (``ner_model_outputs``): a JSON list of a
+    token-classification pipeline's or GLiNER's entity dicts (its text is the gold's), or an
+    object whose ``"entities"`` are such dicts.
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "gold.jsonl")
@@ -483,6 +527,7 @@ def _read_jsonl(path):
 
 
 def _text_lines(path):
+    check_file(path)
     try:
         with open(path, encoding="utf-8-sig") as f:
             return f.read().splitlines()
@@ -490,12 +535,22 @@ def _text_lines(path):
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
 
 
-def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
+def read_jsonl_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -> Inputs:
     """:class:`Inputs` of a gold and a predicted JSONL file: lists of span dicts per example."""
     gold, pred = read_jsonl(gold_path), read_jsonl(pred_path)
     g, p = os.path.basename(gold_path), os.path.basename(pred_path)
+    if any(t is None for t in gold.tokens):
+        k = gold.tokens.index(None)
+        raise ValueError(
+            f'{g} line {gold.lines[k]}: a gold example needs "text" or "tokens" (a list of entities is a model\'s output)'
+        )
+    outputs = any(e and output_form(e[0]) for e in pred.entities)
+    if outputs and not all(isinstance(t, str) for t in gold.tokens):
+        raise ValueError(
+            f'{p} holds a model\'s output, whose offsets are characters: the gold {g} needs "text", not "tokens"'
+        )
     for i, (a, b) in enumerate(zip(gold.tokens, pred.tokens)):
-        if check_tokens and a != b:
+        if check_tokens and b is not None and a != b:
             raise ValueError(
                 f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} "
                 "hold different tokens or text (check_tokens=False skips this check)"
@@ -508,29 +563,40 @@ def read_jsonl_pair(gold_path, pred_path, check_tokens=True):
         gold.tokens,
         {"references": gold_path, "predictions": pred_path},
         {"references": gold.lines, "predictions": pred.lines},
+        options={"texts": gold.tokens} if outputs else None,
     )
 
 
-def read_second_predictions(inputs, pred_path, check_tokens=True, column=None):
-    """``inputs`` (from :func:`read_pair`) with a second system's predictions file instead."""
-    if is_hipe(inputs.paths["references"]):
-        return read_hipe_pair(
-            inputs.paths["references"], pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens
-        )
-    if is_jsonl(inputs.paths["references"]):
-        return read_jsonl_pair(inputs.paths["references"], pred_path, check_tokens)
-    if inputs.paths["references"] == inputs.paths["predictions"]:
+def read_second_predictions(
+    inputs: Inputs,
+    pred_path: str,
+    check_tokens: bool = True,
+    column: str | None = None,
+    file_format: str | None = None,
+) -> Inputs:
+    """``inputs`` (from :func:`read_pair`) with a second system's predictions file instead: a CoNLL
+    file checked against the same sentences (the gold file is not read again); any other format
+    read as :func:`read_pair` reads it with the gold file."""
+    gold = inputs.paths["references"]
+    if gold == inputs.paths["predictions"]:
         raise ValueError(
             "a second predictions file needs a gold file of its own, not one with two tag columns"
         )
+    conll = file_format == "conll" or (
+        file_format is None
+        and not (is_harem(gold) or annotated_format(gold) or is_hipe(gold) or is_jsonl(gold))
+    )
+    if not conll:
+        return read_pair(gold, pred_path, check_tokens, column, file_format)
+    check_file(pred_path)
     return read_other_predictions(inputs, pred_path, check_tokens)
 
 
-def is_jsonl(path):
+def is_jsonl(path: str) -> bool:
     return str(path).lower().endswith(JSONL_SUFFIXES)
 
 
-def is_hipe(path):
+def is_hipe(path: str) -> bool:
     """Whether a file is in HIPE's TSV layout: its first line names the columns, ``TOKEN`` first
     and a ``NE-`` column among them."""
     try:
@@ -541,28 +607,49 @@ def is_hipe(path):
     return first[0] == "TOKEN" and any(name.startswith("NE-") for name in first)
 
 
-#: formats ``read_pair`` can be told (``file_format``), beyond telling them by name and content
-PAIR_FORMATS = ("harem", "brat", "label-studio", "doccano", "prodigy", "spacy", "conllu")
+#: formats ``read_pair`` can be told (``file_format``), beyond telling them by name and content,
+#: each with what it is and the optional package it needs (None: none beyond requirements.txt)
+FILE_FORMATS = {
+    "conll": ("CoNLL columns: token first, tag last (alone: token ... gold predicted)", None),
+    "jsonl": ('JSONL spans {"text" or "tokens", "entities"}, or a model\'s output per line', None),
+    "hipe": ("CLEF-HIPE TSV (its header names the columns)", None),
+    "harem": ("HAREM golden collection markup", None),
+    "brat": ("brat standoff (.ann beside its .txt, or a folder)", None),
+    "label-studio": ("Label Studio JSON export", None),
+    "doccano": ("doccano JSONL", None),
+    "prodigy": ("Prodigy JSONL", None),
+    "spacy": ("spaCy DocBin (.spacy)", PACKAGES["spacy"]),
+    "conllu": ("CoNLL-U with NER tags", None),
+}
+PAIR_FORMATS = tuple(FILE_FORMATS)
 
 
-def read_pair(gold_path, pred_path=None, check_tokens=True, column=None, file_format=None):
+def read_pair(
+    gold_path: str,
+    pred_path: str | None = None,
+    check_tokens: bool = True,
+    column: str | None = None,
+    file_format: str | None = None,
+) -> Inputs:
     """:class:`Inputs` of gold and predictions: two CoNLL or two JSONL files (by the name's ending:
     .jsonl, .json, .ndjson), two HIPE TSV files (by their header; ``column``, default
     ``NE-COARSE-LIT``, names the tag column), or, without ``pred_path``, one file with two tag
-    columns."""
+    columns; the formats of :data:`FILE_FORMATS` by name and content, or as ``file_format`` says. A
+    missing file is ``ValueError("no such file: PATH")``."""
     for name, path in (("gold_path", gold_path), ("pred_path", pred_path)):
         if not (path is None and name == "pred_path") and not isinstance(path, (str, os.PathLike)):
             raise ValueError(f"{name} must be the path of a file; got {path!r}")
-    if file_format is not None and file_format not in PAIR_FORMATS:
+    if file_format is not None and file_format not in FILE_FORMATS:
         raise ValueError(
-            f"file_format must be one of {list(PAIR_FORMATS)} (or None: by name and content); got {file_format!r}"
+            f"file_format must be one of {list(FILE_FORMATS)} (or None: by name and content); got {file_format!r}"
         )
-    if file_format is not None and pred_path is None:
+    for path in (gold_path, pred_path):
+        if path is not None:
+            check_file(path, folder=True)
+    if file_format is not None and pred_path is None and file_format != "conll":
         raise ValueError(f"file_format={file_format!r} reads a gold and a predictions file; give both")
-    if file_format == "harem":
-        return read_harem_inputs(gold_path, pred_path)
     if file_format is not None:
-        return read_annotated_pair(gold_path, pred_path, file_format)
+        return _read_as(file_format, gold_path, pred_path, check_tokens, column)
     if pred_path is None:
         return read_two_columns(gold_path)
     if is_harem(gold_path):
@@ -585,7 +672,24 @@ def read_pair(gold_path, pred_path=None, check_tokens=True, column=None, file_fo
     return read_conll_pair(gold_path, pred_path, check_tokens)
 
 
-def annotated_format(path):
+def _read_as(file_format, gold_path, pred_path, check_tokens, column):
+    """:func:`read_pair` told the format."""
+    if column is not None and file_format != "hipe":
+        raise ValueError(f"column={column!r} applies to HIPE TSV files, not to {file_format!r}")
+    if file_format == "conll":
+        if pred_path is None:
+            return read_two_columns(gold_path)
+        return read_conll_pair(gold_path, pred_path, check_tokens)
+    if file_format == "jsonl":
+        return read_jsonl_pair(gold_path, pred_path, check_tokens)
+    if file_format == "hipe":
+        return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
+    if file_format == "harem":
+        return read_harem_inputs(gold_path, pred_path)
+    return read_annotated_pair(gold_path, pred_path, file_format)
+
+
+def annotated_format(path: str) -> str | None:
     """The annotation tool's format of a file (``ner_formats``), or None for this module's own
     layouts (CoNLL, JSONL with "entities" of label/start/end, HIPE)."""
     if os.path.isdir(path):
@@ -605,7 +709,7 @@ def annotated_format(path):
         return None
 
 
-def read_annotated_pair(gold_path, pred_path, format=None):
+def read_annotated_pair(gold_path: str, pred_path: str, format: str | None = None) -> Inputs:
     """:class:`Inputs` of two files of an annotation tool's format (``ner_formats``): the same
     texts on both sides, character spans, scored with ``texts``."""
     gold = read_annotated(gold_path, format or annotated_format(gold_path))
@@ -637,7 +741,7 @@ def _labels_of(items):
             yield from entity["label"] if isinstance(entity["label"], list) else [entity["label"]]
 
 
-def read_harem_inputs(gold_path, system_path):
+def read_harem_inputs(gold_path: str, system_path: str) -> Inputs:
     """:class:`Inputs` of a HAREM gold file and a system file in the same markup (``ner_harem``):
     per document its text, the gold items (doubt included) and the system's entities placed on
     the gold text; ``options`` gives ``texts`` and, when a label has a type, ``type_separator``."""
@@ -658,19 +762,33 @@ def read_harem_inputs(gold_path, system_path):
     )
 
 
-_POSITION = re.compile(r"\b(predictions|references)\[(\d+)\](?:\[(\d+)\])?")
+#: the attributes that make an error an :class:`InputError`
+INPUT_ERROR_FIELDS = ("side", "sentence", "token", "noted")
 
 
-def locate(message, inputs):
-    """The metric's message with the file and line of its first ``predictions[i][j]`` appended.
+def locate(error: Exception, inputs: "Inputs") -> str:
+    """The message of ``error`` with the file and line of its place: an :class:`InputError` of the
+    metric at ``predictions[i][j]`` (or ``references``, ``predictions_b``: the side as ``inputs``
+    names it, ``names`` maps the others) is written again with its note; any other error as it is.
 
     >>> inputs = Inputs([["O"]], [["X"]], [["a"]], {"references": "g.conll", "predictions": "p.conll"},
     ...                 {"references": [[3]], "predictions": [[7]]})
-    >>> locate("invalid tag 'X' at predictions[0][0]", inputs)
+    >>> locate(InputError("invalid tag {item!r} at {place}", "predictions", 0, 0, "X"), inputs)
     "invalid tag 'X' at predictions[0][0] (p.conll line 7)"
     """
-    found = _POSITION.search(message)
-    if found is None or int(found[2]) >= len(inputs.lines[found[1]]):
-        return message
-    item = None if found[3] is None else int(found[3])
-    return f"{message} ({inputs.where(found[1], int(found[2]), item)})"
+    return str(located(error, inputs))
+
+
+def located(error: Exception, inputs: "Inputs", side: str | None = None) -> Exception:
+    """``error`` with the file and line of its place noted (:func:`locate`), the same object when it
+    has no place in ``inputs``; ``side``: the side of ``inputs`` its place is on, when the error
+    names it otherwise (``predictions_b``). An :class:`InputError` is told by its attributes: the
+    metric ``evaluate.load`` returns raises the class of its own copy of ``ner_core``."""
+    if not all(hasattr(error, k) for k in INPUT_ERROR_FIELDS):
+        return error
+    place: InputError = error  # type: ignore[assignment]  # one of the InputError classes
+    side = side or place.side
+    lines = (inputs.lines or {}).get(side)
+    if place.sentence is None or lines is None or not 0 <= place.sentence < len(lines):
+        return error
+    return place.noted(inputs.where(side, place.sentence, place.token))

@@ -17,11 +17,78 @@ word: what a reader leaves out is listed in docs/formats.md.
 
 import json
 import os
+import zlib
 from typing import NamedTuple
 
 from .ner_decoding import tags_to_spans
 
 FORMATS = ("brat", "label-studio", "doccano", "prodigy", "spacy", "conllu")
+#: the optional package each format needs, with its install line (None: none)
+PACKAGES: dict[str, tuple[str, str] | None] = {
+    "brat": None,
+    "label-studio": None,
+    "doccano": None,
+    "prodigy": None,
+    "spacy": ("spaCy", "pip install spacy"),
+    "conllu": None,
+}
+
+
+class MissingPackage(ModuleNotFoundError):
+    """A format's optional package is not installed; the message names it and its install line."""
+
+    def __init__(self, format: str, path: str) -> None:
+        package, install = PACKAGES[format] or (format, f"pip install {format}")
+        super().__init__(
+            f"{os.path.basename(path)}: reading a {format} file needs {package}, which is not installed: {install}"
+        )
+        self.name, self.install = package, install
+
+
+def check_file(path: str, folder: bool = False) -> None:
+    """Raise ``ValueError("no such file: PATH")`` unless ``path`` exists: every reader says so alike
+    (``folder``: a folder will do, as for brat)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"a path is a str; got {type(path).__name__}")
+    if not os.path.exists(path):
+        raise ValueError(f"no such file: {os.fspath(path)}")
+    if not folder and os.path.isdir(path):
+        raise ValueError(f"{os.fspath(path)} is a folder, not a file")
+
+
+def parse_json(text: str, where: str) -> object:
+    """``json.loads`` of ``text``; a ValueError naming ``where`` for what it refuses: not JSON, nested
+    too deep for the parser's recursion, a number of more digits than Python converts."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not JSON ({error.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deep to read (an example is a few levels)") from None
+    except ValueError as error:  # a number past int's digit limit
+        raise ValueError(f"{where}: not JSON this reader takes ({error})") from None
+
+
+def looks_like(record: object) -> str:
+    """What a JSON record looks like, for an error: the format whose keys it has."""
+    if not isinstance(record, dict):
+        kind = {type(None): "null", bool: "true or false", list: "array", str: "string"}.get(
+            type(record), "number"
+        )
+        return f"a JSON {kind}, not an object"
+    if "spans" in record:
+        return "Prodigy (it has 'spans'): give the format 'prodigy'"
+    if "label" in record:
+        return "doccano (it has 'label'): give the format 'doccano'"
+    if "entities" in record:
+        entities = record["entities"]
+        first = entities[0] if isinstance(entities, list) and entities else None
+        if isinstance(first, dict) and "start_offset" in first:
+            return "doccano (its 'entities' have 'start_offset'): give the format 'doccano'"
+        return "this metric's own JSONL (it has 'entities' of 'label', 'start', 'end'): give no format"
+    if "annotations" in record or "data" in record:
+        return "a Label Studio task (it has 'annotations' or 'data'): give the format 'label-studio'"
+    return f"none of the formats (its keys: {sorted(map(str, record))[:8]})"
 
 
 class Annotated(NamedTuple):
@@ -33,7 +100,7 @@ class Annotated(NamedTuple):
     entities: list
     ids: list
     lines: list
-    annotators: list = None
+    annotators: list | None = None
 
 
 def _error(path, line, message):
@@ -77,13 +144,16 @@ def _brat_fragments(offsets, path, line):
     return merged
 
 
-def read_brat_pair(ann_path, txt_path=None):
+def read_brat_pair(ann_path: str, txt_path: str | None = None) -> tuple:
     """One brat document: the ``.txt`` beside the ``.ann``. ``T`` lines are entities (several
     ``start end`` fragments separated by ``;`` make a discontinuous one; their text is checked
     against the ``.txt``), ``A`` and ``M`` lines their attributes (a binary attribute is True);
     notes (``#``), relations (``R``), events (``E``), equivalences (``*``) and normalisations
     (``N``) are not entities and are left out."""
     txt_path = txt_path or os.path.splitext(ann_path)[0] + ".txt"
+    check_file(ann_path)
+    if not os.path.exists(txt_path):
+        raise ValueError(f"no such file: {txt_path} (the text of {os.path.basename(ann_path)})")
     try:
         with open(txt_path, encoding="utf-8", newline="") as f:
             text = f.read()
@@ -106,13 +176,17 @@ def read_brat_pair(ann_path, txt_path=None):
             fragments = _brat_fragments(offsets, ann_path, number)
             covered = " ".join(text[s:e] for s, e in fragments)
             if (
-                covered.replace("\n", " ") != fields[2].replace("\n", " ")
+                covered.replace("\n", " ") != fields[2]  # a line of the .ann holds no line break
                 and "".join(text[s:e] for s, e in fragments) != fields[2]
             ):
                 raise _error(
                     ann_path, number, f"the text {fields[2]!r} is not {covered!r} at {offsets} of the .txt"
                 )
             where = f"{os.path.basename(ann_path)} line {number}"
+            if fields[0] in entities:
+                raise _error(
+                    ann_path, number, f"a second T line with the id {fields[0]!r}; each id is one entity"
+                )
             entities[fields[0]] = _entity(
                 label, fragments[0][0], fragments[-1][1], len(text), where, fragments
             )
@@ -135,8 +209,9 @@ def read_brat_pair(ann_path, txt_path=None):
     return text, ordered
 
 
-def read_brat(path):
+def read_brat(path: str) -> Annotated:
     """A brat ``.ann`` file (its ``.txt`` beside it) or a folder of them, one example each."""
+    check_file(path, folder=True)
     paths = (
         sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".ann"))
         if os.path.isdir(path)
@@ -152,7 +227,8 @@ def read_brat(path):
 # ---------------------------------------------------------------------------- JSON lines
 
 
-def _json_lines(path):
+def _json_lines(path, format):
+    check_file(path)
     try:
         with open(path, encoding="utf-8") as f:
             raw = f.read().split("\n")
@@ -160,31 +236,47 @@ def _json_lines(path):
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 ({error})") from None
     for number, line in enumerate(raw, 1):
         if line.strip():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise _error(path, number, f"not JSON ({error.msg})") from None
+            record = parse_json(line, f"{os.path.basename(path)} line {number}")
             if not isinstance(record, dict) or not isinstance(record.get("text"), str):
-                raise _error(path, number, "a record is an object with a 'text' string")
+                raise _error(
+                    path,
+                    number,
+                    f"a {format} record is an object with a 'text' string; this one looks like {looks_like(record)}",
+                )
             yield number, record
 
 
-def read_doccano(path):
+def _list_field(record, key, path, number, format):
+    """``record[key]``, a list (absent: empty); a ValueError naming the line otherwise."""
+    value = record.get(key, [])
+    if not isinstance(value, list):
+        raise _error(path, number, f"{format}'s {key!r} is a list; got {value!r:.80}")
+    return value
+
+
+def read_doccano(path: str) -> Annotated:
     """doccano's JSONL export: ``{"text", "label": [[start, end, "TYPE"], ...]}`` or the newer
     ``"entities": [{"start_offset", "end_offset", "label"}]``."""
-    texts, entities, ids, lines = [], [], [], []
-    for number, record in _json_lines(path):
+    texts: list = []
+    entities: list = []
+    ids: list = []
+    lines: list = []
+    for number, record in _json_lines(path, "doccano"):
         where = f"{os.path.basename(path)} line {number}"
         text, found = record["text"], []
+        if "spans" in record and "label" not in record and "entities" not in record:
+            raise _error(
+                path, number, f"no doccano 'label' or 'entities'; the record looks like {looks_like(record)}"
+            )
         if "entities" in record:
-            for e in record["entities"]:
+            for e in _list_field(record, "entities", path, number, "doccano"):
                 if not isinstance(e, dict):
                     raise _error(path, number, f"an entity is an object; got {e!r}")
                 found.append(
                     _entity(e.get("label"), e.get("start_offset"), e.get("end_offset"), len(text), where)
                 )
         else:
-            for e in record.get("label", []):
+            for e in _list_field(record, "label", path, number, "doccano"):
                 if not isinstance(e, (list, tuple)) or len(e) != 3:
                     raise _error(path, number, f"a label is [start, end, 'TYPE']; got {e!r}")
                 found.append(_entity(e[2], e[0], e[1], len(text), where))
@@ -195,16 +287,28 @@ def read_doccano(path):
     return Annotated(texts, entities, ids, lines)
 
 
-def read_prodigy(path, answers=("accept",)):
+#: the answers Prodigy writes
+ANSWERS = ("accept", "reject", "ignore")
+
+
+def read_prodigy(path: str, answers: tuple = ("accept",)) -> Annotated:
     """Prodigy's JSONL (``{"text", "spans": [{"start", "end", "label"}], "answer"}``): the records
     whose answer is in ``answers`` (rejected and ignored ones are left out unless asked)."""
-    texts, entities, ids, lines = [], [], [], []
-    for number, record in _json_lines(path):
-        if record.get("answer", "accept") not in answers:
+    texts: list = []
+    entities: list = []
+    ids: list = []
+    lines: list = []
+    for number, record in _json_lines(path, "Prodigy"):
+        if "spans" not in record and ("label" in record or "entities" in record):
+            raise _error(path, number, f"no Prodigy 'spans'; the record looks like {looks_like(record)}")
+        answer = record.get("answer", "accept")
+        if answer not in ANSWERS:
+            raise _error(path, number, f"answer must be one of {list(ANSWERS)}; got {answer!r:.80}")
+        if answer not in answers:
             continue
         where = f"{os.path.basename(path)} line {number}"
         found = []
-        for span in record.get("spans", []):
+        for span in _list_field(record, "spans", path, number, "Prodigy"):
             if not isinstance(span, dict):
                 raise _error(path, number, f"a span is an object; got {span!r}")
             found.append(
@@ -221,34 +325,62 @@ def read_prodigy(path, answers=("accept",)):
 
 
 def _ls_regions(results, text, where):
+    if results is None:
+        return []
+    if not isinstance(results, list):
+        raise ValueError(f"{where}: an annotation's 'result' is a list of regions; got {results!r:.80}")
     found = []
-    for region in results or []:
-        if not isinstance(region, dict) or region.get("type") != "labels":
+    for k, region in enumerate(results):
+        if not isinstance(region, dict):
+            raise ValueError(f"{where} result {k}: a region is an object; got {region!r:.80}")
+        if region.get("type") != "labels":
             continue  # relations, choices, text areas: not entities
-        value = region.get("value") or {}
-        for label in value.get("labels") or []:  # a region with several labels: one entity each
-            found.append(_entity(label, value.get("start"), value.get("end"), len(text), where))
+        value = region.get("value")
+        labels = value.get("labels") if isinstance(value, dict) else None
+        if not isinstance(labels, list):  # a str would be read letter by letter
+            raise ValueError(
+                f'{where} result {k}: value.labels is a list of labels (Label Studio writes ["PER"]); got {labels!r:.80}'
+            )
+        for label in labels:  # a region with several labels: one entity each
+            found.append(
+                _entity(label, value.get("start"), value.get("end"), len(text), f"{where} result {k}")
+            )
     return sorted(found, key=lambda e: (e["start"], e["end"], e["label"]))
 
 
-def read_label_studio(path, text_key="text"):
+def _ls_annotations(task, where):
+    """The annotations of a task that are not cancelled; a ValueError for a malformed list."""
+    annotations = task.get("annotations")
+    if annotations is None:
+        return []
+    if not isinstance(annotations, list) or not all(isinstance(a, dict) for a in annotations):
+        raise ValueError(f"{where}: 'annotations' is a list of objects; got {annotations!r:.80}")
+    return [a for a in annotations if not a.get("was_cancelled")]
+
+
+def read_label_studio(path: str, text_key: str = "text") -> Annotated:
     """Label Studio's JSON export (a list of tasks). Each task's text is ``data[text_key]``; its
     annotations not cancelled become annotators, in order (``annotators[k]``: the k-th annotation of
     every task); ``entities`` is the first. Every task needs as many annotations for agreement."""
+    check_file(path)
     try:
         with open(path, encoding="utf-8") as f:
-            tasks = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{os.path.basename(path)}: not a Label Studio JSON export ({error})") from None
+            raw = f.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 ({error})") from None
+    tasks = parse_json(raw, f"{os.path.basename(path)} (a Label Studio JSON export)")
     if not isinstance(tasks, list):
-        raise ValueError(f"{os.path.basename(path)}: a Label Studio export is a list of tasks")
+        first = tasks
+        raise ValueError(
+            f"{os.path.basename(path)}: a Label Studio export is a list of tasks; this looks like {looks_like(first)}"
+        )
     texts, per_task, ids = [], [], []
     for k, task in enumerate(tasks):
         where = f"{os.path.basename(path)} task {task.get('id', k) if isinstance(task, dict) else k}"
         if not isinstance(task, dict) or not isinstance((task.get("data") or {}).get(text_key), str):
             raise ValueError(f"{where}: no data[{text_key!r}] text")
         text = task["data"][text_key]
-        annotations = [a for a in task.get("annotations") or [] if not a.get("was_cancelled")]
+        annotations = _ls_annotations(task, where)
         per_task.append([_ls_regions(a.get("result"), text, where) for a in annotations])
         texts.append(text)
         ids.append(task.get("id", k))
@@ -267,7 +399,7 @@ def read_label_studio(path, text_key="text"):
 # ---------------------------------------------------------------------------- spaCy
 
 
-def from_docs(docs, spans_key=None):
+def from_docs(docs: list, spans_key: str | None = None) -> Annotated:
     """spaCy ``Doc`` objects: ``doc.ents``, or ``doc.spans[spans_key]`` (nested allowed)."""
     texts, entities = [], []
     for doc in docs:
@@ -277,28 +409,104 @@ def from_docs(docs, spans_key=None):
     return Annotated(texts, entities, list(range(len(texts))), list(range(len(texts))))
 
 
-def read_docbin(path, spans_key=None):
-    """A spaCy ``.spacy`` file (``DocBin``)."""
-    import spacy
-    from spacy.tokens import DocBin
+#: a DocBin's bytes inflate to at most this many times their size plus a megabyte (text: about
+#: 20; the same sentence repeated: about 200), and never past :data:`MAX_DOCBIN_BYTES`
+MAX_INFLATION = 256
+MAX_DOCBIN_BYTES = 1 << 29
+#: docs without tokens a DocBin may hold beyond one per token (each costs a Doc)
+MAX_EMPTY_DOCS = 10_000
 
+
+def read_docbin(path: str, spans_key: str | None = None) -> Annotated:
+    """A spaCy ``.spacy`` file (``DocBin``). Its declared sizes are checked before spaCy builds
+    anything (:func:`check_docbin`); spaCy missing is :class:`MissingPackage`."""
+    check_file(path)
     try:
-        docs = list(DocBin().from_disk(path).get_docs(spacy.blank("xx").vocab))
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{os.path.basename(path)}: not a spaCy DocBin ({error})") from None
+        import spacy
+        from spacy.tokens import DocBin
+    except ImportError:
+        raise MissingPackage("spacy", path) from None
+    with open(path, "rb") as f:
+        data = f.read()
+    check_docbin(data, os.path.basename(path))
+    try:
+        docs = list(DocBin().from_bytes(data).get_docs(spacy.blank("xx").vocab))
+    except (MemoryError, RecursionError):
+        raise ValueError(f"{os.path.basename(path)}: not a spaCy DocBin (too large to read)") from None
+    except Exception as error:  # spaCy and srsly raise many kinds on bad bytes
+        raise ValueError(
+            f"{os.path.basename(path)}: not a spaCy DocBin ({type(error).__name__}: {error})"
+        ) from None
     return from_docs(docs, spans_key)
+
+
+def _inflate(data, name):
+    """The zlib-inflated bytes of a DocBin, at most ``MAX_INFLATION`` times its size plus 1 MB."""
+    limit = min(MAX_INFLATION * len(data) + (1 << 20), MAX_DOCBIN_BYTES)
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(data, limit)
+    except zlib.error as error:
+        raise ValueError(f"{name}: not a spaCy DocBin (not zlib data: {error})") from None
+    if inflater.unconsumed_tail:
+        raise ValueError(
+            f"{name}: not a spaCy DocBin it reads (it inflates past {limit} bytes: at most {MAX_INFLATION} "
+            f"times its size, and {MAX_DOCBIN_BYTES} bytes)"
+        )
+    return out
+
+
+def check_docbin(data: bytes, name: str) -> None:
+    """Raise unless ``data`` inflate within bounds to a DocBin whose declared sizes agree: ``lengths``
+    (tokens per doc, non-negative int32) sum to the rows of ``tokens`` (one uint64 per attribute)
+    and of ``spaces``; a ValueError naming the file before any large allocation."""
+    import srsly
+
+    inflated = _inflate(data, name)
+    try:
+        msg = srsly.msgpack_loads(inflated)
+    except Exception as error:  # msgpack raises several kinds, some without a message
+        raise ValueError(
+            f"{name}: not a spaCy DocBin (not msgpack: {type(error).__name__} {error})"
+        ) from None
+    keys = ("attrs", "tokens", "spaces", "lengths", "strings")
+    if not isinstance(msg, dict) or any(k not in msg for k in keys):
+        raise ValueError(f"{name}: not a spaCy DocBin (it needs {list(keys)})")
+    attrs, tokens, spaces, lengths = (msg[k] for k in keys[:4])
+    if (
+        not isinstance(attrs, list)
+        or not attrs
+        or not all(isinstance(b, bytes) for b in (tokens, spaces, lengths))
+    ):
+        raise ValueError(f"{name}: not a spaCy DocBin (attrs a list, tokens, spaces and lengths bytes)")
+    if len(lengths) % 4 or len(tokens) % (8 * len(attrs)):
+        raise ValueError(f"{name}: not a spaCy DocBin (its arrays are not whole int32 / uint64 rows)")
+    counts = [int.from_bytes(lengths[k : k + 4], "little", signed=True) for k in range(0, len(lengths), 4)]
+    rows = len(tokens) // (8 * len(attrs))
+    if any(c < 0 for c in counts) or sum(counts) != rows or len(spaces) != rows:
+        raise ValueError(
+            f"{name}: not a spaCy DocBin (its lengths sum to {sum(counts)} tokens, its arrays hold {rows} and {len(spaces)})"
+        )
+    if len(counts) > rows + MAX_EMPTY_DOCS:
+        raise ValueError(f"{name}: not a spaCy DocBin it reads ({len(counts)} docs for {rows} tokens)")
 
 
 # ---------------------------------------------------------------------------- CoNLL-U
 
 
-def read_conllu(path, column=None, misc_key="NER"):
+def read_conllu(path: str, column: int | None = None, misc_key: str = "NER") -> Annotated:
     """CoNLL-U with NER tags in MISC (``NER=B-PER``, the key ``misc_key``) or in a column after the
     ten of CoNLL-U (the last one, or ``column``, 0-based). Multiword token lines (``1-2``) and empty nodes
     (``1.1``) are skipped; a token without a tag is ``O``. Entities are character offsets into the
     sentence's tokens joined by one space (``SpaceAfter=No`` respected)."""
-    texts, entities, ids, lines = [], [], [], []
-    tokens, tags, spaces, start_line = [], [], [], None
+    texts: list = []
+    entities: list = []
+    ids: list = []
+    lines: list = []
+    tokens: list = []
+    tags: list = []
+    spaces: list = []
+    start_line = None
 
     def flush():
         if not tokens:
@@ -323,6 +531,7 @@ def read_conllu(path, column=None, misc_key="NER"):
         ids.append(len(ids))
         lines.append(start_line)
 
+    check_file(path)
     try:
         with open(path, encoding="utf-8") as f:
             raw = f.read().split("\n")
@@ -362,8 +571,9 @@ def read_conllu(path, column=None, misc_key="NER"):
 # ---------------------------------------------------------------------------- choosing the reader
 
 
-def guess_format(path):
+def guess_format(path: str) -> str:
     """The format of a file or folder by its name and, where names are shared, its content."""
+    path = os.fspath(path)
     if os.path.isdir(path) or path.endswith(".ann"):
         return "brat"
     if path.endswith(".spacy"):
@@ -373,18 +583,22 @@ def guess_format(path):
     if path.endswith(".json"):
         return "label-studio"
     if path.endswith(".jsonl"):
+        check_file(path)
         with open(path, encoding="utf-8", errors="replace") as f:
             first = next((line for line in f if line.strip()), "{}")
-        try:
-            record = json.loads(first)
-        except json.JSONDecodeError:
-            record = {}
+        record = parse_json(first, f"{os.path.basename(path)}: its first record")
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"{os.path.basename(path)}: its first record is {looks_like(record)}; a record of every format is an object"
+            )
         if "spans" in record:
             return "prodigy"
         if (
             "label" in record
             or "entities" in record
+            and isinstance(record["entities"], list)
             and record["entities"]
+            and isinstance(record["entities"][0], dict)
             and "start_offset" in record["entities"][0]
         ):
             return "doccano"
@@ -403,9 +617,11 @@ READERS = {
 }
 
 
-def read_annotated(path, format=None, **options):
+def read_annotated(path: str, format: str | None = None, **options: object) -> Annotated:
     """:class:`Annotated` of a file (or a brat folder) in one of :data:`FORMATS`, told by its name
-    and content unless ``format`` says."""
+    and content unless ``format`` says. A missing file is ``ValueError("no such file: PATH")``
+    whatever the format; a format's missing package is :class:`MissingPackage`."""
+    check_file(path, folder=True)
     if format is None:
         format = guess_format(path)
     if format not in READERS:

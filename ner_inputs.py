@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .ner_core import IGNORE_INDEX, same_count
+from .ner_core import IGNORE_INDEX, InputError, same_count
 from .ner_decoding import joined, tag_codes
 
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
@@ -395,8 +395,14 @@ def check_batch(predictions, references, single=False, every_tag=True):
     bad = np.flatnonzero(lengths[0] != lengths[1])
     if bad.size:
         i = int(bad[0])
-        where = ("prediction", "reference") if single else (f"predictions[{i}]", f"references[{i}]")
-        raise ValueError(f"{where[0]} has {lengths[0][i]} tags but {where[1]} has {lengths[1][i]}")
+        if single:
+            raise ValueError(f"prediction has {lengths[0][i]} tags but reference has {lengths[1][i]}")
+        raise InputError(
+            f"{{place}} has {lengths[0][i]} tags but {{other}} has {lengths[1][i]}",
+            "predictions",
+            i,
+            other=("references", i),
+        )
     firsts = [_first_item(n, c, lengths[0]) for n, c in zip(names, cols)]
     if kinds[0] and kinds[1] and kinds[0] != kinds[1]:
         side, i, j, value = firsts[1]
@@ -603,9 +609,11 @@ def check_kind(kind, first, label_names):
         return
     side, i, j, value = first
     if label_names is None and kind == CLASS_ID:
-        raise ValueError(f"{side}[{i}][{j}] = {value!r} is a class id: pass label_names, the tag of each id")
+        raise InputError(
+            "{place} = {item!r} is a class id: pass label_names, the tag of each id", side, i, j, value
+        )
     if label_names is not None and kind == TAG:
-        raise ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id, but label_names is given")
+        raise InputError("{place} = {item!r} is not a class id, but label_names is given", side, i, j, value)
 
 
 # ---------------------------------------------------------------------------- evaluate's cache

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from .ner_buckets import BucketRows, bucket_scores, check_tokens, entity_texts, needs_text
 from .ner_comparison import compare_scored
-from .ner_core import PARALLEL_POSITIONS, SpanArrays, same_count, side_by_side
+from .ner_core import PARALLEL_POSITIONS, InputError, SpanArrays, same_count, side_by_side
 from .ner_decoding import EncodedCorpus, corpus_from_codes, decode, encode
 from .ner_decoding_report import REPORT_PLACES, decoding_reports
 from .ner_documents import check_id_values, document_scores
@@ -265,6 +265,8 @@ def score_system(
     """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
     try:
         corpus = tag_corpus(predictions, references, options)
+    except InputError as error:  # its place rewritten by attribute
+        raise error.renamed({"predictions": name}) from None
     except ValueError as error:
         raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
     return score_tags(corpus, options, None, units)

@@ -693,7 +693,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         predictions: list,
         predictions_b: list,
         references: list,
-        system_resamples: int = 0,
+        system_intervals: int = 0,
         ci_resamples: int = 1_000,
         permutations: int = 10_000,
         document_ids: list | None = None,
@@ -702,14 +702,14 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         **compute_options: object,
     ) -> dict:
         """``compare``, and each system's own ``"intervals"`` in ``["a"]`` and ``["b"]`` (and per slice
-        with ``slices``) at ``system_resamples`` bootstrap resamples of the same per-sentence rows
+        with ``slices``) at ``system_intervals`` bootstrap resamples of the same per-sentence rows
         (0: none), as ``compute(ci_resamples=...)`` gives them for one system."""
         options = check_options("default", compute_options)
         settings = check_comparison_options(
             permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
         )
         return compare_systems(
-            predictions, predictions_b, references, options, settings, document_ids, int(system_resamples)
+            predictions, predictions_b, references, options, settings, document_ids, int(system_intervals)
         )
 
     def compute(self, *, predictions: Any = None, references: Any = None, **options: Any) -> Any:

@@ -61,20 +61,20 @@ def _plain(value):
     return value
 
 
-def canonical(value):
+def canonical(value: object) -> bytes:
     """The canonical bytes of a value (see the module's docstring)."""
     return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
         "utf-8"
     )
 
 
-def fingerprint(value):
+def fingerprint(value: object) -> str:
     """``sha256:`` and the hex digest of the canonical bytes."""
     return "sha256:" + hashlib.sha256(canonical(value)).hexdigest()
 
 
-def versions():
-    out = {"python": platform.python_version()}
+def versions() -> dict:
+    out: dict[str, str | None] = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
             out[name] = metadata.version(name)
@@ -83,7 +83,7 @@ def versions():
     return out
 
 
-def make_record(config, inputs, options, defaults, results):
+def make_record(config: str, inputs: dict, options: dict, defaults: dict, results: dict) -> dict:
     """The record of one ``compute``: ``inputs`` {name: value} (predictions, references,
     subgroups), ``options`` the options given, ``defaults`` every option of the config with its
     default."""
@@ -110,18 +110,49 @@ def make_record(config, inputs, options, defaults, results):
     }
 
 
-def check_record(record):
-    """Raise unless ``record`` is a record this version reads."""
+#: the inputs of a run, which a record hashes and never holds among its options
+INPUTS = ("predictions", "references", "subgroups", "predictions_b")
+#: the parts of a record and the type each must be
+PARTS = {"config": str, "options": dict, "inputs": dict, "results": dict}
+
+
+def check_record(record: object) -> None:
+    """Raise a ValueError naming the part unless ``record`` is a record this version reads: its
+    format and layout, ``config`` a str, ``options`` a dict of JSON values holding no input or
+    per-sentence data, ``inputs`` a dict of ``sha256:`` hashes, ``results`` a dict, and the whole
+    writable as JSON (no cycle, nesting within the interpreter's recursion)."""
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise ValueError(f"not a record: its 'format' is not {RECORD_FORMAT!r}")
-    if record.get("version") != RECORD_VERSION:
-        raise ValueError(f"a record of layout {record.get('version')!r}; this metric reads {RECORD_VERSION}")
-    for key in ("config", "options", "inputs", "results"):
+    if type(record.get("version")) is not int or record.get("version") != RECORD_VERSION:
+        raise ValueError(
+            f"a record of layout {record.get('version')!r:.40}; this metric reads {RECORD_VERSION}"
+        )
+    for key, kind in PARTS.items():
         if key not in record:
             raise ValueError(f"not a record: no {key!r}")
+        if not isinstance(record[key], kind):
+            raise ValueError(
+                f"not a record: its {key!r} is a {kind.__name__}; got {type(record[key]).__name__}"
+            )
+    held = sorted(k for k in record["options"] if k in INPUTS or k in DATA_OPTIONS or not isinstance(k, str))
+    if held:
+        raise ValueError(
+            f"a tampered record: its 'options' hold {held[0]!r}, an input or per-sentence data, which a record hashes"
+        )
+    for name, digest in record["inputs"].items():
+        if not isinstance(digest, str) or not digest.startswith("sha256:"):
+            raise ValueError(
+                f"a tampered record: the hash of input {name!r} is not 'sha256:...'; got {digest!r:.80}"
+            )
+    try:
+        json.dumps(record)
+    except (ValueError, TypeError, RecursionError) as error:
+        raise ValueError(
+            f"a tampered record: it cannot be written as JSON ({type(error).__name__}: {error})"
+        ) from None
 
 
-def check_inputs(record, given):
+def check_inputs(record: dict, given: dict) -> None:
     """Raise, naming the input, unless ``given`` {name: value} are the inputs the record hashed."""
     for name, digest in record["inputs"].items():
         if name not in given or given[name] is None:
@@ -135,14 +166,14 @@ def check_inputs(record, given):
         raise ValueError(f"{extra[0]!r} was not an input of the recorded run")
 
 
-def same_results(record, results):
+def same_results(record: dict, results: dict) -> bool:
     """Whether ``results`` are the record's, to the last bit of every float."""
     return canonical(results) == canonical(record["results"])
 
 
-def differences(record, results, limit=5):
+def differences(record: dict, results: dict, limit: int = 5) -> list:
     """The first ``limit`` result keys (dotted paths) whose values differ."""
-    out = []
+    out: list[str] = []
 
     def walk(a, b, path):
         if len(out) >= limit:
@@ -157,7 +188,14 @@ def differences(record, results, limit=5):
     return out
 
 
-def model_index(results, model_name, dataset_name, dataset_type, split=None, dataset_config=None):
+def model_index(
+    results: dict,
+    model_name: str,
+    dataset_name: str,
+    dataset_type: str,
+    split: str | None = None,
+    dataset_config: str | None = None,
+) -> dict:
     """The ``model-index`` metadata of a Hugging Face model card: seqeval's micro precision, recall,
     F1 (and accuracy in the tag configs) and the F1 of each MUC mode."""
     metrics = [
@@ -188,7 +226,7 @@ def model_index(results, model_name, dataset_name, dataset_type, split=None, dat
     }
 
 
-def flat_results(results, prefix=""):
+def flat_results(results: dict, prefix: str = "") -> dict:
     """The results as one level of ``a/b/c`` keys with number values (for ``evaluate.save`` and
     logging tools); lists and strings are left out."""
     out = {}

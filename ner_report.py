@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # ner_files beside this file, whatever the working directory
@@ -29,18 +30,14 @@ if str(HERE) not in sys.path:  # ner_files beside this file, whatever the workin
 import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall)
 from ner_recall import (
     ner_files,  # noqa: E402
-    ner_pipeline,  # noqa: E402
     ner_record,  # noqa: E402
 )
-from ner_recall.ner_decoding import SCHEMES  # noqa: E402
-from ner_recall.ner_matching import MODES  # noqa: E402
-from ner_recall.ner_uncertainty import check_comparison_options  # noqa: E402
 
 METRIC_PATH = HERE / "ner_recall_metric.py"
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
 
 
-def load_metric(config_name="default"):
+def load_metric(config_name: str = "default") -> Any:
     """``evaluate.load`` of the metric beside this file, one object per config: two objects in one
     process wait on each other's cache-file lock (a second each compute)."""
     return _load(config_name)
@@ -56,7 +53,7 @@ def _load(config_name):
     return evaluate.load(str(METRIC_PATH), config_name, experiment_id=f"ner_report_{os.getpid()}")
 
 
-def is_spans(inputs):
+def is_spans(inputs: ner_files.Inputs) -> bool:
     return (
         bool(inputs.references)
         and isinstance(inputs.references[0], list)
@@ -69,7 +66,7 @@ def _metric(inputs):
     return (load_metric("spans"), False) if is_spans(inputs) else (load_metric(), True)
 
 
-def bucket_options(inputs):
+def bucket_options(inputs: ner_files.Inputs) -> dict:
     """The entity buckets the files allow, with the option that gives their text: every attribute
     that needs no training set for tags (with the tokens), entity length and, for texts, the
     capitalisation for spans."""
@@ -83,19 +80,26 @@ def bucket_options(inputs):
     return {"buckets": ["entity_length"]}
 
 
-def is_scored(inputs):
+def is_scored(inputs: ner_files.Inputs) -> bool:
     """Whether the predictions are span items with a ``"score"`` (then the ranking family runs)."""
     return is_spans(inputs) and any("score" in e for example in inputs.predictions for e in example)
 
 
 def score(
-    inputs, scheme=None, mode=None, suffix=False, ci_resamples=0, errors=True, slices=None, buckets=False
-):
+    inputs: ner_files.Inputs,
+    scheme: str | None = None,
+    mode: str | None = None,
+    suffix: bool = False,
+    ci_resamples: int = 0,
+    errors: bool = True,
+    slices: list | None = None,
+    buckets: bool = False,
+) -> dict:
     """The metric's results on reader output, with "confusion" (and "errors" unless ``errors`` is
     False; with ``buckets``, the entity buckets of :func:`bucket_options`). ValueErrors name file
     and line."""
     metric, tags = _metric(inputs)
-    options = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
+    options: dict[str, Any] = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
     if not tags and any(
         "fragments" in e for example in inputs.references + inputs.predictions for e in example
     ):
@@ -111,20 +115,20 @@ def score(
         given = dict(errors=errors, ci_resamples=ci_resamples, scores=scores, **options)
         return metric.compute(**{**inputs.compute_inputs(), **given})
     except ValueError as error:
-        raise ValueError(ner_files.locate(str(error), inputs)) from None
+        raise ner_files.located(error, inputs) from None
 
 
 def score_two(
-    inputs,
-    inputs_b,
-    scheme=None,
-    mode=None,
-    suffix=False,
-    ci_resamples=0,
-    errors=True,
-    slices=None,
-    buckets=False,
-):
+    inputs: ner_files.Inputs,
+    inputs_b: ner_files.Inputs,
+    scheme: str | None = None,
+    mode: str | None = None,
+    suffix: bool = False,
+    ci_resamples: int = 0,
+    errors: bool = True,
+    slices: list | None = None,
+    buckets: bool = False,
+) -> tuple:
     """Two systems on one gold, each scored once: (results, results_b, comparison). Tag systems get
     ``metric.compare``'s difference, interval and p-value (comparison None for spans); each
     system's own intervals come from the same per-unit rows. ValueErrors name file and line."""
@@ -141,23 +145,27 @@ def score_two(
         given["slices"] = slices
     if buckets:
         given.update(bucket_options(inputs))
-    options = ner_pipeline.check_options("default", given)
-    settings = check_comparison_options(ci_resamples=ci_resamples or 1000, scores=options.scoring.scores)
     try:
-        out = ner_pipeline.compare_systems(
-            inputs.predictions,
-            inputs_b.predictions,
-            inputs.references,
-            options,
-            settings,
-            document_ids=inputs.document_ids,
+        out = load_metric().compare_with_intervals(
+            predictions=inputs.predictions,
+            predictions_b=inputs_b.predictions,
+            references=inputs.references,
             system_intervals=ci_resamples,
+            ci_resamples=ci_resamples or 1000,
+            document_ids=inputs.document_ids,
+            **given,
         )
     except ValueError as error:
-        raise ValueError(
-            ner_files.locate(str(error), inputs_b if "predictions_b" in str(error) else inputs)
-        ) from None
+        raise ner_files.located(*_side_of(error, inputs, inputs_b)) from None
     return out["a"], out["b"], out
+
+
+def _side_of(error, inputs, inputs_b):
+    """(error, the inputs its place is in, the side there) of a comparison's error: ``predictions_b``
+    is the predictions of ``inputs_b``."""
+    if getattr(error, "side", None) == "predictions_b":
+        return error, inputs_b, "predictions"
+    return error, inputs, None
 
 
 # ---------------------------------------------------------------------------- the printed report
@@ -179,7 +187,7 @@ def _interval(results, name):
     return f" [{low_high[0]:.4f}, {low_high[1]:.4f}]" if low_high else ""
 
 
-def headline(results):
+def headline(results: dict) -> str:
     if "overall_f1" not in results:
         strict = results["muc"]["strict"]
         return f"strict: precision {strict['precision']:.4f}  recall {strict['recall']:.4f}  f1 {strict['f1']:.4f}"
@@ -193,7 +201,12 @@ def headline(results):
     return "overall (seqeval): " + "  ".join(parts) + accuracy
 
 
-def per_type_summary_rows(results):
+def modes(results: dict) -> list:
+    """The MUC modes of the results, strict first (the metric's order)."""
+    return list(results["muc"])
+
+
+def per_type_summary_rows(results: dict) -> list:
     strict = results["muc"]["strict"]["per_type"]
     return [
         [
@@ -203,17 +216,17 @@ def per_type_summary_rows(results):
             t["precision"],
             t["recall"],
             t["f1"],
-            *(results["muc"][m]["per_type"][name]["f1"] for m in MODES[1:]),
+            *(results["muc"][m]["per_type"][name]["f1"] for m in modes(results)[1:]),
         ]
         for name, t in sorted(strict.items())
     ]
 
 
-def muc_rows(results):
-    return [[mode, *(results["muc"][mode][k] for k in MUC_COLUMNS)] for mode in MODES]
+def muc_rows(results: dict) -> list:
+    return [[mode, *(results["muc"][mode][k] for k in MUC_COLUMNS)] for mode in modes(results)]
 
 
-def confusion_lines(confusion, top=10):
+def confusion_lines(confusion: dict, top: int = 10) -> list:
     pairs = [
         (n, gold, pred, scenario)
         for scenario in ("same_span", "overlap")
@@ -228,7 +241,9 @@ def confusion_lines(confusion, top=10):
     return lines or ["  no entity took another type"]
 
 
-def report(results, names, sentences, results_b=None, comparison=None):
+def report(
+    results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
+) -> str:
     """The text the command line prints."""
     out = [
         f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
@@ -239,7 +254,7 @@ def report(results, names, sentences, results_b=None, comparison=None):
         "",
         "per type (strict counts; f1 of each mode)",
         _table(
-            ["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in MODES[1:])],
+            ["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in modes(results)[1:])],
             per_type_summary_rows(results),
         ),
         "",
@@ -277,12 +292,12 @@ def report(results, names, sentences, results_b=None, comparison=None):
 DOC_COLUMNS = ("documents", "precision", "precision_std", "recall", "recall_std", "f1", "f1_std")
 
 
-def document_rows(documents):
+def document_rows(documents: dict) -> list:
     """(mode, documents, P, its std, R, its std, F1, its std); ``-`` where no document qualifies."""
     return [[mode, *("-" if t[k] is None else t[k] for k in DOC_COLUMNS)] for mode, t in documents.items()]
 
 
-def ranking_table(ranking):
+def ranking_table(ranking: dict) -> str:
     """Per matching: average precision, the best-F1 threshold with its scores, ECE."""
     rows = [
         [
@@ -303,7 +318,7 @@ def ranking_table(ranking):
     )
 
 
-def bucket_table(table, compared=None):
+def bucket_table(table: dict, compared: dict | None = None) -> str:
     """Each bucket's gold and predicted entities, strict precision, recall and F1 (with its interval
     when computed; with B - A and its Holm-corrected p-value when compared)."""
     header = ["bucket", "gold", "pred", "precision", "recall", "f1"]
@@ -323,7 +338,7 @@ def bucket_table(table, compared=None):
     return _table(header, rows)
 
 
-def slice_lines(table, compared=None):
+def slice_lines(table: dict, compared: dict | None = None) -> list:
     """Each slice's sentences and scores (with B - A and its Holm-corrected p-value when compared),
     then the worst slice."""
     name = "overall_f1" if "overall_f1" in next(iter(table["values"].values())) else None
@@ -354,7 +369,7 @@ def slice_lines(table, compared=None):
     return [_table(header, rows), *tail]
 
 
-def comparison_rows(results, results_b):
+def comparison_rows(results: dict, results_b: dict) -> list:
     """(score, A, B, B - A) for the headline scores and each mode's F1."""
     names = [f"overall_{k}" for k in ("precision", "recall", "f1")] if "overall_f1" in results else []
     rows = [[n, results[n], results_b[n], results_b[n] - results[n]] for n in names]
@@ -365,11 +380,11 @@ def comparison_rows(results, results_b):
             results_b["muc"][m]["f1"],
             results_b["muc"][m]["f1"] - results["muc"][m]["f1"],
         ]
-        for m in MODES
+        for m in modes(results)
     ]
 
 
-def comparison_text(results, results_b, comparison):
+def comparison_text(results: dict, results_b: dict, comparison: dict | None) -> str:
     if comparison and comparison.get("table"):
         rows = [
             [r["score"], r["a"], r["b"], r["difference"], r["low"], r["high"], r["p_value"]]
@@ -383,8 +398,23 @@ def comparison_text(results, results_b, comparison):
 # ---------------------------------------------------------------------------- command line
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="ner_report", description=__doc__.split("\n\n")[0])
+def formats_help() -> str:
+    """The formats ``--format`` names, with what each is and the optional package it needs."""
+    width = max(map(len, ner_files.FILE_FORMATS))
+    lines = ["formats (--format; by default told by the file's name and content):"]
+    for name, (what, package) in ner_files.FILE_FORMATS.items():
+        needs = f" (needs {package[0]}: {package[1]})" if package else ""
+        lines.append(f"  {name.ljust(width)}  {what}{needs}")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="ner_report",
+        description=__doc__.split("\n\n")[0],
+        epilog=formats_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
         "gold", help="gold file (CoNLL or JSONL); alone: one file with gold and predicted columns"
     )
@@ -393,7 +423,15 @@ def parse_args(argv):
         "predictions_b", nargs="?", help="a second system's predictions: compared with the first"
     )
     parser.add_argument(
-        "--scheme", choices=SCHEMES, help="decode strictly in this scheme (implies --mode strict)"
+        "--scheme",
+        choices=load_metric().SCHEMES,
+        help="decode strictly in this scheme (implies --mode strict)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=list(ner_files.FILE_FORMATS),
+        metavar="FORMAT",
+        help="read the files in this format (listed below) instead of telling it by name and content",
     )
     parser.add_argument(
         "--mode", choices=("strict",), help="strict decoding (needs --scheme); default: lenient"
@@ -431,17 +469,48 @@ def parse_args(argv):
 
 
 #: the arguments a record keeps (the files are kept with their SHA-256)
-RECORDED = ("scheme", "mode", "suffix", "no_token_check", "column", "slices", "buckets", "ci_resamples")
+RECORDED = (
+    "scheme",
+    "mode",
+    "suffix",
+    "no_token_check",
+    "column",
+    "slices",
+    "buckets",
+    "ci_resamples",
+    "format",
+)
 FILES = ("gold", "predictions", "predictions_b", "slices")
 
 
-def file_hash(path):
-    with open(path, "rb") as f:
-        return "sha256:" + hashlib.sha256(f.read()).hexdigest()
+def file_hash(path: str) -> str:
+    """``sha256:`` and the hex digest of a file's bytes (a folder, brat's: of its files' names and bytes)."""
+    digest = hashlib.sha256()
+    paths = [path]
+    if os.path.isdir(path):
+        paths = sorted(
+            os.path.join(path, n) for n in os.listdir(path) if os.path.isfile(os.path.join(path, n))
+        )
+    for name in paths:
+        if name != path:
+            digest.update(os.path.basename(name).encode("utf-8") + b"\0")
+        with open(name, "rb") as f:
+            digest.update(f.read())
+    return "sha256:" + digest.hexdigest()
 
 
-def make_cli_record(args, payload):
-    """The record of a command-line run (``ner_record``'s layout, config ``"ner_report"``)."""
+def stored_path(path: str, record_path: str) -> str:
+    """``path`` relative to the record's folder (so that the record and its files move together);
+    absolute where no relative path leads there (another drive)."""
+    try:
+        return os.path.relpath(os.path.abspath(path), os.path.dirname(os.path.abspath(record_path)))
+    except ValueError:
+        return os.path.abspath(path)
+
+
+def make_cli_record(args: argparse.Namespace, payload: dict) -> dict:
+    """The record of a command-line run (``ner_record``'s layout, config ``"ner_report"``); each
+    file's path relative to the record (``args.record``)."""
     record = ner_record.make_record(
         "ner_report",
         {},
@@ -451,38 +520,58 @@ def make_cli_record(args, payload):
     )
     record["decoding"] = payload["results"].get("decoding")
     record["files"] = {
-        role: {"path": os.path.abspath(getattr(args, role)), "sha256": file_hash(getattr(args, role))}
+        role: {
+            "path": stored_path(getattr(args, role), args.record),
+            "sha256": file_hash(getattr(args, role)),
+        }
         for role in FILES
         if getattr(args, role)
     }
     return record
 
 
-def rerun(record_path):
-    """(text, identical) of a record's run scored again from its files, each checked by its hash."""
+def read_record(record_path: str) -> dict:
+    """The command-line record at ``record_path``, checked; a ValueError naming what is wrong."""
     try:
         with open(record_path, encoding="utf-8") as f:
             record = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ValueError(f"--rerun {record_path}: cannot read it as a JSON record ({error})") from None
-    ner_record.check_record(record)
+    try:
+        ner_record.check_record(record)
+    except ValueError as error:
+        raise ValueError(f"--rerun {record_path}: {error}") from None
     if record["config"] != "ner_report" or "files" not in record:
         raise ValueError(f"--rerun {record_path}: a record of metric.record, not of the command line")
-    for role, entry in record["files"].items():
-        if not os.path.isfile(entry["path"]):
-            raise ValueError(f"--rerun: the {role} file {entry['path']} is gone")
-        if file_hash(entry["path"]) != entry["sha256"]:
+    files = record["files"]
+    if not isinstance(files, dict) or "gold" not in files or set(files) - set(FILES):
+        raise ValueError(f"--rerun {record_path}: its 'files' map {list(FILES)} (gold among them) to files")
+    for role, entry in files.items():
+        if not (isinstance(entry, dict) and all(isinstance(entry.get(k), str) for k in ("path", "sha256"))):
+            raise ValueError(f"--rerun {record_path}: the {role} file needs a 'path' and a 'sha256' (str)")
+    unknown = sorted(set(record["options"]) - set(RECORDED))
+    if unknown:
+        raise ValueError(f"--rerun {record_path}: {unknown[0]!r} is not an option of the command line")
+    return record
+
+
+def rerun(record_path: str) -> tuple:
+    """(text, identical) of a record's run scored again from its files, each checked by its hash;
+    a file's path relative to the record's folder (as records are written) or absolute."""
+    record = read_record(record_path)
+    folder = os.path.dirname(os.path.abspath(record_path))
+    paths = {role: os.path.join(folder, entry["path"]) for role, entry in record["files"].items()}
+    for role, path in paths.items():
+        if not os.path.exists(path):
+            raise ValueError(f"--rerun: the {role} file {path} is gone")
+        if file_hash(path) != record["files"][role]["sha256"]:
             raise ValueError(
-                f"--rerun: the {role} file {entry['path']} changed (its SHA-256 differs from the record's)"
+                f"--rerun: the {role} file {path} changed (its SHA-256 differs from the record's)"
             )
-    argv = [
-        record["files"][r]["path"] for r in ("gold", "predictions", "predictions_b") if r in record["files"]
-    ]
-    args = parse_args(argv)
+    args = parse_args([paths[r] for r in ("gold", "predictions", "predictions_b") if r in paths])
     for key in RECORDED:
         setattr(args, key, record["options"].get(key))
-    if "slices" in record["files"]:
-        args.slices = record["files"]["slices"]["path"]
+    args.slices = paths.get("slices")
     _, payload = run(args)
     results = {k: v for k, v in payload.items() if k != "files"}
     if ner_record.same_results(record, results):
@@ -491,19 +580,21 @@ def rerun(record_path):
     return f"different: {where} (versions then: {record['versions']}; now: {ner_record.versions()})\n", False
 
 
-def run(args):
+def run(args: argparse.Namespace) -> tuple:
     """(text, results as a JSON-ready dict) of parsed arguments; ValueError on bad input."""
     options = dict(
         scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
     )
-    inputs = ner_files.read_pair(args.gold, args.predictions, not args.no_token_check, args.column)
+    inputs = ner_files.read_pair(
+        args.gold, args.predictions, not args.no_token_check, args.column, getattr(args, "format", None)
+    )
     slices = None if args.slices is None else read_slices(args.slices, len(inputs.references))
     names = [args.gold, args.predictions or args.gold]
     payload = {"files": {"gold": args.gold, "predictions": names[1]}}
     results_b = comparison = None
     if args.predictions_b:
         inputs_b = ner_files.read_second_predictions(
-            inputs, args.predictions_b, not args.no_token_check, args.column
+            inputs, args.predictions_b, not args.no_token_check, args.column, getattr(args, "format", None)
         )
         results, results_b, comparison = score_two(
             inputs, inputs_b, ci_resamples=args.ci_resamples, slices=slices, buckets=args.buckets, **options
@@ -525,7 +616,7 @@ def run(args):
     return text, payload
 
 
-def read_slices(path, n_sentences):
+def read_slices(path: str, n_sentences: int) -> list:
     """One slice value per line, one line per sentence; ValueError naming the file."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -540,7 +631,7 @@ def read_slices(path, n_sentences):
     return values
 
 
-def check_output(path, option="--json"):
+def check_output(path: str, option: str = "--json") -> None:
     """Raise unless ``path`` can be written (checked before any scoring, so nothing is printed in vain)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -553,7 +644,10 @@ def check_output(path, option="--json"):
         raise ValueError(f"{option} {path}: not a file this process can write")
 
 
-def main(argv=None):
+def main(argv: list | None = None) -> int:
+    """Run the command line: exit 0, 1 when a file or the metric refuses the input (the message on
+    stderr), 2 when a format's optional package is missing (named with its install line) or a
+    rerun's results differ."""
     args = parse_args(argv)
     try:
         if args.rerun:
@@ -568,6 +662,11 @@ def main(argv=None):
     except ValueError as error:
         print(f"ner_report: {error}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as error:  # a format's optional package (ner_formats.MissingPackage)
+        install = getattr(error, "install", None) or f"pip install {error.name}"
+        message = str(error) if getattr(error, "install", None) else f"{error} (install it: {install})"
+        print(f"ner_report: {message}", file=sys.stderr)
+        return 2
     print(text, end="")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

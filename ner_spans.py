@@ -27,7 +27,7 @@ sorted by (start, end, type); ``types`` are the label names, sorted.
 >>> encode_spans([[{"label": "PER", "start": 2, "end": 2}]], [[]])
 Traceback (most recent call last):
 ...
-ValueError: predictions[0][0] {'label': 'PER', 'start': 2, 'end': 2}: start must be < end
+ner_recall.ner_core.InputError: predictions[0][0] {'label': 'PER', 'start': 2, 'end': 2}: start must be < end
 """
 
 import unicodedata
@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .ner_core import ENTITY_KEYS, SpanArrays, same_count
+from .ner_core import ENTITY_KEYS, InputError, SpanArrays, literal, same_count
 from .ner_doubt import GROUP, check_doubt, has_doubt
 
 
@@ -328,8 +328,7 @@ def check_entity_types(examples: Any, name: str, single: bool = False, scored: b
 
 def _raise_at(examples, name, counts, single, k, msg):
     i, j = _locate(counts, k)
-    where = f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
-    raise ValueError(f"{where} {examples[i][j]!r}: {msg}")
+    raise InputError(f"{{place}} {{item!r}}: {literal(msg)}", name, None if single else i, j, examples[i][j])
 
 
 def check_entities(
@@ -352,7 +351,7 @@ def check_entities(
     >>> check_entities([[{"label": "X", "start": 0, "end": True}]], "references")
     Traceback (most recent call last):
     ...
-    ValueError: references[0][0] {'label': 'X', 'start': 0, 'end': True}: end must be an int
+    ner_recall.ner_core.InputError: references[0][0] {'label': 'X', 'start': 0, 'end': True}: end must be an int
     """
     examples = as_entity_lists(examples, name)
     labels, starts, ends, counts, *scores = _flatten(examples, name, SCORED_KEYS if scored else ENTITY_KEYS)
@@ -427,10 +426,12 @@ def _check_layout(width, gold, pred):
         return
     i = int(np.argmax(width))
     side = "references" if i in set(gold[3][gold[2] == width[i]].tolist()) else "predictions"
-    raise ValueError(
+    raise InputError(
         f"span offsets too large: the examples laid end to end need {total} positions, above the bound "
-        f"2**62 = {MAX_POSITION}; the largest end is {int(width[i])} in {side}[{i}] (offsets are token or "
-        "character positions within an example)"
+        f"2**62 = {MAX_POSITION}; the largest end is {int(width[i])} in {{place}} (offsets are token or "
+        "character positions within an example)",
+        side,
+        i,
     )
 
 

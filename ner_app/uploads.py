@@ -222,7 +222,7 @@ def score_two(
             predictions_b=inputs_b.predictions,
             references=inputs.references,
             document_ids=inputs.document_ids,
-            system_resamples=ci_resamples,
+            system_intervals=ci_resamples,
             ci_resamples=ci_resamples or 1000,
             **options,
         )

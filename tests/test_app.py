@@ -1052,7 +1052,7 @@ def test_the_metric_compares_two_systems_with_each_systems_intervals(metric):
         predictions=inputs.predictions,
         predictions_b=b.predictions,
         references=inputs.references,
-        system_resamples=50,
+        system_intervals=50,
         ci_resamples=50,
         permutations=50,
     )

@@ -139,7 +139,7 @@ def test_jsonl_pair(tmp_path):
     "line, message",
     [
         ("{not json", "g.jsonl line 2: not JSON"),
-        ("[1, 2]", "g.jsonl line 2: an example is a JSON object; got list"),
+        ("[1, 2]", "g.jsonl line 2 entity 0: a list of entities is a model's output"),
         ('{"entities": []}', 'g.jsonl line 2: needs "tokens" (a list of str) or "text" (a str)'),
         ('{"text": "ab"}', 'g.jsonl line 2: needs "entities"'),
         (
@@ -179,8 +179,11 @@ def test_metric_messages_point_to_the_file_line(tmp_path, metric):
     with pytest.raises(ValueError) as info:
         metric.compute(**inputs.compute_inputs(), scheme="IOB2", mode="strict")
     assert "predictions[1][1]" in str(info.value)
-    assert ner_files.locate(str(info.value), inputs) == f"{info.value} (p.conll line 4)"
-    assert ner_files.locate("no position here", inputs) == "no position here"
+    assert (info.value.side, info.value.sentence, info.value.token) == ("predictions", 1, 1)
+    assert ner_files.locate(info.value, inputs) == f"{info.value} (p.conll line 4)"
+    assert ner_files.locate(ValueError("predictions[0][0] in the text only"), inputs) == (
+        "predictions[0][0] in the text only"
+    )  # a place is read from the attributes, never from the text
 
 
 def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path):
@@ -229,3 +232,81 @@ def test_tags_are_judged_by_the_decoder_and_located_in_the_file(tmp_path, gold, 
     ]
     with pytest.raises(ValueError, match=re.escape(message) + ".*" + re.escape(line)):
         ner_report.score(inputs, **options)
+
+
+# ---------------------------------------------------------------------------- easy mistakes named
+
+
+def test_a_conll_2003_file_alone_is_not_scored_against_its_chunk_column(tmp_path):
+    path = write(tmp_path, "train.txt", "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n")
+    with pytest.raises(
+        ValueError, match=r"train.txt looks like CoNLL-2003 \(token, POS, chunk, NER\).*NP, VP"
+    ):
+        ner_files.read_pair(path)
+    inputs = ner_files.read_pair(path, path)  # as gold and predictions: the NER column, the last
+    assert inputs.references == [["B-ORG", "O"]]
+    with_predictions = write(tmp_path, "out.txt", "EU NNP B-NP B-ORG B-LOC\nrejects VBZ B-VP O O\n")
+    assert ner_files.read_pair(with_predictions).compute_inputs() == {
+        "predictions": [["B-LOC", "O"]],
+        "references": [["B-ORG", "O"]],
+    }
+
+
+@pytest.mark.parametrize("file_format", [None, *ner_files.FILE_FORMATS])
+def test_a_missing_file_is_called_missing(tmp_path, file_format):
+    gold, gone = write(tmp_path, "g.conll", "a O\n"), str(tmp_path / "gone.conll")
+    for pair in ((gone, gold), (gold, gone)):
+        with pytest.raises(ValueError, match="^no such file: " + re.escape(gone) + "$"):
+            ner_files.read_pair(*pair, file_format=file_format)
+    for reader in (ner_files.read_conll, ner_files.read_jsonl, ner_files.read_hipe):
+        with pytest.raises(ValueError, match="^no such file: "):
+            reader(gone)
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"text": "ab", "spans": []}', r"needs \"entities\".*looks like Prodigy \(it has 'spans'\)"),
+        ('{"text": "ab", "label": []}', r"needs \"entities\".*looks like doccano \(it has 'label'\)"),
+        ('{"data": {"text": "ab"}}', r"needs \"tokens\".*looks like a Label Studio task"),
+        ("5", r"an example is a JSON object .*got a JSON number"),
+        ("null", r"got a JSON null"),
+        ("[" * 100_000 + "]" * 100_000, r"JSON nested too deep to read"),
+        ('{"text": "ab", "entities": [], "n": ' + "7" * 5000 + "}", r"not JSON this reader takes"),
+        ('[{"label": "PER", "start": 0, "end": 1}]', r"entity 0: a list of entities is a model's output"),
+    ],
+)
+def test_a_jsonl_in_another_shape_is_named_for_what_it_looks_like(tmp_path, line, message):
+    gold = write(tmp_path, "g.jsonl", line + "\n")
+    with pytest.raises(ValueError, match=r"g.jsonl line 1[: ].*" + message):
+        ner_files.read_jsonl(gold)
+
+
+PIPELINE = [
+    [{"entity_group": "PER", "score": 0.9, "word": "anna", "start": 0, "end": 4}],
+    [],
+]
+
+
+def test_a_pipelines_own_output_is_read_and_scored(tmp_path):
+    from ner_recall import ner_report
+
+    gold = jsonl(
+        tmp_path,
+        "g.jsonl",
+        [
+            {"text": "Anna sang", "entities": [{"label": "PER", "start": 0, "end": 4}]},
+            {"text": "in Riga", "entities": [{"label": "LOC", "start": 3, "end": 7}]},
+        ],
+    )
+    pred = jsonl(tmp_path, "p.jsonl", PIPELINE)
+    inputs = ner_files.read_pair(gold, pred)
+    assert inputs.predictions == PIPELINE and inputs.compute_inputs()["texts"] == ["Anna sang", "in Riga"]
+    results = ner_report.score(inputs)
+    assert (results["overall_precision"], results["overall_recall"]) == (1.0, 0.5)
+    assert "ranking" in results  # a model's scores are read by the ranking family
+    tokens = jsonl(tmp_path, "t.jsonl", [{"tokens": ["Anna"], "entities": []}] * 2)
+    with pytest.raises(ValueError, match=r"p.jsonl holds a model's output.*t.jsonl needs \"text\""):
+        ner_files.read_pair(tokens, pred)
+    with pytest.raises(ValueError, match=r"p.jsonl line 1: a gold example needs \"text\""):
+        ner_files.read_pair(pred, gold)

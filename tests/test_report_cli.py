@@ -229,3 +229,183 @@ def test_scored_jsonl_predictions_print_the_ranking(tmp_path, capsys):
     )
     assert ner_report.main([str(gold), str(pred)]) == 1
     assert "score must be a number in [0, 1]" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- through the metric; easy mistakes
+
+
+def test_the_command_line_imports_no_scoring_internals():
+    import ast
+
+    tree = ast.parse(open(SCRIPT, encoding="utf-8").read())
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom | ast.Import)
+        for alias in node.names
+    } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    internals = {"ner_pipeline", "ner_matching", "ner_uncertainty", "ner_decoding", "ner_scorings"}
+    assert not {name.rsplit(".", 1)[-1] for name in imported} & internals, imported
+
+
+def test_two_systems_come_from_the_metric_with_each_systems_intervals(metric):
+    inputs = ner_files.read_conll_pair(GOLD, PRED_A)
+    inputs_b = ner_files.read_second_predictions(inputs, PRED_B)
+    a, b, comparison = ner_report.score_two(inputs, inputs_b, ci_resamples=30)
+    direct = metric.compare_with_intervals(
+        predictions=inputs.predictions,
+        predictions_b=inputs_b.predictions,
+        references=inputs.references,
+        system_intervals=30,
+        ci_resamples=30,
+        errors=True,
+        scores=["seqeval", "muc", "confusion"],
+    )
+    assert json.dumps(comparison, sort_keys=True) == json.dumps(direct, sort_keys=True)
+    assert a["intervals"]["overall_f1"] == direct["a"]["intervals"]["overall_f1"] and "intervals" in b
+    plain = metric.compare(
+        predictions=inputs.predictions, predictions_b=inputs_b.predictions, references=inputs.references
+    )
+    with_none = metric.compare_with_intervals(
+        predictions=inputs.predictions, predictions_b=inputs_b.predictions, references=inputs.references
+    )
+    assert json.dumps(plain, sort_keys=True) == json.dumps(with_none, sort_keys=True)  # compare, and no more
+    assert "intervals" not in with_none["a"]
+
+
+def test_help_lists_every_format_with_its_package(capsys):
+    with pytest.raises(SystemExit):
+        ner_report.parse_args(["--help"])
+    shown = capsys.readouterr().out
+    for name in ner_files.FILE_FORMATS:
+        assert re.search(rf"^  {re.escape(name)} +\S", shown, re.M), name
+    assert re.search(r"^  spacy +spaCy DocBin \(\.spacy\) \(needs spaCy: pip install spacy\)$", shown, re.M)
+    assert "--format FORMAT" in shown
+
+
+def test_format_chooses_the_reader(tmp_path, capsys):
+    doccano = os.path.join(DATA, "formats", "doccano.jsonl")
+    assert ner_report.main([doccano, doccano, "--format", "doccano"]) == 0
+    assert "overall (seqeval): precision 1.0000  recall 1.0000  f1 1.0000" in capsys.readouterr().out
+    assert ner_report.main([doccano, doccano, "--format", "prodigy"]) == 1
+    assert "no Prodigy 'spans'; the record looks like doccano" in capsys.readouterr().err
+    assert ner_report.main([GOLD, PRED_A, PRED_B, "--format", "conll"]) == 0
+    with pytest.raises(SystemExit):
+        ner_report.parse_args([GOLD, "--format", "xml"])
+
+
+def test_a_spacy_file_without_spacy_exits_2_naming_the_install_line(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "x.spacy"
+    path.write_bytes(b"anything")
+    monkeypatch.setitem(sys.modules, "spacy", None)  # import spacy now fails as if not installed
+    assert ner_report.main([str(path), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "ner_report: x.spacy: reading a spacy file needs spaCy, which is not installed: pip install spacy\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        (["gone.conll", PRED_A], "no such file: gone.conll"),
+        ([GOLD, "gone.conll"], "no such file: gone.conll"),
+        ([GOLD, PRED_A, "gone.conll"], "no such file: gone.conll"),
+        (["c2003.txt"], "c2003.txt looks like CoNLL-2003 (token, POS, chunk, NER)"),
+    ],
+)
+def test_easy_mistakes_are_named(tmp_path, files, message, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c2003.txt").write_text("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n")
+    assert ner_report.main(files) == 1
+    assert capsys.readouterr().err.startswith(f"ner_report: {message}")
+
+
+def test_a_pipelines_output_is_scored_from_the_command_line(tmp_path, capsys):
+    gold = tmp_path / "g.jsonl"
+    gold.write_text(
+        json.dumps({"text": "Anna sang", "entities": [{"label": "PER", "start": 0, "end": 4}]}) + "\n"
+    )
+    pred = tmp_path / "p.jsonl"
+    pred.write_text(
+        json.dumps([{"entity_group": "PER", "score": 0.75, "word": "anna", "start": 0, "end": 4}]) + "\n"
+    )
+    assert ner_report.main([str(gold), str(pred)]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "f1 1.0000" in out and "scored predictions (ranking and calibration)" in out
+
+
+def _recorded(tmp_path, capsys):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for name, source in (("gold.conll", GOLD), ("pred.conll", PRED_A)):
+        (folder / name).write_bytes(open(source, "rb").read())
+    record = folder / "run.json"
+    assert (
+        ner_report.main([str(folder / "gold.conll"), str(folder / "pred.conll"), "--record", str(record)])
+        == 0
+    )
+    capsys.readouterr()
+    return folder, record
+
+
+def test_a_moved_record_reruns_with_its_files(tmp_path, capsys):
+    folder, record = _recorded(tmp_path, capsys)
+    stored = json.loads(record.read_text())
+    assert stored["files"]["gold"]["path"] == "gold.conll" and stored["options"]["format"] is None
+    moved = tmp_path / "elsewhere"
+    folder.rename(moved)
+    assert ner_report.main(["--rerun", str(moved / "run.json")]) == 0
+    assert capsys.readouterr().out.startswith("identical")
+
+
+def _tamper(record, change):
+    data = json.loads(record.read_text())
+    change(data)
+    record.write_text(json.dumps(data))
+
+
+TAMPERED_CLI = [
+    (lambda r: r.update(files=[1]), "its 'files' map"),
+    (lambda r: r.update(files={}), "its 'files' map"),
+    (lambda r: r["files"].update(other={"path": "x", "sha256": "y"}), "its 'files' map"),
+    (lambda r: r["files"].update(gold="gold.conll"), "the gold file needs a 'path' and a 'sha256'"),
+    (lambda r: r["files"]["gold"].update(path=None), "the gold file needs a 'path'"),
+    (lambda r: r["options"].update(evil=1), "'evil' is not an option of the command line"),
+    (lambda r: r.update(options="x"), "its 'options' is a dict"),
+    (lambda r: r["options"].update(predictions=[["O"]]), "its 'options' hold 'predictions'"),
+    (lambda r: r.pop("results"), "not a record: no 'results'"),
+    (lambda r: r.update(config="default"), "a record of metric.record, not of the command line"),
+    (lambda r: r["files"]["gold"].update(path="gone.conll"), "the gold file .*gone.conll is gone"),
+    (lambda r: r["files"]["gold"].update(sha256="sha256:0"), "the gold file .* changed"),
+    (lambda r: r["options"].update(ci_resamples="many"), "ci_resamples"),
+    (lambda r: r["options"].update(scheme="XYZ"), "scheme"),
+]
+
+
+@pytest.mark.parametrize("change, message", TAMPERED_CLI)
+def test_rerun_of_a_tampered_record_is_a_message_not_a_traceback(tmp_path, capsys, change, message):
+    folder, record = _recorded(tmp_path, capsys)
+    _tamper(record, change)
+    assert ner_report.main(["--rerun", str(record)]) == 1
+    err = capsys.readouterr().err
+    assert re.match(r"ner_report: .*" + message, err), err
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[" * 100_000 + "]" * 100_000, "cannot read it as a JSON record"),
+        ('{"n": ' + "9" * 5000 + "}", "cannot read it as a JSON record"),
+        ("not json", "cannot read it as a JSON record"),
+        ("5", "not a record"),
+    ],
+)
+def test_rerun_of_a_file_that_is_no_record(tmp_path, capsys, content, message):
+    path = tmp_path / "r.json"
+    path.write_text(content)
+    assert ner_report.main(["--rerun", str(path)]) == 1
+    assert message in capsys.readouterr().err
+    assert ner_report.main(["--rerun", str(tmp_path / "gone.json")]) == 1
+    assert "cannot read it as a JSON record" in capsys.readouterr().err
