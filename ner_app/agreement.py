@@ -79,8 +79,12 @@ def agreement_uploads(
     tags = state["kind"] == "tags"
     state["options"] = dict(scheme=scheme, mode=mode, suffix=bool(suffix)) if tags else {}
     config = "default" if tags else "spans"
+    texts = state["tokens"]
+    # spans: kappa counts each text's characters, so the files' texts go along (without them the
+    # metric's own error says texts= is needed)
+    given = {} if tags or not texts or not all(isinstance(t, str) for t in texts) else {"texts": texts}
     state["agreement"] = metric(config).agreement(
-        state["annotations"], ci_resamples=int(resamples or 0), **state["options"]
+        state["annotations"], ci_resamples=int(resamples or 0), **state["options"], **given
     )
     return state
 

@@ -101,3 +101,15 @@ def pytest_collection_modifyitems(config, items):
         node = item.nodeid.split("/")[-1]
         if item.path.name in SLOW_MODULES or node.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
+
+
+def unsigned(results):
+    """The results without their ``"signature"`` (which names the options of the call): for
+    comparing the numbers of two calls whose options differ but should give the same numbers."""
+    return {k: v for k, v in results.items() if k != "signature"}
+
+
+def assert_signed(results):
+    """The results carry a signature: a str of at most 120 characters."""
+    signature = results["signature"]
+    assert isinstance(signature, str) and 0 < len(signature) <= 120, signature

@@ -982,7 +982,8 @@ def test_one_label_studio_export_of_two_annotators_is_accepted(tmp_path):
         [
             [[{"label": "PER", "start": 0, "end": 3}, {"label": "PER", "start": 8, "end": 11}]],
             [[{"label": "PER", "start": 0, "end": 3}, {"label": HOSTILE, "start": 8, "end": 11}]],
-        ]
+        ],
+        texts=["Ada met Bob."],
     )
     assert state["agreement"] == expected
     one = label_studio_export(tmp_path, [[(0, 3, "PER")]])

@@ -56,7 +56,7 @@ def test_doccano_prodigy_label_studio_and_conllu():
 
 def test_label_studio_annotators_go_to_agreement(spans):
     studio = F.read_annotated(os.path.join(DATA, "label_studio.json"))
-    agreement = spans.agreement(studio.annotators)
+    agreement = spans.agreement(studio.annotators, texts=studio.texts)
     # annotator 1: PER Ada, LOC London; annotator 2: PER Ada, PER Babbage, ORG London:
     # strict 1 pair right of 2 and 3: F1 = 2 * 1 / (2 + 3) = 0.4
     assert agreement["pairs"]["0-1"]["strict"] == pytest.approx(0.4)

@@ -5,6 +5,7 @@ import random
 import pytest
 from test_parity import random_corpus
 
+from conftest import assert_signed, unsigned
 from ner_recall.ner_matching import fbeta, fbeta_key
 
 MODES = ("strict", "exact", "partial", "type")
@@ -31,7 +32,8 @@ def walk(value, path="results"):
 
 
 def test_results_hold_plain_python_numbers(results):
-    for path, value in walk(results):
+    assert_signed(results)  # the one str: the signature naming the options
+    for path, value in walk(unsigned(results)):
         assert type(value) in (int, float), (path, type(value))
 
 
@@ -247,7 +249,7 @@ def test_zero_division_sets_every_zero_over_zero_score_and_nothing_else(metric, 
         assert (v0, v1) == ((0.0, 1.0) if d0 == 0 else (v0, v0)), path
         if d0 == 0:
             zero_over_zero.add(path)
-    a, b = (dict(leaves(r)) for r in runs)
+    a, b = (dict(leaves(unsigned(r))) for r in runs)
     assert a.keys() == b.keys()
     assert {p for p in a if a[p] != b[p]} <= zero_over_zero | {p for p in a if derived(p)}
     for results, z in zip(runs, (0.0, 1.0)):
@@ -263,8 +265,10 @@ def test_beta_names_every_f_key_of_every_family_and_changes_only_f(metric, corpu
     plain, weighted = (
         dict(
             leaves(
-                metric.compute(
-                    predictions=predictions[:300], references=references[:300], scores=FAMILIES, beta=b
+                unsigned(
+                    metric.compute(
+                        predictions=predictions[:300], references=references[:300], scores=FAMILIES, beta=b
+                    )
                 )
             )
         )

@@ -512,7 +512,7 @@ def test_an_empty_or_unscored_table_by_hand():
         "average_precision": 0.0,
         "average_precision_gold": 0.0,
         "best": {"threshold": None, "precision": 0.0, "recall": 0.0, "f1": 0.0},
-        "predictions": 0,
+        "predicted": 0,
         "number": 3,
         "ece": 0.0,
         "reliability": [],

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, unsigned
 from ner_recall import ner_decoding as D
 from ner_recall import ner_matching as M
 from ner_recall import ner_uncertainty as U
@@ -126,7 +126,10 @@ def test_no_resamples_leaves_the_output_unchanged_byte_for_byte(metric, corpus):
     )
     assert json.dumps(plain) == json.dumps(explicit) and "intervals" not in plain
     with_intervals = metric.compute(predictions=predictions, references=references, ci_resamples=50)
-    assert json.dumps({k: v for k, v in with_intervals.items() if k != "intervals"}) == json.dumps(plain)
+    assert "|ci:50" in with_intervals["signature"]  # the one other change: the signature names it
+    assert json.dumps({k: v for k, v in unsigned(with_intervals).items() if k != "intervals"}) == json.dumps(
+        unsigned(plain)
+    )
 
 
 def test_the_subgroups_config_has_intervals_too(corpus):
@@ -266,7 +269,8 @@ def test_identical_systems_differ_by_nothing(metric, corpus):
         ci_resamples=100,
     )
     assert set(out) == {"a", "b", "difference", "intervals", "p_values", "table", "settings"}
-    assert out["a"] == out["b"] == metric.compute(predictions=predictions, references=references)
+    # each system's results as compute gives them (compare's carry no signature of their own)
+    assert out["a"] == out["b"] == unsigned(metric.compute(predictions=predictions, references=references))
     assert set(out["difference"].values()) == {0.0} and set(out["p_values"].values()) == {1.0}
     assert all(bounds == [0.0, 0.0] for bounds in out["intervals"].values())
     row = out["table"][0]
@@ -295,7 +299,7 @@ def test_compare_reports_both_systems_and_their_difference(metric, corpus):
     ids = [i // 10 for i in range(300)]
     a = metric.compute(predictions=predictions, references=references, document_ids=ids)
     b = metric.compute(predictions=better, references=references, document_ids=ids)
-    assert out["a"] == a and out["b"] == b  # the documents block included
+    assert out["a"] == unsigned(a) and out["b"] == unsigned(b)  # the documents block included
     assert out["difference"]["overall_f1"] == pytest.approx(b["overall_f1"] - a["overall_f1"], abs=1e-15)
     assert out["difference"]["muc_type_f1"] == pytest.approx(
         b["muc"]["type"]["f1"] - a["muc"]["type"]["f1"], abs=1e-15
