@@ -1000,10 +1000,6 @@ def test_the_agreement_tab_shows_the_metrics_value_error(monkeypatch):
     assert "annotations[1] marks no entity" in error and "a bug" not in error
 
 
-@pytest.mark.xfail(
-    reason="ner_agreement raises IndexError when an annotator marks no entity (issue 37), not a ValueError",
-    strict=False,
-)
 def test_an_annotator_with_no_entity_is_not_called_a_bug(tmp_path):
     paths = []
     for name, tags in (("a.conll", "B-PER O"), ("b.conll", "O O")):
