@@ -241,10 +241,37 @@ def confusion_lines(confusion: dict, top: int = 10) -> list:
     return lines or ["  no entity took another type"]
 
 
+def signature_line(results: dict) -> str:
+    """The line under every table: the options that made its numbers (docs/signature.md)."""
+    return f"  signature: {results.get('signature', '(none)')}"
+
+
+def signed_tables(text: str, results: dict) -> str:
+    """``text`` with the signature line under each of its tables (a block of ``|``-free rows that
+    follows a header row): after every blank line that closes a table."""
+    out, in_table = [], False
+    for line in text.split("\n"):
+        if in_table and not line.strip():
+            out.append(signature_line(results))
+        in_table = bool(line.strip()) and (in_table or line.lstrip().startswith(TABLE_HEADS))
+        out.append(line)
+    return "\n".join(out)
+
+
+#: the first word of each table's header row (what ``signed_tables`` looks for)
+TABLE_HEADS = ("type ", "mode ", "measure ", "score ", "bucket ", "slice ", "threshold ", "kind ")
+
+
 def report(
     results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
 ) -> str:
-    """The text the command line prints."""
+    """The text the command line prints, the signature of the results under each table."""
+    return signed_tables(_report(results, names, sentences, results_b, comparison), results)
+
+
+def _report(
+    results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
+) -> str:
     out = [
         f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
         f"{sentences} sentences, {results['muc']['strict']['possible']} gold entities, "
@@ -454,6 +481,17 @@ def parse_args(argv: list | None) -> argparse.Namespace:
     parser.add_argument(
         "--ci-resamples", type=int, default=0, help="bootstrap resamples of the intervals (0: none)"
     )
+    parser.add_argument(
+        "--golds",
+        action="store_true",
+        help="GOLD and PREDICTIONS are two golds of the same sentences: what the second changes in the first",
+    )
+    parser.add_argument(
+        "--generated",
+        action="store_true",
+        help='PREDICTIONS (or GOLD alone) is a JSONL of a language model\'s {"text", "output"} records, '
+        'scored against GOLD\'s {"text", "entities"} (or the records\' own "entities") at every matching level',
+    )
     parser.add_argument("--json", metavar="PATH", help="write every result (with the error listing) as JSON")
     parser.add_argument(
         "--record",
@@ -580,8 +618,126 @@ def rerun(record_path: str) -> tuple:
     return f"different: {where} (versions then: {record['versions']}; now: {ner_record.versions()})\n", False
 
 
+def gold_report(args: argparse.Namespace) -> tuple:
+    """(text, JSON-ready dict) of ``--golds``: the changes from GOLD to PREDICTIONS by kind and type
+    pair, then each change with its sentence (``metric.gold_differences``)."""
+    if not args.predictions:
+        raise ValueError("--golds compares two golds: give GOLD and a second gold as PREDICTIONS")
+    inputs = ner_files.read_pair(
+        args.gold, args.predictions, not args.no_token_check, args.column, args.format
+    )
+    options = dict(
+        scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
+    )
+    diff = load_metric().gold_differences(inputs.references, inputs.predictions, **options)
+    rows = [
+        [kind, pair, n] for kind, pairs in sorted(diff["counts"].items()) for pair, n in sorted(pairs.items())
+    ]
+    out = [
+        f"gold A: {args.gold}  gold B: {args.predictions}",
+        "",
+        "changes from A to B by kind and type pair",
+    ]
+    out += [_table(["kind", "types", "entities"], rows) if rows else "  none: the two golds agree", ""]
+    listed = diff["changes"][:GOLD_CHANGES_SHOWN]
+    out += [f"the changes, each with its sentence ({len(listed)} of {len(diff['changes'])}; --json for all)"]
+    for change in listed:
+        words = inputs.tokens[change["unit"]] if inputs.tokens else None
+        shown = {side: _span_text(change[side], words) for side in ("a", "b")}
+        out.append(
+            f"  sentence {change['unit']}: {change['kind']} {change['pair']}: {shown['a']} -> {shown['b']}"
+        )
+    return "\n".join(out) + "\n", {"files": {"a": args.gold, "b": args.predictions}, "differences": diff}
+
+
+#: changes listed in the text of ``--golds`` (all in ``--json``)
+GOLD_CHANGES_SHOWN = 50
+
+
+def _span_text(span: list | None, words: list | None) -> str:
+    if span is None:
+        return "(none)"
+    label, start, end = span
+    text = " ".join(words[start:end]) if words else f"{start}-{end}"
+    return f"{label} '{text}'"
+
+
+def generated_report(args: argparse.Namespace) -> tuple:
+    """(text, JSON-ready dict) of ``--generated``: each item's outcome counted, the matching ladder
+    with each step's gain and its interval, then the usual report at the exact level."""
+    metric = load_metric("generated")
+    records = metric.read_generated(args.predictions or args.gold)
+    if args.predictions:  # the gold in its own file of {"text", "entities"} records
+        gold = read_generated_gold(args.gold)
+        if gold["texts"] != records["texts"]:
+            first = next(i for i, (a, b) in enumerate(zip(gold["texts"], records["texts"])) if a != b)
+            raise ValueError(f"{args.gold} and {args.predictions}: the texts of record {first + 1} differ")
+        records["references"] = gold["references"]
+    if "references" not in records:
+        raise ValueError(f'{args.gold}: the records have no "entities": give the gold file first')
+    results = metric.compute(
+        predictions=records["predictions"],
+        references=records["references"],
+        texts=records["texts"],
+        matching=list(LADDER),
+        scores=["seqeval", "muc", "confusion"],
+    )
+    counts = results["generated"]["counts"]
+    out = ["items of the model's output: " + ", ".join(f"{k} {v}" for k, v in counts.items()), ""]
+    rows = [
+        [level, *(results["ladder"][level][f"overall_{s}"] for s in ("precision", "recall", "f1"))]
+        for level in LADDER
+    ]
+    out += [
+        "matching ladder (each level's entity scores)",
+        _table(["score", "precision", "recall", "f1"], rows),
+        signature_line(results),
+        "",
+    ]
+    names = [args.gold, args.predictions or args.gold]
+    text = "\n".join(out) + "\n" + report(results, names, len(records["texts"]))
+    gains = results.get("ladder_gains")
+    if gains:
+        text += f"\ngains of each matching level over the one before: {json.dumps(gains)}\n"
+    return text, {"files": {"gold": args.gold, "predictions": names[1]}, "results": results}
+
+
+#: the matching levels ``--generated`` scores side by side
+LADDER = ("exact", "normalized", "fuzzy")
+
+
+def read_generated_gold(path: str) -> dict:
+    """A JSONL of ``{"text", "entities"}`` records (an output-less gold) as ``texts`` and ``references``."""
+    texts, references = [], []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                if (
+                    not isinstance(record, dict)
+                    or not isinstance(record.get("text"), str)
+                    or "entities" not in record
+                ):
+                    raise ValueError(
+                        f'{path}, line {number}: a gold record is {{"text": str, "entities": [...]}}'
+                    )
+                texts.append(record["text"])
+                references.append(record["entities"])
+    except FileNotFoundError:
+        raise ValueError(f"no such file: {path}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"{path}: not a JSONL file ({error})") from None
+    return {"texts": texts, "references": references}
+
+
 def run(args: argparse.Namespace) -> tuple:
     """(text, results as a JSON-ready dict) of parsed arguments; ValueError on bad input."""
+    if getattr(args, "golds", False):
+        return gold_report(args)
+    if getattr(args, "generated", False):
+        return generated_report(args)
     options = dict(
         scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
     )

@@ -409,3 +409,54 @@ def test_rerun_of_a_file_that_is_no_record(tmp_path, capsys, content, message):
     assert message in capsys.readouterr().err
     assert ner_report.main(["--rerun", str(tmp_path / "gone.json")]) == 1
     assert "cannot read it as a JSON record" in capsys.readouterr().err
+
+
+def test_every_table_carries_the_signature_of_its_numbers(capsys):
+    assert ner_report.main([GOLD, PRED_A]) == 0
+    out = capsys.readouterr().out
+    signature = ner_report.load_metric().compute(
+        **ner_report.ner_files.read_pair(GOLD, PRED_A).compute_inputs(),
+        scores=["seqeval", "muc", "confusion"],
+        errors=True,
+    )["signature"]
+    lines = out.splitlines()
+    assert lines.count(f"  signature: {signature}") == 2  # under the per-type and the modes tables
+    assert lines[lines.index("MUC / SemEval-2013 modes") + 6] == f"  signature: {signature}"
+
+
+def test_two_golds_list_what_the_second_changes(capsys):
+    assert ner_report.main(["--golds", GOLD, PRED_A]) == 0
+    out = capsys.readouterr().out
+    for row in ("type_changed      MISC->LOC         1", "removed                 LOC         1"):
+        assert row in out
+    assert "sentence 1: boundary_changed PER->PER: PER 'Peter Blackburn' -> PER 'Peter'" in out
+    assert ner_report.main(["--golds", GOLD]) == 1
+    assert "--golds compares two golds" in capsys.readouterr().err
+
+
+def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, capsys):
+    import json
+
+    text = "Paris Hilton flew to Paris. Then John met Paris Hilton in Rome."
+    gold = [[0, 12, "PER"], [21, 26, "LOC"], [33, 37, "PER"], [42, 54, "PER"], [58, 62, "LOC"]]
+    entities = [{"label": label, "start": start, "end": end} for start, end, label in gold]
+    output = json.dumps(
+        [
+            {"text": "Paris Hilton", "type": "PER"},
+            {"text": "paris", "type": "LOC"},
+            {"text": "John", "type": "PER"},
+            {"text": "Paris Hilton", "type": "PER"},
+            {"text": "Berlin", "type": "LOC"},
+        ]
+    )
+    records, golds = tmp_path / "out.jsonl", tmp_path / "gold.jsonl"
+    records.write_text(json.dumps({"text": text, "output": "Sure! " + output}) + "\n")
+    golds.write_text(json.dumps({"text": text, "entities": entities}) + "\n")
+    assert ner_report.main([str(golds), str(records), "--generated"]) == 0
+    out = capsys.readouterr().out
+    assert "placed 4, hallucinated 1, duplicate 0, off_schema 0, unparseable 0, items 5" in out
+    assert "exact          1.0000  0.6000  0.7500" in out  # 'paris' is placed from 'normalized' on
+    assert "normalized     1.0000  0.8000  0.8889" in out
+    golds.write_text(json.dumps({"text": text + " ", "entities": entities}) + "\n")
+    assert ner_report.main([str(golds), str(records), "--generated"]) == 1
+    assert "the texts of record 1 differ" in capsys.readouterr().err
