@@ -15,9 +15,10 @@ keeps working.
 (1, 1)
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from .ner_core import (
     COLUMNS,
@@ -70,7 +71,7 @@ def _pairs_table(scenario, gold_type, pred_type, k):
     return Pairs(code // (k * k), code // k % k, code % k, n.astype(np.int64))
 
 
-def count(gold, pred, matching, types, tokens_correct, tokens):
+def count(gold: Any, pred: Any, matching: Any, types: Any, tokens_correct: int, tokens: int) -> Counts:
     """:class:`Counts` from the spans of both sides and their matching."""
     k = len(types)
     pairs = _pairs_table(matching.scenario, gold.type[matching.gold], pred.type[matching.pred], k)
@@ -83,7 +84,14 @@ def count(gold, pred, matching, types, tokens_correct, tokens):
     return Counts(tuple(types), pairs, missed, spurious, int(tokens_correct), int(tokens))
 
 
-def count_rows(gold, pred, matching, n_types, units=None, n_units=None):
+def count_rows(
+    gold: Any,
+    pred: Any,
+    matching: Any,
+    n_types: int,
+    units: npt.NDArray[np.int64] | None = None,
+    n_units: Any = None,
+) -> npt.NDArray[np.int64]:
     """The count rows of :data:`COLUMNS` (``n_types`` columns per block): one for the corpus, or
     with ``units`` (the unit of each sentence) one per unit, ``n_units`` rows.
 
@@ -107,12 +115,12 @@ def count_rows(gold, pred, matching, n_types, units=None, n_units=None):
     ]
     width = len(COLUMNS) * k
     if units is None:  # one row: no sentence looked up, no part copied
-        return sum(np.bincount(column, minlength=width) for _, _, column in parts)[None]
+        return cast(Any, sum(np.bincount(column, minlength=width) for _, _, column in parts))[None]
     flat = np.concatenate([units[side.sentence[at]] * width + column for side, at, column in parts])
     return np.bincount(flat.astype(np.int64, copy=False), minlength=n_units * width).reshape(n_units, width)
 
 
-def rows_of(counts):
+def rows_of(counts: Counts) -> npt.NDArray[np.int64]:
     """The one count row of a :class:`Counts` (its pairs folded by side)."""
     k, pairs = len(counts.types), counts.pairs
     blocks = np.zeros((len(COLUMNS), k), dtype=np.int64)
@@ -126,14 +134,14 @@ def rows_of(counts):
 # ---------------------------------------------------------------------------- scores: one derivation
 
 
-def check_zero_division(zero_division):
+def check_zero_division(zero_division: Any) -> float:
     """Validate the ``zero_division`` policy; returns the value a 0/0 score takes."""
     if isinstance(zero_division, bool) or zero_division not in ZERO_DIVISION:
         raise ValueError(f"zero_division must be one of {list(ZERO_DIVISION)}; got {zero_division!r}")
     return float(zero_division)
 
 
-def check_beta(beta):
+def check_beta(beta: Any) -> float:
     """Validate the F-beta weight (a finite number > 0; recall counts ``beta`` times as much as
     precision); returns it as a float.
 
@@ -150,7 +158,7 @@ def check_beta(beta):
     raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
 
 
-def sides(rows, k):
+def sides(rows: Any, k: int) -> tuple[npt.NDArray[Any], ...]:
     """Per row: gold-side and predicted-side scenario counts (rows x 4 x types), missed,
     spurious (rows x types), as floats."""
     blocks = np.asarray(rows).reshape(len(rows), len(COLUMNS), k).astype(float)
@@ -160,7 +168,15 @@ def sides(rows, k):
     return gold, pred, blocks[:, 6], blocks[:, 7]
 
 
-def prf(hit_gold, hit_pred, number, predicted, zero_division=0.0, beta=1.0, undefined=False):
+def prf(
+    hit_gold: Any,
+    hit_pred: Any,
+    number: Any,
+    predicted: Any,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+    undefined: bool = False,
+) -> tuple[Any, Any, Any]:
     """Precision, recall and F-beta, elementwise. With ``undefined`` a 0/0 ratio is NaN (a
     resample where it is undefined), and F is NaN only where neither side scored."""
     z = np.nan if undefined else zero_division
@@ -171,7 +187,7 @@ def prf(hit_gold, hit_pred, number, predicted, zero_division=0.0, beta=1.0, unde
     return p, r, f
 
 
-def averages(scores, number, predicted, zero_division):
+def averages(scores: Any, number: Any, predicted: Any, zero_division: float) -> tuple[Any, Any]:
     """Macro and gold-support-weighted means over the types (last axis) of each of ``scores``
     (precision, recall, F; rows x types), summed type after type; ``predicted``: the rows'
     predicted items. Returns (macro, weighted), each 3 x rows. Without types both are
@@ -192,8 +208,14 @@ def averages(scores, number, predicted, zero_division):
 
 
 def derive(
-    rows, types, families=("seqeval", "muc"), zero_division=0.0, beta=1.0, present=None, undefined=False
-):
+    rows: Any,
+    types: Any,
+    families: Any = ("seqeval", "muc"),
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+    present: Any = None,
+    undefined: bool = False,
+) -> dict[str, Any]:
     """Every seqeval and MUC score of each count row, as arrays over the rows.
 
     The point estimate is a batch of one row; bootstrap resamples and permutations are a batch
@@ -215,7 +237,7 @@ def derive(
     return out
 
 
-def present_types(rows, n_types):
+def present_types(rows: Any, n_types: int) -> tuple[int, ...]:
     """Indices of the types with a gold or predicted entity in the first row."""
     gold, pred, missed, spurious = sides(np.atleast_2d(rows)[:1], n_types)
     seen = (gold.sum(axis=1) + missed + pred.sum(axis=1) + spurious)[0]
@@ -255,7 +277,7 @@ def _muc(gold, pred, missed, spurious, zero_division, beta, undefined):
     return out
 
 
-def flat_scores(derived, types):
+def flat_scores(derived: dict[str, Any], types: Any) -> tuple[list[str], npt.NDArray[np.float64]]:
     """The scores of :func:`derive` under the names of ``results["intervals"]`` (``overall_f1``,
     ``macro_recall``, ``PER_precision``, ``muc_strict_f1``, ``muc_partial_LOC_recall``):
     (names, rows x names array)."""
@@ -300,12 +322,14 @@ def _muc_tables(names, recall_side, precision_side, missed, spurious, scores, fk
     return out
 
 
-def muc_results(row, types, derived, beta=1.0):
+def muc_results(row: Any, types: Any, derived: dict[str, Any], beta: float = 1.0) -> dict[str, Any]:
     """``results["muc"]`` from one count row and its :func:`derive` values."""
     return muc_results_rows(row, types, derived, beta)[0]
 
 
-def muc_results_rows(rows, types, derived, beta=1.0):
+def muc_results_rows(
+    rows: Any, types: Any, derived: dict[str, Any], beta: float = 1.0
+) -> list[dict[str, Any]]:
     """``results["muc"]`` of each count row of a batch, from their :func:`derive` values: the
     arithmetic once for the batch, then one table per row."""
     k = len(types)
@@ -313,7 +337,7 @@ def muc_results_rows(rows, types, derived, beta=1.0):
     fkey = fbeta_key(beta)
     missed_t, spurious_t = missed.tolist(), spurious.tolist()
     total_missed, total_spurious = missed.sum(axis=1).tolist(), spurious.sum(axis=1).tolist()
-    out = [{} for _ in range(len(rows))]
+    out: list[dict[str, Any]] = [{} for _ in range(len(rows))]
     for mode in MODES:
         matrix = OUTCOME_MATRIX[mode]
         recall_side = (gold.transpose(0, 2, 1) @ matrix).tolist()
@@ -341,13 +365,28 @@ def muc_results_rows(rows, types, derived, beta=1.0):
     return out
 
 
-def seqeval_results(row, types, derived, tokens_correct, tokens, zero_division=0.0, beta=1.0):
+def seqeval_results(
+    row: Any,
+    types: Any,
+    derived: dict[str, Any],
+    tokens_correct: Any,
+    tokens: Any,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+) -> dict[str, Any]:
     """The seqeval family (per type, micro, macro, weighted, accuracy) from one count row's
     :func:`derive` values."""
     return seqeval_results_rows(types, derived, [tokens_correct], [tokens], zero_division, beta)[0]
 
 
-def seqeval_results_rows(types, derived, tokens_correct, tokens, zero_division=0.0, beta=1.0):
+def seqeval_results_rows(
+    types: Any,
+    derived: dict[str, Any],
+    tokens_correct: Any,
+    tokens: Any,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+) -> list[dict[str, Any]]:
     """The seqeval family of each count row of a batch, from their :func:`derive` values (the
     types present are the batch's) and each row's agreeing and real tokens."""
     names = score_names(beta)
@@ -366,7 +405,7 @@ def seqeval_results_rows(types, derived, tokens_correct, tokens, zero_division=0
     return out
 
 
-def muc_scores(counts, zero_division=0.0, beta=1.0):
+def muc_scores(counts: Counts, zero_division: float = 0.0, beta: float = 1.0) -> dict[str, Any]:
     """The four MUC / SemEval-2013 modes, overall and per type, of a :class:`Counts`.
 
     Per type, the recall side (correct, incorrect, partial, missed, possible) counts gold
@@ -377,7 +416,7 @@ def muc_scores(counts, zero_division=0.0, beta=1.0):
     return muc_results(row, counts.types, derive(row, counts.types, ("muc",), zero_division, beta), beta)
 
 
-def seqeval_scores(counts, zero_division=0.0, beta=1.0):
+def seqeval_scores(counts: Counts, zero_division: float = 0.0, beta: float = 1.0) -> dict[str, Any]:
     """Scores with seqeval's keys: per type, micro (``overall_*``), macro and weighted averages.
 
     Types are those with at least one gold or predicted entity, as in seqeval.
@@ -389,7 +428,16 @@ def seqeval_scores(counts, zero_division=0.0, beta=1.0):
     )
 
 
-def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, hit_names=(), beta=1.0):
+def prf_table(
+    hit_gold: Any,
+    hit_pred: Any,
+    number: Any,
+    predicted: Any,
+    types: Any,
+    zero_division: float = 0.0,
+    hit_names: Any = (),
+    beta: float = 1.0,
+) -> dict[str, Any]:
     """Micro, macro and weighted precision / recall / F-beta with a per-type table, from counts.
 
     Per type ``i``: ``hit_gold[i]`` of its ``number[i]`` gold items were found and
@@ -414,7 +462,11 @@ def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, h
     n, k = int(number.sum()), int(predicted.sum())
     overall = prf(hit_gold.sum(), hit_pred.sum(), n, k, zero_division, beta)
     macro, weighted = averages(per, number[None, present], np.array([k]), zero_division)
-    table = {**{name: float(v) for name, v in zip(names, overall)}, "number": n, "predicted": k}
+    table: dict[str, Any] = {
+        **{name: float(v) for name, v in zip(names, overall)},
+        "number": n,
+        "predicted": k,
+    }
     table.update({f"macro_{name}": float(v[0]) for name, v in zip(names, macro)})
     table.update({f"weighted_{name}": float(v[0]) for name, v in zip(names, weighted)})
     columns = np.stack(per)[:, 0].T.tolist()  # present x 3
@@ -435,7 +487,7 @@ def prf_table(hit_gold, hit_pred, number, predicted, types, zero_division=0.0, h
 CONFUSION_SPANS = ("same_span", "same_span", "overlap", "overlap")
 
 
-def confusion(counts):
+def confusion(counts: Counts) -> dict[str, dict[str, Any]]:
     """Type confusion: matched pairs per gold type and predicted type, for the pairs on the same
     span and the overlapping ones, and the missed and spurious spans per type (nonzero only).
 
@@ -448,7 +500,7 @@ def confusion(counts):
     {'same_span': {'PER': {'LOC': 1}}, 'overlap': {'ORG': {'ORG': 1}}, 'missed': {}, 'spurious': {}}
     """
     types, pairs = counts.types, counts.pairs
-    out = {name: {} for name in CONFUSION_SPANS}
+    out: dict[str, dict[str, Any]] = {name: {} for name in CONFUSION_SPANS}
     spans = np.array(CONFUSION_SPANS)[pairs.scenario]
     for i in np.lexsort((pairs.pred, pairs.gold, spans)).tolist():  # by span, gold, predicted type
         row = out[spans[i]].setdefault(types[pairs.gold[i]], {})
@@ -459,7 +511,7 @@ def confusion(counts):
     return out
 
 
-def gold_outcomes(matching, n_gold, mode):
+def gold_outcomes(matching: Any, n_gold: int, mode: str) -> npt.NDArray[np.int8]:
     """Each gold span's outcome in ``mode``, as its code in ``OUTCOME_CODES`` (``"missed"`` for a
     gold span not matched)."""
     table = np.array([OUTCOME_CODES[o] for o in OUTCOME_TABLE[mode]], dtype=np.int8)

@@ -29,7 +29,7 @@ import json
 import math
 import zlib
 from statistics import NormalDist
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -187,7 +187,7 @@ def unit_patterns(entries: npt.NDArray[np.int64], width: int) -> tuple:
     signature = np.add.reduceat(signs, starts) + mix64(nonzero.astype(np.uint64)) if len(starts) else signs
     _, first, pattern = np.unique(signature, return_index=True, return_inverse=True)
     pattern = pattern.ravel()
-    rows = np.zeros((len(first), width), dtype=np.int64)
+    rows: npt.NDArray[np.int64] = np.zeros((len(first), width), dtype=np.int64)
     owner = np.repeat(np.arange(len(units)), nonzero)
     at_first = np.isin(owner, first)
     rows[pattern[owner[at_first]], column[at_first]] = counts[at_first]
@@ -315,14 +315,14 @@ class CountsState:
         resamples = None
         if self.resamples is not None:
             resamples = _aligned(self.resamples, self.types, types) + _aligned(
-                other.resamples, other.types, types
+                cast(npt.NDArray[np.int64], other.resamples), other.types, types
             )
         return CountsState(
             self.settings,
             types,
             row.reshape(-1),
             (self.tokens[0] + other.tokens[0], self.tokens[1] + other.tokens[1]),
-            _add_nested(self.decoding, other.decoding),
+            _add_nested(cast(dict, self.decoding), cast(dict, other.decoding)),
             resamples,
             self.sentences + other.sentences,
             ranges,
@@ -468,7 +468,7 @@ def _read_counts(cls: type, data: bytes) -> CountsState:
     tokens, sentences, ranges = _scalars(state)
     if (row < 0).any() or (resamples is not None and (resamples < 0).any()):
         raise ValueError("counts state: a negative count")
-    decoding = state.get("decoding")
+    decoding: Any = state.get("decoding")
     if settings is not None:
         _check_report(decoding, "counts state decoding")
         shape = {side: {*REPORT_KEYS[:3], "reasons"} for side in ("predictions", "references")}
@@ -570,7 +570,7 @@ def _units(options: dict, sentence_ids: Any, first_sentence: int, n: int) -> tup
     return "first_sentence", np.arange(n), keys
 
 
-def _check_unique(keys: npt.NDArray[np.uint64], ids: object) -> None:
+def _check_unique(keys: npt.NDArray[np.uint64], ids: Any) -> None:
     order = np.argsort(keys, kind="stable")
     same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     if len(same):
@@ -608,7 +608,11 @@ def make_counts_state(
         "seed": seed,
     }
     width = len(COLUMNS) * len(view.types)
-    sampled = resampled_rows(unit_entries(view, units), keys, width, seed, resamples) if resamples else None
+    sampled = (
+        resampled_rows(unit_entries(view, units), keys, width, cast(int, seed), resamples)
+        if resamples
+        else None
+    )
     decoding = decoding_reports(corpus, pred, gold, checked.scheme, places=0)
     ranges = [[int(first_sentence), int(first_sentence) + n]] if kind == "first_sentence" else []
     tokens = (int(view.selection.tokens_correct), int(view.tokens))
@@ -648,7 +652,7 @@ def _bias_corrected(
 
 def counts_intervals(state: CountsState, method: str = "percentile") -> dict:
     """``results["intervals"]`` of a merged counts state: ``{score name: [low, high]}``."""
-    options = json.loads(state.settings["options"])
+    options = json.loads(cast(dict, state.settings)["options"])
     families = tuple(f for f in INTERVAL_FAMILIES if f in options.get("scores", INTERVAL_FAMILIES))
     beta, zero = float(options.get("beta", 1.0)), float(options.get("zero_division", 0))
     level = float(options.get("confidence_level", 0.95))
@@ -675,7 +679,7 @@ def finalize_counts(config: str, state: CountsState, interval: str = "percentile
                 else ""
             )
         )
-    options = json.loads(state.settings["options"])
+    options = json.loads(cast(dict, state.settings)["options"])
     checked = check_options(
         config, {k: options[k] for k in ("zero_division", "beta", "scores") if k in options}
     )
@@ -691,7 +695,9 @@ def finalize_counts(config: str, state: CountsState, interval: str = "percentile
         results["muc"] = muc_results(row, types, derived, checked.beta)
     if state.resamples is not None:
         results["intervals"] = counts_intervals(state, interval)
-    results["decoding"] = {side: _report(state.decoding[side]) for side in ("predictions", "references")}
+    results["decoding"] = {
+        side: _report(cast(dict, state.decoding)[side]) for side in ("predictions", "references")
+    }
     return results
 
 

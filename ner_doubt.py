@@ -117,7 +117,7 @@ def check_doubt(references: Sequence, name: str = "references") -> list:
     """Validate the doubt forms (errors name ``references[3][2]['alternatives'][1][0]``) and return
     the references with each doubtful item replaced by a plain stand-in at its place, for the
     type checks of plain entities (a group by its first entity or a one-token stand-in)."""
-    out = []
+    out: list = []
     for i, example in enumerate(references):
         if isinstance(example, dict):
             if set(example) != {GROUP}:
@@ -166,7 +166,9 @@ def overlapping(queries: list, intervals: list) -> list:
     """
     order = sorted(range(len(intervals)), key=lambda k: intervals[k]["start"])
     starts = [intervals[k]["start"] for k in order]
-    out, active, at = [None] * len(queries), [], 0
+    out: list = [None] * len(queries)
+    active: list = []
+    at = 0
     for q in sorted(range(len(queries)), key=lambda k: queries[k]["start"]):
         lo, hi = queries[q]["start"], queries[q]["end"]
         while at < len(order) and starts[at] < lo:
@@ -257,7 +259,7 @@ def _drop_optional(predictions, gold, report):
 def resolve(predictions: Sequence, references: Sequence) -> tuple[list, list, dict]:
     """(predictions, plain references, report) with every doubt of the references resolved for
     the predictions (see the module's docstring). References without doubt come back as given."""
-    report = {
+    report: dict = {
         "groups": 0,
         "chosen": {},
         "vague": 0,

@@ -22,6 +22,7 @@ overlap but whose fragments share no position do not overlap.
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +32,7 @@ from .ner_core import SpanArrays, prf_scores
 #: per side, ``{span index: ((start, end), ...)}`` of the entities of two fragments or more
 Fragments = dict[int, tuple[tuple[int, int], ...]]
 #: a side's extra fields (``ner_spans.Extras``), read through ``values`` and ``where`` only
-Extras = object
+Extras = Any
 
 #: what a ``fragments`` value must be, said by the error
 RULE = (
@@ -179,7 +180,7 @@ def pieces(spans: SpanArrays, fragments: Fragments) -> SpanArrays:
     return SpanArrays(*(f[order] for f in fields))
 
 
-def view_fragments(corpus: object, selection: object) -> tuple[Fragments, Fragments] | None:
+def view_fragments(corpus: Any, selection: Any) -> tuple[Fragments, Fragments] | None:
     """Both sides' fragments (:func:`side_fragments`) renumbered as the spans ``selection`` kept
     (after ``types`` and ``label_map``), or None when no entity has two fragments or more."""
     if getattr(corpus, "gold_extras", None) is None and getattr(corpus, "pred_extras", None) is None:
@@ -199,7 +200,7 @@ def view_fragments(corpus: object, selection: object) -> tuple[Fragments, Fragme
 def discontinuous_results(
     gold: SpanArrays,
     pred: SpanArrays,
-    matching: object,
+    matching: Any,
     fragments: tuple[Fragments, Fragments],
     zero_division: float = 0,
     beta: float = 1.0,
@@ -258,7 +259,8 @@ def keyed_by_fragments(
     values = None if extras is None else extras.values.get("fragments")
     if values is None:
         return spans, types
-    codes, code = {}, np.zeros(len(values), dtype=np.int64)
+    codes: dict[str, int] = {}
+    code = np.zeros(len(values), dtype=np.int64)
     for k in [k for k, v in enumerate(values) if v is not None]:
         v = values[k]
         if isinstance(v, (list, tuple)) and len(v) > 1:

@@ -514,7 +514,8 @@ class _Occurrences:
     cost is per distinct length, ``O(n log n)``, not per string."""
 
     def __init__(self, text: str) -> None:
-        self.text, self.found, self.prefix = text, {}, None
+        self.found: dict[str, list[int]] = {}
+        self.text, self.prefix = text, None
 
     def of(self, needle: str) -> list:
         starts = self.found.get(needle)
@@ -535,7 +536,7 @@ class _Occurrences:
 
     def prepare(self, needles: Iterable[str]) -> None:
         """Find every string of ``needles`` not yet found, by length."""
-        by_length = {}
+        by_length: dict[int, list[str]] = {}
         for needle in set(needles) - set(self.found):
             by_length.setdefault(len(needle), []).append(needle)
         for length, group in by_length.items():

@@ -26,9 +26,10 @@ ValueError: predictions[0][1] is a class id (5) but the other items are tags
 import numbers
 from collections import Counter, deque
 from itertools import chain
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -49,14 +50,14 @@ class Codes(NamedTuple):
     predictions: np.ndarray
     references: np.ndarray
     lengths: np.ndarray
-    sides: tuple = None
+    sides: tuple | None = None
     dense: bool = False
 
 
 # ---------------------------------------------------------------------------- label names
 
 
-def check_label_names(label_names):
+def check_label_names(label_names: Any) -> tuple[str, ...]:
     """Validate ``label_names``: a list (or tuple) of str, one per class id. Returns a tuple."""
     if isinstance(label_names, (str, bytes)) or not isinstance(label_names, (list, tuple)):
         raise ValueError(f"label_names must be a list of str (the tag of each class id); got {label_names!r}")
@@ -108,7 +109,7 @@ def _is_list_type(arrow_type):
     )
 
 
-def column(value, name):
+def column(value: Any, name: str) -> Any:
     """One input column as a list of sentences, a 2-D array or an Arrow list array.
 
     Raises ``ValueError`` for anything else: None, a scalar, a str, a set, a dict, a
@@ -297,7 +298,7 @@ def _list_kind(sentences, name, single, every_tag=True):
     return kinds.pop() if kinds else None
 
 
-def kind_of(col, name, single=False, every_tag=True):
+def kind_of(col: Any, name: str, single: bool = False, every_tag: bool = True) -> str | None:
     """TAG or CLASS_ID of a validated column (see :func:`column`), None when it has no item."""
     if isinstance(col, ARROW):
         kind = _arrow_kind(col)
@@ -322,7 +323,7 @@ def kind_of(col, name, single=False, every_tag=True):
     return _list_kind(col, name, single, every_tag)
 
 
-def col_lengths(col):
+def col_lengths(col: Any) -> npt.NDArray[np.int64]:
     """Tokens per sentence of a validated column."""
     if isinstance(col, ARROW):
         return pc.list_value_length(col).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -342,7 +343,7 @@ class _Checked(list):
     """A list column that :func:`check_batch` has validated, with what it found: passed on
     instead of the user's list, so that a second check is free."""
 
-    batch = None
+    batch: Any = None
 
 
 class Batch(NamedTuple):
@@ -351,12 +352,12 @@ class Batch(NamedTuple):
     lengths, the first item ``(side, i, j, value)`` for messages about the whole input, and
     for lists of tag strings their :class:`Codes`, made by the pass that checked them."""
 
-    predictions: object
-    references: object
-    kind: str
+    predictions: Any
+    references: Any
+    kind: str | None
     lengths: np.ndarray
     first: tuple
-    codes: Codes = None
+    codes: Codes | None = None
 
 
 def _first_item(name, col, lengths):
@@ -372,7 +373,7 @@ def _first_item(name, col, lengths):
     return name, i, 0, value
 
 
-def check_batch(predictions, references, single=False, every_tag=True):
+def check_batch(predictions: Any, references: Any, single: bool = False, every_tag: bool = True) -> Batch:
     """Validate one call's two columns (``single``: one sentence each, as ``add`` takes).
 
     Same sentence count and lengths on both sides, and one kind of item in the whole call
@@ -602,7 +603,7 @@ def _not_an_id(side, i, j, value, n):
     return ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id: label_names has {n} names ({hint})")
 
 
-def check_kind(kind, first, label_names):
+def check_kind(kind: str | None, first: tuple | None, label_names: tuple[str, ...] | None) -> None:
     """Raise unless class ids come with ``label_names`` and tags without; ``first`` is the
     input's first item ``(side, i, j, value)``."""
     if first is None:
@@ -637,7 +638,7 @@ class CachedTags:
             raise TypeError(f"the cached {self.side} are read whole ([:]), not at {key!r}")
         return self
 
-    def take(self):
+    def take(self) -> Codes:
         """The :class:`Codes` of both sides, once."""
         codes, self.box[0] = self.box[0], None
         if codes is None:
@@ -700,14 +701,14 @@ class CachedColumns:
         self.columns = {side: CachedTags(box, side, len(lengths)) for side in self.SIDES}
         self.columns.update(others)
 
-    def set_format(self, type=None):  # noqa: A002  (evaluate's keyword)
+    def set_format(self, type: Any = None) -> None:  # noqa: A002  (evaluate's keyword)
         """The columns are given as read, whatever the format asked."""
 
     def __getitem__(self, name):
         return self.columns[name]
 
 
-def input_codes(predictions, references, label_names=None):
+def input_codes(predictions: Any, references: Any, label_names: Any = None) -> Codes | None:
     """Both sides as :class:`Codes`, or None for Python lists that are not all tag strings
     (``ner_decoding.encode`` then names the place of the first problem). Raises ``ValueError``
     naming the place."""
@@ -731,7 +732,7 @@ def input_codes(predictions, references, label_names=None):
     return _id_codes(pred, ref, batch.lengths, names)
 
 
-def arrow_column(col, kind, lengths):
+def arrow_column(col: Any, kind: str | None, lengths: npt.NDArray[np.int64]) -> pa.Array:
     """A validated column as an Arrow list array: ``list<string>`` for tags (and for a column
     with no item), ``list<int64>`` for class ids; how ``evaluate``'s cache stores it."""
     offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))), type=pa.int64())
@@ -746,7 +747,7 @@ def arrow_column(col, kind, lengths):
     return pa.LargeListArray.from_arrays(offsets, values).cast(pa.list_(values.type))
 
 
-def arrow_columns(batch, kind):
+def arrow_columns(batch: Batch, kind: str | None) -> dict[str, pa.Array]:
     """``{"predictions": ..., "references": ...}``: both columns of a validated batch as
     :func:`arrow_column` makes them; lists of tag strings from the codes of the pass that
     checked them (their vocabulary taken at each code), without a Python object per tag."""
@@ -763,7 +764,7 @@ def arrow_columns(batch, kind):
     }
 
 
-def as_list(values):
+def as_list(values: Any) -> Any:
     """A column of one value per sentence (e.g. subgroups) as a Python list: an Arrow array
     as read from evaluate's cache is converted, anything else is returned as it is."""
     arrow = _arrow(values)

@@ -28,6 +28,7 @@ which need the sentences.
 import base64
 import json
 import zlib
+from typing import Any, cast
 
 import numpy as np
 
@@ -402,7 +403,7 @@ def check_whole(state: object) -> list:
 # ---------------------------------------------------------------------------- tags and spans
 
 
-def tag_block(corpus: object) -> dict:
+def tag_block(corpus: Any) -> dict:
     """The block of a tag partition, from its :class:`ner_decoding.EncodedCorpus`: the tag of
     each code (``O`` first, then only tags that occur), both sides' codes in the flat layout
     (a 0 after each sentence), the lengths."""
@@ -455,12 +456,12 @@ def merged_flat(blocks: list) -> tuple:
     """(tags, predictions, references, lengths) of the tag blocks end to end, in one vocabulary
     (``O`` first, only tags that occur), in the flat layout: each block's codes mapped into
     place (both sides in two threads on a large corpus)."""
-    index = {"O": 0}
+    index: dict[str, int] = {"O": 0}
     for block in blocks:
         for tag in block["vocabulary"]:
             index.setdefault(tag, len(index))
     dtype = np.uint8 if len(index) <= 256 else np.int32
-    tables = [np.array([index[t] for t in block["vocabulary"]], dtype=dtype) for block in blocks]
+    tables: list = [np.array([index[t] for t in block["vocabulary"]], dtype=dtype) for block in blocks]
     tables = [None if np.array_equal(t, np.arange(len(t))) else t for t in tables]  # None: codes as they are
     ends = np.cumsum([len(block["predictions"]) for block in blocks]).tolist()
 
@@ -485,7 +486,8 @@ def merged_flat(blocks: list) -> tuple:
 def span_block(predictions: list, references: list, scored: bool = False) -> dict:
     """The block of a span partition: per side the (example, start, end, label code) columns; with
     ``scored``, each prediction's score (``pred_scores``, floats: JSON keeps them exactly)."""
-    labels, index = [], {}
+    labels: list = []
+    index: dict = {}
     sides, extras = [], {}
     for name, side in (("pred", predictions), ("gold", references)):
         side, found = split_extras(side, "predictions" if name == "pred" else "references", scored)
@@ -513,11 +515,11 @@ def span_block(predictions: list, references: list, scored: bool = False) -> dic
 
 def merged_spans(blocks: list) -> tuple:
     """Both sides as lists of entity dicts per example, the blocks end to end."""
-    out = {"predictions": [], "references": []}
+    out: dict[str, list] = {"predictions": [], "references": []}
     for block in blocks:
         n = len(block["lengths"])
         for side, name in (("pred", "predictions"), ("gold", "references")):
-            examples = [[] for _ in range(n)]
+            examples: list[list[dict]] = [[] for _ in range(n)]
             example, start, end, label = block[side]
             scores = block.get("pred_scores") if side == "pred" else None
             extras = block.get(f"{side}_extras", {})
@@ -535,7 +537,7 @@ def merged_spans(blocks: list) -> tuple:
 
 def merged_columns(blocks: list) -> dict:
     """The per-sentence columns the blocks carry, end to end (a column absent from every block: None)."""
-    out = {}
+    out: dict[str, Any] = {}
     for name in STATE_COLUMNS:
         present = [name in b for b in blocks]
         if not any(present):
@@ -684,7 +686,7 @@ def finalize_state(config: str, state: "State | CountsState", interval: str = "p
     blocks = check_whole(state)
     if state.config != config:
         raise ValueError(f"a state of the {state.config!r} config; this metric is {config!r}")
-    options = json.loads(state.options)
+    options = json.loads(cast(str, state.options))
     options.pop("label_names", None)  # the state holds the tags themselves
     columns = merged_columns(blocks)
     if "texts" in blocks[0]:

@@ -492,12 +492,10 @@ def stratified_recall_arrays(
         z = stats.norm.ppf(0.5 + confidence_level / 2)
         low, high, se = _INTERVALS[ci_method](sample, z)
         if per_stratum:
-            single = _sample(
-                *(a.reshape(-1, 1) for a in (sample.n, sample.full, sample.half, sample.n > 0)),
-                None,
-                None,
-                sample.fpc.reshape(-1, 1),
+            n1, full1, half1, sizes1 = (
+                a.reshape(-1, 1) for a in (sample.n, sample.full, sample.half, sample.n > 0)
             )
+            single = _sample(n1, full1, half1, sizes1, None, None, sample.fpc.reshape(-1, 1))
             alone = [a.reshape(sample.n.shape) for a in _INTERVALS[ci_method](single, z)[:2]]
     result = (sample.total, *_ordered(sample.total, low, high), se)
     return result + _ordered(sample.recall, *alone) if per_stratum else result
