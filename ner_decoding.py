@@ -39,7 +39,6 @@ predecessor and successor are plain array shifts and no entity crosses a sentenc
 [Span(label='PER', start=0, end=2), Span(label='LOC', start=2, end=3)]
 """
 
-import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from itertools import chain, count
@@ -48,26 +47,20 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from .ner_core import InputError, Span, SpanArrays, literal, same_count
+from .ner_core import InputError, Span, SpanArrays, same_count
+from .ner_tags import (
+    PREFIXES,
+    UNTYPED,
+    first_place,
+    mixed_input_error,
+    parse_tag,
+    tag_input_error,
+    tag_place,
+)
 
 SCHEMES = ("BILOU", "IO", "IOB1", "IOB2", "IOBES", "IOE1", "IOE2")
-PREFIXES = "OBIESLU"  # a prefix's code is its index; O is 0
 _O, _B, _I, _E, _S, _L, _U = range(len(PREFIXES))
 _ANY = tuple(range(len(PREFIXES)))
-#: the type of untyped chunk tags (``B``, ``I``, ...), as seqeval names it
-UNTYPED = "_"
-
-#: prefixes each decoder accepts (None: lenient)
-ALLOWED_PREFIXES = {
-    None: "OBIES",
-    "IO": "OI",
-    "IOB1": "OBI",
-    "IOB2": "OBI",
-    "IOE1": "OIE",
-    "IOE2": "OIE",
-    "IOBES": "OIBES",
-    "BILOU": "OBILU",
-}
 
 
 class EncodedCorpus(NamedTuple):
@@ -182,174 +175,6 @@ def check_suffix(suffix: Any) -> bool:
     return bool(suffix)
 
 
-# ---------------------------------------------------------------------------- tag strings
-
-
-def _expected(scheme):
-    return ", ".join("O" if p == "O" else f"{p}-*" for p in ALLOWED_PREFIXES[scheme])
-
-
-def _invisible_end(text):
-    """Whether ``text`` starts or ends with whitespace or an invisible format character."""
-    return any(c.isspace() or unicodedata.category(c) == "Cf" for c in {text[0], text[-1]})
-
-
-def _odd_characters(tag):
-    """Why the characters of a tag (a str other than ``O``) cannot be a tag's, or None."""
-    if not tag:
-        return "is empty"
-    if _invisible_end(tag):
-        return "has whitespace or an invisible character at its start or end"
-    control = next((c for c in tag if unicodedata.category(c) == "Cc"), None)
-    return None if control is None else f"contains the control character {control!r}"
-
-
-def _type_problem(label):
-    """Why ``label`` (a non-empty entity type) cannot be one, or None."""
-    if label.startswith("-") or label.endswith("-"):
-        return (
-            f"has the entity type {label!r}, which begins or ends with '-' (seqeval reads it "
-            f"as {label!r} in its default mode and as {label.strip('-') or UNTYPED!r} in strict mode)"
-        )
-    if label == "O":
-        return "has the entity type 'O', the name of the outside tag"
-    if _invisible_end(label):
-        return "has whitespace or an invisible character around its entity type"
-    return None
-
-
-def _split(tag, suffix):
-    """(prefix, delimiter, type) of a tag read as PREFIX-TYPE, or TYPE-PREFIX with ``suffix``;
-    a one-character tag is a prefix without a type."""
-    if len(tag) == 1:
-        return tag, "-", ""
-    return (tag[-1], tag[-2], tag[:-2]) if suffix else (tag[0], tag[1], tag[2:])
-
-
-def _is_prefix(prefix, delimiter):
-    return delimiter == "-" and (prefix in PREFIXES or prefix in PREFIXES.lower())
-
-
-def _bare(tag, scheme):
-    """A tag with no prefix: a type of its own with ``scheme="IO"``, else invalid (None)."""
-    return (_type_problem(tag) or (_I, tag)) if scheme == "IO" else None
-
-
-def _hint(tag, suffix, scheme):
-    """What an invalid tag may have meant."""
-    if _is_prefix(*_split(tag, suffix)[:2]):
-        prefix = tag[-1 if suffix else 0]
-        return (
-            "; for BILOU tags use mode='strict', scheme='BILOU'" if scheme is None and prefix in "LU" else ""
-        )
-    if _is_prefix(*_split(tag, not suffix)[:2]):
-        return f"; as {'PREFIX-TYPE' if suffix else 'TYPE-PREFIX'} it needs suffix={not suffix}"
-    if isinstance(_bare(tag, "IO"), tuple):
-        return "; tags that are a bare type, such as 'PER', need mode='strict', scheme='IO'"
-    return ""
-
-
-def _parse_tag(tag, suffix, scheme):
-    """(prefix code, type name) of a valid tag (type None for ``O``, "" for a tag with no type),
-    else the reason it is not (a str), or None for a prefix the scheme does not take."""
-    if not isinstance(tag, str):
-        return "is not a string"
-    if tag == "O":
-        return _O, None
-    odd = _odd_characters(tag)
-    if odd:
-        return odd
-    prefix, delimiter, label = _split(tag, suffix)
-    if not _is_prefix(prefix, delimiter):
-        return _bare(tag, scheme)
-    if prefix.islower():
-        return f"has the lower-case prefix {prefix!r} (prefixes are upper case: {prefix.upper()!r})"
-    if prefix == "O" or prefix not in ALLOWED_PREFIXES[scheme]:
-        return None
-    if len(tag) > 1 and not label:
-        return "has an empty entity type"
-    return (label and _type_problem(label)) or (PREFIXES.index(prefix), label)
-
-
-def _tag_error(tag, where, suffix, scheme):
-    reason = _parse_tag(tag, suffix, scheme)
-    if isinstance(reason, str):
-        return f"tag {tag!r} at {where} {reason}"
-    shape = "TYPE-PREFIX" if suffix else "PREFIX-TYPE"
-    name, bare = (
-        ("None (lenient)", "") if scheme is None else (scheme, ", or a bare type" if scheme == "IO" else "")
-    )
-    return (
-        f"invalid tag {tag!r} at {where} (scheme {name} expects {_expected(scheme)} as {shape}{bare})"
-        f"{_hint(tag, suffix, scheme)}"
-    )
-
-
-def _mixed_error(untyped, typed, sides):
-    return (
-        f"tag {untyped!r} at {_locate(untyped, sides)} has no entity type but tag {typed!r} at "
-        f"{_locate(typed, sides)} has one: tag every entity with a type, or none "
-        f"(tags with no type are read as one type, {UNTYPED!r})"
-    )
-
-
-def _first_place(tags, sides):
-    """(tag, place) of the first occurrence of any of ``tags`` (a set); a place as :func:`_place`."""
-    for name, sequences in sides:
-        for i, sequence in enumerate(sequences):
-            for j, value in enumerate(sequence):
-                if value in tags:
-                    return value, _place(name, i, j)
-    tag = min(tags, key=repr)
-    return tag, _tag_place(tag, sides)
-
-
-def _place(name, i, j):
-    """(side, sentence, token) of ``name[i][j]``; ``("tags", j, None)`` for a name with fields
-    (``"tags[{j}]"``: one sequence)."""
-    return (name.split("[")[0], j, None) if "{" in name else (name, i, j)
-
-
-def _tag_place(tag, sides):
-    """The first place where ``tag`` occurs (:func:`_place`), or None."""
-    for name, sequences in sides:
-        for i, sequence in enumerate(sequences):
-            for j, value in enumerate(sequence):
-                if value is tag or (type(value) is type(tag) and value == tag):
-                    return _place(name, i, j)
-    return None
-
-
-def _locate(tag, sides):
-    """The first place where ``tag`` occurs: ``name[i][j]``, or ``tags[j]`` for a name with fields
-    (``"tags[{j}]"``)."""
-    place = _tag_place(tag, sides)
-    return "the input" if place is None else InputError.place_of(*place)
-
-
-def _input_error(tag, place, suffix, scheme):
-    """:func:`_tag_error` as an :class:`InputError` at ``place`` (side, sentence, token)."""
-    if place is None:
-        return ValueError(_tag_error(tag, "the input", suffix, scheme))
-    template = literal(_tag_error(tag, "\x00", suffix, scheme)).replace("\x00", "{place}")
-    return InputError(template, *place, tag)
-
-
-def _mixed_input_error(untyped, typed, sides):
-    """:func:`_mixed_error` as an :class:`InputError` at the untyped tag's place."""
-    place, other = _tag_place(untyped, sides), _tag_place(typed, sides)
-    if place is None or other is None:
-        return ValueError(_mixed_error(untyped, typed, sides))
-    return InputError(
-        f"tag {literal(repr(untyped))} at {{place}} has no entity type but tag {literal(repr(typed))} at "
-        f"{{other}} has one: tag every entity with a type, or none "
-        f"(tags with no type are read as one type, {UNTYPED!r})",
-        *place,
-        untyped,
-        other=other,
-    )
-
-
 def _lengths(sequences, length=len):
     return np.fromiter(map(length, sequences), dtype=np.int64, count=len(sequences))
 
@@ -401,15 +226,15 @@ def _vocabulary(numbered, sides, suffix, scheme):
     tags is an error.
     """
     prefixes, labels = [_O] * len(numbered), [None] * len(numbered)
-    parsed = {tag: _parse_tag(tag, suffix, scheme) for tag in numbered if tag != "O"}
+    parsed = {tag: parse_tag(tag, suffix, scheme) for tag in numbered if tag != "O"}
     bad = {tag for tag, result in parsed.items() if not isinstance(result, tuple)}
     if bad:
-        tag, place = _first_place(bad, sides)
-        raise _input_error(tag, place, suffix, scheme)
+        tag, place = first_place(bad, sides)
+        raise tag_input_error(tag, place, suffix, scheme)
     untyped = sorted(tag for tag, (_, label) in parsed.items() if label == "")
     if untyped and len(untyped) < len(parsed):
         typed = min(tag for tag, (_, label) in parsed.items() if label)
-        raise _mixed_input_error(untyped[0], typed, sides)
+        raise mixed_input_error(untyped[0], typed, sides)
     for tag, (prefix, label) in parsed.items():
         prefixes[numbered[tag]], labels[numbered[tag]] = prefix, label or UNTYPED
     return prefixes, labels
@@ -465,7 +290,7 @@ def encode(
         vocabulary, codes = tag_codes(predictions, references)
     except TypeError:  # an unhashable tag, e.g. a list
         bad = _first_non_string(sides)
-        raise _input_error(bad, _tag_place(bad, sides), suffix, scheme) from None
+        raise tag_input_error(bad, tag_place(bad, sides), suffix, scheme) from None
     split = int(lengths.sum())
     return corpus_from_codes(
         vocabulary,
@@ -829,7 +654,7 @@ def tags_to_spans(tags: Any, *, scheme: str | None = None, suffix: bool = False)
     sides = (("tags[{j}]", [tags]),)
     bad = [j for j, tag in enumerate(tags) if not isinstance(tag, str)]
     if bad:
-        raise _input_error(tags[bad[0]], ("tags", bad[0], None), suffix, scheme)
+        raise tag_input_error(tags[bad[0]], ("tags", bad[0], None), suffix, scheme)
     _vocabulary({tag: code for code, tag in enumerate(dict.fromkeys(["O", *tags]))}, sides, suffix, scheme)
     corpus = encode([tags], [tags], suffix=suffix, scheme=scheme)
     return spans_by_sentence(decode(corpus.references, corpus, scheme), corpus.types, 1)[0]

@@ -86,6 +86,7 @@ from .ner_slices import slice_results
 from .ner_spans import place_strings, placement_report
 from .ner_state import State, finalize_state, make_state
 from .ner_stratified import CI_METHODS
+from .ner_tags import PREFIXES
 from .ner_trainer import make_compute_metrics
 from .ner_uncertainty import check_comparison_options
 

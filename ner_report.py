@@ -9,7 +9,7 @@ Files are read by ``ner_files`` (CoNLL, one file with two tag columns, JSONL spa
 This is the command line, not a module the metric copies: it loads the metric with
 ``evaluate.load`` and reads files with ``ner_files``, both found beside it.
 
->>> print(_table(["score", "A"], [["overall_f1", 0.5]]))
+>>> print(text_table(["score", "A"], [["overall_f1", 0.5]]))
 score       A
 overall_f1  0.5000
 """
@@ -171,7 +171,7 @@ def _side_of(error, inputs, inputs_b):
 # ---------------------------------------------------------------------------- the printed report
 
 
-def _table(header, rows):
+def text_table(header: list, rows: list) -> str:
     cells = [[str(h) for h in header]] + [
         [f"{c:.4f}" if isinstance(c, float) else str(c) for c in r] for r in rows
     ]
@@ -280,13 +280,13 @@ def _report(
         headline(results),
         "",
         "per type (strict counts; f1 of each mode)",
-        _table(
+        text_table(
             ["type", "gold", "pred", "precision", "recall", "f1", *(f"f1 {m}" for m in modes(results)[1:])],
             per_type_summary_rows(results),
         ),
         "",
         "MUC / SemEval-2013 modes",
-        _table(["mode", *MUC_COLUMNS], muc_rows(results)),
+        text_table(["mode", *MUC_COLUMNS], muc_rows(results)),
         "",
         "most frequent type confusions (gold -> predicted)",
         *confusion_lines(results["confusion"]),
@@ -295,7 +295,7 @@ def _report(
         out += ["", "HAREM classification (categories and types; absolute / relative F1)"]
         h = results["hierarchy"]
         rows = [[m, h["absolute"][m]["f1"], h["relative"][m]["f1"]] for m in h["absolute"]]
-        out += [_table(["measure", "absolute f1", "relative f1"], rows)]
+        out += [text_table(["measure", "absolute f1", "relative f1"], rows)]
     if "doubt" in results:
         out += [
             "",
@@ -303,7 +303,7 @@ def _report(
         ]
     if "documents" in results:
         out += ["", "per document (mean and standard deviation over documents, HIPE-scorer's macro_doc)"]
-        out += [_table(["mode", *DOC_COLUMNS], document_rows(results["documents"]))]
+        out += [text_table(["mode", *DOC_COLUMNS], document_rows(results["documents"]))]
     for key, table in results.get("slices", {}).items():
         out += ["", f"per slice ({key})", *slice_lines(table, (comparison or {}).get("slices", {}).get(key))]
     if "ranking" in results:
@@ -340,7 +340,7 @@ def ranking_table(ranking: dict) -> str:
         for name, t in ranking.items()
         if name in ("strict", "partial")
     ]
-    return _table(
+    return text_table(
         ["matching", "avg precision", "over gold", "best threshold", "precision", "recall", "f1", "ECE"], rows
     )
 
@@ -362,7 +362,7 @@ def bucket_table(table: dict, compared: dict | None = None) -> str:
         header.append("f1 interval")
     if compared:
         header += ["f1 B - A", "p (Holm)"]
-    return _table(header, rows)
+    return text_table(header, rows)
 
 
 def slice_lines(table: dict, compared: dict | None = None) -> list:
@@ -393,7 +393,7 @@ def slice_lines(table: dict, compared: dict | None = None) -> list:
         if worst
         else []
     )
-    return [_table(header, rows), *tail]
+    return [text_table(header, rows), *tail]
 
 
 def comparison_rows(results: dict, results_b: dict) -> list:
@@ -418,8 +418,8 @@ def comparison_text(results: dict, results_b: dict, comparison: dict | None) -> 
             for r in comparison["table"]
             if r["score"].startswith(("overall_", "muc_")) and r["score"].count("_") <= 2
         ]
-        return _table(["score", "A", "B", "B - A", "low", "high", "p"], rows)
-    return _table(["score", "A", "B", "B - A"], comparison_rows(results, results_b))
+        return text_table(["score", "A", "B", "B - A", "low", "high", "p"], rows)
+    return text_table(["score", "A", "B", "B - A"], comparison_rows(results, results_b))
 
 
 # ---------------------------------------------------------------------------- command line
@@ -618,126 +618,12 @@ def rerun(record_path: str) -> tuple:
     return f"different: {where} (versions then: {record['versions']}; now: {ner_record.versions()})\n", False
 
 
-def gold_report(args: argparse.Namespace) -> tuple:
-    """(text, JSON-ready dict) of ``--golds``: the changes from GOLD to PREDICTIONS by kind and type
-    pair, then each change with its sentence (``metric.gold_differences``)."""
-    if not args.predictions:
-        raise ValueError("--golds compares two golds: give GOLD and a second gold as PREDICTIONS")
-    inputs = ner_files.read_pair(
-        args.gold, args.predictions, not args.no_token_check, args.column, args.format
-    )
-    options = dict(
-        scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
-    )
-    diff = load_metric().gold_differences(inputs.references, inputs.predictions, **options)
-    rows = [
-        [kind, pair, n] for kind, pairs in sorted(diff["counts"].items()) for pair, n in sorted(pairs.items())
-    ]
-    out = [
-        f"gold A: {args.gold}  gold B: {args.predictions}",
-        "",
-        "changes from A to B by kind and type pair",
-    ]
-    out += [_table(["kind", "types", "entities"], rows) if rows else "  none: the two golds agree", ""]
-    listed = diff["changes"][:GOLD_CHANGES_SHOWN]
-    out += [f"the changes, each with its sentence ({len(listed)} of {len(diff['changes'])}; --json for all)"]
-    for change in listed:
-        words = inputs.tokens[change["unit"]] if inputs.tokens else None
-        shown = {side: _span_text(change[side], words) for side in ("a", "b")}
-        out.append(
-            f"  sentence {change['unit']}: {change['kind']} {change['pair']}: {shown['a']} -> {shown['b']}"
-        )
-    return "\n".join(out) + "\n", {"files": {"a": args.gold, "b": args.predictions}, "differences": diff}
-
-
-#: changes listed in the text of ``--golds`` (all in ``--json``)
-GOLD_CHANGES_SHOWN = 50
-
-
-def _span_text(span: list | None, words: list | None) -> str:
-    if span is None:
-        return "(none)"
-    label, start, end = span
-    text = " ".join(words[start:end]) if words else f"{start}-{end}"
-    return f"{label} '{text}'"
-
-
-def generated_report(args: argparse.Namespace) -> tuple:
-    """(text, JSON-ready dict) of ``--generated``: each item's outcome counted, the matching ladder
-    with each step's gain and its interval, then the usual report at the exact level."""
-    metric = load_metric("generated")
-    records = metric.read_generated(args.predictions or args.gold)
-    if args.predictions:  # the gold in its own file of {"text", "entities"} records
-        gold = read_generated_gold(args.gold)
-        if gold["texts"] != records["texts"]:
-            first = next(i for i, (a, b) in enumerate(zip(gold["texts"], records["texts"])) if a != b)
-            raise ValueError(f"{args.gold} and {args.predictions}: the texts of record {first + 1} differ")
-        records["references"] = gold["references"]
-    if "references" not in records:
-        raise ValueError(f'{args.gold}: the records have no "entities": give the gold file first')
-    results = metric.compute(
-        predictions=records["predictions"],
-        references=records["references"],
-        texts=records["texts"],
-        matching=list(LADDER),
-        scores=["seqeval", "muc", "confusion"],
-    )
-    counts = results["generated"]["counts"]
-    out = ["items of the model's output: " + ", ".join(f"{k} {v}" for k, v in counts.items()), ""]
-    rows = [
-        [level, *(results["ladder"][level][f"overall_{s}"] for s in ("precision", "recall", "f1"))]
-        for level in LADDER
-    ]
-    out += [
-        "matching ladder (each level's entity scores)",
-        _table(["score", "precision", "recall", "f1"], rows),
-        signature_line(results),
-        "",
-    ]
-    names = [args.gold, args.predictions or args.gold]
-    text = "\n".join(out) + "\n" + report(results, names, len(records["texts"]))
-    gains = results.get("ladder_gains")
-    if gains:
-        text += f"\ngains of each matching level over the one before: {json.dumps(gains)}\n"
-    return text, {"files": {"gold": args.gold, "predictions": names[1]}, "results": results}
-
-
-#: the matching levels ``--generated`` scores side by side
-LADDER = ("exact", "normalized", "fuzzy")
-
-
-def read_generated_gold(path: str) -> dict:
-    """A JSONL of ``{"text", "entities"}`` records (an output-less gold) as ``texts`` and ``references``."""
-    texts, references = [], []
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                if (
-                    not isinstance(record, dict)
-                    or not isinstance(record.get("text"), str)
-                    or "entities" not in record
-                ):
-                    raise ValueError(
-                        f'{path}, line {number}: a gold record is {{"text": str, "entities": [...]}}'
-                    )
-                texts.append(record["text"])
-                references.append(record["entities"])
-    except FileNotFoundError:
-        raise ValueError(f"no such file: {path}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise ValueError(f"{path}: not a JSONL file ({error})") from None
-    return {"texts": texts, "references": references}
-
-
 def run(args: argparse.Namespace) -> tuple:
     """(text, results as a JSON-ready dict) of parsed arguments; ValueError on bad input."""
-    if getattr(args, "golds", False):
-        return gold_report(args)
-    if getattr(args, "generated", False):
-        return generated_report(args)
+    if getattr(args, "golds", False) or getattr(args, "generated", False):
+        from ner_cli import gold_and_generated  # the reports of two golds and of a model's raw output
+
+        return gold_and_generated.run(args, sys.modules[__name__])
     options = dict(
         scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
     )

@@ -13,6 +13,7 @@ from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Tokens
 from conftest import require
 from ner_recall import ner_decoding as D
 from ner_recall import ner_decoding_report as R
+from ner_recall import ner_tags as T
 
 SEQEVAL_SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -92,7 +93,7 @@ def test_lenient_agrees_with_seqeval_on_random_sequences(seed):
 @pytest.mark.parametrize("scheme", sorted(SEQEVAL_SCHEMES))
 def test_strict_agrees_with_seqeval_on_random_sequences(scheme):
     rng = random.Random(scheme)
-    prefixes = D.ALLOWED_PREFIXES[scheme] + "O"
+    prefixes = T.ALLOWED_PREFIXES[scheme] + "O"
     sequences = [random_tags(rng, prefixes, rng.randint(0, 12)) for _ in range(800)]
     corpus = D.encode(sequences, sequences, scheme=scheme)
     ours = D.spans_by_sentence(D.decode(corpus.references, corpus, scheme), corpus.types, len(sequences))
@@ -106,7 +107,7 @@ def test_decoding_by_steps_finds_what_one_step_finds(scheme, monkeypatch):
     """Decoding runs by steps of positions (and searches sentences by steps of entities): steps
     of a few positions, cutting entities and sentences anywhere, give the spans of one step."""
     rng = random.Random(f"steps {scheme}")
-    prefixes = (D.ALLOWED_PREFIXES[scheme] if scheme else "BIES") + "OO"
+    prefixes = (T.ALLOWED_PREFIXES[scheme] if scheme else "BIES") + "OO"
     sequences = [random_tags(rng, prefixes, rng.randint(0, 9)) for _ in range(400)]
     corpus = D.encode(sequences, sequences, scheme=scheme)
     whole = D.decode(corpus.references, corpus, scheme)
@@ -194,7 +195,7 @@ def test_untyped_lenient_agrees_with_seqeval(seed):
 @pytest.mark.parametrize("scheme", sorted(SEQEVAL_SCHEMES))
 def test_untyped_strict_agrees_with_seqeval(scheme):
     rng = random.Random(scheme + "untyped")
-    prefixes = D.ALLOWED_PREFIXES[scheme] + "O"
+    prefixes = T.ALLOWED_PREFIXES[scheme] + "O"
     sequences = [[rng.choice(prefixes) for _ in range(rng.randint(0, 12))] for _ in range(500)]
     corpus = D.encode(sequences, sequences, scheme=scheme)
     ours = D.spans_by_sentence(D.decode(corpus.references, corpus, scheme), corpus.types, len(sequences))
@@ -466,7 +467,7 @@ def plain_report(tags, found, scheme):
 @pytest.mark.parametrize("scheme", [None, *sorted(D.SCHEMES)])
 def test_report_counts_what_a_plain_loop_finds(scheme):
     rng = random.Random(f"report{scheme}")
-    prefixes = D.ALLOWED_PREFIXES[scheme] + "OO"
+    prefixes = T.ALLOWED_PREFIXES[scheme] + "OO"
     sequences = [random_tags(rng, prefixes, rng.randint(0, 10)) for _ in range(600)]
     corpus = D.encode(sequences, sequences, scheme=scheme)
     found = D.decode(corpus.references, corpus, scheme)

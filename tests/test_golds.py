@@ -100,7 +100,7 @@ def test_each_gold_is_scored_as_compute_scores_it(hand):
         assert strict["correct"] == sum(correct)
         assert strict["actual"] - strict["correct"] == sum(fp)
         assert strict["possible"] - strict["correct"] == sum(fn)
-        assert hand["golds"][name]["signature"].startswith("nrm1.0/spans|")
+        assert hand["golds"][name]["signature"].startswith("nrm1.1/spans|")
     assert hand["golds"]["conll03"]["overall_f1"] == pytest.approx(2 * 0.5 * 0.4 / 0.9)
 
 

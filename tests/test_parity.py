@@ -10,6 +10,7 @@ from seqeval import scheme as seqeval_scheme
 from seqeval.metrics import accuracy_score, classification_report
 
 from ner_recall import ner_decoding as D
+from ner_recall import ner_tags as T
 
 MUC_KEYS = ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual")
 NERVALUATE_MODE = {"strict": "strict", "exact": "exact", "partial": "partial", "type": "ent_type"}
@@ -123,7 +124,7 @@ def test_seqeval_parity_on_random_corpora(metric, seed, zero_division):
 
 @pytest.mark.parametrize("scheme", sorted(set(D.SCHEMES) - {"IO"}))  # seqeval has no IO
 def test_seqeval_strict_parity_on_random_corpora(metric, scheme):
-    references, predictions = random_corpus(scheme, 2000, prefixes="OO" + D.ALLOWED_PREFIXES[scheme])
+    references, predictions = random_corpus(scheme, 2000, prefixes="OO" + T.ALLOWED_PREFIXES[scheme])
     assert_seqeval_parity(metric, references, predictions, mode="strict", scheme=scheme)
 
 

@@ -17,6 +17,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Entities, Prefix, Token, Tokens, auto_detect
 
 from ner_recall import ner_decoding as D
+from ner_recall import ner_tags as T
 
 SEQEVAL = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -453,7 +454,7 @@ def test_tokens_tables(scheme, tags, expected):
 
 @pytest.mark.parametrize("scheme, previous, tag, expected", list(flag_rows()))
 def test_start_inside_end_tables(scheme, previous, tag, expected):
-    (prev_prefix, prev_type), (prefix, type_) = (D._parse_tag(t, False, scheme) for t in (previous, tag))
+    (prev_prefix, prev_type), (prefix, type_) = (T.parse_tag(t, False, scheme) for t in (previous, tag))
     same = int(prev_type == type_)
     assert [bool(table[prev_prefix, prefix, same]) for table in D._STRICT[scheme]] == expected
     theirs = SEQEVAL[scheme](tag), SEQEVAL[scheme](previous)
@@ -476,7 +477,7 @@ def test_start_inside_end_tables(scheme, previous, tag, expected):
     ],
 )
 def test_token_prefix(tag, suffix, prefix):
-    assert D.PREFIXES[D._parse_tag(tag, suffix, None)[0]] == prefix
+    assert D.PREFIXES[T.parse_tag(tag, suffix, None)[0]] == prefix
     assert Token(tag, suffix=suffix).prefix == Prefix[prefix]
 
 
@@ -499,7 +500,7 @@ def test_token_type(tag, suffix, label):
 def test_outside_has_no_type():
     # seqeval gives O the type '_' (test_token_tag); here O is no entity and has no type
     assert Token("O").tag == "_"
-    assert D._parse_tag("O", False, None) == (D._O, None)
+    assert T.parse_tag("O", False, None) == (D._O, None)
 
 
 VALID_PREFIX = [

@@ -10,6 +10,7 @@ from test_parity import random_corpus
 from ner_recall import ner_decoding as D
 from ner_recall import ner_matching as M
 from ner_recall import ner_scorings as S
+from ner_recall import ner_tags as T
 from ner_recall.ner_spans import SpanCorpus, check_entities, encode_spans, spans_from_arrays
 
 
@@ -255,7 +256,7 @@ def test_a_large_tag_corpus_scores_like_its_spans():
 def test_strict_schemes_score_like_their_spans(scheme):
     """Strict decoding may drop every entity of a type; its per-type rows are then all zero
     in the tag path and absent from the span path, the rest is equal."""
-    references, predictions = random_corpus(scheme, 1500, prefixes="OO" + D.ALLOWED_PREFIXES[scheme])
+    references, predictions = random_corpus(scheme, 1500, prefixes="OO" + T.ALLOWED_PREFIXES[scheme])
     corpus, gold, pred, tags = tag_scores(references, predictions, scheme=scheme)
     spans = span_scores(*decoded(corpus, gold, pred))
     for mode in M.MODES:

@@ -1,0 +1,1 @@
+"""Parts of the command line (``ner_report.py``) in modules of their own."""
