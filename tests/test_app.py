@@ -11,6 +11,7 @@ import pytest
 
 from ner_app import about, agreement, charts, common, compare, examples, files, uploads
 from ner_app import errors as browser
+from ner_app import generated as gen
 from ner_app import stratified as strat
 from ner_recall import ner_files
 
@@ -1113,3 +1114,132 @@ def test_example_uploads_are_lists_for_the_multi_file_slots():
     uploads_ = files.example_uploads()
     assert all(isinstance(u, list) and len(u) == 1 for u in uploads_)
     assert [u[0] for u in uploads_] == list(examples.example_conll_files())
+
+
+# ---------------------------------------------------------------------------- the Generated tab
+
+
+def generated_metric():
+    return common.metric("generated")
+
+
+def test_generated_example_shows_the_metrics_outcomes_on_the_text_and_its_ladder():
+    text, output, output_format, gold, types = gen.example_fields()
+    assert output_format == "auto" and "```json" in output and output.count('"Rome"') == 2
+    error, drawn, items, ladder = gen.generated_view(text, output, output_format, gold, types)
+    assert error == ""
+    entities = json.loads(gold)
+    listing = generated_metric().generated_outcomes(
+        predictions=[output], texts=[text], types=sorted({e["label"] for e in entities})
+    )[0]
+    shown = dict(re.findall(r'data-outcome="(\w+)">\w+ <b>(\d+)</b>', items))
+    assert shown == {
+        o: str(sum(i["outcome"] == o for i in listing)) for o in generated_metric().ITEM_OUTCOMES
+    }
+    assert {"placed", "duplicate", "off_schema", "hallucinated"} <= {o for o, n in shown.items() if n != "0"}
+    marked = re.findall(r"<mark [^>]*>([^<]+)<sup>(\w+)</sup></mark>", drawn.split("The gold on")[0])
+    placed = [(text[s:e], i["label"]) for i in listing if i["outcome"] == "placed" for s, e in i["places"]]
+    assert sorted(marked) == sorted(placed) and ("Monday", "DATE") not in marked  # off-schema not drawn
+    assert ("Paris", "LOC") in marked and ("Paris Hilton", "PER") in marked
+    results = generated_metric().compute(
+        predictions=[output], references=[entities], texts=[text], matching=["exact", "normalized", "fuzzy"]
+    )
+    rows = re.findall(
+        r"<tr><td>(exact|normalized|fuzzy)</td><td>([\d.]+)</td><td>([\d.]+)</td><td>([\d.]+)</td>", ladder
+    )
+    assert [(lv, *map(float, v)) for lv, *v in rows] == [
+        (lv, *(round(r[k], 4) for k in ("overall_precision", "overall_recall", "overall_f1")))
+        for lv, r in results["ladder"].items()
+    ]
+    assert html.escape(results["signature"]) in ladder and 'class="ner-signature"' in ladder
+
+
+@pytest.mark.parametrize(
+    "output, dialect",
+    [
+        ("PER: Ann\nLOC: Oslo", "lines"),
+        ('{"PER": ["Ann"], "LOC": ["Oslo"]}', "json_dict"),
+        ("<PER>Ann</PER> lives in <LOC>Oslo</LOC>.", "inline_tags"),
+        ('[Person(span="Ann"), Location(span="Oslo")]', "gollie"),
+    ],
+)
+def test_generated_reads_every_dialect_and_the_format_choice_restricts_it(output, dialect):
+    text = "Ann lives in Oslo."
+    assert gen.output_formats() == ["auto", *generated_metric().DIALECTS] and dialect in gen.output_formats()
+    for chosen in ("auto", dialect):
+        error, drawn, items, _ = gen.generated_view(text, output, chosen, "", "")
+        assert error == "" and drawn.count("<mark ") == 2
+    other = "gner"  # a dialect none of these outputs is written in
+    _, drawn, items, _ = gen.generated_view(text, output, other, "", "")
+    assert "<mark " not in drawn and 'data-outcome="placed">placed <b>0</b>' in items
+
+
+def test_generated_unparseable_and_bad_gold_show_their_reason():
+    _, _, items, ladder = gen.generated_view("Ann.", "no entities here, sorry", "auto", "", "PER")
+    assert "whole output" in items and "unparseable" in items and "no dialect reads it" in items
+    assert ladder == ""
+    for gold, message in (
+        ("{", "gold entities: not JSON"),
+        ('{"a": 1}', "gold entities: a JSON list"),
+        ('[{"label": "PER", "start": 0, "end": 99}]', "past the end of the text"),
+    ):
+        error = gen.generated_view("Ann.", "PER: Ann", "auto", gold, "")[0]
+        assert 'role="alert"' in error and message in html.unescape(error)
+
+
+GEN_HOSTILE = ("<script>alert(1)</script>", 'x" onmouseover="alert(1)')
+
+
+@pytest.mark.parametrize("hostile", GEN_HOSTILE)
+def test_generated_a_hostile_output_reaches_html_escaped(hostile):
+    """A model output is hostile input: its strings, types and reasons land as text only."""
+    text = f"Ann met {hostile} in Oslo."
+    output = json.dumps(
+        [{"text": hostile, "type": hostile}, {"text": "Ann", "type": "PER"}, {"text": hostile}]
+    )
+    gold = json.dumps(
+        [{"label": hostile, "start": 8, "end": 8 + len(hostile)}, {"label": "PER", "start": 0, "end": 3}]
+    )
+    for g, types in ((gold, ""), ("", f"PER, {hostile}")):
+        shown = gen.generated_view(text, output, "auto", g, types)
+        assert shown[0] == ""
+        drawn = "".join(shown)
+        assert hostile not in drawn and html.escape(hostile) in drawn and "<script" not in drawn
+        assert not {a for a in attribute_names(drawn) if a.startswith("on")}
+    error = gen.generated_view(
+        hostile, output, "auto", json.dumps([{"label": hostile, "start": 0, "end": 99}]), ""
+    )[0]
+    assert "<script" not in error and 'onmouseover="' not in error
+
+
+def shown_signatures(fragment):
+    """The signatures an HTML fragment shows (the value of each signature line's box)."""
+    return [html.unescape(v) for v in re.findall(r'class="ner-signature">.*?value="([^"]*)"', fragment)]
+
+
+@pytest.mark.parametrize(
+    "spans, marks",
+    [
+        ([], []),
+        ([("A", 0, 2)], [("ab", "A")]),
+        ([("A", 0, 4), ("B", 2, 6)], [("ab", ""), ("cd", "A"), ("ef", "B")]),  # overlaps split the text
+        ([("A", 1, 3), ("B", 1, 3)], [("bc", "AB")]),
+    ],
+)
+def test_marked_text_keeps_every_character_once(spans, marks):
+    drawn = gen.marked_text_html("abcdef", spans, {"A": "#000", "B": "#111"})
+    assert re.sub(r"<sup>\w</sup>|<[^>]+>", "", drawn) == "abcdef"
+    found = re.findall(r"<mark [^>]*>([a-f]+)((?:<sup>\w</sup>)*)</mark>", drawn)
+    assert [(w, re.sub(r"</?sup>", "", s)) for w, s in found] == marks
+
+
+def test_every_score_table_carries_its_signature():
+    """Compare and Files show the signature of the result whose numbers they show."""
+    fields = (*examples.example_fields(next(iter(examples.EXAMPLES))), LENIENT, False)
+    shown = "".join(x for x in compare.compare_view(*fields) if isinstance(x, str))
+    conll = examples.example_conll_files()
+    files_shown = files.files_view([conll[0]], [conll[1]], None, LENIENT, False, 0)
+    expected = (compare.score_sentence(*fields)[2]["signature"], files_shown[-1]["results"]["signature"])
+    assert [shown_signatures(x) for x in (shown, files_shown[3])] == [[expected[0]], [expected[1]]]
+    assert all(s.startswith("nrm") and "dec:lenient" in s for s in expected)
+    assert common.signature_html({}) == "" and HOSTILE not in common.signature_html({"signature": HOSTILE})
