@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from ner_app import about, agreement, charts, common, compare, examples, files, uploads
+from ner_app import about, agreement, charts, common, compare, examples, files, golds, uploads
 from ner_app import errors as browser
 from ner_app import generated as gen
 from ner_app import stratified as strat
@@ -1243,3 +1243,72 @@ def test_every_score_table_carries_its_signature():
     assert [shown_signatures(x) for x in (shown, files_shown[3])] == [[expected[0]], [expected[1]]]
     assert all(s.startswith("nrm") and "dec:lenient" in s for s in expected)
     assert common.signature_html({}) == "" and HOSTILE not in common.signature_html({"signature": HOSTILE})
+
+
+# ---------------------------------------------------------------------------- two golds (Files tab)
+
+
+def conll_file(path, sentences):
+    """A CoNLL file of [(token, tag), ...] sentences."""
+    path.write_text(
+        "\n\n".join("\n".join(f"{t} {g}" for t, g in s) for s in sentences) + "\n", encoding="utf-8"
+    )
+    return str(path)
+
+
+def test_two_golds_show_the_metrics_differences_each_in_its_sentence():
+    conll = examples.example_conll_files()
+    error, summary, page, changes, state = golds.golds_view(
+        [conll[0]], [conll[1]], LENIENT, False, files.AUTO_FORMAT
+    )
+    assert error == "" and page == 1
+    read = common.metric().read_systems(conll[0], conll[1])[0]
+    expected = common.metric().gold_differences(
+        {"tokens": read.tokens, "tags": read.references}, {"tokens": read.tokens, "tags": read.predictions}
+    )
+    assert state["differences"] == expected and expected["changes"]
+    shown = {
+        (html.unescape(k), html.unescape(p)): int(n)
+        for k, p, n in re.findall(r"<tr><td>(\w+)</td><td>([^<]+)</td><td>(\d+)</td></tr>", summary)
+    }
+    assert shown == {(k, p): n for k, pairs in expected["counts"].items() for p, n in pairs.items()}
+    assert f"F1 {expected['f1']:.4f}" in summary
+    cards = re.findall(r'data-kind="(\w+)"><b>\w+</b> ([^<]+) <small>\((\S+) line (\d+)\)</small>', changes)
+    assert [(k, html.unescape(p)) for k, p, _, _ in cards] == [
+        (c["kind"], c["pair"]) for c in expected["changes"]
+    ]
+    assert {name for _, _, name, _ in cards} == {"gold.conll"}
+    for change, card in zip(expected["changes"], changes.split('class="error-card')[1:]):
+        assert (
+            re.sub(r"<sup>[^<]*</sup>|<[^>]+>", "", card.split("</small>", 2)[2]).count(change["sentence"])
+            == 2
+        )
+
+
+def test_two_golds_are_paged_and_the_page_clamped(tmp_path):
+    n = common.ERROR_PAGE + 5
+    a = conll_file(tmp_path / "a.conll", [[(f"w{i}", "B-LOC"), ("x", "O")] for i in range(n)])
+    b = conll_file(tmp_path / "b.conll", [[(f"w{i}", "B-ORG"), ("x", "O")] for i in range(n)])
+    _, summary, page, changes, state = golds.golds_view([a], [b], LENIENT, False, files.AUTO_FORMAT)
+    assert "<td>type_changed</td><td>LOC-&gt;ORG</td><td>45</td>" in summary
+    assert changes.count('class="error-card') == common.ERROR_PAGE and "page 1 of 2" in changes
+    assert golds.gold_page(state, 1, step=1)[1].count('class="error-card') == 5
+    assert golds.gold_page(state, 9)[0] == 2 and golds.gold_page(state, 1, step=-1)[0] == 1
+    assert golds.gold_page(None, 3) == (1, "")
+    same = golds.golds_view([a], [a], LENIENT, False, files.AUTO_FORMAT)
+    assert "agree on every entity" in same[1] and same[3].count('class="error-card') == 0
+
+
+def test_two_golds_errors_name_the_slot_and_hostile_types_are_escaped(tmp_path):
+    hostile = '<script>alert(1)</script>"onmouseover="x'  # a tag without whitespace
+    a = conll_file(tmp_path / "a.conll", [[("Ann", f"B-{hostile}"), ("x", "O")]])
+    b = conll_file(tmp_path / "b.conll", [[("Ann", "B-PER"), ("x", "B-LOC")]])
+    error = golds.golds_view([a], None, LENIENT, False, files.AUTO_FORMAT)[0]
+    assert 'role="alert"' in error and "second gold" in error
+    short = conll_file(tmp_path / "short.conll", [[("Ann", "O")]])
+    error = golds.golds_view([a], [short], LENIENT, False, files.AUTO_FORMAT)[0]
+    assert 'role="alert"' in error and str(tmp_path) not in error  # the server's folder scrubbed
+    shown = golds.golds_view([a], [b], LENIENT, False, files.AUTO_FORMAT)
+    drawn = "".join(x for x in shown if isinstance(x, str))
+    assert shown[0] == "" and "<script" not in drawn and html.escape(hostile) in drawn
+    assert not {n for n in attribute_names(drawn) if n.startswith("on")}
