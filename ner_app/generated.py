@@ -27,7 +27,7 @@ EXAMPLE_OUTPUT = (
     "Sure! Here are the named entities I found in the text:\n\n"
     f"{FENCE}json\n"
     '[{"text": "Paris Hilton", "type": "PER"}, {"text": "Paris", "type": "LOC"},\n'
-    ' {"text": "John", "type": "PER"}, {"text": "Paris Hilton", "type": "PER"},\n'
+    ' {"text": "John", "type": "PER"}, {"text": "paris  hilton", "type": "PER"},\n'
     ' {"text": "Rome", "type": "LOC"}, {"text": "Rome", "type": "LOC"},\n'
     ' {"text": "Monday", "type": "DATE"}, {"text": "Berlin", "type": "LOC"}]\n'
     f"{FENCE}\n\nLet me know if you need anything else!"
@@ -145,17 +145,26 @@ def ladder_html(results: dict) -> str:
 
 
 def generated_view(
-    text: str, output: str, output_format: str = AUTO, gold: str | None = "", types: str | None = ""
+    text: str,
+    output: str,
+    output_format: str = AUTO,
+    gold: str | None = "",
+    types: str | None = "",
+    matching: str = LADDER[0],
 ) -> tuple[str, str, str, str]:
-    """The tab's outputs: error box, the text with the placed items (and the gold) marked, the
-    items listing with counts, the ladder (with a gold). Bad input shows the metric's message."""
+    """The tab's outputs: error box, the text with the items placed at the ``matching`` level (and
+    the gold) marked, the items listing with counts, the ladder (with a gold). Bad input shows the
+    metric's message."""
     try:
-        return _view(text or "", output or "", output_format or AUTO, parse_gold(gold), parse_types(types))
+        given = (parse_gold(gold), parse_types(types), matching or LADDER[0])
+        return _view(text or "", output or "", output_format or AUTO, *given)
     except Exception as error:  # noqa: BLE001 -- shown in the page
         return error_html(error, "Cannot read this output"), "", "", ""
 
 
-def _view(text: str, output: str, output_format: str, gold: list | None, types: list | None) -> tuple:
+def _view(
+    text: str, output: str, output_format: str, gold: list | None, types: list | None, matching: str
+) -> tuple:
     m = metric("generated")
     results = None
     if gold is not None:  # scored first: the metric checks the gold before it is drawn
@@ -170,7 +179,7 @@ def _view(text: str, output: str, output_format: str, gold: list | None, types: 
         )
         types = types or sorted({g["label"] for g in gold})  # the schema compute judged by
     listing = m.generated_outcomes(
-        predictions=[output], texts=[text], types=types, output_format=output_format
+        predictions=[output], texts=[text], types=types, output_format=output_format, matching=matching
     )[0]
     placed = [(o["label"], s, e) for o in listing if o["outcome"] == "placed" for s, e in o["places"]]
     gold_spans = [(g["label"], g["start"], g["end"]) for g in gold or []]
@@ -183,9 +192,10 @@ def _view(text: str, output: str, output_format: str, gold: list | None, types: 
     return "", drawn, counts_html(listing) + items_table_html(listing), ladder
 
 
-def example_fields() -> tuple[str, str, str, str, str]:
-    """The example: a text, a chatty model output with a fenced JSON list, its gold, auto, no types."""
-    return EXAMPLE_TEXT, EXAMPLE_OUTPUT, AUTO, EXAMPLE_GOLD, ""
+def example_fields() -> tuple[str, str, str, str, str, str]:
+    """The example: a text, a chatty model output with a fenced JSON list (a name in lower case
+    with a double space: placed from the normalized level on), its gold, auto, no types, exact."""
+    return EXAMPLE_TEXT, EXAMPLE_OUTPUT, AUTO, EXAMPLE_GOLD, "", LADDER[0]
 
 
 def generated_tab() -> None:
@@ -204,13 +214,16 @@ def generated_tab() -> None:
         output_format = gr.Dropdown(
             output_formats(), value=AUTO, label="Output format", elem_id="gen-format", scale=1
         )
+        matching = gr.Dropdown(
+            list(LADDER), value=LADDER[0], label="Matching (the text view)", elem_id="gen-matching", scale=1
+        )
         example = gr.Button("Example", scale=1, elem_id="gen-example")
         button = gr.Button("Read output", variant="primary", scale=1, elem_id="gen-button")
     error = gr.HTML(elem_id="gen-error")
     drawn = gr.HTML(elem_id="gen-drawn")
     items = gr.HTML(elem_id="gen-items")
     ladder = gr.HTML(elem_id="gen-ladder")
-    inputs = [text, output, output_format, gold, types]
+    inputs = [text, output, output_format, gold, types, matching]
     outputs = [error, drawn, items, ladder]
     button.click(generated_view, inputs, outputs)
     example.click(example_fields, None, inputs).then(generated_view, inputs, outputs)

@@ -1124,13 +1124,13 @@ def generated_metric():
 
 
 def test_generated_example_shows_the_metrics_outcomes_on_the_text_and_its_ladder():
-    text, output, output_format, gold, types = gen.example_fields()
+    text, output, output_format, gold, types, matching = gen.example_fields()
     assert output_format == "auto" and "```json" in output and output.count('"Rome"') == 2
-    error, drawn, items, ladder = gen.generated_view(text, output, output_format, gold, types)
+    error, drawn, items, ladder = gen.generated_view(text, output, output_format, gold, types, matching)
     assert error == ""
     entities = json.loads(gold)
     listing = generated_metric().generated_outcomes(
-        predictions=[output], texts=[text], types=sorted({e["label"] for e in entities})
+        predictions=[output], texts=[text], types=sorted({e["label"] for e in entities}), matching=matching
     )[0]
     shown = dict(re.findall(r'data-outcome="(\w+)">\w+ <b>(\d+)</b>', items))
     assert shown == {
@@ -1152,6 +1152,20 @@ def test_generated_example_shows_the_metrics_outcomes_on_the_text_and_its_ladder
         for lv, r in results["ladder"].items()
     ]
     assert html.escape(results["signature"]) in ladder and 'class="ner-signature"' in ladder
+    assert [lv for lv, *_ in rows] == list(gen.LADDER) and rows[0][3] < rows[1][3]  # the ladder gains
+
+
+@pytest.mark.parametrize("level", ["exact", "normalized", "fuzzy"])
+def test_generated_text_view_follows_the_matching_level(level):
+    text, output, output_format, gold, types, _ = gen.example_fields()
+    _, drawn, items, _ = gen.generated_view(text, output, output_format, gold, types, level)
+    listing = generated_metric().generated_outcomes(
+        predictions=[output], texts=[text], types=["LOC", "PER"], matching=level
+    )[0]
+    placed = sum(i["outcome"] == "placed" for i in listing)
+    assert f'data-outcome="placed">placed <b>{placed}</b>' in items
+    assert drawn.split("The gold on")[0].count("<mark ") == placed
+    assert ("paris  hilton" in [i["text"] for i in listing if i["outcome"] == "placed"]) == (level != "exact")
 
 
 @pytest.mark.parametrize(
