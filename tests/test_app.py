@@ -1257,6 +1257,12 @@ def test_every_score_table_carries_its_signature():
     assert [shown_signatures(x) for x in (shown, files_shown[3])] == [[expected[0]], [expected[1]]]
     assert all(s.startswith("nrm") and "dec:lenient" in s for s in expected)
     assert common.signature_html({}) == "" and HOSTILE not in common.signature_html({"signature": HOSTILE})
+    entities_path, sizes_path = examples.stratified_example_files(next(iter(examples.STRATIFIED_EXAMPLES)))
+    headline = strat.stratified_view(
+        entities_path, sizes_path, "wilson", 0.95, "strict", progress=lambda *a, **k: None
+    )[2]
+    direct = strat.stratified_results(entities_path, sizes_path, "wilson", 0.95, "strict")
+    assert shown_signatures(headline) == [direct["signature"]] and "subgroups" in direct["signature"]
 
 
 # ---------------------------------------------------------------------------- two golds (Files tab)
