@@ -17,6 +17,10 @@ from .common import ERROR_PAGE, colours_of, decodings, error_html, esc, fmt, met
 from .generated import marked_text_html
 from .uploads import Upload, gather, is_spans, scrubbed
 
+GOLDS_HINT = (
+    "Both golds must hold the same sentences and tokens here; golds of different tokenizations are "
+    "aligned on their characters by <code>metric.gold_differences</code> in Python (docs/golds.md)."
+)
 #: the Files tab's "tell the format by name and content" choice
 AUTO_FORMAT = "by name and content"
 
@@ -112,7 +116,7 @@ def golds_view(
     try:
         state = read_golds(gold, gold_b, decoding, suffix, file_format)
     except Exception as error:  # noqa: BLE001 -- shown in the page
-        return error_html(error, "Cannot compare these golds"), "", 1, "", None
+        return error_html(error, "Cannot compare these golds", GOLDS_HINT), "", 1, "", None
     page, shown = gold_page(state, 1)
     return "", summary_html(state), page, shown, state
 

@@ -1328,6 +1328,7 @@ def test_two_golds_errors_name_the_slot_and_hostile_types_are_escaped(tmp_path):
     short = conll_file(tmp_path / "short.conll", [[("Ann", "O")]])
     error = golds.golds_view([a], [short], LENIENT, False, files.AUTO_FORMAT)[0]
     assert 'role="alert"' in error and str(tmp_path) not in error  # the server's folder scrubbed
+    assert "short.conll" in error and "different tokenizations" in error
     shown = golds.golds_view([a], [b], LENIENT, False, files.AUTO_FORMAT)
     drawn = "".join(x for x in shown if isinstance(x, str))
     assert shown[0] == "" and "<script" not in drawn and html.escape(hostile) in drawn
