@@ -73,9 +73,15 @@ def marked_text_html(text: str, spans: Sequence[tuple[str, int, int]], colours: 
     """``text`` with each (label, start, end) span highlighted in its type's colour and its label
     after it; overlapping spans split the text at every boundary (a piece names all its spans)."""
     cuts = sorted({0, len(text), *(p for _, s, e in spans for p in (s, e))})
-    pieces = []
+    by_start = sorted(range(len(spans)), key=lambda i: spans[i][1])
+    active: list[int] = []  # the spans covering the piece: started at or before it, ending after
+    pieces, k = [], 0
     for left, right in zip(cuts, cuts[1:]):
-        over = [s for s in spans if s[1] <= left and right <= s[2]]
+        while k < len(by_start) and spans[by_start[k]][1] <= left:
+            active.append(by_start[k])
+            k += 1
+        active = [i for i in active if spans[i][2] > left]
+        over = [spans[i] for i in sorted(active)]
         piece = esc(text[left:right])
         if over:
             label = over[-1][0]

@@ -1333,3 +1333,28 @@ def test_two_golds_errors_name_the_slot_and_hostile_types_are_escaped(tmp_path):
     drawn = "".join(x for x in shown if isinstance(x, str))
     assert shown[0] == "" and "<script" not in drawn and html.escape(hostile) in drawn
     assert not {n for n in attribute_names(drawn) if n.startswith("on")}
+
+
+def test_marked_text_names_exactly_the_spans_over_each_piece():
+    """Random overlapping spans: each highlighted piece's title lists the spans covering it, in
+    their order, and every character outside them stays plain (against a direct count)."""
+    import random
+
+    rng = random.Random(7)
+    text = "abcdefghijkl"
+    for _ in range(300):
+        spans = []
+        for _ in range(rng.randint(0, 6)):
+            start = rng.randrange(len(text))
+            spans.append((rng.choice("ABC"), start, rng.randint(start + 1, len(text))))
+        drawn = gen.marked_text_html(text, spans, {})
+        cuts = sorted({0, len(text), *(p for _, s, e in spans for p in (s, e))})
+        expected = []
+        for left, right in zip(cuts, cuts[1:]):
+            over = [s[0] for s in spans if s[1] <= left and right <= s[2]]
+            expected.append((text[left:right], ", ".join(over)))
+        body = re.sub(
+            r"<sup>[^<]*</sup>", "", drawn.removeprefix('<div class="gen-text">').removesuffix("</div>")
+        )
+        pieces = re.findall(r'<mark style="[^"]*" title="([^"]*)">([a-l]+)</mark>|([a-l]+)', body)
+        assert [(w or plain, t) for t, w, plain in pieces] == expected
