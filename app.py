@@ -1,5 +1,6 @@
 """The ner_recall_metric app: compare the scoring modes on one sentence (typed or marked by
-selecting text), score whole files and see where the errors are, measure annotators' agreement,
+selecting text), score whole files and see where the errors are, compare two golds, read a
+language model's raw output onto its text, measure annotators' agreement,
 estimate stratified recall.
 
 ``python app.py`` serves it on http://127.0.0.1:7860 (``GRADIO_SERVER_PORT`` changes the port);

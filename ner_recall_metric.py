@@ -45,7 +45,7 @@ from .ner_files import (
 )
 from .ner_formats import Annotated, read_annotated
 from .ner_fragments import discontinuous_results
-from .ner_generated import GENERATED, generated_outcomes, score_generated
+from .ner_generated import GENERATED, ITEM_OUTCOMES, generated_outcomes, score_generated
 from .ner_golds import gold_differences, score_golds
 from .ner_harem import Harem, read_harem
 from .ner_hierarchy import MEASURES
@@ -750,3 +750,8 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         """Per document, each item of a model's output with its outcome and places on the text
         (placed, hallucinated, duplicate, off_schema, unparseable; docs/generated.md)."""
         return generated_outcomes(predictions, texts, types, label_map, **options)
+
+    #: the output dialects of the "generated" config (``output_format``, beside "auto")
+    DIALECTS = DIALECTS
+    #: the outcomes of a generated item (``generated_outcomes``), in the order they are counted
+    ITEM_OUTCOMES = ITEM_OUTCOMES

@@ -253,7 +253,18 @@ def mode_cards_html(results: dict) -> str:
             f"<span>pred</span>{_bar(outcomes + [('spurious', m['spurious'])], m['actual'])}</div>"
             f'<ul class="counts">{counts}</ul></div>'
         )
-    return f'<div class="mode-cards">{"".join(cards)}</div>'
+    return f'<div class="mode-cards">{"".join(cards)}</div>{signature_html(results)}'
+
+
+def signature_html(results: dict) -> str:
+    """The result's signature (the options that move a number) in a small monospace line: a
+    read-only box, its whole text selected by one triple click, to copy; empty without one. No
+    script: the page holds no event attribute."""
+    signature = results.get("signature") if isinstance(results, dict) else None
+    if not signature:
+        return ""
+    box = attrs(readonly="readonly", value=signature, size=min(len(signature), 120), title="select and copy")
+    return f'<div class="ner-signature"><span>signature (select and copy)</span><input{box}></div>'
 
 
 def simple_table(head: Sequence[str], rows: Iterable[Sequence[object]], key: str) -> str:
@@ -272,6 +283,12 @@ def simple_table(head: Sequence[str], rows: Iterable[Sequence[object]], key: str
 # ---------------------------------------------------------------------------- layout
 
 CSS = """
+.ner-signature {display: flex; gap: 6px; align-items: center; font-size: 11px; margin: 6px 0; opacity: .8;}
+.ner-signature input {font-family: monospace; font-size: 11px; flex: 1; max-width: 60rem; padding: 1px 4px;
+                      border: 1px solid var(--border-color-primary); background: transparent; color: inherit;}
+.gen-text {white-space: pre-wrap; line-height: 2.1; font-size: 15px; padding: 8px 0;}
+.gen-text mark {color: #fff; border-radius: 4px; padding: 1px 3px;}
+.gen-text mark sup {font-size: 9px; font-weight: 700; margin-left: 3px;}
 .ner-scroll, .table-scroll {overflow-x: auto; padding: .5rem 0; max-width: 100%;}
 .ner-grid {display: grid; gap: 6px 4px; align-items: center; font-size: 15px;}
 .ner-side {grid-column: 1; font-size: 12px; letter-spacing: .03em; opacity: .7; max-width: 16rem;

@@ -30,6 +30,7 @@ from .common import (
 )
 from .errors import ALL_TYPES, NOT_CORRECT, errors_html, show_page, turn_page
 from .examples import example_conll_files
+from .golds import AUTO_FORMAT, golds_section
 from .uploads import Upload, gather, read_slices, score, score_two, scrubbed
 
 FILES_HELP = """\
@@ -52,7 +53,6 @@ FILES_HELP = """\
 A second predictions file compares two systems on the same gold.
 """
 #: the Files tab's format picker: told by name and content, or one of the metric's readers'
-AUTO_FORMAT = "by name and content"
 
 
 def file_formats() -> list[str]:
@@ -455,6 +455,7 @@ def files_tab() -> None:
         stop = gr.Button("Stop", variant="stop", scale=1, elem_id="files-stop")
     with gr.Accordion("File formats", open=False):
         gr.Markdown(FILES_HELP)
+    golds_section(gold, decoding, suffix, file_format)
     error = gr.HTML(elem_id="files-error")
     state = gr.State()
     with gr.Column(visible=False) as results:

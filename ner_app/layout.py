@@ -1,4 +1,4 @@
-"""The app's page: a title and the five tabs, each built by its module."""
+"""The app's page: a title and the six tabs, each built by its module."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from .about import about_tab
 from .agreement import agreement_tab
 from .compare import compare_tab, compare_view
 from .files import files_tab
+from .generated import generated_tab
 from .stratified import stratified_example_view, stratified_tab
 
 
@@ -23,6 +24,8 @@ def build_demo() -> gr.Blocks:
                 compare_inputs, compare_outputs = compare_tab()
             with gr.Tab("Files", id="files"):
                 files_tab()
+            with gr.Tab("Generated", id="generated"):
+                generated_tab()
             with gr.Tab("Agreement", id="agreement"):
                 agreement_tab()
             with gr.Tab("Stratified recall", id="stratified"):

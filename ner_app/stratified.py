@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import gradio as gr
 
 from .charts import recall_svg
-from .common import VOCAB, error_html, esc, metric
+from .common import VOCAB, error_html, esc, metric, signature_html
 from .examples import STRATIFIED_EXAMPLES, stratified_example_files
 
 CSV_HINT = (
@@ -132,6 +132,19 @@ def stratified(
     recall_mode: str = "strict",
 ) -> dict:
     """``results["stratified_recall"]`` of the metric's subgroups config on the uploaded CSVs."""
+    return stratified_results(entities_path, sizes_path, ci_method, confidence_level, recall_mode)[
+        "stratified_recall"
+    ]
+
+
+def stratified_results(
+    entities_path: str | None,
+    sizes_path: str | None,
+    ci_method: str = "wilson",
+    confidence_level: float = 0.95,
+    recall_mode: str = "strict",
+) -> dict:
+    """The results of the metric's subgroups config on the uploaded CSVs (with their signature)."""
     entities = read_entities(entities_path)
     results = metric("subgroups").compute(
         predictions=entities.predictions,
@@ -142,7 +155,7 @@ def stratified(
         confidence_level=float(confidence_level),
         recall_mode=recall_mode,
     )
-    return results["stratified_recall"]
+    return results
 
 
 STRATA_HEADERS = ["subgroup", "n", "correct", "recall", "weight", "ci_low", "ci_high"]
@@ -193,10 +206,12 @@ def stratified_view(
     progress bar while the interval is computed: the bootstrap takes seconds)."""
     try:
         progress(0.1, desc=f"Estimating recall ({ci_method} interval)")
-        result = stratified(entities_path, sizes_path, ci_method, confidence_level, recall_mode)
+        results = stratified_results(entities_path, sizes_path, ci_method, confidence_level, recall_mode)
     except Exception as error:  # noqa: BLE001
         return error_html(error, "Cannot estimate recall", CSV_HINT), gr.Column(visible=False), "", "", None
-    return "", gr.Column(visible=True), headline_html(result), recall_svg(result), strata_rows(result)
+    result = results["stratified_recall"]
+    headline = headline_html(result) + signature_html(results)
+    return "", gr.Column(visible=True), headline, recall_svg(result), strata_rows(result)
 
 
 # ---------------------------------------------------------------------------- example CSVs

@@ -9,8 +9,9 @@ import re
 
 import pytest
 
-from ner_app import about, agreement, charts, common, compare, examples, files, uploads
+from ner_app import about, agreement, charts, common, compare, examples, files, golds, uploads
 from ner_app import errors as browser
+from ner_app import generated as gen
 from ner_app import stratified as strat
 from ner_recall import ner_files
 
@@ -1110,3 +1111,247 @@ def test_example_uploads_are_lists_for_the_multi_file_slots():
     uploads_ = files.example_uploads()
     assert all(isinstance(u, list) and len(u) == 1 for u in uploads_)
     assert [u[0] for u in uploads_] == list(examples.example_conll_files())
+
+
+# ---------------------------------------------------------------------------- the Generated tab
+
+
+def generated_metric():
+    return common.metric("generated")
+
+
+def test_generated_example_shows_the_metrics_outcomes_on_the_text_and_its_ladder():
+    text, output, output_format, gold, types, matching = gen.example_fields()
+    assert output_format == "auto" and "```json" in output and output.count('"Rome"') == 2
+    error, drawn, items, ladder = gen.generated_view(text, output, output_format, gold, types, matching)
+    assert error == ""
+    entities = json.loads(gold)
+    listing = generated_metric().generated_outcomes(
+        predictions=[output], texts=[text], types=sorted({e["label"] for e in entities}), matching=matching
+    )[0]
+    shown = dict(re.findall(r'data-outcome="(\w+)">\w+ <b>(\d+)</b>', items))
+    assert shown == {
+        o: str(sum(i["outcome"] == o for i in listing)) for o in generated_metric().ITEM_OUTCOMES
+    }
+    assert {"placed", "duplicate", "off_schema", "hallucinated"} <= {o for o, n in shown.items() if n != "0"}
+    marked = re.findall(r"<mark [^>]*>([^<]+)<sup>(\w+)</sup></mark>", drawn.split("The gold on")[0])
+    placed = [(text[s:e], i["label"]) for i in listing if i["outcome"] == "placed" for s, e in i["places"]]
+    assert sorted(marked) == sorted(placed) and ("Monday", "DATE") not in marked  # off-schema not drawn
+    assert ("Paris", "LOC") in marked and ("Paris Hilton", "PER") in marked
+    results = generated_metric().compute(
+        predictions=[output], references=[entities], texts=[text], matching=["exact", "normalized", "fuzzy"]
+    )
+    rows = re.findall(
+        r"<tr><td>(exact|normalized|fuzzy)</td><td>([\d.]+)</td><td>([\d.]+)</td><td>([\d.]+)</td>", ladder
+    )
+    assert [(lv, *map(float, v)) for lv, *v in rows] == [
+        (lv, *(round(r[k], 4) for k in ("overall_precision", "overall_recall", "overall_f1")))
+        for lv, r in results["ladder"].items()
+    ]
+    assert html.escape(results["signature"]) in ladder and 'class="ner-signature"' in ladder
+    assert [lv for lv, *_ in rows] == list(gen.LADDER) and rows[0][3] < rows[1][3]  # the ladder gains
+
+
+@pytest.mark.parametrize("level", ["exact", "normalized", "fuzzy"])
+def test_generated_text_view_follows_the_matching_level(level):
+    text, output, output_format, gold, types, _ = gen.example_fields()
+    _, drawn, items, _ = gen.generated_view(text, output, output_format, gold, types, level)
+    listing = generated_metric().generated_outcomes(
+        predictions=[output], texts=[text], types=["LOC", "PER"], matching=level
+    )[0]
+    placed = sum(i["outcome"] == "placed" for i in listing)
+    assert f'data-outcome="placed">placed <b>{placed}</b>' in items
+    assert drawn.split("The gold on")[0].count("<mark ") == placed
+    assert ("paris  hilton" in [i["text"] for i in listing if i["outcome"] == "placed"]) == (level != "exact")
+
+
+@pytest.mark.parametrize(
+    "output, dialect",
+    [
+        ("PER: Ann\nLOC: Oslo", "lines"),
+        ('{"PER": ["Ann"], "LOC": ["Oslo"]}', "json_dict"),
+        ("<PER>Ann</PER> lives in <LOC>Oslo</LOC>.", "inline_tags"),
+        ('[Person(span="Ann"), Location(span="Oslo")]', "gollie"),
+    ],
+)
+def test_generated_reads_every_dialect_and_the_format_choice_restricts_it(output, dialect):
+    text = "Ann lives in Oslo."
+    assert gen.output_formats() == ["auto", *generated_metric().DIALECTS] and dialect in gen.output_formats()
+    for chosen in ("auto", dialect):
+        error, drawn, items, _ = gen.generated_view(text, output, chosen, "", "")
+        assert error == "" and drawn.count("<mark ") == 2
+    other = "gner"  # a dialect none of these outputs is written in
+    _, drawn, items, _ = gen.generated_view(text, output, other, "", "")
+    assert "<mark " not in drawn and 'data-outcome="placed">placed <b>0</b>' in items
+
+
+def test_generated_unparseable_and_bad_gold_show_their_reason():
+    _, _, items, ladder = gen.generated_view("Ann.", "no entities here, sorry", "auto", "", "PER")
+    assert "whole output" in items and "unparseable" in items and "no dialect reads it" in items
+    assert ladder == ""
+    for gold, message in (
+        ("{", "gold entities: not JSON"),
+        ('{"a": 1}', "gold entities: a JSON list"),
+        ('[{"label": "PER", "start": 0, "end": 99}]', "past the end of the text"),
+    ):
+        error = gen.generated_view("Ann.", "PER: Ann", "auto", gold, "")[0]
+        assert 'role="alert"' in error and message in html.unescape(error)
+
+
+GEN_HOSTILE = ("<script>alert(1)</script>", 'x" onmouseover="alert(1)')
+
+
+@pytest.mark.parametrize("hostile", GEN_HOSTILE)
+def test_generated_a_hostile_output_reaches_html_escaped(hostile):
+    """A model output is hostile input: its strings, types and reasons land as text only."""
+    text = f"Ann met {hostile} in Oslo."
+    output = json.dumps(
+        [{"text": hostile, "type": hostile}, {"text": "Ann", "type": "PER"}, {"text": hostile}]
+    )
+    gold = json.dumps(
+        [{"label": hostile, "start": 8, "end": 8 + len(hostile)}, {"label": "PER", "start": 0, "end": 3}]
+    )
+    for g, types in ((gold, ""), ("", f"PER, {hostile}")):
+        shown = gen.generated_view(text, output, "auto", g, types)
+        assert shown[0] == ""
+        drawn = "".join(shown)
+        assert hostile not in drawn and html.escape(hostile) in drawn and "<script" not in drawn
+        assert not {a for a in attribute_names(drawn) if a.startswith("on")}
+    error = gen.generated_view(
+        hostile, output, "auto", json.dumps([{"label": hostile, "start": 0, "end": 99}]), ""
+    )[0]
+    assert "<script" not in error and 'onmouseover="' not in error
+
+
+def shown_signatures(fragment):
+    """The signatures an HTML fragment shows (the value of each signature line's box)."""
+    return [html.unescape(v) for v in re.findall(r'class="ner-signature">.*?value="([^"]*)"', fragment)]
+
+
+@pytest.mark.parametrize(
+    "spans, marks",
+    [
+        ([], []),
+        ([("A", 0, 2)], [("ab", "A")]),
+        ([("A", 0, 4), ("B", 2, 6)], [("ab", ""), ("cd", "A"), ("ef", "B")]),  # overlaps split the text
+        ([("A", 1, 3), ("B", 1, 3)], [("bc", "AB")]),
+    ],
+)
+def test_marked_text_keeps_every_character_once(spans, marks):
+    drawn = gen.marked_text_html("abcdef", spans, {"A": "#000", "B": "#111"})
+    assert re.sub(r"<sup>\w</sup>|<[^>]+>", "", drawn) == "abcdef"
+    found = re.findall(r"<mark [^>]*>([a-f]+)((?:<sup>\w</sup>)*)</mark>", drawn)
+    assert [(w, re.sub(r"</?sup>", "", s)) for w, s in found] == marks
+
+
+def test_every_score_table_carries_its_signature():
+    """Compare and Files show the signature of the result whose numbers they show."""
+    fields = (*examples.example_fields(next(iter(examples.EXAMPLES))), LENIENT, False)
+    shown = "".join(x for x in compare.compare_view(*fields) if isinstance(x, str))
+    conll = examples.example_conll_files()
+    files_shown = files.files_view([conll[0]], [conll[1]], None, LENIENT, False, 0)
+    expected = (compare.score_sentence(*fields)[2]["signature"], files_shown[-1]["results"]["signature"])
+    assert [shown_signatures(x) for x in (shown, files_shown[3])] == [[expected[0]], [expected[1]]]
+    assert all(s.startswith("nrm") and "dec:lenient" in s for s in expected)
+    assert common.signature_html({}) == "" and HOSTILE not in common.signature_html({"signature": HOSTILE})
+    entities_path, sizes_path = examples.stratified_example_files(next(iter(examples.STRATIFIED_EXAMPLES)))
+    headline = strat.stratified_view(
+        entities_path, sizes_path, "wilson", 0.95, "strict", progress=lambda *a, **k: None
+    )[2]
+    direct = strat.stratified_results(entities_path, sizes_path, "wilson", 0.95, "strict")
+    assert shown_signatures(headline) == [direct["signature"]] and "subgroups" in direct["signature"]
+
+
+# ---------------------------------------------------------------------------- two golds (Files tab)
+
+
+def conll_file(path, sentences):
+    """A CoNLL file of [(token, tag), ...] sentences."""
+    path.write_text(
+        "\n\n".join("\n".join(f"{t} {g}" for t, g in s) for s in sentences) + "\n", encoding="utf-8"
+    )
+    return str(path)
+
+
+def test_two_golds_show_the_metrics_differences_each_in_its_sentence():
+    conll = examples.example_conll_files()
+    error, summary, page, changes, state = golds.golds_view(
+        [conll[0]], [conll[1]], LENIENT, False, files.AUTO_FORMAT
+    )
+    assert error == "" and page == 1
+    read = common.metric().read_systems(conll[0], conll[1])[0]
+    expected = common.metric().gold_differences(
+        {"tokens": read.tokens, "tags": read.references}, {"tokens": read.tokens, "tags": read.predictions}
+    )
+    assert state["differences"] == expected and expected["changes"]
+    shown = {
+        (html.unescape(k), html.unescape(p)): int(n)
+        for k, p, n in re.findall(r"<tr><td>(\w+)</td><td>([^<]+)</td><td>(\d+)</td></tr>", summary)
+    }
+    assert shown == {(k, p): n for k, pairs in expected["counts"].items() for p, n in pairs.items()}
+    assert f"F1 {expected['f1']:.4f}" in summary
+    cards = re.findall(r'data-kind="(\w+)"><b>\w+</b> ([^<]+) <small>\((\S+) line (\d+)\)</small>', changes)
+    assert [(k, html.unescape(p)) for k, p, _, _ in cards] == [
+        (c["kind"], c["pair"]) for c in expected["changes"]
+    ]
+    assert {name for _, _, name, _ in cards} == {"gold.conll"}
+    for change, card in zip(expected["changes"], changes.split('class="error-card')[1:]):
+        assert (
+            re.sub(r"<sup>[^<]*</sup>|<[^>]+>", "", card.split("</small>", 2)[2]).count(change["sentence"])
+            == 2
+        )
+
+
+def test_two_golds_are_paged_and_the_page_clamped(tmp_path):
+    n = common.ERROR_PAGE + 5
+    a = conll_file(tmp_path / "a.conll", [[(f"w{i}", "B-LOC"), ("x", "O")] for i in range(n)])
+    b = conll_file(tmp_path / "b.conll", [[(f"w{i}", "B-ORG"), ("x", "O")] for i in range(n)])
+    _, summary, page, changes, state = golds.golds_view([a], [b], LENIENT, False, files.AUTO_FORMAT)
+    assert "<td>type_changed</td><td>LOC-&gt;ORG</td><td>45</td>" in summary
+    assert changes.count('class="error-card') == common.ERROR_PAGE and "page 1 of 2" in changes
+    assert golds.gold_page(state, 1, step=1)[1].count('class="error-card') == 5
+    assert golds.gold_page(state, 9)[0] == 2 and golds.gold_page(state, 1, step=-1)[0] == 1
+    assert golds.gold_page(None, 3) == (1, "")
+    same = golds.golds_view([a], [a], LENIENT, False, files.AUTO_FORMAT)
+    assert "agree on every entity" in same[1] and same[3].count('class="error-card') == 0
+
+
+def test_two_golds_errors_name_the_slot_and_hostile_types_are_escaped(tmp_path):
+    hostile = '<script>alert(1)</script>"onmouseover="x'  # a tag without whitespace
+    a = conll_file(tmp_path / "a.conll", [[("Ann", f"B-{hostile}"), ("x", "O")]])
+    b = conll_file(tmp_path / "b.conll", [[("Ann", "B-PER"), ("x", "B-LOC")]])
+    error = golds.golds_view([a], None, LENIENT, False, files.AUTO_FORMAT)[0]
+    assert 'role="alert"' in error and "second gold" in error
+    short = conll_file(tmp_path / "short.conll", [[("Ann", "O")]])
+    error = golds.golds_view([a], [short], LENIENT, False, files.AUTO_FORMAT)[0]
+    assert 'role="alert"' in error and str(tmp_path) not in error  # the server's folder scrubbed
+    assert "short.conll" in error and "different tokenizations" in error
+    shown = golds.golds_view([a], [b], LENIENT, False, files.AUTO_FORMAT)
+    drawn = "".join(x for x in shown if isinstance(x, str))
+    assert shown[0] == "" and "<script" not in drawn and html.escape(hostile) in drawn
+    assert not {n for n in attribute_names(drawn) if n.startswith("on")}
+
+
+def test_marked_text_names_exactly_the_spans_over_each_piece():
+    """Random overlapping spans: each highlighted piece's title lists the spans covering it, in
+    their order, and every character outside them stays plain (against a direct count)."""
+    import random
+
+    rng = random.Random(7)
+    text = "abcdefghijkl"
+    for _ in range(300):
+        spans = []
+        for _ in range(rng.randint(0, 6)):
+            start = rng.randrange(len(text))
+            spans.append((rng.choice("ABC"), start, rng.randint(start + 1, len(text))))
+        drawn = gen.marked_text_html(text, spans, {})
+        cuts = sorted({0, len(text), *(p for _, s, e in spans for p in (s, e))})
+        expected = []
+        for left, right in zip(cuts, cuts[1:]):
+            over = [s[0] for s in spans if s[1] <= left and right <= s[2]]
+            expected.append((text[left:right], ", ".join(over)))
+        body = re.sub(
+            r"<sup>[^<]*</sup>", "", drawn.removeprefix('<div class="gen-text">').removesuffix("</div>")
+        )
+        pieces = re.findall(r'<mark style="[^"]*" title="([^"]*)">([a-l]+)</mark>|([a-l]+)', body)
+        assert [(w or plain, t) for t, w, plain in pieces] == expected

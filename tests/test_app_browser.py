@@ -813,3 +813,69 @@ def test_files_tab_example_files_fill_the_multi_file_slots(page):
         assert name in page.locator(f"#{slot}").inner_text()
     assert page.locator("#files-error .app-error").count() == 0
     assert_nothing_off_the_page(page)
+
+
+def test_generated_tab_example_and_hostile_output(page):
+    """The Generated tab's example: the model's items marked on the text as the metric places
+    them, the ladder's F1 per level and its signature; a hostile output stays text."""
+    from ner_app import generated as gen
+
+    page.get_by_role("tab", name="Generated").click()
+    page.click("#gen-example")
+    page.wait_for_selector("#gen-ladder table[data-key=ladder]", timeout=60_000)
+    text, output, _, gold, _, matching = gen.example_fields()
+    entities = json.loads(gold)
+    m = common.metric("generated")
+    types = sorted({e["label"] for e in entities})
+    listing = m.generated_outcomes(predictions=[output], texts=[text], types=types, matching=matching)[0]
+    placed = [text[s:e] + i["label"] for i in listing if i["outcome"] == "placed" for s, e in i["places"]]
+    marks = page.locator("#gen-drawn .gen-text").first.locator("mark").all_inner_texts()
+    assert sorted(t.replace("\n", "") for t in marks) == sorted(placed)
+    results = m.compute(predictions=[output], references=[entities], texts=[text], matching=list(gen.LADDER))
+    for level, values in results["ladder"].items():
+        row = page.locator("#gen-ladder table[data-key=ladder] tr", has_text=level).first.inner_text().split()
+        assert float(row[3]) == pytest.approx(values["overall_f1"], abs=5e-5)
+    assert page.locator("#gen-ladder .ner-signature input").input_value() == results["signature"]
+    for outcome in m.ITEM_OUTCOMES:
+        expected = sum(i["outcome"] == outcome for i in listing)
+        assert page.locator(f"#gen-items li[data-outcome={outcome}] b").inner_text() == str(expected)
+    screenshot(page, "generated")
+    hostile = '<script>window.pwned=1</script>" onmouseover="window.pwned=2'
+    fill(
+        page, "gen-output", json.dumps([{"text": hostile, "type": "PER"}, {"text": "Rome", "type": hostile}])
+    )
+    fill(page, "gen-text", f"{hostile} in Rome.")
+    fill(page, "gen-gold", "")
+    fill(page, "gen-types", f"PER, {hostile}")
+    page.click("#gen-button")
+    page.wait_for_function(
+        "() => document.querySelector('#gen-items') && document.querySelector('#gen-items').innerText.includes('pwned')"
+    )
+    assert_no_handlers(page)
+    assert page.evaluate("() => window.pwned") is None
+    assert hostile in page.locator("#gen-items").inner_text()
+    assert page.locator("#gen-drawn mark").count() == 2
+
+
+def test_files_tab_two_golds(page):
+    """Two golds uploaded: the counts by kind and pair and one card per change, as the metric's."""
+    page.get_by_role("tab", name="Files").click()
+    upload(page, "gold-file", DATA / "gold.conll")
+    page.get_by_text("Two golds: what a second gold changes in the gold").click()
+    upload(page, "gold-b-file", DATA / "pred_a.conll")
+    page.click("#golds-button")
+    page.wait_for_selector("#golds-changes .error-count, #golds-error .app-error", timeout=60_000)
+    assert page.locator("#golds-error .app-error").count() == 0
+    m = common.metric()
+    read = m.read_systems(str(DATA / "gold.conll"), str(DATA / "pred_a.conll"))[0]
+    expected = m.gold_differences(
+        {"tokens": read.tokens, "tags": read.references}, {"tokens": read.tokens, "tags": read.predictions}
+    )
+    rows = page.locator("#golds-summary table[data-key=gold-counts] tbody tr").all_inner_texts()
+    assert sorted(tuple(r.split("\t")) for r in rows) == sorted(
+        (k, p, str(n)) for k, pairs in expected["counts"].items() for p, n in pairs.items()
+    )
+    assert page.locator("#golds-changes .gold-change").count() == min(
+        len(expected["changes"]), common.ERROR_PAGE
+    )
+    screenshot(page, "files_two_golds")
