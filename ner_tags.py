@@ -9,11 +9,15 @@ and the errors that name a bad tag and its place (``predictions[3][1]``).
 """
 
 import unicodedata
+from collections.abc import Collection, Sequence
+from typing import Any
 
 from .ner_core import InputError, literal
 
 PREFIXES = "OBIESLU"  # a prefix's code is its index; O is 0
 _O, _I = PREFIXES.index("O"), PREFIXES.index("I")
+#: where a tag stands: (side, sentence, token), the sentence or token None where there is none
+Place = tuple[str, int | None, int | None]
 #: the type of untyped chunk tags (``B``, ``I``, ...), as seqeval names it
 UNTYPED = "_"
 
@@ -94,7 +98,7 @@ def _hint(tag, suffix, scheme):
     return ""
 
 
-def parse_tag(tag, suffix, scheme):
+def parse_tag(tag: Any, suffix: bool, scheme: str | None) -> tuple[int, str | None] | str | None:
     """(prefix code, type name) of a valid tag (type None for ``O``, "" for a tag with no type),
     else the reason it is not (a str), or None for a prefix the scheme does not take."""
     if not isinstance(tag, str):
@@ -138,8 +142,8 @@ def _mixed_error(untyped, typed, sides):
     )
 
 
-def first_place(tags, sides):
-    """(tag, place) of the first occurrence of any of ``tags`` (a set); a place as :func:`_place`."""
+def first_place(tags: Collection[str], sides: Sequence[tuple[str, Any]]) -> tuple[str, Place | None]:
+    """(tag, place) of the first occurrence of any of ``tags`` (a set); a place as ``_place``."""
     for name, sequences in sides:
         for i, sequence in enumerate(sequences):
             for j, value in enumerate(sequence):
@@ -155,8 +159,8 @@ def _place(name, i, j):
     return (name.split("[")[0], j, None) if "{" in name else (name, i, j)
 
 
-def tag_place(tag, sides):
-    """The first place where ``tag`` occurs (:func:`_place`), or None."""
+def tag_place(tag: str, sides: Sequence[tuple[str, Any]]) -> Place | None:
+    """The first place where ``tag`` occurs (``_place``), or None."""
     for name, sequences in sides:
         for i, sequence in enumerate(sequences):
             for j, value in enumerate(sequence):
@@ -172,16 +176,16 @@ def _locate(tag, sides):
     return "the input" if place is None else InputError.place_of(*place)
 
 
-def tag_input_error(tag, place, suffix, scheme):
-    """:func:`_tag_error` as an :class:`InputError` at ``place`` (side, sentence, token)."""
+def tag_input_error(tag: str, place: Place | None, suffix: bool, scheme: str | None) -> ValueError:
+    """``_tag_error`` as an :class:`InputError` at ``place`` (side, sentence, token)."""
     if place is None:
         return ValueError(_tag_error(tag, "the input", suffix, scheme))
     template = literal(_tag_error(tag, "\x00", suffix, scheme)).replace("\x00", "{place}")
     return InputError(template, *place, tag)
 
 
-def mixed_input_error(untyped, typed, sides):
-    """:func:`_mixed_error` as an :class:`InputError` at the untyped tag's place."""
+def mixed_input_error(untyped: str, typed: str, sides: Sequence[tuple[str, Any]]) -> ValueError:
+    """``_mixed_error`` as an :class:`InputError` at the untyped tag's place."""
     place, other = tag_place(untyped, sides), tag_place(typed, sides)
     if place is None or other is None:
         return ValueError(_mixed_error(untyped, typed, sides))
