@@ -362,7 +362,27 @@ def bucket_table(table: dict, compared: dict | None = None) -> str:
         header.append("f1 interval")
     if compared:
         header += ["f1 B - A", "p (Holm)"]
-    return text_table(header, rows)
+    return text_table(header, rows) + "".join(f"\n  {hint}" for hint in bucket_hints(table))
+
+
+def bucket_hints(table: dict) -> list:
+    """A note beside each bucket whose scores are defined but surprising: a bucket holds the gold
+    entities of its side's attribute (recall) and the predicted ones of theirs (precision), so it
+    may hold gold entities all found elsewhere and no prediction, e.g. recall 1.0 with F1 0.0."""
+    hints = []
+    for label, r in table.items():
+        if r["number"] and not r["predicted"]:
+            hints.append(
+                f"{label}: {r['number']} gold entities and no prediction in this bucket (a prediction is"
+                " bucketed by its own sentence and tokens, a gold entity by its own), so precision is"
+                " undefined here and F1 0"
+            )
+        elif r["predicted"] and not r["number"]:
+            hints.append(
+                f"{label}: {r['predicted']} predictions and no gold entity in this bucket (each side is"
+                " bucketed by its own attribute), so recall is undefined here and F1 0"
+            )
+    return hints
 
 
 def slice_lines(table: dict, compared: dict | None = None) -> list:

@@ -56,6 +56,7 @@ from .ner_pipeline import (
     score_tags,
     tag_corpus,
 )
+from .ner_progress import steps
 from .ner_spans import encode_spans, split_extras
 
 STATE_FORMAT = "ner_recall_metric.state"
@@ -209,9 +210,11 @@ class State:
         _check_header(state)
         budget = [MAX_INFLATED]
         blocks = {}
-        for k, block in enumerate(state["blocks"]):
-            first, blocks_k = _read_block(block, state["version"], f"state block {k}", budget)
-            blocks[first] = blocks_k
+        with steps(len(state["blocks"]), "state blocks") as done:  # each inflated and checked
+            for k, block in enumerate(state["blocks"]):
+                first, blocks_k = _read_block(block, state["version"], f"state block {k}", budget)
+                blocks[first] = blocks_k
+                done.advance()
         out = cls(state["config"], state["options"], {})
         for first, block in blocks.items():  # checked one by one: overlapping blocks are an error
             _check_disjoint(out.blocks, {first: block})

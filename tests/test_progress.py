@@ -69,3 +69,17 @@ def test_datasets_switch_turns_bars_off(monkeypatch):
     finally:
         datasets.enable_progress_bars()
     assert ner_progress.bars_enabled()
+
+
+def test_a_state_of_many_blocks_reports_them_as_it_reads_them(metric):
+    parts = [
+        metric.state(predictions=TAGS[k : k + 20], references=TAGS[k : k + 20], first_sentence=k)
+        for k in range(0, len(TAGS), 20)
+    ]
+    merged = sum(parts, metric.State())
+    seen = []
+    with metric.reporting(lambda done, what: seen.append((done, what))):
+        back = metric.State.from_bytes(merged.to_bytes())
+    blocks = [done for done, what in seen if what == "state blocks"]
+    assert blocks[0] == 0.0 and blocks[-1] == 1.0 and len(blocks) == len(parts) + 1
+    assert metric.finalize(back)["overall_f1"] == 1.0

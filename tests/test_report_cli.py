@@ -460,3 +460,18 @@ def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, 
     golds.write_text(json.dumps({"text": text + " ", "entities": entities}) + "\n")
     assert ner_report.main([str(golds), str(records), "--generated"]) == 1
     assert "the texts of record 1 differ" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "row, words",
+    [
+        ({"number": 2, "predicted": 0}, "2 gold entities and no prediction in this bucket"),
+        ({"number": 0, "predicted": 3}, "3 predictions and no gold entity in this bucket"),
+        ({"number": 2, "predicted": 2}, None),
+        ({"number": 0, "predicted": 0}, None),
+    ],
+)
+def test_a_bucket_whose_scores_surprise_carries_a_hint(row, words):
+    hints = ner_report.bucket_hints({"0.3+": row})
+    assert hints == ([] if words is None else [hints[0]]) and (words is None or words in hints[0])
+    assert all(hint.startswith("0.3+: ") for hint in hints)
