@@ -37,7 +37,7 @@ from .ner_families import FAMILIES
 from .ner_files import (
     PAIR_FORMATS,
     Inputs,
-    locate,
+    located,
     read_harem_inputs,
     read_hipe_pair,
     read_pair,
@@ -683,10 +683,11 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         return [first, *(read_second_predictions(first, path) for path in pred_paths[1:])]
 
     @staticmethod
-    def locate(message: str, inputs: Inputs) -> str:
-        """The metric's message about read files with the file and line of its first
-        ``predictions[i][j]`` (or ``references[i][j]``) appended."""
-        return locate(message, inputs)
+    def locate(error: Exception, inputs: Inputs, side: str | None = None) -> str:
+        """The message of the metric's ``error`` about read files with the file and line of its
+        place (an input error's side, sentence and token); ``side``: the side of ``inputs`` its place
+        is on when the error names it otherwise (a comparison's ``predictions_b``)."""
+        return str(located(error, inputs, side))
 
     def compare_with_intervals(
         self,

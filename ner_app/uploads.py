@@ -203,7 +203,7 @@ def score(inputs: Any, tag_options: dict, slices: list | None = None, ci_resampl
     try:
         return metric(config).compute(**{**inputs.compute_inputs(), **options})
     except ValueError as error:
-        raise ValueError(metric().locate(str(error), inputs)) from None
+        raise ValueError(metric().locate(error, inputs)) from None
 
 
 def score_two(
@@ -227,9 +227,9 @@ def score_two(
             **options,
         )
     except ValueError as error:
-        raise ValueError(
-            metric().locate(str(error), inputs_b if "predictions_b" in str(error) else inputs)
-        ) from None
+        second = getattr(error, "side", None) == "predictions_b"  # its place is in the second file
+        where = (inputs_b, "predictions") if second else (inputs, None)
+        raise ValueError(metric().locate(error, *where)) from None
     if ci_resamples:  # each slice's and bucket's own interval, as compute gives them for one system
         alone = score(inputs, tag_options, slices, ci_resamples)
         out["a"].update({k: alone[k] for k in ("slices", "buckets") if k in alone})

@@ -1066,7 +1066,11 @@ def test_the_metric_compares_two_systems_with_each_systems_intervals(metric):
     assert low <= out["a"]["overall_f1"] <= high and "intervals" not in plain["a"]
     read = metric.read_systems(GOLD, PRED_A, PRED_B)
     assert [r.predictions for r in read] == [inputs.predictions, b.predictions]
-    assert metric.locate("invalid tag at predictions[0][1]", inputs).endswith("(pred_a.conll line 4)")
+    bad = [list(sentence) for sentence in inputs.predictions]
+    bad[0][1] = "X-PER"
+    with pytest.raises(ValueError) as error:
+        metric.compute(predictions=bad, references=inputs.references)
+    assert metric.locate(error.value, inputs).endswith("(pred_a.conll line 4)")
     assert metric.FILE_FORMATS and "correct" in metric.OUTCOMES and "positive" in metric.SIZE_KEYS
 
 
