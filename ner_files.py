@@ -45,6 +45,7 @@ from .ner_core import ENTITY_KEYS, InputError
 from .ner_formats import PACKAGES, check_file, guess_format, looks_like, parse_json, read_annotated
 from .ner_harem import is_harem, read_harem_pair
 from .ner_model_outputs import output_form
+from .ner_progress import steps
 
 DOCSTART = "-DOCSTART-"
 COMMENT = "#"
@@ -126,7 +127,16 @@ def _records(path):
             lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
-    return list(enumerate([_fields(line) for line in lines], 1))
+    fields: list = []
+    with steps(len(lines), f"lines of {os.path.basename(path)}") as done:  # a large file's progress
+        for start in range(0, len(lines), LINES_PER_STEP):
+            fields += [_fields(line) for line in lines[start : start + LINES_PER_STEP]]
+            done.advance(min(LINES_PER_STEP, len(lines) - start))
+    return list(enumerate(fields, 1))
+
+
+#: lines split into fields between two reports of a file's progress
+LINES_PER_STEP = 1 << 18
 
 
 def _fields(line):

@@ -83,3 +83,13 @@ def test_a_state_of_many_blocks_reports_them_as_it_reads_them(metric):
     blocks = [done for done, what in seen if what == "state blocks"]
     assert blocks[0] == 0.0 and blocks[-1] == 1.0 and len(blocks) == len(parts) + 1
     assert metric.finalize(back)["overall_f1"] == 1.0
+
+
+def test_a_file_reports_its_lines_as_it_reads_them(metric, tmp_path):
+    path = tmp_path / "both.conll"
+    path.write_text("".join(f"w{i} B-PER B-PER\nx{i} O O\n\n" for i in range(50)))
+    seen = []
+    with metric.reporting(lambda done, what: seen.append((done, what))):
+        inputs = metric.read_files(str(path))
+    assert [done for done, what in seen if what == "lines of both.conll"][::-1][0] == 1.0
+    assert seen[0] == (0.0, "lines of both.conll") and len(inputs.references) == 50
