@@ -129,14 +129,10 @@ def _records(path):
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
     fields: list = []
     with steps(len(lines), f"lines of {os.path.basename(path)}") as done:  # a large file's progress
-        for start in range(0, len(lines), LINES_PER_STEP):
-            fields += [_fields(line) for line in lines[start : start + LINES_PER_STEP]]
-            done.advance(min(LINES_PER_STEP, len(lines) - start))
+        for chunk in (lines[k : k + (1 << 18)] for k in range(0, len(lines), 1 << 18)):
+            fields += [_fields(line) for line in chunk]
+            done.advance(len(chunk))
     return list(enumerate(fields, 1))
-
-
-#: lines split into fields between two reports of a file's progress
-LINES_PER_STEP = 1 << 18
 
 
 def _fields(line):
