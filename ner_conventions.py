@@ -23,12 +23,11 @@ the behaviour of their code, which is not copied; ``tests/test_conventions.py`` 
 import ast
 import json
 import re
-import string
 from bisect import bisect_left
 from collections import Counter
 from typing import Any
 
-from .ner_dialects import find_json, read_output
+from .ner_dialects import ARTICLES, PUNCTUATION, find_json, read_output
 
 CONVENTIONS = ("uniner", "gner", "gollie", "euroeval")
 #: the dialect each convention reads
@@ -41,8 +40,6 @@ CONVENTION_DIALECTS = {
 #: the options a convention reads beside its outputs and gold (the others contradict it)
 CONVENTION_OPTIONS = ("texts", "tokens", "types", "label_map", "output_format", "convention")
 _GNER_TAG = re.compile(r"\(B-.*?\)|\(I-.*?\)|\(O\)")
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = frozenset(string.punctuation)
 _TINY = 1e-10  # UniNER's and GNER's guard against a zero denominator, kept for their numbers
 
 
@@ -52,8 +49,8 @@ def squad_normalize(s: str) -> str:
     >>> squad_normalize("The  U.S. Army!")
     'us army'
     """
-    s = "".join(ch for ch in s.lower() if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", s).split())
+    s = "".join(ch for ch in s.lower() if ch not in PUNCTUATION)
+    return " ".join(ARTICLES.sub(" ", s).split())
 
 
 def check_convention(gen: dict, given: dict) -> str:

@@ -34,7 +34,12 @@ Item(text='Ann', label='LOC', start=9, end=12, number=1, problem='')
 import ast
 import json
 import re
+import string
 from typing import Any, NamedTuple
+
+#: what normalized matching drops, here and in the peers' normalizers (SQuAD's, UniNER's)
+ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+PUNCTUATION = frozenset(string.punctuation)
 
 #: the dialects an output may be read in (``output_format``), ``"auto"`` trying them in this order
 DIALECTS = ("json_list", "json_dict", "uniner", "gollie", "gner", "inline_tags", "markdown", "lines")

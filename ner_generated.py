@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .ner_dialects import Item, Reading, check_dialect, offsets_on, read_output
+from .ner_dialects import ARTICLES, PUNCTUATION, Item, Reading, check_dialect, offsets_on, read_output
 from .ner_inputs import as_list
 from .ner_matching import count_rows
 from .ner_options import CONFIG_OPTIONS, check_options
@@ -67,8 +67,6 @@ GENERATED_OPTIONS = {
 }
 #: the order-placement chain is searched exactly up to this many candidate places a document
 MAX_CHAIN = 4000
-_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
-_PUNCTUATION = frozenset(string.punctuation)
 
 
 class Settings(NamedTuple):
@@ -100,7 +98,7 @@ class Outcome(NamedTuple):
 
 
 def _is_punctuation(char: str) -> bool:
-    return char in _PUNCTUATION or unicodedata.category(char).startswith("P")
+    return char in PUNCTUATION or unicodedata.category(char).startswith("P")
 
 
 def normalized_map(text: str, steps: tuple = STEPS) -> tuple:
@@ -126,7 +124,7 @@ def normalized_map(text: str, steps: tuple = STEPS) -> tuple:
             where.append(k)
     joined = "".join(chars)
     if "articles" in steps:
-        joined = _ARTICLES.sub(lambda m: " " * len(m.group()), joined)
+        joined = ARTICLES.sub(lambda m: " " * len(m.group()), joined)
     if not space:
         return joined, where
     out, kept, previous = [], [], " "

@@ -52,9 +52,6 @@ TAG_CONFIGS = ("default", "subgroups")
 GENERATED_CONFIGS = ("generated",)
 WITH_GENERATED = (*CONFIGS, *GENERATED_CONFIGS)
 MODE_OPTIONS = (None, "strict")
-#: the methods of the metric whose options the table declares; ``state``, ``record`` and
-#: ``trainer_compute_metrics`` take ``compute``'s options and check them as ``compute`` does
-METHODS = ("compute", "compare", "agreement", "state", "plan_benchmark")
 #: what a rule of :class:`Need` reads: the options given over the method's defaults
 Values = Mapping[str, Any]
 
@@ -89,7 +86,7 @@ TRAIN_BUCKETS = Need(
     "a bucket that reads them: 'seen', 'train_frequency', 'label_consistency'",
 )
 RANKING = Need(lambda v, c, m: "ranking" in (v["scores"] or ()), "'ranking' in scores")
-THRESHOLD_FROM = Need(lambda v, c, m: v["threshold_from"] is not None, "threshold_from")
+NEEDS_THRESHOLD_FROM = Need(lambda v, c, m: v["threshold_from"] is not None, "threshold_from")
 #: agreement's units only serve its resamples (compute's documents are scored too)
 UNITS = Need(lambda v, c, m: m != "agreement" or _intervals(v), "ci_resamples > 0 in agreement")
 
@@ -291,7 +288,7 @@ OPTIONS = {
             "bool",
             False,
             "allow threshold_from to be this set's own results",
-            needs=THRESHOLD_FROM,
+            needs=NEEDS_THRESHOLD_FROM,
         ),
         Option(
             "type_separator",

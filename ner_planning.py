@@ -30,17 +30,17 @@ from .ner_core import check_confidence_level, is_int
 
 #: the largest stratum size, pilot count, budget or ``minimum`` taken: counts stay exact in a float
 #: (below 2**53), so that the allocation's arithmetic ends
-MAX_COUNT = 10**15
+MAX_SIZE = 10**15
 
 
 def _check_count(value: Any, what: str, smallest: int) -> None:
-    if not (is_int(value) and smallest <= value <= MAX_COUNT):
-        raise ValueError(f"{what} must be an int from {smallest} to {MAX_COUNT:.0e}; got {_shown(value)}")
+    if not (is_int(value) and smallest <= value <= MAX_SIZE):
+        raise ValueError(f"{what} must be an int from {smallest} to {MAX_SIZE:.0e}; got {_shown(value)}")
 
 
 def _shown(value: Any) -> str:
     """A value for an error message; an int too long to print is given by its size."""
-    if is_int(value) and abs(value) > MAX_COUNT**2:
+    if is_int(value) and abs(value) > MAX_SIZE**2:
         return f"an int of about 10**{int(abs(value).bit_length() * math.log10(2))}"
     return repr(value)
 

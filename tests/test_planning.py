@@ -101,7 +101,7 @@ def test_docs_table_is_the_bench_output():
             {},
             "population['a'] must be an int from 1 to 1e+15; got 9007199254740992",
         ),
-        ({"a": (5, 1)}, {"a": P.MAX_COUNT + 1}, {}, "population['a'] must be an int from 1 to 1e+15"),
+        ({"a": (5, 1)}, {"a": P.MAX_SIZE + 1}, {}, "population['a'] must be an int from 1 to 1e+15"),
         ({"a": (10**400, 1)}, {"a": 10}, {}, "pilot['a']'s labelled count must be an int from 0 to 1e+15"),
         ({"a": (5, 1)}, {"a": 10}, {"minimum": -1}, "minimum must be an int from 0 to 1e+15; got -1"),
         ({"a": (5, 1)}, {"a": 10}, {"minimum": True}, "minimum must be an int from 0 to 1e+15; got True"),
@@ -116,11 +116,11 @@ def test_huge_and_malformed_sizes_are_named(pilot, sizes, kwargs, message):
         P.neyman_plan(pilot, sizes, **({"half_width": 0.05} | kwargs if "budget" not in kwargs else kwargs))
 
 
-@pytest.mark.parametrize("size", [1, 7, 10**6, P.MAX_COUNT])
+@pytest.mark.parametrize("size", [1, 7, 10**6, P.MAX_SIZE])
 def test_an_unreachable_half_width_labels_everything_and_ends(size):
     """A half-width of 1e-300 cannot be reached short of the whole population: the plan labels it all
     (and the loop that raises n stops there)."""
-    sizes = {"a": size, "b": P.MAX_COUNT, "c": 3}
+    sizes = {"a": size, "b": P.MAX_SIZE, "c": 3}
     plan = P.neyman_plan({"a": (10, 5), "b": (10, 9), "c": (0, 0)}, sizes, half_width=1e-300)
     assert {h: s["n"] for h, s in plan["strata"].items()} == sizes and plan["total"] == sum(sizes.values())
     assert plan["half_width"] == 0.0
