@@ -84,6 +84,24 @@ def count(gold: Any, pred: Any, matching: Any, types: Any, tokens_correct: int, 
     return Counts(tuple(types), pairs, missed, spurious, int(tokens_correct), int(tokens))
 
 
+def count_parts(gold: Any, pred: Any, matching: Any, k: int) -> list[tuple[Any, Any, npt.NDArray[np.int64]]]:
+    """(side, its entities counted, the column of :data:`COLUMNS` each adds to): one part per block
+    of columns, for ``k`` types; a count row is the bincount of the columns."""
+    scenario = np.asarray(matching.scenario, dtype=np.int64)
+    g, p = np.asarray(matching.gold), np.asarray(matching.pred)
+    other = (scenario == 1) | (scenario == 3)
+    gold_free = np.ones(len(gold.type), dtype=bool)
+    gold_free[g] = False
+    pred_free = np.ones(len(pred.type), dtype=bool)
+    pred_free[p] = False
+    return [
+        (gold, g, scenario * k + gold.type[g]),
+        (pred, p[other], (4 + (scenario[other] == 3)) * k + pred.type[p[other]]),
+        (gold, gold_free, 6 * k + gold.type[gold_free]),
+        (pred, pred_free, 7 * k + pred.type[pred_free]),
+    ]
+
+
 def count_rows(
     gold: Any,
     pred: Any,
@@ -98,22 +116,8 @@ def count_rows(
     Every seqeval and MUC score is a ratio of sums of these columns (:func:`derive`), so a
     bootstrap resample is a weighted sum of unit rows, never a new matching.
     """
-    k = n_types
-    scenario = np.asarray(matching.scenario, dtype=np.int64)
-    g, p = np.asarray(matching.gold), np.asarray(matching.pred)
-    other = (scenario == 1) | (scenario == 3)
-    gold_free = np.ones(len(gold.type), dtype=bool)
-    gold_free[g] = False
-    pred_free = np.ones(len(pred.type), dtype=bool)
-    pred_free[p] = False
-    # (side, its entities counted, the column of each): one part per block of columns
-    parts = [
-        (gold, g, scenario * k + gold.type[g]),
-        (pred, p[other], (4 + (scenario[other] == 3)) * k + pred.type[p[other]]),
-        (gold, gold_free, 6 * k + gold.type[gold_free]),
-        (pred, pred_free, 7 * k + pred.type[pred_free]),
-    ]
-    width = len(COLUMNS) * k
+    parts = count_parts(gold, pred, matching, n_types)
+    width = len(COLUMNS) * n_types
     if units is None:  # one row: no sentence looked up, no part copied
         return cast(Any, sum(np.bincount(column, minlength=width) for _, _, column in parts))[None]
     flat = np.concatenate([units[side.sentence[at]] * width + column for side, at, column in parts])

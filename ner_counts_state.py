@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .ner_core import COLUMNS
+from .ner_counts import count_parts
 from .ner_decoding import decode
 from .ner_decoding_report import REASONS, decoding_reports
 from .ner_matching import derive, muc_results, present_types, seqeval_results
@@ -158,20 +159,7 @@ def unit_entries(view: Any, units: npt.NDArray[np.intp]) -> npt.NDArray[np.int64
     """Per counted entity, ``unit * width + column`` of :data:`COLUMNS` (``ner_matching.count_rows``
     before its bincount): the sparse per-unit count rows."""
     k = len(view.types)
-    gold, pred, matching = view.gold, view.pred, view.matching
-    scenario = np.asarray(matching.scenario, dtype=np.int64)
-    g, p = np.asarray(matching.gold), np.asarray(matching.pred)
-    other = (scenario == 1) | (scenario == 3)
-    gold_free = np.ones(len(gold.type), dtype=bool)
-    gold_free[g] = False
-    pred_free = np.ones(len(pred.type), dtype=bool)
-    pred_free[p] = False
-    parts = [
-        (gold, g, scenario * k + gold.type[g]),
-        (pred, p[other], (4 + (scenario[other] == 3)) * k + pred.type[p[other]]),
-        (gold, gold_free, 6 * k + gold.type[gold_free]),
-        (pred, pred_free, 7 * k + pred.type[pred_free]),
-    ]
+    parts = count_parts(view.gold, view.pred, view.matching, k)
     width = len(COLUMNS) * k
     flat = [units[side.sentence[at]].astype(np.int64) * width + column for side, at, column in parts]
     return np.concatenate(flat) if flat else np.zeros(0, dtype=np.int64)
