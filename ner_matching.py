@@ -353,9 +353,12 @@ def _finish_chain(start, stop, t, bound, weight, top, arg, back):
     top[start:stop], arg[start:stop], back[start:stop] = top_, arg_, back_
 
 
-def _flat_resolution(g, p, gold, pred, over=None):
+def flat_resolution(
+    g: np.ndarray, p: np.ndarray, gold: SpanArrays, pred: SpanArrays, over: "FragmentPairs | None" = None
+) -> np.ndarray:
     """Flat sides: isolated pairs as they are, each chain by :func:`_resolve_chains` (``over``: the
-    pairs' :class:`FragmentPairs`, where an entity has fragments)."""
+    pairs' :class:`FragmentPairs`, where an entity has fragments). Returns which of the candidate
+    pairs ``g, p`` are kept; the pairs of whole chains may be given alone (``ner_fast`` does)."""
     gold_degree = np.bincount(g, minlength=len(gold))
     pred_degree = np.bincount(p, minlength=len(pred))
     keep = (gold_degree[g] == 1) & (pred_degree[p] == 1)  # pairs of spans that overlap nothing else
@@ -416,7 +419,7 @@ def _match_once(gold, pred, overlap, flat):
     if overlap is not None:
         overlap_gold, overlap_pred, over = g, p, _ = _fragment_pairs(g, p, gold, pred, overlap)
     if flat:
-        keep = _flat_resolution(g, p, gold, pred, over)
+        keep = flat_resolution(g, p, gold, pred, over)
     else:
         keep = _nested_resolution(g, p, gold, pred, over)
     g, p = g[keep], p[keep]

@@ -34,6 +34,7 @@ from .ner_documents import document_scores
 from .ner_doubt import GROUP
 from .ner_evaluate import EvaluatePatches
 from .ner_families import FAMILIES
+from .ner_fast import fast_results
 from .ner_files import (
     PAIR_FORMATS,
     Inputs,
@@ -50,6 +51,7 @@ from .ner_golds import gold_differences, score_golds
 from .ner_harem import Harem, read_harem
 from .ner_hierarchy import MEASURES
 from .ner_inputs import as_list
+from .ner_kernels import decode_pair
 from .ner_matching import match
 from .ner_model_outputs import spans_from_outputs
 from .ner_options import (

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from .ner_fast import fast_results
 from .ner_inputs import as_list
 from .ner_options import SPAN_CONFIGS, __version__, check_options
 from .ner_pipeline import score_spans, score_tags, tag_corpus
@@ -555,5 +556,9 @@ def scored(
     elif len(references) == 0:
         raise ValueError("no sentences: predictions and references are empty")
     else:
-        results = finish(score_tags(tag_corpus(predictions, references, options), options, subgroups)[0])
+        fast = None if subgroups is not None else fast_results(predictions, references, chosen, options)
+        if fast is not None:  # large class-id inputs, the default families: compiled passes
+            results = fast
+        else:
+            results = finish(score_tags(tag_corpus(predictions, references, options), options, subgroups)[0])
     return signed(results, config, chosen, table)

@@ -81,6 +81,8 @@ def pytest_configure(config):
 #: single tests of the quick suites that start subprocesses, peers or copies of the folder (each
 #: tens of seconds on 2 cores): slow too
 SLOW_TESTS = (
+    "test_fast_ids.py::test_numba_is_not_imported_with_the_metric",
+    "test_fast_ids.py::test_compute_takes_the_compiled_path_for_a_large_corpus",
     "test_agreement.py::test_span_alpha_equals_the_krippendorff_package",
     "test_record.py::test_the_command_line_records_and_reruns",
     "test_harem_markup.py::test_the_command_line_",

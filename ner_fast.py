@@ -1,0 +1,220 @@
+"""``compute`` from class ids at the speed of memory: the default families in compiled passes.
+
+When a large corpus comes as integer class ids (a 2-D array, a tensor, an Arrow or ``datasets``
+list column, a list of 1-D arrays) with ``label_names``, and nothing but the default families is
+asked (``zero_division`` and ``beta`` may be set), ``compute`` reads each side once in a loop
+compiled by numba (``ner_kernels``) instead of building the encoded corpus: ids checked, both
+sides decoded (lenient, as ``scheme=None``), tokens compared, overlapping entities paired, the
+count row made. The scores then derive from that row exactly as on the general path, so the
+results are the same, bit for bit (``tests/test_fast_ids.py`` holds them equal on random
+corpora, ignored positions, repeated label names, ill-formed tags and every input form).
+
+Anything else takes the general path, which also names the place of any bad input: a corpus of
+fewer than :data:`MIN_TOKENS` tokens (no compiling for small calls), numba not installed, an id
+out of range, a label name the general path would refuse, a type named like a result key.
+"""
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numpy.typing import NDArray
+
+from .ner_core import SpanArrays
+from .ner_counts import derive, muc_results, seqeval_results
+from .ner_decoding import _E, _I, _O, Numbered, _pair_table, _vocabulary
+from .ner_decoding_report import REASONS
+from .ner_families import check_types
+from .ner_inputs import column
+from .ner_kernels import count_row, decode_pair, overlapping_pairs, tally
+from .ner_matching import flat_resolution
+from .ner_uncertainty import families_of
+
+#: tokens (per side) from which ``compute`` takes the compiled path
+MIN_TOKENS = 1 << 18
+#: the options the compiled path reads; any other option set takes the general path
+OPTIONS = frozenset({"label_names", "zero_division", "beta"})
+_KERNELS = (decode_pair, overlapping_pairs, count_row, tally)
+
+
+@lru_cache(maxsize=1)
+def compiled() -> SimpleNamespace | None:
+    """The kernels compiled by numba (cached on disk beside ``ner_kernels``), or None without numba."""
+    try:
+        from numba import njit
+    except ImportError:
+        return None
+    return SimpleNamespace(**{f.__name__: njit(cache=True, nogil=True)(f) for f in _KERNELS})
+
+
+@lru_cache(maxsize=32)
+def _tables(names: tuple[str, ...]) -> tuple[Any, ...] | None:
+    """(canonical code of each id, pair flags, type of each code, reasons of a repaired entity
+    (:func:`_reasons`), type names) of ``label_names``; None when a name is refused (the general
+    path names it)."""
+    numbered = Numbered(O=0)
+    canon = np.array([numbered[name] for name in names], dtype=np.int64)
+    try:
+        prefixes, labels = _vocabulary(numbered, (("label_names", [list(numbered)]),), False, None)
+    except ValueError:
+        return None
+    types = tuple(sorted({label for label in labels if label is not None}))
+    index = {name: i for i, name in enumerate(types)}
+    type_of = np.array([-1 if label is None else index[label] for label in labels], dtype=np.int32)
+    prefix_of = np.array(prefixes, dtype=np.intp)
+    flags = _pair_table(SimpleNamespace(prefix=prefix_of, type=type_of), None)
+    return canon, np.ascontiguousarray(flags), type_of, _reasons(prefix_of, type_of), types
+
+
+def _reasons(prefix: NDArray[np.intp], kind: NDArray[np.int32]) -> NDArray[np.uint8]:
+    """Per (previous code, code) of an entity's first token: 0 when the entity is not repaired,
+    else 1 + its reason's index in ``REASONS`` (as ``ner_decoding_report`` tells them, lenient)."""
+    repaired = np.isin(prefix, (_I, _E))[None, :]
+    after = np.where(prefix[:, None] == _O, 0, np.where(kind[:, None] != kind[None, :], 1, 2))
+    return np.where(repaired, 1 + after, 0).astype(np.uint8)
+
+
+def _flat_ids(col: Any) -> tuple[NDArray[np.integer], NDArray[np.int64]] | None:
+    """(every id, flat; tokens per sentence) of one column, without a copy where it can; None
+    for anything but integer ids in arrays or Arrow lists."""
+    if isinstance(col, np.ndarray):
+        if not _integer(col.dtype):
+            return None
+        return np.ascontiguousarray(col).reshape(-1), np.full(col.shape[0], col.shape[1], dtype=np.int64)
+    if isinstance(col, pa.ChunkedArray):
+        if not pa.types.is_integer(col.type.value_type):
+            return None
+        chunks = [c for c in col.chunks if len(c)]
+        values = [pc.list_flatten(c) for c in chunks]
+        if any(v.null_count for v in values):
+            return None
+        lengths = [pc.list_value_length(c).to_numpy(zero_copy_only=False) for c in chunks]
+        return _joined([v.to_numpy(zero_copy_only=False) for v in values]), _joined(lengths, np.int64)
+    if isinstance(col, (list, tuple)) and col and all(type(s) is np.ndarray and s.ndim == 1 for s in col):
+        if len({s.dtype for s in col}) != 1 or not _integer(col[0].dtype):
+            return None
+        return np.concatenate(col), np.fromiter(map(len, col), dtype=np.int64, count=len(col))
+    return None
+
+
+def _integer(dtype: np.dtype) -> bool:
+    """Signed ints, and unsigned ones the compiled comparisons read exactly (not uint64)."""
+    return dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)
+
+
+def _joined(parts: Sequence[NDArray[Any]], dtype: Any = np.int64) -> NDArray[Any]:
+    if not parts:
+        return np.zeros(0, dtype)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def id_arrays(
+    predictions: Any, references: Any
+) -> tuple[NDArray[Any], NDArray[Any], NDArray[np.int64]] | None:
+    """(predicted ids, reference ids, tokens per sentence) of two columns of class ids of the same
+    shape; None for any other input (the general path reads it, or names what is wrong).
+
+    >>> pred, ref, lengths = id_arrays(np.array([[0, 1], [2, 0]]), [np.array([0, 1]), np.array([1, 0])])
+    >>> pred.tolist(), ref.tolist(), lengths.tolist()
+    ([0, 1, 2, 0], [0, 1, 1, 0], [2, 2])
+    >>> id_arrays([["O", "B-PER"]], [["O", "B-PER"]]) is None  # tags: the general path
+    True
+    """
+    sides = []
+    for value, name in ((predictions, "predictions"), (references, "references")):
+        try:
+            col = column(value, name)
+        except ValueError:
+            return None
+        flat = _flat_ids(col)
+        if flat is None:
+            return None
+        sides.append(flat)
+    (pred, pred_lengths), (ref, ref_lengths) = sides
+    if not np.array_equal(pred_lengths, ref_lengths):
+        return None
+    return pred, ref, ref_lengths
+
+
+def fast_results(
+    predictions: Any,
+    references: Any,
+    chosen: Mapping[str, Any],
+    options: Any,
+    min_tokens: int = MIN_TOKENS,
+) -> dict[str, Any] | None:
+    """``compute``'s results for class ids by the compiled path, or None where it does not apply
+    (the caller then takes the general path). ``options``: the checked options of ``chosen``."""
+    if "label_names" not in chosen or not set(chosen) <= OPTIONS:
+        return None
+    arrays = id_arrays(predictions, references)
+    if arrays is None or len(arrays[1]) < min_tokens:
+        return None
+    run = compiled()
+    tables = _tables(tuple(options.label_names))
+    if run is None or tables is None:
+        return None
+    return _scored(run, *arrays, tables, options)
+
+
+def _scored(run, pred, ref, lengths, tables, options):
+    canon, flags, type_of, reasons, all_types = tables
+    n = len(ref) + 1
+    start, end = np.empty((2, n), dtype=np.int64), np.empty((2, n), dtype=np.int64)
+    kind, reason = np.empty((2, n), dtype=np.int32), np.empty((2, n), dtype=np.uint8)
+    bad, kept, correct, *counts = run.decode_pair(
+        pred, ref, lengths, canon, flags, type_of, reasons, start, end, kind, reason
+    )
+    if bad >= 0:
+        return None  # the general path names the id and its place
+    none = np.zeros(0, dtype=np.int32)  # sentences and offsets: the matching reads positions only
+    gold, found = (
+        SpanArrays(start[side, :k], end[side, :k], kind[side, :k], none, none)
+        for side, k in enumerate(counts)
+    )
+    reports = [run.tally(reason[side, :k], 4) for side, k in enumerate(counts)]
+    row, types = _row(run, gold, found, all_types)
+    try:
+        check_types(types, options.beta)
+    except ValueError:
+        return None  # the general path names the entity whose type collides
+    derived = derive(row, types, families_of(options.scoring.scores), options.zero_division, options.beta)
+    results = seqeval_results(row, types, derived, correct, kept, options.zero_division, options.beta)
+    results["muc"] = muc_results(row, types, derived, options.beta)
+    results["decoding"] = {
+        "predictions": _report(reports[1], counts[1]),
+        "references": _report(reports[0], counts[0]),
+    }
+    return results
+
+
+def _row(run, gold, pred, all_types):
+    """The count row over the types that occur (every entity's type, both sides) and those types."""
+    g, p, g_degree, p_degree = run.overlapping_pairs(gold.start, gold.end, pred.start, pred.end)
+    keep = (g_degree[g] == 1) & (p_degree[p] == 1)  # pairs of spans that overlap nothing else
+    if not keep.all():
+        rest = np.flatnonzero(~keep)
+        keep[rest[flat_resolution(g[rest], p[rest], gold, pred)]] = True
+    k = len(all_types)
+    row = run.count_row(
+        g, p, keep, gold.start, gold.end, gold.type, pred.start, pred.end, pred.type, max(k, 1)
+    )
+    blocks = row.reshape(8, max(k, 1))[:, :k]
+    present = np.flatnonzero(blocks.sum(axis=0))
+    return blocks[:, present].reshape(1, -1), tuple(all_types[i] for i in present)
+
+
+def _report(reasons, entities):
+    """One side's decoding report (its entities, and the count of each ``reason`` of
+    ``decode_pair``), as ``ner_decoding_report.decoding_report`` gives it (lenient, no places)."""
+    tally = reasons[1:].tolist()
+    return {
+        "entities": entities,
+        "repaired": sum(tally),
+        "dropped": 0,
+        "reasons": dict(zip(REASONS, [*tally, 0])),
+    }

@@ -1,0 +1,172 @@
+"""Compiled loops over class ids: decoding both sides, pairing overlapping entities, counting.
+
+Each loop reads its arrays once, front to back, and writes only what it finds; each has the
+same meaning as the NumPy code it stands beside (``ner_decoding.decode`` with the lenient
+scheme, ``ner_matching._candidates`` on flat sides, ``ner_counts.count_parts``), and
+``tests/test_fast_ids.py`` holds them equal on random corpora.
+
+They are plain Python here (readable, and run as they are by the tests on small inputs);
+``ner_fast`` compiles them with numba, when it is installed, the first time a large corpus
+asks for them (the compiled code is cached beside this file, so once per machine). Nothing
+here imports numba: loading the metric stays as fast without it.
+"""
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .ner_core import IGNORE_INDEX as IGNORE  # a reference id whose position is dropped on both sides
+
+
+def decode_pair(
+    pred: NDArray[np.integer],
+    ref: NDArray[np.integer],
+    lengths: NDArray[np.int64],
+    canon: NDArray[np.int64],
+    flags: NDArray[np.uint8],
+    type_of: NDArray[np.int32],
+    reasons: NDArray[np.uint8],
+    start: NDArray[np.int64],
+    end: NDArray[np.int64],
+    kind: NDArray[np.int32],
+    reason: NDArray[np.uint8],
+) -> tuple[int, int, int, int, int]:
+    """Both sides in one pass: ``(bad, kept, correct, gold entities, predicted entities)``, each
+    side's entities written into row 0 (the references) or 1 (the predictions) of ``start``,
+    ``end``, ``kind`` (their type) and ``reason``: ``reasons[previous code, code]`` of the
+    entity's first token, 0 when it is not repaired, else 1 + the index in
+    ``ner_decoding_report.REASONS`` (it begins on ``I-`` or ``E-``: after ``O`` or none, another
+    type, the same type). The caller makes each row one slot longer than the tokens.
+
+    ``bad``: -1 when every kept id lies in ``[0, len(canon))``, else the flat index of the first
+    that does not (the rest is then unfinished). A reference ``IGNORE`` drops its position on
+    both sides; ``kept``: the other positions, ``correct``: those whose two tags are equal (their
+    ``canon`` codes: one code per distinct label name, ``O`` 0). Entities are lenient (as
+    ``scheme=None``), positions count kept tokens, sentences back to back; ``flags[previous
+    code, code]`` holds the transition bits (``START``, ``END``; a sentence starts after code 0).
+    """
+    n_names, n_codes = canon.shape[0], flags.shape[0]
+    table, why = flags.ravel(), reasons.ravel()
+    # each side writes every token's position into its next free slot and moves on only where
+    # an entity starts (or, for the ends, ends): no branch on what the tags say
+    kg = kp = eg = ep = i = pos = correct = 0
+    for s in range(lengths.shape[0]):
+        pg = pp = 0
+        for _ in range(lengths[s]):
+            r = ref[i]
+            q = pred[i]
+            i += 1
+            if r == IGNORE:
+                continue
+            if r < 0 or r >= n_names or q < 0 or q >= n_names:
+                return i - 1, 0, 0, 0, 0
+            cg = canon[r]
+            cp = canon[q]
+            correct += cg == cp
+            f = table[pg * n_codes + cg]
+            end[0, eg] = pos
+            eg += (f >> 2) & 1  # END
+            start[0, kg] = pos
+            kind[0, kg] = type_of[cg]
+            reason[0, kg] = why[pg * n_codes + cg]
+            kg += f & 1  # START
+            f = table[pp * n_codes + cp]
+            end[1, ep] = pos
+            ep += (f >> 2) & 1
+            start[1, kp] = pos
+            kind[1, kp] = type_of[cp]
+            reason[1, kp] = why[pp * n_codes + cp]
+            kp += f & 1
+            pg, pp = cg, cp
+            pos += 1
+        end[0, eg] = pos
+        eg += (table[pg * n_codes] >> 2) & 1
+        end[1, ep] = pos
+        ep += (table[pp * n_codes] >> 2) & 1
+    return -1, pos, correct, kg, kp
+
+
+def overlapping_pairs(
+    g_start: NDArray[np.int64], g_end: NDArray[np.int64], p_start: NDArray[np.int64], p_end: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Every overlapping (gold, predicted) pair of two flat sides (each sorted, no overlap
+    within a side), sorted by gold then prediction, and each entity's number of pairs.
+
+    >>> g, p, g_pairs, p_pairs = overlapping_pairs(
+    ...     np.array([0, 3]), np.array([2, 6]), np.array([1, 4]), np.array([4, 5])
+    ... )
+    >>> list(zip(g.tolist(), p.tolist())), g_pairs.tolist(), p_pairs.tolist()
+    ([(0, 0), (1, 0), (1, 1)], [1, 2], [2, 1])
+    """
+    ng, np_ = g_start.shape[0], p_start.shape[0]
+    cap = ng + np_
+    g = np.empty(cap, np.int64)
+    p = np.empty(cap, np.int64)
+    g_degree = np.zeros(ng, np.int64)
+    p_degree = np.zeros(np_, np.int64)
+    m = 0
+    i = 0
+    j = 0
+    while i < ng and j < np_:
+        if g_start[i] < p_end[j] and p_start[j] < g_end[i]:
+            g[m], p[m] = i, j
+            g_degree[i] += 1
+            p_degree[j] += 1
+            m += 1
+        if g_end[i] < p_end[j]:
+            i += 1
+        elif p_end[j] < g_end[i]:
+            j += 1
+        else:
+            i += 1
+            j += 1
+    return g[:m], p[:m], g_degree, p_degree
+
+
+def count_row(
+    g: NDArray[np.int64],
+    p: NDArray[np.int64],
+    keep: NDArray[np.bool_],
+    g_start: NDArray[np.int64],
+    g_end: NDArray[np.int64],
+    g_type: NDArray[np.int32],
+    p_start: NDArray[np.int64],
+    p_end: NDArray[np.int64],
+    p_type: NDArray[np.int32],
+    k: int,
+) -> NDArray[np.int64]:
+    """The count row of ``ner_core.COLUMNS`` (``k`` types a block) of the kept pairs: matched gold
+    per scenario, predictions of the other-type scenarios, missed gold, spurious predictions."""
+    row = np.zeros(8 * k, np.int64)
+    g_free = np.ones(g_start.shape[0], np.bool_)
+    p_free = np.ones(p_start.shape[0], np.bool_)
+    for m in range(g.shape[0]):
+        if not keep[m]:
+            continue
+        a, b = g[m], p[m]
+        g_free[a] = False
+        p_free[b] = False
+        scenario = (0 if g_start[a] == p_start[b] and g_end[a] == p_end[b] else 2) + (
+            1 if g_type[a] != p_type[b] else 0
+        )
+        row[scenario * k + g_type[a]] += 1
+        if scenario == 1 or scenario == 3:
+            row[(4 + (1 if scenario == 3 else 0)) * k + p_type[b]] += 1
+    for a in range(g_start.shape[0]):
+        if g_free[a]:
+            row[6 * k + g_type[a]] += 1
+    for b in range(p_start.shape[0]):
+        if p_free[b]:
+            row[7 * k + p_type[b]] += 1
+    return row
+
+
+def tally(values: NDArray[np.uint8], n: int) -> NDArray[np.int64]:
+    """How many of ``values`` equal each of ``0 .. n-1`` (no intp copy, as ``np.bincount`` makes).
+
+    >>> tally(np.array([0, 2, 2], dtype=np.uint8), 4).tolist()
+    [1, 0, 2, 0]
+    """
+    out = np.zeros(n, np.int64)
+    for v in values:
+        out[v] += 1
+    return out

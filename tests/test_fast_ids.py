@@ -1,0 +1,255 @@
+"""The compiled path of class ids (ner_fast, ner_kernels) gives the general path's results, bit for bit.
+
+Random corpora of every layout the path reads (2-D arrays, lists of 1-D arrays, Arrow list
+columns, tensors), label vocabularies with ``O`` anywhere, names given twice, IOBES tags,
+ignored positions, ill-formed sequences; then every case where the path must step aside.
+"""
+
+import json
+import os
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from conftest import METRIC_PATH, require
+from ner_recall import ner_fast, ner_kernels, ner_options, ner_pipeline
+
+VOCABULARIES = {
+    "iob2": ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"],
+    "o_last": ["B-PER", "I-PER", "B-LOC", "I-LOC", "O"],
+    "iobes": ["B-PER", "I-PER", "E-PER", "S-PER", "O", "B-MISC", "I-MISC", "E-MISC", "S-MISC"],
+    "twice": ["O", "B-PER", "I-PER", "B-PER", "O", "I-LOC"],
+    "single": ["O", "S-X", "B-X", "E-X", "S-Y"],
+    "untyped": ["O", "B", "I"],
+    "no_o": ["B-PER", "I-PER"],
+}
+
+
+def _options(names, **more):
+    return ner_options.check_options("default", {"label_names": names, **more})
+
+
+def _general(pred, ref, names, **more):
+    options = _options(names, **more)
+    return ner_pipeline.score_tags(ner_pipeline.tag_corpus(pred, ref, options), options)[0]
+
+
+def _fast(pred, ref, names, **more):
+    chosen = {"label_names": names, **more}
+    return ner_fast.fast_results(pred, ref, chosen, _options(names, **more), min_tokens=0)
+
+
+def _corpus(rng, names, n_sentences=60, ignore=0.0, o_share=0.6):
+    """(predictions, references) as lists of 1-D int64 arrays: mostly O, runs of one type, noise."""
+    o = names.index("O") if "O" in names else 0
+    lengths = rng.integers(0, 12, n_sentences)
+    ref = []
+    pred = []
+    for n in lengths:
+        r = np.where(rng.random(n) < o_share, o, rng.integers(0, len(names), n)).astype(np.int64)
+        p = np.where(rng.random(n) < 0.2, rng.integers(0, len(names), n), r).astype(np.int64)
+        r = np.where(rng.random(n) < ignore, -100, r)
+        ref.append(r)
+        pred.append(p)
+    return pred, ref
+
+
+def _same(a, b):
+    assert json.dumps(a) == json.dumps(b)  # keys in the same order, floats to the bit
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    require("numba", "the compiled path of class ids")
+    run = ner_fast.compiled()
+    assert run is not None
+    return run
+
+
+@pytest.mark.parametrize("vocabulary", sorted(VOCABULARIES))
+@pytest.mark.parametrize("seed", range(4))
+def test_random_corpora_equal_the_general_path(compiled, vocabulary, seed):
+    names = VOCABULARIES[vocabulary]
+    rng = np.random.default_rng(seed)
+    pred, ref = _corpus(rng, names, ignore=0.1 if seed % 2 else 0.0)
+    _same(_fast(pred, ref, names), _general(pred, ref, names))
+
+
+@pytest.mark.parametrize("more", [{"zero_division": 1}, {"beta": 2.0}, {"zero_division": 1, "beta": 0.5}])
+def test_zero_division_and_beta_reach_every_score(compiled, more):
+    names = VOCABULARIES["iob2"]
+    pred, ref = _corpus(np.random.default_rng(7), names, n_sentences=30, o_share=0.9)
+    _same(_fast(pred, ref, names, **more), _general(pred, ref, names, **more))
+
+
+def _layouts(pred, ref):
+    """The same corpus (sentences of one length) in every input form the compiled path reads."""
+    torch = require("torch", "tensors of class ids")
+    table = pa.chunked_array(
+        [pa.array([r.tolist() for r in ref[:5]]), pa.array([r.tolist() for r in ref[5:]])]
+    )
+    ptable = pa.chunked_array(
+        [pa.array([p.tolist() for p in pred[:7]]), pa.array([p.tolist() for p in pred[7:]])]
+    )
+    return {
+        "2-D int64": (np.stack(pred), np.stack(ref)),
+        "2-D int16": (np.stack(pred).astype(np.int16), np.stack(ref).astype(np.int16)),
+        "2-D Fortran order": (np.asfortranarray(np.stack(pred)), np.asfortranarray(np.stack(ref))),
+        "list of arrays": (pred, ref),
+        "Arrow chunks": (ptable, table),
+        "torch": (torch.tensor(np.stack(pred)), torch.tensor(np.stack(ref))),
+    }
+
+
+def test_every_input_form_gives_the_same_results(compiled):
+    names = VOCABULARIES["iob2"]
+    rng = np.random.default_rng(3)
+    ref = [np.where(rng.random(9) < 0.5, 0, rng.integers(0, 7, 9)) for _ in range(20)]
+    ref = [np.where(rng.random(9) < 0.1, -100, r) for r in ref]
+    pred = [np.where(rng.random(9) < 0.3, rng.integers(0, 7, 9), np.maximum(r, 0)) for r in ref]
+    expected = _general([r.tolist() for r in pred], [r.tolist() for r in ref], names)
+    for form, (p, r) in _layouts(pred, ref).items():
+        found = _fast(p, r, names)
+        assert found is not None, form
+        _same(found, expected)
+
+
+@pytest.mark.parametrize(
+    "case, pred, ref",
+    [
+        ("an id past the names", [[0, 9]], [[0, 1]]),
+        ("a negative reference", [[0, 1]], [[0, -1]]),
+        ("a predicted -100 where the reference is kept", [[0, -100]], [[0, 1]]),
+        ("float ids", [[0.0, 1.0]], [[0.0, 1.0]]),
+        ("tags, not ids", [["O", "B-PER"]], [["O", "B-PER"]]),
+        ("uint64 ids", np.array([[0, 1]], dtype=np.uint64), np.array([[0, 1]], dtype=np.uint64)),
+        ("lists of Python ints", [[0, 1]], [[0, 1]]),
+        ("sentences of other lengths", [np.array([0, 1])], [np.array([0, 1, 2])]),
+    ],
+)
+def test_the_general_path_takes_what_the_compiled_one_does_not_read(compiled, case, pred, ref):
+    if case not in ("tags, not ids", "lists of Python ints"):
+        pred, ref = (np.array(x) if isinstance(x, list) else x for x in (pred, ref))
+        if case == "sentences of other lengths":
+            pred, ref = [np.array([0, 1])], [np.array([0, 1, 2])]
+    assert _fast(pred, ref, VOCABULARIES["iob2"]) is None
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["O", "B-PER", "X-PER"],  # a name the general path refuses (if it occurs)
+        ["O", "B-X", "L-X", "U-X"],  # BILOU: lenient decoding refuses it
+        ["O", "B", "B-PER"],  # untyped and typed names mixed
+        ["O", "B-muc", "I-muc"],  # a type named like a result key
+        ["O", "B-overall_f1"],
+    ],
+)
+def test_names_the_general_path_judges_are_left_to_it(compiled, names):
+    pred = ref = np.array([[0, 1, 0]])
+    assert _fast(pred, ref, names) is None
+
+
+def test_only_the_default_families_take_the_compiled_path(compiled):
+    names = VOCABULARIES["iob2"]
+    pred = ref = np.zeros((2, 3), dtype=np.int64)
+    options = _options(names)
+    for chosen in ({"label_names": names, "errors": True}, {"label_names": names, "scores": ["token"]}, {}):
+        assert ner_fast.fast_results(pred, ref, chosen, options, min_tokens=0) is None
+    assert ner_fast.fast_results(pred, ref, {"label_names": names}, options) is None  # too small
+
+
+def test_without_numba_the_general_path_runs(monkeypatch):
+    monkeypatch.setattr(ner_fast, "compiled", lambda: None)
+    names = VOCABULARIES["iob2"]
+    pred = ref = np.zeros((2, 3), dtype=np.int64)
+    assert _fast(pred, ref, names) is None
+
+
+@pytest.mark.parametrize("vocabulary", ["iob2", "iobes", "twice"])
+def test_the_kernels_as_plain_python_equal_the_compiled_ones(compiled, vocabulary):
+    """The kernels are plain Python in ner_kernels (what numba compiles): run both on one corpus."""
+    names = VOCABULARIES[vocabulary]
+    pred, ref = _corpus(np.random.default_rng(11), names, n_sentences=25, ignore=0.1)
+    lengths = np.array([len(r) for r in ref], dtype=np.int64)
+    pred, ref = np.concatenate(pred), np.concatenate(ref)
+    canon, flags, type_of, reasons, _ = ner_fast._tables(tuple(names))
+    outs = []
+    for module in (ner_kernels, compiled):
+        n = len(ref) + 1
+        arrays = [np.zeros((2, n), np.int64), np.zeros((2, n), np.int64), np.zeros((2, n), np.int32)]
+        arrays.append(np.zeros((2, n), np.uint8))
+        head = module.decode_pair(pred, ref, lengths, canon, flags, type_of, reasons, *arrays)
+        g_k, p_k = head[3], head[4]
+        spans = [[a[side, :k].tolist() for a in arrays] for side, k in ((0, g_k), (1, p_k))]
+        g = [np.array(spans[0][i]) for i in range(3)]
+        p = [np.array(spans[1][i]) for i in range(3)]
+        pairs = module.overlapping_pairs(g[0], g[1], p[0], p[1])
+        keep = np.ones(len(pairs[0]), dtype=bool)
+        row = module.count_row(pairs[0], pairs[1], keep, g[0], g[1], g[2], p[0], p[1], p[2], 4)
+        tally = module.tally(arrays[3][0, :g_k], 4)
+        outs.append((tuple(head), spans, [x.tolist() for x in pairs], row.tolist(), tally.tolist()))
+    assert outs[0] == outs[1]
+
+
+def test_overlapping_pairs_by_hand(compiled):
+    #          gold [0,2) [3,6) [7,8)     pred [1,4) [4,5) [5,9)
+    g_start, g_end = np.array([0, 3, 7]), np.array([2, 6, 8])
+    p_start, p_end = np.array([1, 4, 5]), np.array([4, 5, 9])
+    g, p, g_degree, p_degree = compiled.overlapping_pairs(g_start, g_end, p_start, p_end)
+    assert list(zip(g.tolist(), p.tolist())) == [(0, 0), (1, 0), (1, 1), (1, 2), (2, 2)]
+    assert g_degree.tolist() == [1, 3, 1] and p_degree.tolist() == [2, 1, 2]
+    # equal ends move both sides on; touching spans do not overlap
+    g, p, *_ = compiled.overlapping_pairs(
+        np.array([0, 2]), np.array([2, 4]), np.array([0, 2]), np.array([2, 4])
+    )
+    assert list(zip(g.tolist(), p.tolist())) == [(0, 0), (1, 1)]
+
+
+def test_decoding_report_by_hand(compiled):
+    names = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+    #        I-PER (no begin) | B-PER I-LOC (type change) | B-PER I-PER: fine
+    ref = np.array([[2, 0, 1, 4, 0, 1, 2]])
+    found = _fast(ref, ref, names)
+    assert found["decoding"]["references"] == {
+        "entities": 4,
+        "repaired": 2,
+        "dropped": 0,
+        "reasons": {"no_begin": 1, "type_change": 1, "after_end": 0, "not_closed": 0},
+    }
+    _same(found, _general(ref, ref, names))
+
+
+def test_compute_takes_the_compiled_path_for_a_large_corpus(compiled):
+    """Through evaluate: at MIN_TOKENS tokens the results equal those of the same ids as lists
+    (which take the general path), signature included."""
+    evaluate = pytest.importorskip("evaluate")
+    metric = evaluate.load(METRIC_PATH)
+    names = VOCABULARIES["iob2"]
+    rng = np.random.default_rng(5)
+    rows = ner_fast.MIN_TOKENS // 12 + 1
+    ref = np.where(rng.random((rows, 12)) < 0.7, 0, rng.integers(0, 7, (rows, 12)))
+    pred = np.where(rng.random((rows, 12)) < 0.1, rng.integers(0, 7, (rows, 12)), ref)
+    fast = metric.compute(predictions=pred, references=ref, label_names=names)
+    general = metric.compute(predictions=pred[:, :].tolist(), references=ref.tolist(), label_names=names)
+    _same(fast, general)
+    assert (
+        ner_fast.id_arrays(pred, ref) is not None and ner_fast.id_arrays(pred.tolist(), ref.tolist()) is None
+    )
+
+
+def test_numba_is_not_imported_with_the_metric():
+    """Loading the metric does not import numba: only a large class-id corpus compiles."""
+    import subprocess
+    import sys
+
+    code = "import sys, bootstrap; from ner_recall import ner_recall_metric; print('numba' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=os.path.dirname(METRIC_PATH),
+        check=True,
+    )
+    assert out.stdout.strip() == "False"
