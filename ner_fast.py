@@ -94,10 +94,14 @@ def _flat_ids(col: Any) -> tuple[NDArray[np.integer], NDArray[np.int64]] | None:
             return None
         lengths = [pc.list_value_length(c).to_numpy(zero_copy_only=False) for c in chunks]
         return _joined([v.to_numpy(zero_copy_only=False) for v in values]), _joined(lengths, np.int64)
-    if isinstance(col, (list, tuple)) and col and all(type(s) is np.ndarray and s.ndim == 1 for s in col):
-        if len({s.dtype for s in col}) != 1 or not _integer(col[0].dtype):
+    if isinstance(col, (list, tuple)) and col and set(map(type, col)) == {np.ndarray}:
+        try:
+            flat = np.concatenate(col)
+        except ValueError:  # a 0-d array: the general path names it
             return None
-        return np.concatenate(col), np.fromiter(map(len, col), dtype=np.int64, count=len(col))
+        if flat.ndim != 1 or not _integer(flat.dtype):  # 2-D sentences, floats, uint64 with int64
+            return None
+        return flat, np.fromiter(map(len, col), dtype=np.int64, count=len(col))
     return None
 
 

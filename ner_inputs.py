@@ -169,7 +169,8 @@ def _sentence(value, where):
 
 def _sentences(col, name):
     """A list column's sentences, each a list, tuple or 1-D array."""
-    if set(map(type, col)) <= {list, tuple}:
+    types = set(map(type, col))
+    if types <= {list, tuple} or (types == {np.ndarray} and {s.ndim for s in col} == {1}):
         return col
     return [_sentence(s, f"{name}[{i}]") for i, s in enumerate(col)]
 
@@ -285,6 +286,11 @@ def _list_kind(sentences, name, single, every_tag=True):
         if _only_ids(sentences):
             return CLASS_ID
         raise _misfit(sentences, name, single)
+    if set(map(type, sentences)) == {np.ndarray}:  # arrays: each distinct dtype judged once
+        dtypes = {s.dtype for s in sentences if len(s)}
+        kinds = {_dtype_kind(d) for d in dtypes}
+        if None not in kinds and "object" not in kinds and len(kinds) <= 1:
+            return kinds.pop() if kinds else None
     kinds = set()
     for i, s in enumerate(sentences):
         kind = _dtype_kind(s.dtype) if isinstance(s, np.ndarray) else "object"
@@ -465,6 +471,8 @@ def _check_int64(cols, names, kind, lengths, single):
             isinstance(col, np.ndarray) and col.dtype == np.uint64
         ):
             continue
+        if set(map(type, col)) == {np.ndarray} and np.dtype(np.uint64) not in {s.dtype for s in col}:
+            continue  # arrays of a narrower type than uint64 hold int64 values
         try:
             _id_values(col, lengths)
         except OverflowError:
