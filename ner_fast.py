@@ -30,7 +30,7 @@ from .ner_decoding import _E, _I, _O, Numbered, _pair_table, _vocabulary
 from .ner_decoding_report import REASONS
 from .ner_families import check_types
 from .ner_inputs import column
-from .ner_kernels import count_row, decode_pair, overlapping_pairs, tally
+from .ner_kernels import count_row, decode_pair, isolated, overlapping_pairs, tally
 from .ner_matching import flat_resolution
 from .ner_uncertainty import families_of
 
@@ -38,7 +38,7 @@ from .ner_uncertainty import families_of
 MIN_TOKENS = 1 << 18
 #: the options the compiled path reads; any other option set takes the general path
 OPTIONS = frozenset({"label_names", "zero_division", "beta"})
-_KERNELS = (decode_pair, overlapping_pairs, count_row, tally)
+_KERNELS = (decode_pair, overlapping_pairs, isolated, count_row, tally)
 
 
 @lru_cache(maxsize=1)
@@ -199,9 +199,8 @@ def _scored(run, pred, ref, lengths, tables, options):
 def _row(run, gold, pred, all_types):
     """The count row over the types that occur (every entity's type, both sides) and those types."""
     g, p, g_degree, p_degree = run.overlapping_pairs(gold.start, gold.end, pred.start, pred.end)
-    keep = (g_degree[g] == 1) & (p_degree[p] == 1)  # pairs of spans that overlap nothing else
-    if not keep.all():
-        rest = np.flatnonzero(~keep)
+    keep, rest = run.isolated(g, p, g_degree, p_degree)
+    if len(rest):
         keep[rest[flat_resolution(g[rest], p[rest], gold, pred)]] = True
     k = len(all_types)
     row = run.count_row(

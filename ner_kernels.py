@@ -122,6 +122,27 @@ def overlapping_pairs(
     return g[:m], p[:m], g_degree, p_degree
 
 
+def isolated(
+    g: NDArray[np.int64], p: NDArray[np.int64], g_degree: NDArray[np.int64], p_degree: NDArray[np.int64]
+) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+    """Which pairs join two entities that overlap nothing else (kept as they are), and the
+    indices of the others (the chains, which ``ner_matching.flat_resolution`` resolves).
+
+    >>> keep, rest = isolated(np.array([0, 1, 1]), np.array([0, 1, 2]), np.array([1, 2]), np.array([1, 1, 1]))
+    >>> keep.tolist(), rest.tolist()
+    ([True, False, False], [1, 2])
+    """
+    keep = np.empty(g.shape[0], np.bool_)
+    rest = np.empty(g.shape[0], np.int64)
+    n = 0
+    for m in range(g.shape[0]):
+        alone = g_degree[g[m]] == 1 and p_degree[p[m]] == 1
+        keep[m] = alone
+        rest[n] = m
+        n += not alone
+    return keep, rest[:n]
+
+
 def count_row(
     g: NDArray[np.int64],
     p: NDArray[np.int64],

@@ -186,10 +186,12 @@ def test_the_kernels_as_plain_python_equal_the_compiled_ones(compiled, vocabular
         g = [np.array(spans[0][i]) for i in range(3)]
         p = [np.array(spans[1][i]) for i in range(3)]
         pairs = module.overlapping_pairs(g[0], g[1], p[0], p[1])
-        keep = np.ones(len(pairs[0]), dtype=bool)
+        keep, rest = module.isolated(*pairs)
         row = module.count_row(pairs[0], pairs[1], keep, g[0], g[1], g[2], p[0], p[1], p[2], 4)
         tally = module.tally(arrays[3][0, :g_k], 4)
-        outs.append((tuple(head), spans, [x.tolist() for x in pairs], row.tolist(), tally.tolist()))
+        outs.append(
+            (tuple(head), spans, [x.tolist() for x in pairs], rest.tolist(), row.tolist(), tally.tolist())
+        )
     assert outs[0] == outs[1]
 
 
