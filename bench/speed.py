@@ -20,6 +20,9 @@ steps gets ``--rounds`` such processes, interleaved with the other steps. Steps:
 * ``seqeval`` / ``seqeval strict``: ``classification_report(output_dict=True)`` plus
   ``accuracy_score``, as evaluate's seqeval metric calls them; default and strict (IOB2);
 * ``nervaluate``: ``Evaluator(..., loader="list").evaluate()`` (all four modes, per type);
+* class ids (``bench/class_ids.py``, one process, at the largest size): ``compute`` from a 2-D
+  array, a list of 1-D arrays, an Arrow list column and a tensor of class ids, beside one NumPy
+  pass over the same arrays;
 * ``stratified`` / ``bootstrap``: 1M gold entities in 100 strata (population weights) reduced
   to counts and ``stratified_recall``, default interval and 10,000 bootstrap resamples;
 * ``core subgroups`` (``bootstrap``): ``_compute`` in the "subgroups" config on 600,000 sentences
@@ -671,7 +674,7 @@ def _strata_lines(results, entities):
     return lines
 
 
-def report(results, tokens, args, elapsed, entities=None, touch=None):
+def report(results, tokens, args, elapsed, entities=None, touch=None, ids=None):
     """The markdown page: set-up, one table, the targets."""
     import evaluate
 
@@ -700,9 +703,20 @@ def report(results, tokens, args, elapsed, entities=None, touch=None):
     touch_table, touch_targets = _touch_lines(touch) if touch else ([], [])
     lines += touch_table
     lines += ["", "Targets:", ""] + touch_targets + _targets(results, args.sizes)
+    if ids:
+        lines += ["", *ids]
     if args.strata:
         lines += ["", f"Stratified recall, {N_STRATA} strata:", ""] + _strata_lines(results, entities)
     return "\n".join(lines) + "\n"
+
+
+def _class_ids(sentences, args):
+    """The lines of ``bench/class_ids.py`` (compute from class ids beside a numpy pass), in a process
+    of its own."""
+    command = [sys.executable, str(ROOT / "bench" / "class_ids.py"), "--sentences", str(sentences)]
+    command += ["--runs", str(args.rounds * args.runs + 1), "--seed", str(args.seed), "--out", os.devnull]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
+    return done.stdout.strip().splitlines()[2:]  # past the page's title
 
 
 def _run(results, step, size, corpus, args, runs):
@@ -736,13 +750,15 @@ def run_all(args):
                 _run(results, step, size, corpus, args, 1)
         print("touch ...", file=sys.stderr, flush=True)
         touch = _measure_touch(args)
+        print("class ids ...", file=sys.stderr, flush=True)
+        ids = _class_ids(max(args.sizes), args)
         if args.strata:
             corpus, _, entities = _save_corpus(workdir, STRATA_SENTENCES, args.seed)
             for step in METRIC_STRATA_STEPS:
                 _run(results, step, STRATA_SENTENCES, corpus, args, args.runs)
             for step in STRATA_STEPS:
                 _run(results, step, N_ENTITIES, None, args, args.runs)
-    return report(results, tokens, args, time.perf_counter() - started, entities, touch)
+    return report(results, tokens, args, time.perf_counter() - started, entities, touch, ids)
 
 
 def run_profile(args):
