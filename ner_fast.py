@@ -30,7 +30,7 @@ from .ner_decoding import _E, _I, _O, Numbered, _pair_table, _vocabulary
 from .ner_decoding_report import REASONS
 from .ner_families import check_types
 from .ner_inputs import column
-from .ner_kernels import count_row, decode_pair, isolated, overlapping_pairs, tally
+from .ner_kernels import count_row, decode_pair, isolated, tally
 from .ner_matching import flat_resolution
 from .ner_uncertainty import families_of
 
@@ -38,7 +38,7 @@ from .ner_uncertainty import families_of
 MIN_TOKENS = 1 << 18
 #: the options the compiled path reads; any other option set takes the general path
 OPTIONS = frozenset({"label_names", "zero_division", "beta"})
-_KERNELS = (decode_pair, overlapping_pairs, isolated, count_row, tally)
+_KERNELS = (decode_pair, isolated, count_row, tally)
 
 
 @lru_cache(maxsize=1)
@@ -170,18 +170,19 @@ def _scored(run, pred, ref, lengths, tables, options):
     n = len(ref) + 1
     start, end = np.empty((2, n), dtype=np.int64), np.empty((2, n), dtype=np.int64)
     kind, reason = np.empty((2, n), dtype=np.int32), np.empty((2, n), dtype=np.uint8)
-    bad, kept, correct, *counts = run.decode_pair(
-        pred, ref, lengths, canon, flags, type_of, reasons, start, end, kind, reason
+    pairs, degree = np.empty((2, n), dtype=np.int64), np.zeros((2, n), dtype=np.int64)
+    bad, kept, correct, n_gold, n_pred, n_pairs = run.decode_pair(
+        pred, ref, lengths, canon, flags, type_of, reasons, start, end, kind, reason, pairs, degree
     )
     if bad >= 0:
         return None  # the general path names the id and its place
     none = np.zeros(0, dtype=np.int32)  # sentences and offsets: the matching reads positions only
+    counts = (n_gold, n_pred)
     gold, found = (
         SpanArrays(start[side, :k], end[side, :k], kind[side, :k], none, none)
         for side, k in enumerate(counts)
     )
-    reports = [run.tally(reason[side, :k], 4) for side, k in enumerate(counts)]
-    row, types = _row(run, gold, found, all_types)
+    row, types = _row(run, gold, found, pairs[:, :n_pairs], degree, all_types)
     try:
         check_types(types, options.beta)
     except ValueError:
@@ -190,16 +191,17 @@ def _scored(run, pred, ref, lengths, tables, options):
     results = seqeval_results(row, types, derived, correct, kept, options.zero_division, options.beta)
     results["muc"] = muc_results(row, types, derived, options.beta)
     results["decoding"] = {
-        "predictions": _report(reports[1], counts[1]),
-        "references": _report(reports[0], counts[0]),
+        name: _report(run.tally(reason[side, :k], 4), k)
+        for name, side, k in (("predictions", 1, n_pred), ("references", 0, n_gold))
     }
     return results
 
 
-def _row(run, gold, pred, all_types):
-    """The count row over the types that occur (every entity's type, both sides) and those types."""
-    g, p, g_degree, p_degree = run.overlapping_pairs(gold.start, gold.end, pred.start, pred.end)
-    keep, rest = run.isolated(g, p, g_degree, p_degree)
+def _row(run, gold, pred, pairs, degree, all_types):
+    """The count row over the types that occur (every entity's type, both sides) and those types,
+    from the overlapping pairs and each entity's number of them."""
+    g, p = pairs
+    keep, rest = run.isolated(g, p, degree[0], degree[1])
     if len(rest):
         keep[rest[flat_resolution(g[rest], p[rest], gold, pred)]] = True
     k = len(all_types)

@@ -15,6 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .ner_core import IGNORE_INDEX as IGNORE  # a reference id whose position is dropped on both sides
+from .ner_decoding import _END as END  # the transition bits of ner_decoding's pair table
+from .ner_decoding import _START as START
 
 
 def decode_pair(
@@ -29,13 +31,21 @@ def decode_pair(
     end: NDArray[np.int64],
     kind: NDArray[np.int32],
     reason: NDArray[np.uint8],
-) -> tuple[int, int, int, int, int]:
-    """Both sides in one pass: ``(bad, kept, correct, gold entities, predicted entities)``, each
+    pairs: NDArray[np.int64],
+    degree: NDArray[np.int64],
+) -> tuple[int, int, int, int, int, int]:
+    """Both sides in one pass: ``(bad, kept, correct, gold entities, predicted entities, pairs)``, each
     side's entities written into row 0 (the references) or 1 (the predictions) of ``start``,
     ``end``, ``kind`` (their type) and ``reason``: ``reasons[previous code, code]`` of the
     entity's first token, 0 when it is not repaired, else 1 + the index in
     ``ner_decoding_report.REASONS`` (it begins on ``I-`` or ``E-``: after ``O`` or none, another
     type, the same type). The caller makes each row one slot longer than the tokens.
+
+    Two flat entities overlap when they share a token: every overlapping (gold, predicted)
+    pair is written into ``pairs`` (row 0 the gold entity, row 1 the prediction) the first time
+    a token of both is met, so in the order of gold then prediction, as
+    ``ner_matching._candidates`` gives them; ``degree`` (zeros on entry) counts each entity's
+    pairs (row 0 the gold entities, row 1 the predictions).
 
     ``bad``: -1 when every kept id lies in ``[0, len(canon))``, else the flat index of the first
     that does not (the rest is then unfinished). A reference ``IGNORE`` drops its position on
@@ -48,7 +58,8 @@ def decode_pair(
     table, why = flags.ravel(), reasons.ravel()
     # each side writes every token's position into its next free slot and moves on only where
     # an entity starts (or, for the ends, ends): no branch on what the tags say
-    kg = kp = eg = ep = i = pos = correct = 0
+    kg = kp = eg = ep = i = pos = correct = m = 0
+    last_g = last_p = -1
     for s in range(lengths.shape[0]):
         pg = pp = 0
         for _ in range(lengths[s]):
@@ -58,68 +69,40 @@ def decode_pair(
             if r == IGNORE:
                 continue
             if r < 0 or r >= n_names or q < 0 or q >= n_names:
-                return i - 1, 0, 0, 0, 0
+                return i - 1, 0, 0, 0, 0, 0
             cg = canon[r]
             cp = canon[q]
             correct += cg == cp
+            if (cg | cp | pg | pp) == 0:  # within O on both sides: nothing starts or ends
+                pos += 1
+                continue
             f = table[pg * n_codes + cg]
             end[0, eg] = pos
-            eg += (f >> 2) & 1  # END
+            eg += (f & END) != 0
             start[0, kg] = pos
             kind[0, kg] = type_of[cg]
             reason[0, kg] = why[pg * n_codes + cg]
-            kg += f & 1  # START
+            kg += (f & START) != 0
             f = table[pp * n_codes + cp]
             end[1, ep] = pos
-            ep += (f >> 2) & 1
+            ep += (f & END) != 0
             start[1, kp] = pos
             kind[1, kp] = type_of[cp]
             reason[1, kp] = why[pp * n_codes + cp]
-            kp += f & 1
+            kp += (f & START) != 0
+            if cg != 0 and cp != 0 and (kg - 1 != last_g or kp - 1 != last_p):
+                last_g, last_p = kg - 1, kp - 1  # a non-O token lies in its side's last entity
+                pairs[0, m], pairs[1, m] = last_g, last_p
+                degree[0, last_g] += 1
+                degree[1, last_p] += 1
+                m += 1
             pg, pp = cg, cp
             pos += 1
         end[0, eg] = pos
-        eg += (table[pg * n_codes] >> 2) & 1
+        eg += (table[pg * n_codes] & END) != 0
         end[1, ep] = pos
-        ep += (table[pp * n_codes] >> 2) & 1
-    return -1, pos, correct, kg, kp
-
-
-def overlapping_pairs(
-    g_start: NDArray[np.int64], g_end: NDArray[np.int64], p_start: NDArray[np.int64], p_end: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """Every overlapping (gold, predicted) pair of two flat sides (each sorted, no overlap
-    within a side), sorted by gold then prediction, and each entity's number of pairs.
-
-    >>> g, p, g_pairs, p_pairs = overlapping_pairs(
-    ...     np.array([0, 3]), np.array([2, 6]), np.array([1, 4]), np.array([4, 5])
-    ... )
-    >>> list(zip(g.tolist(), p.tolist())), g_pairs.tolist(), p_pairs.tolist()
-    ([(0, 0), (1, 0), (1, 1)], [1, 2], [2, 1])
-    """
-    ng, np_ = g_start.shape[0], p_start.shape[0]
-    cap = ng + np_
-    g = np.empty(cap, np.int64)
-    p = np.empty(cap, np.int64)
-    g_degree = np.zeros(ng, np.int64)
-    p_degree = np.zeros(np_, np.int64)
-    m = 0
-    i = 0
-    j = 0
-    while i < ng and j < np_:
-        if g_start[i] < p_end[j] and p_start[j] < g_end[i]:
-            g[m], p[m] = i, j
-            g_degree[i] += 1
-            p_degree[j] += 1
-            m += 1
-        if g_end[i] < p_end[j]:
-            i += 1
-        elif p_end[j] < g_end[i]:
-            j += 1
-        else:
-            i += 1
-            j += 1
-    return g[:m], p[:m], g_degree, p_degree
+        ep += (table[pp * n_codes] & END) != 0
+    return -1, pos, correct, kg, kp, m
 
 
 def isolated(

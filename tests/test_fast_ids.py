@@ -167,6 +167,20 @@ def test_without_numba_the_general_path_runs(monkeypatch):
     assert _fast(pred, ref, names) is None
 
 
+def _decoded(module, pred, ref, lengths, names):
+    """decode_pair's outputs (head, each side's entities, the pairs and degrees), as lists."""
+    canon, flags, type_of, reasons, _ = ner_fast._tables(tuple(names))
+    n = len(ref) + 1
+    arrays = [np.zeros((2, n), np.int64), np.zeros((2, n), np.int64), np.zeros((2, n), np.int32)]
+    arrays += [np.zeros((2, n), np.uint8), np.zeros((2, n), np.int64), np.zeros((2, n), np.int64)]
+    head = module.decode_pair(pred, ref, lengths, canon, flags, type_of, reasons, *arrays)
+    k = head[3:5]
+    spans = [[a[side, : k[side]] for a in arrays[:4]] for side in (0, 1)]
+    pairs = arrays[4][:, : head[5]]
+    degree = [arrays[5][side, : k[side]] for side in (0, 1)]
+    return head, spans, pairs, degree
+
+
 @pytest.mark.parametrize("vocabulary", ["iob2", "iobes", "twice"])
 def test_the_kernels_as_plain_python_equal_the_compiled_ones(compiled, vocabulary):
     """The kernels are plain Python in ner_kernels (what numba compiles): run both on one corpus."""
@@ -174,39 +188,49 @@ def test_the_kernels_as_plain_python_equal_the_compiled_ones(compiled, vocabular
     pred, ref = _corpus(np.random.default_rng(11), names, n_sentences=25, ignore=0.1)
     lengths = np.array([len(r) for r in ref], dtype=np.int64)
     pred, ref = np.concatenate(pred), np.concatenate(ref)
-    canon, flags, type_of, reasons, _ = ner_fast._tables(tuple(names))
     outs = []
     for module in (ner_kernels, compiled):
-        n = len(ref) + 1
-        arrays = [np.zeros((2, n), np.int64), np.zeros((2, n), np.int64), np.zeros((2, n), np.int32)]
-        arrays.append(np.zeros((2, n), np.uint8))
-        head = module.decode_pair(pred, ref, lengths, canon, flags, type_of, reasons, *arrays)
-        g_k, p_k = head[3], head[4]
-        spans = [[a[side, :k].tolist() for a in arrays] for side, k in ((0, g_k), (1, p_k))]
-        g = [np.array(spans[0][i]) for i in range(3)]
-        p = [np.array(spans[1][i]) for i in range(3)]
-        pairs = module.overlapping_pairs(g[0], g[1], p[0], p[1])
-        keep, rest = module.isolated(*pairs)
-        row = module.count_row(pairs[0], pairs[1], keep, g[0], g[1], g[2], p[0], p[1], p[2], 4)
-        tally = module.tally(arrays[3][0, :g_k], 4)
-        outs.append(
-            (tuple(head), spans, [x.tolist() for x in pairs], rest.tolist(), row.tolist(), tally.tolist())
-        )
+        head, spans, pairs, degree = _decoded(module, pred, ref, lengths, names)
+        keep, rest = module.isolated(pairs[0].copy(), pairs[1].copy(), degree[0], degree[1])
+        (gs, ge, gt, gr), (ps, pe, pt, pr) = spans
+        row = module.count_row(pairs[0].copy(), pairs[1].copy(), keep, gs, ge, gt, ps, pe, pt, 4)
+        tally = module.tally(gr, 4)
+        flat = [x.tolist() for x in (*spans[0], *spans[1], pairs, *degree, keep, rest, row, tally)]
+        outs.append((tuple(head), flat))
     assert outs[0] == outs[1]
 
 
-def test_overlapping_pairs_by_hand(compiled):
-    #          gold [0,2) [3,6) [7,8)     pred [1,4) [4,5) [5,9)
-    g_start, g_end = np.array([0, 3, 7]), np.array([2, 6, 8])
-    p_start, p_end = np.array([1, 4, 5]), np.array([4, 5, 9])
-    g, p, g_degree, p_degree = compiled.overlapping_pairs(g_start, g_end, p_start, p_end)
-    assert list(zip(g.tolist(), p.tolist())) == [(0, 0), (1, 0), (1, 1), (1, 2), (2, 2)]
-    assert g_degree.tolist() == [1, 3, 1] and p_degree.tolist() == [2, 1, 2]
-    # equal ends move both sides on; touching spans do not overlap
-    g, p, *_ = compiled.overlapping_pairs(
-        np.array([0, 2]), np.array([2, 4]), np.array([0, 2]), np.array([2, 4])
-    )
-    assert list(zip(g.tolist(), p.tolist())) == [(0, 0), (1, 1)]
+def test_pairs_are_the_candidates_of_the_general_matching(compiled):
+    """Every overlapping pair, in order, with each entity's count: as ner_matching._candidates finds them."""
+    from ner_recall import ner_matching
+    from ner_recall.ner_core import SpanArrays
+
+    names = VOCABULARIES["iob2"]
+    for seed in range(5):
+        pred, ref = _corpus(np.random.default_rng(seed), names, n_sentences=40, ignore=0.05, o_share=0.3)
+        lengths = np.array([len(r) for r in ref], dtype=np.int64)
+        pred, ref = np.concatenate(pred), np.concatenate(ref)
+        _, spans, pairs, degree = _decoded(compiled, pred, ref, lengths, names)
+        none = np.zeros(0, np.int32)
+        gold, found = (SpanArrays(side[0], side[1], side[2], none, none) for side in spans)
+        g, p = ner_matching._candidates(gold, found, flat=True)
+        assert pairs[0].tolist() == g.tolist() and pairs[1].tolist() == p.tolist()
+        assert degree[0].tolist() == np.bincount(g, minlength=len(gold.start)).tolist()
+        assert degree[1].tolist() == np.bincount(p, minlength=len(found.start)).tolist()
+
+
+def test_pairs_by_hand(compiled):
+    names = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+    #        gold: PER [0,2)   LOC [3,6)         PER [7,8)
+    #        pred:   PER [1,4)      LOC [4,5) PER [5,8)
+    ref = np.array([1, 2, 0, 3, 4, 4, 0, 1])
+    pred = np.array([0, 1, 2, 2, 3, 1, 2, 2])
+    head, spans, pairs, degree = _decoded(compiled, pred, ref, np.array([8]), names)
+    assert [x.tolist() for x in spans[0][:2]] == [[0, 3, 7], [2, 6, 8]]
+    assert [x.tolist() for x in spans[1][:2]] == [[1, 4, 5], [4, 5, 8]]
+    assert list(zip(*pairs.tolist())) == [(0, 0), (1, 0), (1, 1), (1, 2), (2, 2)]
+    assert degree[0].tolist() == [1, 3, 1] and degree[1].tolist() == [2, 1, 2]
+    assert head[:3] == (-1, 8, 0)  # no bad id, 8 tokens kept, none tagged alike
 
 
 def test_decoding_report_by_hand(compiled):
