@@ -30,7 +30,7 @@ from .ner_decoding import _E, _I, _O, Numbered, _pair_table, _vocabulary
 from .ner_decoding_report import REASONS
 from .ner_families import check_types
 from .ner_inputs import column
-from .ner_kernels import count_row, decode_pair, isolated, tally
+from .ner_kernels import count_row, decode_pair, isolated
 from .ner_matching import flat_resolution
 from .ner_uncertainty import families_of
 
@@ -38,7 +38,7 @@ from .ner_uncertainty import families_of
 MIN_TOKENS = 1 << 18
 #: the options the compiled path reads; any other option set takes the general path
 OPTIONS = frozenset({"label_names", "zero_division", "beta"})
-_KERNELS = (decode_pair, isolated, count_row, tally)
+_KERNELS = (decode_pair, isolated, count_row)
 
 
 @lru_cache(maxsize=1)
@@ -191,7 +191,7 @@ def _scored(run, pred, ref, lengths, tables, options):
     results = seqeval_results(row, types, derived, correct, kept, options.zero_division, options.beta)
     results["muc"] = muc_results(row, types, derived, options.beta)
     results["decoding"] = {
-        name: _report(run.tally(reason[side, :k], 4), k)
+        name: _report(reason[side, :k], k)
         for name, side, k in (("predictions", 1, n_pred), ("references", 0, n_gold))
     }
     return results
@@ -214,9 +214,9 @@ def _row(run, gold, pred, pairs, degree, all_types):
 
 
 def _report(reasons, entities):
-    """One side's decoding report (its entities, and the count of each ``reason`` of
-    ``decode_pair``), as ``ner_decoding_report.decoding_report`` gives it (lenient, no places)."""
-    tally = reasons[1:].tolist()
+    """One side's decoding report from its entities' ``reasons`` (``decode_pair``), as
+    ``ner_decoding_report.decoding_report`` gives it (lenient, no places)."""
+    tally = [np.count_nonzero(reasons == 1 + i) for i in range(len(REASONS) - 1)]  # not_closed: strict only
     return {
         "entities": entities,
         "repaired": sum(tally),

@@ -162,15 +162,3 @@ def count_row(
         if p_free[b]:
             row[7 * k + p_type[b]] += 1
     return row
-
-
-def tally(values: NDArray[np.uint8], n: int) -> NDArray[np.int64]:
-    """How many of ``values`` equal each of ``0 .. n-1`` (no intp copy, as ``np.bincount`` makes).
-
-    >>> tally(np.array([0, 2, 2], dtype=np.uint8), 4).tolist()
-    [1, 0, 2, 0]
-    """
-    out = np.zeros(n, np.int64)
-    for v in values:
-        out[v] += 1
-    return out
