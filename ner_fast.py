@@ -38,6 +38,10 @@ from .ner_uncertainty import families_of
 MIN_TOKENS = 1 << 18
 #: the options the compiled path reads; any other option set takes the general path
 OPTIONS = frozenset({"label_names", "zero_division", "beta"})
+#: tokens per chunk of whole sentences: its arrays are made once and reused (no page made afresh)
+CHUNK_TOKENS = 1 << 21
+#: distinct label names up to which the compiled path holds a table of every pair of them (64 KB)
+MAX_CODES = 256
 _KERNELS = (decode_pair, isolated, count_row)
 
 
@@ -55,9 +59,11 @@ def compiled() -> SimpleNamespace | None:
 def _tables(names: tuple[str, ...]) -> tuple[Any, ...] | None:
     """(canonical code of each id, pair flags, type of each code, reasons of a repaired entity
     (:func:`_reasons`), type names) of ``label_names``; None when a name is refused (the general
-    path names it)."""
+    path names it) or when there are more than :data:`MAX_CODES` distinct names."""
     numbered = Numbered(O=0)
     canon = np.array([numbered[name] for name in names], dtype=np.int64)
+    if len(numbered) > MAX_CODES:
+        return None  # the general path looks larger vocabularies up per token
     try:
         prefixes, labels = _vocabulary(numbered, (("label_names", [list(numbered)]),), False, None)
     except ValueError:
@@ -165,58 +171,105 @@ def fast_results(
     return _scored(run, *arrays, tables, options)
 
 
+def _chunks(lengths: NDArray[np.int64], size: int) -> list[tuple[int, int]]:
+    """Runs of whole sentences ``[a, b)`` of about ``size`` tokens each (a longer sentence alone).
+
+    >>> _chunks(np.array([3, 3, 3, 9, 1]), 6)
+    [(0, 2), (2, 3), (3, 4), (4, 5)]
+    """
+    ends = np.cumsum(lengths)
+    out, a = [], 0
+    while a < len(lengths):
+        before = int(ends[a - 1]) if a else 0
+        b = max(int(np.searchsorted(ends, before + size, side="right")), a + 1)
+        out.append((a, b))
+        a = b
+    return out
+
+
+class _Buffers:
+    """The arrays ``decode_pair`` writes into, made once for the largest chunk and reused."""
+
+    def __init__(self, n: int) -> None:
+        self.start, self.end = np.empty((2, n), dtype=np.int64), np.empty((2, n), dtype=np.int64)
+        self.kind, self.reason = np.empty((2, n), dtype=np.int32), np.empty((2, n), dtype=np.uint8)
+        self.pairs, self.degree = np.empty((2, n), dtype=np.int64), np.zeros((2, n), dtype=np.int64)
+
+    def args(self) -> tuple[NDArray[Any], ...]:
+        return self.start, self.end, self.kind, self.reason, self.pairs, self.degree
+
+
 def _scored(run, pred, ref, lengths, tables, options):
+    """Chunk by chunk of whole sentences (no entity and no pair crosses a sentence), the counts
+    added up: the count row, the tokens, each side's entities and reasons."""
     canon, flags, type_of, reasons, all_types = tables
-    n = len(ref) + 1
-    start, end = np.empty((2, n), dtype=np.int64), np.empty((2, n), dtype=np.int64)
-    kind, reason = np.empty((2, n), dtype=np.int32), np.empty((2, n), dtype=np.uint8)
-    pairs, degree = np.empty((2, n), dtype=np.int64), np.zeros((2, n), dtype=np.int64)
-    bad, kept, correct, n_gold, n_pred, n_pairs = run.decode_pair(
-        pred, ref, lengths, canon, flags, type_of, reasons, start, end, kind, reason, pairs, degree
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    chunks = _chunks(lengths, CHUNK_TOKENS)
+    buffers = _Buffers(max(int(offsets[b] - offsets[a]) for a, b in chunks) + 1)
+    k = max(len(all_types), 1)
+    row, tokens, sides = (
+        np.zeros(8 * k, dtype=np.int64),
+        np.zeros(2, dtype=np.int64),
+        np.zeros((2, 4), np.int64),
     )
-    if bad >= 0:
-        return None  # the general path names the id and its place
-    none = np.zeros(0, dtype=np.int32)  # sentences and offsets: the matching reads positions only
-    counts = (n_gold, n_pred)
-    gold, found = (
-        SpanArrays(start[side, :k], end[side, :k], kind[side, :k], none, none)
-        for side, k in enumerate(counts)
-    )
-    row, types = _row(run, gold, found, pairs[:, :n_pairs], degree, all_types)
+    for a, b in chunks:
+        bad, *counts = run.decode_pair(
+            pred[offsets[a] : offsets[b]],
+            ref[offsets[a] : offsets[b]],
+            lengths[a:b],
+            canon,
+            flags,
+            type_of,
+            reasons,
+            *buffers.args(),
+        )
+        if bad >= 0:
+            return None  # the general path names the id and its place
+        tokens += counts[:2]
+        row += _chunk_row(run, buffers, *counts[2:], k)
+        sides += [_reasons_found(buffers.reason[side, :n], n) for side, n in enumerate(counts[2:4])]
+    blocks = row.reshape(8, k)[:, : len(all_types)]
+    present = np.flatnonzero(blocks.sum(axis=0))
+    row, types = blocks[:, present].reshape(1, -1), tuple(all_types[i] for i in present)
     try:
         check_types(types, options.beta)
     except ValueError:
         return None  # the general path names the entity whose type collides
     derived = derive(row, types, families_of(options.scoring.scores), options.zero_division, options.beta)
-    results = seqeval_results(row, types, derived, correct, kept, options.zero_division, options.beta)
+    results = seqeval_results(
+        row, types, derived, *tokens[::-1].tolist(), options.zero_division, options.beta
+    )
     results["muc"] = muc_results(row, types, derived, options.beta)
-    results["decoding"] = {
-        name: _report(reason[side, :k], k)
-        for name, side, k in (("predictions", 1, n_pred), ("references", 0, n_gold))
-    }
+    results["decoding"] = {"predictions": _report(sides[1]), "references": _report(sides[0])}
     return results
 
 
-def _row(run, gold, pred, pairs, degree, all_types):
-    """The count row over the types that occur (every entity's type, both sides) and those types,
-    from the overlapping pairs and each entity's number of them."""
-    g, p = pairs
-    keep, rest = run.isolated(g, p, degree[0], degree[1])
+def _chunk_row(run, buffers, n_gold, n_pred, n_pairs, k):
+    """One chunk's count row over all ``k`` types, from its entities, overlapping pairs and each
+    entity's number of them (the degrees are zeroed again for the next chunk)."""
+    none = np.zeros(0, dtype=np.int32)  # sentences and offsets: the matching reads positions only
+    gold, pred = (
+        SpanArrays(buffers.start[side, :n], buffers.end[side, :n], buffers.kind[side, :n], none, none)
+        for side, n in enumerate((n_gold, n_pred))
+    )
+    g, p = buffers.pairs[0, :n_pairs], buffers.pairs[1, :n_pairs]
+    keep, rest = run.isolated(g, p, buffers.degree[0, :n_gold], buffers.degree[1, :n_pred])
+    buffers.degree[0, :n_gold] = 0
+    buffers.degree[1, :n_pred] = 0
     if len(rest):
         keep[rest[flat_resolution(g[rest], p[rest], gold, pred)]] = True
-    k = len(all_types)
-    row = run.count_row(
-        g, p, keep, gold.start, gold.end, gold.type, pred.start, pred.end, pred.type, max(k, 1)
-    )
-    blocks = row.reshape(8, max(k, 1))[:, :k]
-    present = np.flatnonzero(blocks.sum(axis=0))
-    return blocks[:, present].reshape(1, -1), tuple(all_types[i] for i in present)
+    return run.count_row(g, p, keep, gold.start, gold.end, gold.type, pred.start, pred.end, pred.type, k)
 
 
-def _report(reasons, entities):
-    """One side's decoding report from its entities' ``reasons`` (``decode_pair``), as
+def _reasons_found(reasons: NDArray[np.uint8], entities: int) -> list[int]:
+    """(entities, then how many were repaired for each reason but the last, strict-only one)."""
+    return [entities, *(np.count_nonzero(reasons == 1 + i) for i in range(len(REASONS) - 1))]
+
+
+def _report(counts):
+    """One side's decoding report from its :func:`_reasons_found` counts, as
     ``ner_decoding_report.decoding_report`` gives it (lenient, no places)."""
-    tally = [np.count_nonzero(reasons == 1 + i) for i in range(len(REASONS) - 1)]  # not_closed: strict only
+    entities, *tally = counts.tolist()
     return {
         "entities": entities,
         "repaired": sum(tally),

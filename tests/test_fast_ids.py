@@ -76,6 +76,17 @@ def test_random_corpora_equal_the_general_path(compiled, vocabulary, seed):
     _same(_fast(pred, ref, names), _general(pred, ref, names))
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_chunks_of_sentences_add_up_to_the_whole(compiled, monkeypatch, chunk):
+    """Counted chunk by chunk of whole sentences (one sentence alone when it is longer)."""
+    names = VOCABULARIES["iobes"]
+    pred, ref = _corpus(np.random.default_rng(chunk), names, n_sentences=80, ignore=0.1)
+    whole = _fast(pred, ref, names)
+    monkeypatch.setattr(ner_fast, "CHUNK_TOKENS", chunk)
+    _same(_fast(pred, ref, names), whole)
+    _same(whole, _general(pred, ref, names))
+
+
 @pytest.mark.parametrize("more", [{"zero_division": 1}, {"beta": 2.0}, {"zero_division": 1, "beta": 0.5}])
 def test_zero_division_and_beta_reach_every_score(compiled, more):
     names = VOCABULARIES["iob2"]
@@ -149,6 +160,16 @@ def test_the_general_path_takes_what_the_compiled_one_does_not_read(compiled, ca
 def test_names_the_general_path_judges_are_left_to_it(compiled, names):
     pred = ref = np.array([[0, 1, 0]])
     assert _fast(pred, ref, names) is None
+
+
+def test_a_large_vocabulary_is_left_to_the_general_path(compiled):
+    """A table of every pair of label names would grow with their square: past MAX_CODES names, no table."""
+    names = ["O"] + [f"{p}-T{i}" for i in range(ner_fast.MAX_CODES) for p in "BI"]
+    pred = ref = np.array([[0, 1, 2, 2 * ner_fast.MAX_CODES]])
+    assert ner_fast._tables(tuple(names)) is None and _fast(pred, ref, names) is None
+    _same(_general(pred, ref, names), _general(pred.tolist(), ref.tolist(), names))
+    small = names[: ner_fast.MAX_CODES]
+    assert ner_fast._tables(tuple(small)) is not None
 
 
 def test_only_the_default_families_take_the_compiled_path(compiled):
