@@ -100,7 +100,12 @@ def _flat_ids(col: Any) -> tuple[NDArray[np.integer], NDArray[np.int64]] | None:
             return None
         lengths = [pc.list_value_length(c).to_numpy(zero_copy_only=False) for c in chunks]
         return _joined([v.to_numpy(zero_copy_only=False) for v in values]), _joined(lengths, np.int64)
-    if isinstance(col, (list, tuple)) and col and set(map(type, col)) == {np.ndarray}:
+    if (
+        isinstance(col, (list, tuple))
+        and col
+        and type(col[0]) is np.ndarray
+        and set(map(type, col)) == {np.ndarray}
+    ):
         try:
             flat = np.concatenate(col)
         except ValueError:  # a 0-d array: the general path names it
