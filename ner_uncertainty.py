@@ -289,31 +289,73 @@ def expanded_level(level: float, n: int) -> float:
     return min(1 - 2 * NormalDist().cdf(-float(z)), MAX_LEVEL)
 
 
+def sorted_quantiles(
+    ordered: NDArray[np.float64], defined: NDArray[np.intp], levels: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``np.quantile``'s linear interpolation, to the bit, of each column of ``ordered`` (sorted
+    along axis 0, NaN last) over its first ``defined`` values, at that column's ``levels`` (rows of
+    levels x columns): every column at its own levels in one pass, not one call per column."""
+    virtual = (defined - 1) * levels
+    floor = np.floor(virtual)
+    above, below = virtual >= defined - 1, virtual < 0
+    start = np.where(above, -1.0, np.where(below, 0.0, floor))  # the index numpy interpolates from
+    gamma = virtual - start
+    last = np.broadcast_to(defined - 1, virtual.shape)
+    at = np.where(above, last, np.where(below, 0, floor)).astype(np.intp)
+    after = np.where(above, last, np.where(below, 0, floor + 1)).astype(np.intp)
+    columns = np.broadcast_to(np.arange(ordered.shape[1]), virtual.shape)
+    a, b = ordered[at, columns], ordered[after, columns]
+    step = b - a
+    out = a + step * gamma
+    return np.where(gamma >= 0.5, b - step * (1 - gamma), out)
+
+
+def _accelerations(jackknife, weights):
+    """The BCa acceleration of each column from its defined leave-one-out values (weighted by how
+    many units share each distinct row); the columns with the same undefined rows in one batch."""
+    out = np.zeros(jackknife.shape[1])
+    defined = ~np.isnan(jackknife)
+    masks = np.packbits(defined, axis=0).T
+    groups: dict[bytes, list[int]] = {}
+    for j, mask in enumerate(map(bytes, masks)):
+        groups.setdefault(mask, []).append(j)
+    for members in groups.values():
+        keep = defined[:, members[0]]
+        if not keep.any():
+            continue
+        jack = np.ascontiguousarray(jackknife[keep][:, members].T)  # a row per column
+        w = weights[keep]
+        d = np.average(jack, weights=w, axis=1)[:, None] - jack
+        spread, skew = (w * d**2).sum(axis=1).tolist(), (w * d**3).sum(axis=1).tolist()
+        for j, s2, s3 in zip(members, spread, skew):
+            out[j] = s3 / (6 * s2**1.5) if s2 > 0 else 0.0
+    return out
+
+
 def _bca_interval(samples, estimate, level, jackknife, weights):
     """Bias-corrected and accelerated interval of each column; ``jackknife``: the leave-one-unit
-    -out values of each distinct row, ``weights``: how many units have that row."""
+    -out values of each distinct row, ``weights``: how many units have that row. Every column's
+    counts, acceleration and quantiles in batches; the normal quantiles one column at a time."""
     normal = NormalDist()
     alpha = (1 - min(level, MAX_LEVEL)) / 2
-    out = np.empty((2, samples.shape[1]))
-    for j in range(samples.shape[1]):
-        s, jack = samples[:, j], jackknife[:, j]
-        s, keep = s[~np.isnan(s)], ~np.isnan(jack)
-        if not len(s):
-            out[:, j] = estimate[j]
+    ordered = np.sort(samples, axis=0)  # NaN last
+    defined = np.count_nonzero(~np.isnan(samples), axis=0)
+    below = np.count_nonzero(samples < estimate, axis=0) + 0.5 * np.count_nonzero(samples == estimate, axis=0)
+    below = below / np.maximum(defined, 1)
+    flat = ordered[np.maximum(defined - 1, 0), np.arange(samples.shape[1])] == ordered[0]
+    accelerations = _accelerations(jackknife, weights)
+    z_low, z_high = normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha)
+    levels = np.tile([[alpha], [1 - alpha]], (1, samples.shape[1]))
+    for j, (p, a) in enumerate(zip(below.tolist(), accelerations.tolist())):
+        if defined[j] == 0 or p <= 0 or p >= 1 or flat[j]:
             continue
-        below = (np.count_nonzero(s < estimate[j]) + 0.5 * np.count_nonzero(s == estimate[j])) / len(s)
-        if below <= 0 or below >= 1 or np.ptp(s) == 0:
-            out[:, j] = np.quantile(s, [alpha, 1 - alpha])
-            continue
-        z0 = normal.inv_cdf(below)
-        d = np.average(jack[keep], weights=weights[keep]) - jack[keep] if keep.any() else np.zeros(0)
-        spread = float(np.sum(weights[keep] * d**2))
-        a = float(np.sum(weights[keep] * d**3)) / (6 * spread**1.5) if spread > 0 else 0.0
-        ends = [z0 + z for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
+        z0 = normal.inv_cdf(p)
+        ends = [z0 + z_low, z0 + z_high]
         if any(1 - a * e <= 0 for e in ends):  # the acceleration folds the interval: percentile instead
-            out[:, j] = np.quantile(s, [alpha, 1 - alpha])
             continue
-        out[:, j] = np.quantile(s, [normal.cdf(z0 + e / (1 - a * e)) for e in ends])
+        levels[:, j] = [normal.cdf(z0 + e / (1 - a * e)) for e in ends]
+    out = sorted_quantiles(ordered, defined, levels)
+    out[:, defined == 0] = np.asarray(estimate, dtype=float)[defined == 0]
     return out
 
 
