@@ -15,8 +15,9 @@ from numpy.typing import NDArray
 from .ner_core import fbeta_key, same_count
 from .ner_decoding import Numbered
 from .ner_documents import check_id_values
-from .ner_families import FAMILIES, Results, View, interval_scores, view_row
+from .ner_families import FAMILIES, Results, View, view_row
 from .ner_matching import count_rows, derive, muc_results_rows, seqeval_results_rows, sides
+from .ner_uncertainty import families_of, many_intervals
 
 #: each sentence's unit (itself, or its document) and the number of units
 Units = tuple[NDArray[np.intp], int]
@@ -194,7 +195,17 @@ def slice_results(
         correct = np.bincount(code, weights=tokens_correct, minlength=m)
         by_row = _row_families(view, rows, correct, tokens)
         views = slice_views(view, code, tokens, correct) if others else None
-        stats = value_unit_rows(view, code, units, m) if view.options.intervals is not None else None
+        stats = None
+        if view.options.intervals is not None:
+            o = view.options
+            stats = many_intervals(
+                value_unit_rows(view, code, units, m),
+                view.types,
+                o.intervals,
+                families_of(o.scoring.scores),
+                o.beta,
+                o.zero_division,
+            )
         table = {}
         for i, value in enumerate(distinct):
             results = {"sentences": int(sentences[i]), **by_row[i]}
@@ -204,7 +215,7 @@ def slice_results(
                     family = FAMILIES[name]
                     results[family.key] = family.derive(family.counts(sub), sub)
             if stats is not None:
-                results["intervals"] = interval_scores(view, stats[i])
+                results["intervals"] = stats[i]
             table[value] = results
         out[key] = {"values": table, "worst": _worst(table, whole, view.options.beta)}
     return out

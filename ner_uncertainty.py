@@ -666,6 +666,91 @@ def interval_results(
     )
 
 
+#: cells (rows x statistics columns) of resampled totals scored in one batch by :func:`many_intervals`
+CELLS_PER_BATCH = 1 << 18
+
+
+def _grouped(stats, types):
+    patterns, counts = group_rows(stats)
+    full = (patterns * counts[:, None]).sum(axis=0)
+    return patterns, counts, full, present_types(full, len(types))
+
+
+def many_intervals(
+    stats_list: Sequence[NDArray[np.int64]],
+    types: Sequence[str],
+    options: dict[str, Any],
+    families: Sequence[str] = INTERVAL_FAMILIES,
+    beta: float = 1.0,
+    zero_division: Any = 0.0,
+) -> list[dict[str, Any]]:
+    """:func:`interval_results` of each of ``stats_list`` (the unit rows of each slice value), the
+    same to the bit: each draws its own resamples from its own generator, and the scores of many
+    (their estimates, resamples and jackknife rows, one derivation per row) are derived in batches,
+    not in three calls each. Batches hold :data:`CELLS_PER_BATCH` cells; values of the same present
+    types go together (seqeval's per-type scores are over those)."""
+    resamples, level, seed = options["resamples"], options["confidence_level"], options["seed"]
+    grouped = [_grouped(stats, types) for stats in stats_list]
+    by_present: dict[tuple[int, ...], list[int]] = {}
+    for i, g in enumerate(grouped):
+        by_present.setdefault(g[3], []).append(i)
+    out: list[dict[str, Any]] = [{} for _ in stats_list]
+    for present, members in by_present.items():
+
+        def score(totals, undefined, present=present):
+            return score_table(totals, types, families, beta, zero_division, present, undefined)
+
+        names, estimates = score(np.stack([grouped[i][2] for i in members]), False)
+        if resamples * max(len(names), 1) > MAX_CELLS:  # binned draws: one value at a time
+            for i in members:
+                out[i] = interval_results(stats_list[i], types, options, families, beta, zero_division)
+            continue
+        position = {i: k for k, i in enumerate(members)}
+        cells = [(resamples + len(grouped[i][0])) * len(grouped[i][2]) for i in members]
+        for batch in _batches(members, cells):
+            for i, (samples, jackknife) in zip(
+                batch, _scored_draws([grouped[i] for i in batch], seed, resamples, score)
+            ):
+                patterns, counts = grouped[i][:2]
+                boot = Bootstrap(names, estimates[position[i]], samples, patterns, counts, _given(jackknife))
+                out[i] = _as_dict(names, interval_bounds(boot, level, DEFAULT_METHOD))
+    return out
+
+
+def _given(scores: NDArray[np.float64]) -> Callable[[NDArray[Any]], NDArray[np.float64]]:
+    """A score function that gives ``scores`` already derived (the jackknife rows, in a batch)."""
+    return lambda _: scores
+
+
+def _scored_draws(grouped, seed, resamples, score):
+    """Per grouped value, (its resamples' scores, its jackknife rows' scores): each value's draws
+    from its own generator (as :func:`bootstrap` draws them), every row scored in one call."""
+    parts, sizes = [], []
+    for patterns, counts, full, _ in grouped:
+        rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+        draws = list(bootstrap_totals(patterns, counts, resamples, rng))
+        parts += [*draws, full - patterns]  # the jackknife: one unit of each distinct row left out
+        sizes.append((sum(map(len, draws)), len(patterns)))
+    scored = score(np.concatenate(parts), True)[1]
+    start = 0
+    for size, rows in sizes:
+        yield scored[start : start + size], scored[start + size : start + size + rows]
+        start += size + rows
+
+
+def _batches(members, cells):
+    """``members`` in runs of at most :data:`CELLS_PER_BATCH` cells (each run at least one)."""
+    batch, size = [], 0
+    for i, c in zip(members, cells):
+        if batch and size + c > CELLS_PER_BATCH:
+            yield batch
+            batch, size = [], 0
+        batch.append(i)
+        size += c
+    if batch:
+        yield batch
+
+
 def comparison_results(
     out: dict[str, Any], results_a: dict[str, Any], results_b: dict[str, Any], settings: dict[str, Any]
 ) -> dict[str, Any]:

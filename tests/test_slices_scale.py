@@ -166,3 +166,53 @@ def test_a_slices_intervals_are_those_of_its_sentences_alone(metric, seed):
         part = results["slices"]["slice"]["values"][value]["intervals"]
         assert set(alone["intervals"]) == set(part)  # every type on either side of each slice
         assert alone["intervals"] == part
+
+
+def unit_rows(rng, n_units, n_types, sparse):
+    """Count rows of units: few distinct rows (sparse) or many, some types absent."""
+    rows = rng.integers(0, 3, (n_units, len(U.COLUMNS) * n_types))
+    rows[rng.random(rows.shape) < sparse] = 0
+    return rows
+
+
+@pytest.mark.parametrize("cells", [None, 1, 5000])  # the default batches, one value a batch, a few
+@pytest.mark.parametrize("seed", range(4))
+def test_many_intervals_in_batches_equal_one_interval_call_each(monkeypatch, seed, cells):
+    if cells is not None:
+        monkeypatch.setattr(U, "CELLS_PER_BATCH", cells)
+    rng = np.random.default_rng(seed)
+    types = ("LOC", "ORG", "PER")
+    stats = [
+        unit_rows(rng, int(rng.integers(1, 30)), len(types), rng.choice([0.5, 0.9, 1.0])) for _ in range(12)
+    ]
+    options = {"resamples": int(rng.choice([1, 40, 300])), "confidence_level": 0.9, "seed": seed}
+    families = [("seqeval", "muc"), ("seqeval",), ("muc",)][seed % 3]
+    beta, zero = [1.0, 2.0][seed % 2], [0.0, 1.0][seed // 2 % 2]
+    got = U.many_intervals(stats, types, options, families, beta, zero)
+    for rows, one in zip(stats, got):
+        assert one == U.interval_results(rows, types, options, families, beta, zero)
+
+
+def test_many_intervals_beyond_the_kept_draws_bin_as_one_call_does(monkeypatch):
+    monkeypatch.setattr(U, "MAX_CELLS", 1000)  # 300 resamples x names: binned draws
+    rng = np.random.default_rng(9)
+    stats = [unit_rows(rng, 20, 2, 0.5) for _ in range(3)]
+    options = {"resamples": 300, "confidence_level": 0.95, "seed": 1}
+    got = U.many_intervals(stats, ("A", "B"), options)
+    assert got == [U.interval_results(rows, ("A", "B"), options) for rows in stats]
+
+
+def test_the_docs_costs_table_is_the_bench_output():
+    import os
+    import re
+
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "bench", "slices.md")) as f:
+        written = [line for line in f.read().split("\n## Costs")[1].splitlines() if line.startswith("|")]
+    with open(os.path.join(ROOT, "docs", "slices.md")) as f:
+        page = f.read()
+    shown = (
+        re.search(r"<!-- slices-costs -->\n(.*?)\n<!-- /slices-costs -->", page, re.S).group(1).splitlines()
+    )
+    assert len(written) == 8 and shown == written
