@@ -203,6 +203,20 @@ def group_rows(rows: NDArray[np.integer]) -> tuple[NDArray[np.integer], NDArray[
     return patterns, counts
 
 
+def distinct_rows(rows: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """The distinct rows of an array of whole numbers and each row's index among them
+    (``distinct[inverse]`` is ``rows``): a row scores alike wherever it is, so each is scored once."""
+    coefficients = np.random.default_rng(0).integers(-(2**62), 2**62, rows.shape[1], dtype=np.int64)
+    with np.errstate(over="ignore"):
+        keys = rows.astype(np.int64) @ coefficients
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not np.array_equal(rows[first][inverse], rows):  # a collision of keys: sort the rows themselves
+        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return distinct, inverse.ravel()
+    return rows[first], inverse
+
+
 # ---------------------------------------------------------------------------- scores
 
 
@@ -731,7 +745,8 @@ def _scored_draws(grouped, seed, resamples, score):
         draws = list(bootstrap_totals(patterns, counts, resamples, rng))
         parts += [*draws, full - patterns]  # the jackknife: one unit of each distinct row left out
         sizes.append((sum(map(len, draws)), len(patterns)))
-    scored = score(np.concatenate(parts), True)[1]
+    distinct, inverse = distinct_rows(np.concatenate(parts))  # small values repeat their totals
+    scored = score(distinct, True)[1][inverse]
     start = 0
     for size, rows in sizes:
         yield scored[start : start + size], scored[start + size : start + size + rows]

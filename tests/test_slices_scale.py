@@ -216,3 +216,19 @@ def test_the_docs_costs_table_is_the_bench_output():
         re.search(r"<!-- slices-costs -->\n(.*?)\n<!-- /slices-costs -->", page, re.S).group(1).splitlines()
     )
     assert len(written) == 8 and shown == written
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distinct_rows_give_every_row_back(seed):
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, [2, 3, 50, 10**6][seed], (500, 7)).astype(float)
+    distinct, inverse = U.distinct_rows(rows)
+    assert np.array_equal(distinct[inverse], rows)
+    assert len(distinct) == len(np.unique(rows, axis=0))
+
+
+def test_distinct_rows_whose_keys_collide_are_still_told_apart():
+    c = np.random.default_rng(0).integers(-(2**62), 2**62, 2, dtype=np.int64)  # the keys' coefficients
+    rows = np.array([[c[1], 0], [0, c[0]], [c[1], 0]], dtype=np.int64)  # c1 * c0 == c0 * c1: one key
+    distinct, inverse = U.distinct_rows(rows)
+    assert len(distinct) == 2 and np.array_equal(distinct[inverse], rows)
