@@ -22,7 +22,7 @@ from .ner_buckets import compare_buckets
 from .ner_core import fbeta_key, holm
 from .ner_documents import by_unit, document_scores
 from .ner_options import Options
-from .ner_slices import SLICE_KEY, slice_codes
+from .ner_slices import SLICE_KEY, group_by, slice_codes
 from .ner_uncertainty import (
     align_types,
     comparison_results,
@@ -134,9 +134,10 @@ def _slice_comparisons(rows_a, rows_b, units, types, options, settings, families
     for key, values in options.slices.items():
         where = "slices" if key == SLICE_KEY and len(options.slices) == 1 else f"slices[{key!r}]"
         distinct, code = slice_codes(values, where, len(rows_a))
+        groups = group_by(code, len(distinct))  # each value's sentences, in order, from one sort
         table = {}
         for i, value in enumerate(distinct):
-            keep = code == i
+            keep = groups.members(i)
             local, inverse = np.unique(units[0][keep], return_inverse=True)
             slice_units = (inverse, len(local))
             cmp = _paired(
@@ -148,7 +149,7 @@ def _slice_comparisons(rows_a, rows_b, units, types, options, settings, families
                 options,
             )
             table[value] = {
-                "sentences": int(keep.sum()),
+                "sentences": len(keep),
                 "difference": dict(zip(cmp["names"], cmp["difference"].tolist())),
                 "p_values": dict(zip(cmp["names"], cmp["p_values"].tolist())),
             }

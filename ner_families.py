@@ -105,7 +105,7 @@ def check_types(types: Iterable[str], beta: float = 1.0, where: Callable[[str], 
 class View:
     """The corpus as every family sees it: both sides after ``label_map`` and ``types`` (a
     ``Selection``), their one matching, and the counts several families share, each made once
-    when first asked. :func:`build_view` makes it from a corpus; :func:`slice_view` keeps some
+    when first asked. :func:`build_view` makes it from a corpus; :func:`ner_slices.slice_views` keeps some
     of its sentences, with the same matching."""
 
     def __init__(

@@ -81,6 +81,7 @@ from .ner_signature import (
     refuse_convention_in_state,
     scored,
     signed,
+    signed_comparison,
     state_options,
     with_convention,
 )
@@ -393,7 +394,8 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         settings = check_comparison_options(
             permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
         )
-        return compare_systems(predictions, predictions_b, references, options, settings, document_ids)
+        result = compare_systems(predictions, predictions_b, references, options, settings, document_ids)
+        return signed_comparison(result, compute_options, ALL_OPTIONS, document_ids)
 
     def agreement(
         self,
@@ -712,8 +714,12 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         settings = check_comparison_options(
             permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
         )
-        return compare_systems(
+        result = compare_systems(
             predictions, predictions_b, references, options, settings, document_ids, int(system_intervals)
+        )
+        own = {"ci_resamples": int(system_intervals), "confidence_level": confidence_level, "seed": seed}
+        return signed_comparison(
+            result, compute_options, ALL_OPTIONS, document_ids, own if system_intervals else None
         )
 
     def compute(self, *, predictions: Any = None, references: Any = None, **options: Any) -> Any:

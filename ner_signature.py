@@ -230,11 +230,25 @@ def _decoding(given: Mapping[str, Any]) -> str:
     return f"dec:{spell(scheme)}" + ("" if mode is None else f".{spell(mode)}")
 
 
+def at_default(value: Any, default: Any) -> bool:
+    """Whether an option given equals its default as plain data (a tuple as the list of its items,
+    ``1`` apart from ``1.0`` and ``True``): it is signed as the default, left out."""
+    if default is None or value is None:
+        return value is default
+    try:
+        return json.dumps(plain(value), sort_keys=True) == json.dumps(plain(default), sort_keys=True)
+    except (TypeError, ValueError):  # keys json cannot sort, values it cannot write: not the default
+        return False
+
+
 def _entries(given: Mapping[str, Any], table: Mapping[str, Any]) -> list[list[Any]]:
-    """[name, code, text or None (hashed), value] of each option the signature names, in table order."""
+    """[name, code, text or None (hashed), value] of each option the signature names, in table order
+    (an option given at its default, such as the default ``scores`` as a list, is not named)."""
     entries = []
     for name, default in table.items():
         if name in ("scheme", "mode") or name in NEUTRAL or (name not in given and name not in ALWAYS):
+            continue
+        if name not in ALWAYS and at_default(given[name], default):
             continue
         value = CANONICAL.get(name, lambda v: v)(given.get(name, default))
         entries.append([name, CODES.get(name, name), None if name in DATA else spell(value), value])
@@ -513,6 +527,25 @@ def signed(results: dict[str, Any], config: str, given: Mapping[str, Any], table
             raise ValueError(f"an entity type may not be named {key!r} (a key of the results)")
     results["signature"] = signature(config, given, table)
     return results
+
+
+def signed_comparison(
+    result: dict[str, Any],
+    given: Mapping[str, Any],
+    table: Mapping[str, Any],
+    document_ids: Any = None,
+    system_intervals: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``compare``'s result with each system's results signed as ``compute`` signs them on the
+    default config: the options ``given`` for both systems, ``document_ids`` (their documents), and
+    with ``system_intervals`` (``ci_resamples``, ``confidence_level``, ``seed`` of each system's own
+    intervals) those too. ``metric.options_from_signature`` of ``result["a"]["signature"]`` gives the
+    options with which ``compute`` on system a's predictions gives ``result["a"]``."""
+    options = {**given, **({} if document_ids is None else {"document_ids": document_ids})}
+    options.update(system_intervals or {})
+    for side in ("a", "b"):
+        signed(result[side], "default", options, table)
+    return result
 
 
 def state_options(state: State) -> dict[str, Any]:

@@ -6,7 +6,8 @@ sentences, and the worst slice by the headline F.
 {'slice': ['news', 'web', 'news']}
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -14,9 +15,9 @@ from numpy.typing import NDArray
 from .ner_core import fbeta_key, same_count
 from .ner_decoding import Numbered
 from .ner_documents import check_id_values
-from .ner_families import FAMILIES, Results, View, interval_scores, view_row
-from .ner_fragments import restrict
+from .ner_families import FAMILIES, Results, View, view_row
 from .ner_matching import count_rows, derive, muc_results_rows, seqeval_results_rows, sides
+from .ner_uncertainty import families_of, many_intervals
 
 #: each sentence's unit (itself, or its document) and the number of units
 Units = tuple[NDArray[np.intp], int]
@@ -66,37 +67,87 @@ def slice_codes(values: list, where: str, n_sentences: int) -> tuple[list, NDArr
     return distinct, order[first]
 
 
-def slice_view(view: View, keep: NDArray[np.bool_], tokens: int, tokens_correct: int) -> View:
-    """The :class:`View` of the sentences where ``keep`` holds: the same matching, restricted."""
-    gold_keep, pred_keep = keep[view.gold.sentence], keep[view.pred.sentence]
-    gold_at, pred_at = np.cumsum(gold_keep) - 1, np.cumsum(pred_keep) - 1
-    m = view.matching
-    pair, overlap = gold_keep[m.gold], gold_keep[m.overlap_gold]
-    matching = type(m)(
-        gold_at[m.gold[pair]],
-        pred_at[m.pred[pair]],
-        m.scenario[pair],
-        gold_at[m.overlap_gold[overlap]],
-        pred_at[m.overlap_pred[overlap]],
+class Groups(NamedTuple):
+    """Items (sentences, spans, pairs) grouped by a value code with one stable argsort: value
+    ``i``'s items are ``order[bounds[i]:bounds[i + 1]]``, in their order; ``rank``: each item's
+    index among its value's."""
+
+    order: NDArray[np.intp]
+    bounds: NDArray[np.intp]
+    rank: NDArray[np.intp]
+
+    def members(self, i: int) -> NDArray[np.intp]:
+        return self.order[self.bounds[i] : self.bounds[i + 1]]
+
+
+def group_by(value: NDArray[np.intp], m: int) -> Groups:
+    """:class:`Groups` of items by their ``value`` (codes 0 to ``m`` - 1), in O(n log n)."""
+    order = np.argsort(value, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(value, minlength=m))]).astype(np.intp)
+    rank = np.empty(len(value), dtype=np.intp)
+    rank[order] = np.arange(len(value)) - np.repeat(bounds[:-1], np.diff(bounds))
+    return Groups(order, bounds, rank)
+
+
+def slice_views(
+    view: View, code: NDArray[np.intp], tokens: NDArray[Any], tokens_correct: NDArray[Any]
+) -> Iterator[View]:
+    """The :class:`View` of each value's sentences (``code``: each sentence's value), the same
+    matching restricted, value after value: every side and pair grouped once, so that all the
+    views together take time in the size of the corpus, not in values x corpus."""
+    m, mt = len(tokens), view.matching
+    sides = [group_by(code[side.sentence], m) for side in (view.gold, view.pred)]
+    gold_of = view.gold.sentence
+    pairs, overlaps = group_by(code[gold_of[mt.gold]], m), group_by(code[gold_of[mt.overlap_gold]], m)
+    fragments = (
+        None if view.fragments is None else [_by_value(f, g, m) for f, g in zip(view.fragments, sides)]
     )
-    selection = view.selection._replace(
-        gold=_take(view.gold, gold_keep), pred=_take(view.pred, pred_keep), tokens_correct=int(tokens_correct)
-    )
-    scores = None if view.pred_scores is None else view.pred_scores[pred_keep]
-    fragments = None
-    if view.fragments is not None:
-        fragments = (restrict(view.fragments[0], gold_keep), restrict(view.fragments[1], pred_keep))
-    attributes = None
-    if view.attributes is not None:
-        attributes = tuple(
-            [a for a, k in zip(side, keep_side.tolist()) if k]
-            for side, keep_side in zip(view.attributes, (gold_keep, pred_keep))
+    (gold, pred), rank = sides, [g.rank for g in sides]
+    for i in range(m):
+        g, p, q, o = gold.members(i), pred.members(i), pairs.members(i), overlaps.members(i)
+        matching = type(mt)(
+            rank[0][mt.gold[q]],
+            rank[1][mt.pred[q]],
+            mt.scenario[q],
+            rank[0][mt.overlap_gold[o]],
+            rank[1][mt.overlap_pred[o]],
         )
-    return View(view.options, selection, matching, int(tokens), scores, fragments, attributes)
+        selection = view.selection._replace(
+            gold=_take(view.gold, g), pred=_take(view.pred, p), tokens_correct=int(tokens_correct[i])
+        )
+        scores = None if view.pred_scores is None else view.pred_scores[p]
+        attributes = None
+        if view.attributes is not None:
+            attributes = tuple([side[k] for k in at.tolist()] for side, at in zip(view.attributes, (g, p)))
+        pieces = None if fragments is None else (fragments[0][i], fragments[1][i])
+        yield View(view.options, selection, matching, int(tokens[i]), scores, pieces, attributes)
 
 
-def _take(spans, mask):
-    return type(spans)(*(field[mask] for field in spans))
+def _by_value(fragments, groups, m):
+    """Per value, the fragments of its spans, renumbered as its spans (``ner_fragments.restrict``)."""
+    out: list[dict] = [{} for _ in range(m)]
+    value = np.zeros(len(groups.rank), dtype=np.intp)
+    value[groups.order] = np.repeat(np.arange(m), np.diff(groups.bounds))
+    for k, f in fragments.items():
+        out[value[k]][int(groups.rank[k])] = f
+    return out
+
+
+def _take(spans, at):
+    return type(spans)(*(field[at] for field in spans))
+
+
+def value_unit_rows(
+    view: View, code: NDArray[np.intp], units: Units | None, m: int
+) -> list[NDArray[np.int64]]:
+    """Per value, the count row of each unit of its sentences (each sentence, or the part of its
+    document in the value; None: the sentences), units in increasing order: one ``count_rows``
+    over (value, unit) pairs."""
+    unit, n_units = units if units is not None else (np.arange(len(code)), len(code))
+    keys, local = np.unique(code.astype(np.int64) * n_units + unit, return_inverse=True)
+    rows = count_rows(view.gold, view.pred, view.matching, len(view.types), local.ravel(), len(keys))
+    bounds = np.searchsorted(keys // n_units, np.arange(m + 1))
+    return [rows[bounds[i] : bounds[i + 1]] for i in range(m)]
 
 
 def headline(results: Results, beta: float) -> tuple[str, float] | None:
@@ -125,8 +176,10 @@ def slice_results(
     their intervals), and the worst slice by the headline F with its gap to the whole.
 
     The count-row families (seqeval, MUC) of every value come from one ``count_rows`` with the
-    values as units, derived in one batch; the other families and the intervals restrict the view
-    to the value's sentences (:func:`slice_view`)."""
+    values as units, derived in one batch; the intervals from one ``count_rows`` with (value, unit)
+    pairs as units (:func:`value_unit_rows`); the other families restrict the view to the value's
+    sentences (:func:`slice_views`), every side grouped by value once: linear in the values and
+    the sentences (``python bench/slices.py --costs``)."""
     n = len(lengths)
     lengths = np.asarray(lengths)
     scores = view.options.scoring.scores
@@ -141,17 +194,28 @@ def slice_results(
         tokens = np.bincount(code, weights=lengths, minlength=m)
         correct = np.bincount(code, weights=tokens_correct, minlength=m)
         by_row = _row_families(view, rows, correct, tokens)
+        views = slice_views(view, code, tokens, correct) if others else None
+        stats = None
+        if view.options.intervals is not None:
+            o = view.options
+            stats = many_intervals(
+                value_unit_rows(view, code, units, m),
+                view.types,
+                o.intervals,
+                families_of(o.scoring.scores),
+                o.beta,
+                o.zero_division,
+            )
         table = {}
         for i, value in enumerate(distinct):
             results = {"sentences": int(sentences[i]), **by_row[i]}
-            if others or view.options.intervals is not None:
-                keep = code == i
-                sub = slice_view(view, keep, int(tokens[i]), int(correct[i]))
+            if views is not None:
+                sub = next(views)
                 for name in others:
                     family = FAMILIES[name]
                     results[family.key] = family.derive(family.counts(sub), sub)
-                if view.options.intervals is not None:
-                    results["intervals"] = interval_scores(sub, _slice_rows(sub, keep, units))
+            if stats is not None:
+                results["intervals"] = stats[i]
             table[value] = results
         out[key] = {"values": table, "worst": _worst(table, whole, view.options.beta)}
     return out
@@ -183,14 +247,6 @@ def _row_families(view, rows, tokens_correct, tokens):
             for i, muc in zip(members, muc_results_rows(rows[members], types, derived, o.beta)):
                 out[i]["muc"] = muc
     return out
-
-
-def _slice_rows(sub, keep, units):
-    """Per unit of the slice (its sentences, or their documents), the count row."""
-    unit, _ = units
-    local = np.full(len(unit), -1, dtype=np.intp)
-    _, local[keep] = np.unique(unit[keep], return_inverse=True)
-    return count_rows(sub.gold, sub.pred, sub.matching, len(sub.types), local, int(local.max()) + 1)
 
 
 def _worst(table, whole, beta):

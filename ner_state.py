@@ -87,14 +87,16 @@ _ARRAYS = ("predictions", "references", "lengths")
 _PARALLEL_BYTES = 1 << 20
 
 
-def _array(values):
+def _array(values, compress=True):
     """An integer array as the layout writes it: its type (the smallest that holds its values) and
     its little-endian bytes, zlib-compressed (level 1: tag codes are mostly ``O``, about a
-    quarter of their size), in base64."""
+    quarter of their size; ``compress=False``: as they are), in base64."""
     values = np.asarray(values)
     low, high = (int(values.min()), int(values.max())) if len(values) else (0, 0)
     dtype = next(name for name, (a, b) in DTYPES.items() if a <= low and high <= b)
     raw = values.astype(np.dtype(dtype).newbyteorder("<")).tobytes()
+    if not compress:
+        return {"dtype": dtype, "count": len(values), "data": base64.b64encode(raw).decode("ascii")}
     return {
         "dtype": dtype,
         "count": len(values),
@@ -184,9 +186,14 @@ class State:
             block = dict(self.blocks[first], first_sentence=first)
             if block.get("kind", "tags") == "tags":
                 block["lengths_crc32"] = _crc(block["lengths"])
+            spans = block.get("kind") == "spans"  # its lengths written out: its bytes bound its examples
             for name in _ARRAYS + ("gold", "pred"):
                 if name in block and not isinstance(block[name], dict):
-                    block[name] = _array(block[name]) if name in _ARRAYS else [_array(c) for c in block[name]]
+                    block[name] = (
+                        _array(block[name], compress=not (spans and name == "lengths"))
+                        if name in _ARRAYS
+                        else [_array(c) for c in block[name]]
+                    )
             blocks.append(block)
         state = {
             "format": STATE_FORMAT,
@@ -260,15 +267,20 @@ def _read_block(block, version, where, budget):
     kind = block.get("kind", "tags")  # blocks of layout 1 had no kind
     if kind not in ("tags", "spans"):
         raise ValueError(f"{where}: kind {kind!r} is not 'tags' or 'spans'")
+    if kind == "spans":
+        _check_span_examples(block.get("lengths"), None, where)
     names = [name for name in _ARRAYS if name in block]
     large = sum(len(str(block[name].get("data", ""))) for name in names if isinstance(block[name], dict))
     arrays = side_by_side(  # zlib and base64 release the GIL: large blocks read in two threads
         [lambda n=name: _from_array(block[n], f"{where} {n}", budget) for name in names],
         parallel=large >= _PARALLEL_BYTES,
     )
+    fields = {name: block[name] for name in names}
     block.update(zip(names, arrays))
     if not isinstance(block.get("lengths"), np.ndarray) or len(block["lengths"]) == 0:
         raise ValueError(f"{where}: holds no sentence")
+    if kind == "spans" and fields["lengths"].get("count") is None:  # a layout before counts: checked as read
+        _check_span_examples(fields["lengths"], block["lengths"], where)
     if kind == "tags":
         _check_crc(block, version, where)
         block = _flat_block(block, version, where)
@@ -276,6 +288,27 @@ def _read_block(block, version, where, budget):
         block = _span_columns(block, where, budget)
     _check_columns(block, where)
     return first, block
+
+
+#: the most examples a span block declares in compressed lengths: its lengths are all 0, so 2 KB of
+#: zlib would declare a million empty examples; beyond this, the lengths are written out, a byte an
+#: example (as ``State.to_bytes`` writes a span block's), and the block's bytes bound its examples
+MAX_PACKED_EXAMPLES = 1 << 16
+
+
+def _check_span_examples(lengths, read, where):
+    """A span block's examples against what its bytes hold: compressed lengths declare at most
+    :data:`MAX_PACKED_EXAMPLES` (their declared ``count`` checked before inflating; ``read``: the
+    lengths as read, for a layout that declared no count)."""
+    if not isinstance(lengths, dict) or lengths.get("compression") is None:
+        return  # written out (each example a byte of the block), or not an array (named when read)
+    count = lengths.get("count") if read is None else len(read)
+    if isinstance(count, int) and not isinstance(count, bool) and count > MAX_PACKED_EXAMPLES:
+        raise ValueError(
+            f"{where} lengths: {count:,} examples in compressed bytes; a span block declares at most"
+            f" {MAX_PACKED_EXAMPLES:,} so (ner_state.MAX_PACKED_EXAMPLES), more with its lengths written"
+            " out, a byte an example, as State.to_bytes writes them"
+        )
 
 
 def _check_crc(block, version, where):

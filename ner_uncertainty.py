@@ -203,6 +203,20 @@ def group_rows(rows: NDArray[np.integer]) -> tuple[NDArray[np.integer], NDArray[
     return patterns, counts
 
 
+def distinct_rows(rows: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """The distinct rows of an array of whole numbers and each row's index among them
+    (``distinct[inverse]`` is ``rows``): a row scores alike wherever it is, so each is scored once."""
+    coefficients = np.random.default_rng(0).integers(-(2**62), 2**62, rows.shape[1], dtype=np.int64)
+    with np.errstate(over="ignore"):
+        keys = rows.astype(np.int64) @ coefficients
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not np.array_equal(rows[first][inverse], rows):  # a collision of keys: sort the rows themselves
+        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return distinct, inverse.ravel()
+    return rows[first], inverse
+
+
 # ---------------------------------------------------------------------------- scores
 
 
@@ -289,31 +303,73 @@ def expanded_level(level: float, n: int) -> float:
     return min(1 - 2 * NormalDist().cdf(-float(z)), MAX_LEVEL)
 
 
+def sorted_quantiles(
+    ordered: NDArray[np.float64], defined: NDArray[np.intp], levels: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``np.quantile``'s linear interpolation, to the bit, of each column of ``ordered`` (sorted
+    along axis 0, NaN last) over its first ``defined`` values, at that column's ``levels`` (rows of
+    levels x columns): every column at its own levels in one pass, not one call per column."""
+    virtual = (defined - 1) * levels
+    floor = np.floor(virtual)
+    above, below = virtual >= defined - 1, virtual < 0
+    start = np.where(above, -1.0, np.where(below, 0.0, floor))  # the index numpy interpolates from
+    gamma = virtual - start
+    last = np.broadcast_to(defined - 1, virtual.shape)
+    at = np.where(above, last, np.where(below, 0, floor)).astype(np.intp)
+    after = np.where(above, last, np.where(below, 0, floor + 1)).astype(np.intp)
+    columns = np.broadcast_to(np.arange(ordered.shape[1]), virtual.shape)
+    a, b = ordered[at, columns], ordered[after, columns]
+    step = b - a
+    out = a + step * gamma
+    return np.where(gamma >= 0.5, b - step * (1 - gamma), out)
+
+
+def _accelerations(jackknife, weights):
+    """The BCa acceleration of each column from its defined leave-one-out values (weighted by how
+    many units share each distinct row); the columns with the same undefined rows in one batch."""
+    out = np.zeros(jackknife.shape[1])
+    defined = ~np.isnan(jackknife)
+    masks = np.packbits(defined, axis=0).T
+    groups: dict[bytes, list[int]] = {}
+    for j, mask in enumerate(map(bytes, masks)):
+        groups.setdefault(mask, []).append(j)
+    for members in groups.values():
+        keep = defined[:, members[0]]
+        if not keep.any():
+            continue
+        jack = np.ascontiguousarray(jackknife[keep][:, members].T)  # a row per column
+        w = weights[keep]
+        d = np.average(jack, weights=w, axis=1)[:, None] - jack
+        spread, skew = (w * d**2).sum(axis=1).tolist(), (w * d**3).sum(axis=1).tolist()
+        for j, s2, s3 in zip(members, spread, skew):
+            out[j] = s3 / (6 * s2**1.5) if s2 > 0 else 0.0
+    return out
+
+
 def _bca_interval(samples, estimate, level, jackknife, weights):
     """Bias-corrected and accelerated interval of each column; ``jackknife``: the leave-one-unit
-    -out values of each distinct row, ``weights``: how many units have that row."""
+    -out values of each distinct row, ``weights``: how many units have that row. Every column's
+    counts, acceleration and quantiles in batches; the normal quantiles one column at a time."""
     normal = NormalDist()
     alpha = (1 - min(level, MAX_LEVEL)) / 2
-    out = np.empty((2, samples.shape[1]))
-    for j in range(samples.shape[1]):
-        s, jack = samples[:, j], jackknife[:, j]
-        s, keep = s[~np.isnan(s)], ~np.isnan(jack)
-        if not len(s):
-            out[:, j] = estimate[j]
+    ordered = np.sort(samples, axis=0)  # NaN last
+    defined = np.count_nonzero(~np.isnan(samples), axis=0)
+    below = np.count_nonzero(samples < estimate, axis=0) + 0.5 * np.count_nonzero(samples == estimate, axis=0)
+    below = below / np.maximum(defined, 1)
+    flat = ordered[np.maximum(defined - 1, 0), np.arange(samples.shape[1])] == ordered[0]
+    accelerations = _accelerations(jackknife, weights)
+    z_low, z_high = normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha)
+    levels = np.tile([[alpha], [1 - alpha]], (1, samples.shape[1]))
+    for j, (p, a) in enumerate(zip(below.tolist(), accelerations.tolist())):
+        if defined[j] == 0 or p <= 0 or p >= 1 or flat[j]:
             continue
-        below = (np.count_nonzero(s < estimate[j]) + 0.5 * np.count_nonzero(s == estimate[j])) / len(s)
-        if below <= 0 or below >= 1 or np.ptp(s) == 0:
-            out[:, j] = np.quantile(s, [alpha, 1 - alpha])
-            continue
-        z0 = normal.inv_cdf(below)
-        d = np.average(jack[keep], weights=weights[keep]) - jack[keep] if keep.any() else np.zeros(0)
-        spread = float(np.sum(weights[keep] * d**2))
-        a = float(np.sum(weights[keep] * d**3)) / (6 * spread**1.5) if spread > 0 else 0.0
-        ends = [z0 + z for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
+        z0 = normal.inv_cdf(p)
+        ends = [z0 + z_low, z0 + z_high]
         if any(1 - a * e <= 0 for e in ends):  # the acceleration folds the interval: percentile instead
-            out[:, j] = np.quantile(s, [alpha, 1 - alpha])
             continue
-        out[:, j] = np.quantile(s, [normal.cdf(z0 + e / (1 - a * e)) for e in ends])
+        levels[:, j] = [normal.cdf(z0 + e / (1 - a * e)) for e in ends]
+    out = sorted_quantiles(ordered, defined, levels)
+    out[:, defined == 0] = np.asarray(estimate, dtype=float)[defined == 0]
     return out
 
 
@@ -622,6 +678,92 @@ def interval_results(
         zero_division,
         method=DEFAULT_METHOD,
     )
+
+
+#: cells (rows x statistics columns) of resampled totals scored in one batch by :func:`many_intervals`
+CELLS_PER_BATCH = 1 << 18
+
+
+def _grouped(stats, types):
+    patterns, counts = group_rows(stats)
+    full = (patterns * counts[:, None]).sum(axis=0)
+    return patterns, counts, full, present_types(full, len(types))
+
+
+def many_intervals(
+    stats_list: Sequence[NDArray[np.int64]],
+    types: Sequence[str],
+    options: dict[str, Any],
+    families: Sequence[str] = INTERVAL_FAMILIES,
+    beta: float = 1.0,
+    zero_division: Any = 0.0,
+) -> list[dict[str, Any]]:
+    """:func:`interval_results` of each of ``stats_list`` (the unit rows of each slice value), the
+    same to the bit: each draws its own resamples from its own generator, and the scores of many
+    (their estimates, resamples and jackknife rows, one derivation per row) are derived in batches,
+    not in three calls each. Batches hold :data:`CELLS_PER_BATCH` cells; values of the same present
+    types go together (seqeval's per-type scores are over those)."""
+    resamples, level, seed = options["resamples"], options["confidence_level"], options["seed"]
+    grouped = [_grouped(stats, types) for stats in stats_list]
+    by_present: dict[tuple[int, ...], list[int]] = {}
+    for i, g in enumerate(grouped):
+        by_present.setdefault(g[3], []).append(i)
+    out: list[dict[str, Any]] = [{} for _ in stats_list]
+    for present, members in by_present.items():
+
+        def score(totals, undefined, present=present):
+            return score_table(totals, types, families, beta, zero_division, present, undefined)
+
+        names, estimates = score(np.stack([grouped[i][2] for i in members]), False)
+        if resamples * max(len(names), 1) > MAX_CELLS:  # binned draws: one value at a time
+            for i in members:
+                out[i] = interval_results(stats_list[i], types, options, families, beta, zero_division)
+            continue
+        position = {i: k for k, i in enumerate(members)}
+        cells = [(resamples + len(grouped[i][0])) * len(grouped[i][2]) for i in members]
+        for batch in _batches(members, cells):
+            for i, (samples, jackknife) in zip(
+                batch, _scored_draws([grouped[i] for i in batch], seed, resamples, score)
+            ):
+                patterns, counts = grouped[i][:2]
+                boot = Bootstrap(names, estimates[position[i]], samples, patterns, counts, _given(jackknife))
+                out[i] = _as_dict(names, interval_bounds(boot, level, DEFAULT_METHOD))
+    return out
+
+
+def _given(scores: NDArray[np.float64]) -> Callable[[NDArray[Any]], NDArray[np.float64]]:
+    """A score function that gives ``scores`` already derived (the jackknife rows, in a batch)."""
+    return lambda _: scores
+
+
+def _scored_draws(grouped, seed, resamples, score):
+    """Per grouped value, (its resamples' scores, its jackknife rows' scores): each value's draws
+    from its own generator (as :func:`bootstrap` draws them), every row scored in one call."""
+    parts, sizes = [], []
+    for patterns, counts, full, _ in grouped:
+        rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+        draws = list(bootstrap_totals(patterns, counts, resamples, rng))
+        parts += [*draws, full - patterns]  # the jackknife: one unit of each distinct row left out
+        sizes.append((sum(map(len, draws)), len(patterns)))
+    distinct, inverse = distinct_rows(np.concatenate(parts))  # small values repeat their totals
+    scored = score(distinct, True)[1][inverse]
+    start = 0
+    for size, rows in sizes:
+        yield scored[start : start + size], scored[start + size : start + size + rows]
+        start += size + rows
+
+
+def _batches(members, cells):
+    """``members`` in runs of at most :data:`CELLS_PER_BATCH` cells (each run at least one)."""
+    batch, size = [], 0
+    for i, c in zip(members, cells):
+        if batch and size + c > CELLS_PER_BATCH:
+            yield batch
+            batch, size = [], 0
+        batch.append(i)
+        size += c
+    if batch:
+        yield batch
 
 
 def comparison_results(

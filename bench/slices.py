@@ -1,6 +1,7 @@
-"""Per-slice intervals and the per-slice comparison, by simulation.
+"""Per-slice intervals and the per-slice comparison, by simulation; and what slices cost.
 
-    python bench/slices.py        # writes bench/slices.md (a few minutes)
+    python bench/slices.py           # writes bench/slices.md (a few minutes)
+    python bench/slices.py --costs   # only the costs section of bench/slices.md (about a minute)
 
 Coverage: a population of 200,000 sentences in three slices of different difficulty gives each slice's
 true overall F1; 300 corpora of 1,500 sentences drawn from it get per-slice intervals (the default
@@ -9,10 +10,16 @@ expanded BCa, 500 resamples) and the share that holds the true value is the cove
 Family-wise error: two systems drawn from the same error model (the null: no slice differs) on 300
 corpora of 600 sentences in five slices; the share of corpora where any slice's Holm-corrected
 p-value of overall_f1 is below 0.05.
+
+Costs: CPU seconds of one ``compute`` with slices and their intervals (1,000 resamples, the default
+expanded BCa) at 10, 100 and 1,000 slice values, on N and 2N sentences (values assigned in turn):
+linear in the values and in the sentences, each value paying its own 1,000 resamples. Best of two.
 """
 
+import argparse
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -101,24 +108,62 @@ def family_wise_error(metric, replicates=300, n=600):
     return rejected / replicates
 
 
+def costs(metric, sizes=(20_000, 40_000), values=(10, 100, 1000), resamples=1000):
+    rng = np.random.default_rng(2)
+    rows = []
+    for n in sizes:
+        names = [f"v{k}" for k in range(max(values))]
+        gold, pred = sentences(rng, n, [names[0]] * n, {names[0]: 0.75})
+        for m in values:
+            slices = [names[i % m] for i in range(n)]
+            times = []
+            for _ in range(2):
+                start = time.process_time()
+                metric.compute(predictions=pred, references=gold, slices=slices, ci_resamples=resamples)
+                times.append(time.process_time() - start)
+            rows.append((m, n, min(times)))
+    base = {n: t for m, n, t in rows if m == values[0]}
+    lines = [
+        "## Costs",
+        "",
+        f"Written by `python bench/slices.py --costs`: CPU seconds of one `compute` with slices and their"
+        f" intervals ({resamples:,} resamples), best of two.",
+        "",
+        "| slice values | sentences | CPU s | per value, ms | x the 10-value call |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for m, n, t in rows:
+        lines.append(f"| {m:,} | {n:,} | {t:.3f} | {1000 * t / m:.2f} | {t / base[n]:.1f} |")
+    return lines
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--costs", action="store_true", help="only the costs section")
+    args = parser.parse_args()
     import evaluate
 
     metric = evaluate.load(os.path.join(ROOT, "ner_recall_metric.py"))
-    cover = coverage(metric)
-    fwer = family_wise_error(metric)
-    lines = [
-        "Written by `python bench/slices.py`.",
-        "",
-        "| check | slice | value |",
-        "|---|---|---:|",
-        *[
-            f"| coverage of the 95% per-slice interval of overall_f1 (300 corpora of 1,500 sentences) | {s} | {c:.3f} |"
-            for s, c in cover.items()
-        ],
-        f"| family-wise error of the per-slice comparison under the null, Holm, level 0.05 (300 corpora, 5 slices) | all | {fwer:.3f} |",
-    ]
-    with open(os.path.join(ROOT, "bench", "slices.md"), "w") as f:
+    path = os.path.join(ROOT, "bench", "slices.md")
+    if args.costs:
+        with open(path) as f:
+            lines = f.read().split("\n## Costs")[0].rstrip("\n").splitlines()
+    else:
+        cover = coverage(metric)
+        fwer = family_wise_error(metric)
+        lines = [
+            "Written by `python bench/slices.py`.",
+            "",
+            "| check | slice | value |",
+            "|---|---|---:|",
+            *[
+                f"| coverage of the 95% per-slice interval of overall_f1 (300 corpora of 1,500 sentences) | {s} | {c:.3f} |"
+                for s, c in cover.items()
+            ],
+            f"| family-wise error of the per-slice comparison under the null, Holm, level 0.05 (300 corpora, 5 slices) | all | {fwer:.3f} |",
+        ]
+    lines += ["", *costs(metric)]
+    with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -534,3 +534,95 @@ def test_a_column_hashes_alike_as_list_tuple_or_array_and_apart_when_values_diff
     hashes = {S.value_hash(ints)} | {S.value_hash(o) for o in others}
     assert len(hashes) == 1 + len(others)
     assert S.value_hash([f"d{i}" for i in ints]) == S.value_hash(np.array([f"d{i}" for i in ints]))
+
+
+# ---------------------------------------------------------------------------- comparisons, defaults
+
+
+def second_system(references: list, seed: int) -> list:
+    rng = random.Random(seed)
+    return [[t if rng.random() < 0.8 else "O" for t in sentence] for sentence in references]
+
+
+@pytest.mark.parametrize(
+    "options, data, system_intervals",
+    [
+        ({}, {}, 0),
+        ({"types": ["PER", "LOC"], "beta": 2.0}, {}, 0),
+        ({"scores": ["seqeval", "muc", "token"], "zero_division": 1}, {}, 0),
+        ({"scheme": "IOBES", "mode": "strict", "label_map": {"MISC": "ORG"}}, {}, 0),
+        ({}, {"document_ids": "docs"}, 0),
+        ({"slices": "genre"}, {}, 0),
+        ({}, {}, 20),
+        ({"types": ["PER"]}, {"document_ids": "docs"}, 15),
+    ],
+)
+def test_each_system_of_a_comparison_is_signed_as_compute_signs_it(metric, options, data, system_intervals):
+    """compare's "a" and "b" carry the signature compute gives each system's results; the options
+    read back from it make compute give that system's results again, key for key."""
+    references, predictions = corpus(11)
+    predictions_b = second_system(references, 12)
+    n = len(references)
+    options = {k: ([i % 3 for i in range(n)] if v == "genre" else v) for k, v in options.items()}
+    data = {k: [i // 4 for i in range(n)] for k in data}
+    call = dict(predictions=predictions, predictions_b=predictions_b, references=references, permutations=20)
+    if system_intervals:
+        out = metric.compare_with_intervals(
+            **call, ci_resamples=0, system_intervals=system_intervals, seed=3, **data, **options
+        )
+    else:
+        out = metric.compare(**call, ci_resamples=0, **data, **options)
+    assert out["a"]["signature"] == out["b"]["signature"]
+    hashed_data = {k: v for k, v in {**data, **options}.items() if k in ("document_ids", "slices")}
+    for side, system in (("a", predictions), ("b", predictions_b)):
+        back = metric.options_from_signature(out[side]["signature"], **hashed_data)
+        again = metric.compute(predictions=system, references=references, **back)
+        assert again == out[side]  # the same numbers (key order aside: compare adds documents last)
+
+
+@pytest.mark.parametrize(
+    "explicit",
+    [
+        {"scores": ["seqeval", "muc"]},
+        {"scores": ("seqeval", "muc")},
+        {"calibration_bins": 10},
+        {"types": None, "label_map": None},
+        {"confidence_level": 0.95, "ci_resamples": 0},
+    ],
+)
+def test_an_option_given_at_its_default_signs_as_the_default(metric, explicit):
+    references, predictions = corpus(4)
+    omitted = metric.compute(predictions=predictions, references=references)
+    given = metric.compute(predictions=predictions, references=references, **explicit)
+    assert given["signature"] == omitted["signature"] == S.signature("default", explicit, ALL_OPTIONS)
+    assert metric.options_from_signature(given["signature"]) == {}
+    assert repr(given) == repr(omitted)
+
+
+@pytest.mark.parametrize(
+    "value, default, same",
+    [
+        (["seqeval", "muc"], ("seqeval", "muc"), True),
+        (["muc", "seqeval"], ("seqeval", "muc"), False),
+        (["seqeval"], ("seqeval", "muc"), False),
+        (["seqeval", "muc", "token"], ("seqeval", "muc"), False),
+        (1, 1.0, False),
+        (True, 1, False),
+        (0.95, 0.95, True),
+        (None, None, True),
+        ([], None, False),
+        ({"a": 1}, {"a": 1}, True),
+        ({1: "x", "a": "y"}, {"a": 1}, False),
+    ],
+)
+def test_at_default_compares_plain_data_with_types_apart(value, default, same):
+    assert S.at_default(value, default) is same
+
+
+@pytest.mark.parametrize("scores", [["seqeval"], ["muc", "seqeval"], ["seqeval", "muc", "token"]])
+def test_a_scores_list_other_than_the_default_is_signed(metric, scores):
+    references, predictions = corpus(4)
+    omitted = metric.compute(predictions=predictions, references=references)["signature"]
+    given = metric.compute(predictions=predictions, references=references, scores=scores)["signature"]
+    assert given != omitted and "|sc:(" in given
+    assert metric.options_from_signature(given) == {"scores": scores}

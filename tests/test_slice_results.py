@@ -269,7 +269,7 @@ def test_the_docs_table_is_the_bench_output():
 
     written = [
         line
-        for line in open(os.path.join(ROOT, "bench", "slices.md")).read().splitlines()
+        for line in open(os.path.join(ROOT, "bench", "slices.md")).read().split("\n## Costs")[0].splitlines()
         if line.startswith("|")
     ]
     page = open(os.path.join(ROOT, "docs", "slices.md")).read()
