@@ -43,7 +43,7 @@ from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, build_view, check_opti
 from .ner_uncertainty import INTERVAL_FAMILIES, align_types, document_units, score_table
 
 COUNTS_FORMAT = "ner_recall_metric.counts"
-COUNTS_VERSION = 1
+COUNTS_VERSION = 2
 #: the ``keep`` values of ``metric.state``
 KEEPS = ("exact", "counts")
 #: what a counts state cannot give: the option that asks for it and the words of the error
@@ -71,6 +71,10 @@ _BLOCK = 256
 _CHUNK_ROWS = 2048
 #: the largest declared size of a blob's array (bytes) and of the blob itself
 MAX_ARRAY_BYTES = 1 << 28
+#: the sentence ids a state holds to see one given twice, in slots: a run of consecutive int ids
+#: is one slot, a str id one slot and one more per 16 characters of its JSON; beyond, ids are no
+#: longer held (None), and a merge with such a state checks nothing (docs/state.md)
+MAX_ID_SLOTS = 32768
 
 # ---------------------------------------------------------------------------- the generator
 
@@ -255,11 +259,44 @@ def _coalesced(ranges: list) -> list:
     return out
 
 
+def _runs(values: npt.NDArray[np.int64]) -> list:
+    """Sorted distinct ints as ``[first, end)`` runs."""
+    if not len(values):
+        return []
+    breaks = np.flatnonzero(np.diff(values) != 1) + 1
+    starts, ends = values[np.r_[0, breaks]], values[np.r_[breaks - 1, len(values) - 1]] + 1
+    return [[int(a), int(b)] for a, b in zip(starts, ends)]
+
+
+def _shown(ranges: list, names: list) -> str:
+    """A state's ids in a few words: its first ranges and names, and how many more."""
+    items = [f"{lo}" if hi == lo + 1 else f"{lo} to {hi - 1}" for lo, hi in ranges[:3]]
+    items += [repr(name) for name in names[: max(0, 3 - len(items))]]
+    more = len(ranges) + len(names) - len(items)
+    return ", ".join(items) + (f" and {more} more" if more else "")
+
+
+def _overlap(a: list, b: list) -> tuple | None:
+    """The first ``[lo, hi)`` two sorted lists of disjoint ranges share, or None (one sweep)."""
+    i = j = 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if lo < hi:
+            return lo, hi
+        if a[i][1] <= b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return None
+
+
 class CountsState:
     """The counts of the partitions scored so far (``keep="counts"``): ``settings`` (config,
     options, unit kind), ``types``, ``row`` (the count row), ``tokens`` (agreeing, real),
     ``decoding`` (the report's counts), ``resamples`` (resamples x row, or None), ``sentences``
-    and, for units numbered from ``first_sentence``, the ``ranges`` of sentences held."""
+    and the sentence ids held, while they are few (:data:`MAX_ID_SLOTS`): ``ranges`` of int ids
+    (sentence numbers from ``first_sentence``, or int ``sentence_ids``) and ``names`` (str
+    ``sentence_ids``), both None once they would take more than :data:`MAX_ID_SLOTS`."""
 
     def __init__(
         self,
@@ -270,7 +307,8 @@ class CountsState:
         decoding: dict | None = None,
         resamples: npt.NDArray[np.int64] | None = None,
         sentences: int = 0,
-        ranges: list | None = None,
+        ranges: list | None = [],
+        names: list | None = None,
     ) -> None:
         self.settings, self.types, self.tokens, self.decoding = (
             settings,
@@ -279,7 +317,9 @@ class CountsState:
             decoding,
         )
         self.row = np.zeros(len(COLUMNS) * len(self.types), dtype=np.int64) if row is None else row
-        self.resamples, self.sentences, self.ranges = resamples, int(sentences), list(ranges or [])
+        self.resamples, self.sentences = resamples, int(sentences)
+        held = ranges is not None and names is not None and id_slots(ranges, names) <= MAX_ID_SLOTS
+        self.ranges, self.names = (list(ranges), list(names)) if held else (None, None)
 
     def __radd__(self, other: object) -> "CountsState":
         if isinstance(other, int) and other == 0:  # sum(states) starts from 0
@@ -297,7 +337,7 @@ class CountsState:
         if self.settings is None or other.settings is None:
             return self if other.settings is None else other
         _check_same(self.settings, other.settings)
-        ranges = _check_ranges(self.ranges, other.ranges)
+        ids = _merged_ids(self, other)
         types = _union_types(self.types, other.types)
         row = _aligned(self.row, self.types, types) + _aligned(other.row, other.types, types)
         resamples = None
@@ -313,7 +353,7 @@ class CountsState:
             _add_nested(cast(dict, self.decoding), cast(dict, other.decoding)),
             resamples,
             self.sentences + other.sentences,
-            ranges,
+            *ids,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -332,6 +372,7 @@ class CountsState:
             "resamples": None if self.resamples is None else _blob(self.resamples),
             "sentences": self.sentences,
             "ranges": self.ranges,
+            "names": self.names,
         }
         return json.dumps(state, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
@@ -342,24 +383,39 @@ class CountsState:
 
 
 def _check_same(a: dict, b: dict) -> None:
-    """Raise naming the first setting on which two states differ, with both values."""
+    """Raise naming the first setting on which two states differ, with both values (for the
+    options, the first option that differs)."""
     for name in sorted(set(a) | set(b)):
         if a.get(name) != b.get(name):
-            raise ValueError(
-                f"states that do not merge: {name} is {a.get(name)!r} in one and {b.get(name)!r} in the other"
+            one, other = a.get(name), b.get(name)
+            if name == "options":
+                one, other = json.loads(cast(str, one)), json.loads(cast(str, other))
+                name = min(k for k in set(one) | set(other) if one.get(k) != other.get(k))
+                one, other = one.get(name, "its default"), other.get(name, "its default")
+            raise ValueError(f"states that do not merge: {name} is {one!r} in one and {other!r} in the other")
+
+
+def _merged_ids(a: CountsState, b: CountsState) -> tuple:
+    """(ranges, names) of two merged states: raise naming both states' ids where they share
+    one; None, None when either holds none (the constructor drops them past the slots)."""
+    if a.ranges is None or b.ranges is None:
+        return None, None
+    first = "sentences" if cast(dict, a.settings)["units"] == "first_sentence" else "sentence_ids"
+    both = _overlap(a.ranges, b.ranges)
+    same = sorted(set(cast(list, a.names)) & set(cast(list, b.names)))
+    if both is not None or same:
+        lo, hi = both if both is not None else (0, 0)
+        what = f"{first} {lo} to {hi - 1}" if both is not None else f"{first} {same[0]!r}"
+        raise ValueError(
+            f"two states hold {what}: one holds {first} {_shown(a.ranges, cast(list, a.names))}, the other"
+            f" {_shown(b.ranges, cast(list, b.names))}; each sentence is one unit, in one partition: "
+            + (
+                "give each partition its own first_sentence (the number of sentences before it), or sentence_ids"
+                if first == "sentences"
+                else "give each sentence its own id"
             )
-
-
-def _check_ranges(a: list, b: list) -> list:
-    """The sentence ranges of two states numbered from ``first_sentence``: raise where they overlap."""
-    for lo, hi in a:
-        for lo2, hi2 in b:
-            if lo < hi2 and lo2 < hi:
-                raise ValueError(
-                    f"two states hold sentences {max(lo, lo2)} to {min(hi, hi2) - 1}: give each partition its"
-                    " own first_sentence (the number of sentences before it), or sentence_ids"
-                )
-    return _coalesced(a + b)
+        )
+    return _coalesced(a.ranges + b.ranges), sorted(cast(list, a.names) + cast(list, b.names))
 
 
 def _blob(values: npt.NDArray[np.int64]) -> dict:
@@ -453,7 +509,7 @@ def _read_counts(cls: type, data: bytes) -> CountsState:
         )
     elif state.get("resamples") is not None:
         raise ValueError("counts state resamples: present, but the settings ask for none")
-    tokens, sentences, ranges = _scalars(state)
+    tokens, sentences, ids = _scalars(state)
     if (row < 0).any() or (resamples is not None and (resamples < 0).any()):
         raise ValueError("counts state: a negative count")
     decoding: Any = state.get("decoding")
@@ -466,12 +522,12 @@ def _read_counts(cls: type, data: bytes) -> CountsState:
             raise ValueError(
                 f"counts state decoding: not the decoding report's counts {REPORT_KEYS} per side"
             )
-    return cls(settings, tuple(types), row, tuple(tokens), decoding, resamples, sentences, _disjoint(ranges))
+    return cls(settings, tuple(types), row, tuple(tokens), decoding, resamples, sentences, *ids)
 
 
 def _scalars(state: dict) -> tuple:
-    """A counts state's tokens, sentences and ranges, checked."""
-    tokens, sentences, ranges = state.get("tokens"), state.get("sentences"), state.get("ranges")
+    """A counts state's tokens, sentences and (ranges, names), checked."""
+    tokens, sentences = state.get("tokens"), state.get("sentences")
     if not (
         isinstance(tokens, list)
         and len(tokens) == 2
@@ -481,9 +537,24 @@ def _scalars(state: dict) -> tuple:
         raise ValueError(f"counts state tokens: {tokens!r} is not [agreeing, real] token counts")
     if not _is_count(sentences):
         raise ValueError(f"counts state sentences: {sentences!r} is not a count")
+    return tokens, sentences, _read_ids(state.get("ranges"), state.get("names"))
+
+
+def _read_ids(ranges: object, names: object) -> tuple:
+    if ranges is None and names is None:
+        return None, None
+    if ranges is None or names is None:
+        raise ValueError("counts state ranges and names: both held or neither")
     if not (isinstance(ranges, list) and all(_is_range(r) for r in ranges)):
         raise ValueError("counts state ranges: not a list of [first, end) sentence ranges")
-    return tokens, sentences, ranges
+    if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+        raise ValueError("counts state names: not a list of str sentence ids")
+    if names != sorted(set(names)):
+        raise ValueError("counts state names: not distinct sorted ids")
+    ranges = _disjoint(ranges)
+    if id_slots(ranges, names) > MAX_ID_SLOTS:
+        raise ValueError(f"counts state ranges and names: more than {MAX_ID_SLOTS} slots of ids")
+    return ranges, names
 
 
 def _disjoint(ranges: list) -> list:
@@ -495,7 +566,12 @@ def _disjoint(ranges: list) -> list:
 
 
 def _is_range(value: object) -> bool:
-    return isinstance(value, list) and len(value) == 2 and all(map(_is_count, value)) and value[0] < value[1]
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v <= 2**63 for v in value)
+        and value[0] < value[1]
+    )
 
 
 def _valid_settings(settings: object) -> bool:
@@ -534,16 +610,16 @@ def _refuse(config: str, options: dict, checked: Any) -> None:
 
 
 def _units(options: dict, sentence_ids: Any, first_sentence: int, n: int) -> tuple:
-    """(unit kind, unit of each sentence, key of each unit)."""
+    """(unit kind, unit of each sentence, key of each unit, (ranges, names) of the ids held)."""
     ids = options.get("document_ids")
     if ids is not None and sentence_ids is not None:
         raise ValueError("give document_ids or sentence_ids, not both: the units are one or the other")
-    if ids is not None:
+    if ids is not None:  # a document may span partitions: its id in two of them is one unit
         units, count = document_units(ids, n)
         first = np.full(count, -1, dtype=np.int64)
         first[units[::-1]] = np.arange(n - 1, -1, -1)
         values = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
-        return "document_ids", units, unit_keys([values[i] for i in first], "document_ids")
+        return "document_ids", units, unit_keys([values[i] for i in first], "document_ids"), ([], [])
     if sentence_ids is not None:
         if isinstance(sentence_ids, (str, bytes, dict)) or not hasattr(sentence_ids, "__len__"):
             raise ValueError(
@@ -552,21 +628,38 @@ def _units(options: dict, sentence_ids: Any, first_sentence: int, n: int) -> tup
         if len(sentence_ids) != n:
             raise ValueError(f"sentence_ids has {len(sentence_ids)} ids but the partition has {n} sentences")
         keys = unit_keys(sentence_ids, "sentence_ids")
-        _check_unique(keys, sentence_ids)
-        return "sentence_ids", np.arange(n), keys
+        return "sentence_ids", np.arange(n), keys, _held_ids(sentence_ids)
     keys = np.arange(first_sentence, first_sentence + n, dtype=np.uint64)
-    return "first_sentence", np.arange(n), keys
+    return "first_sentence", np.arange(n), keys, ([[first_sentence, first_sentence + n]], [])
 
 
-def _check_unique(keys: npt.NDArray[np.uint64], ids: Any) -> None:
-    order = np.argsort(keys, kind="stable")
-    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    if len(same):
-        i, j = sorted((int(order[same[0]]), int(order[same[0] + 1])))
+def _held_ids(sentence_ids: Any) -> tuple:
+    """A partition's sentence ids as (ranges of its int ids, its str ids), each id checked to be
+    given once; (None, None) past :data:`MAX_ID_SLOTS` or for an int beyond 64 bits."""
+    values = sentence_ids.tolist() if isinstance(sentence_ids, np.ndarray) else list(sentence_ids)
+    values = [int(v) if isinstance(v, np.integer) else v for v in values]  # unit_keys checked the types
+    small = [v for v in values if isinstance(v, int) and -(2**63) <= v < 2**63]
+    names = [v for v in values if isinstance(v, str)]
+    ints = np.sort(np.array(small, dtype=np.int64))
+    twice = ints[1:][np.diff(ints) == 0][:1].tolist()
+    names.sort()
+    twice += [a for a, b in zip(names, names[1:]) if a == b][:1]
+    if twice:
+        i = values.index(twice[0])
+        j = values.index(twice[0], i + 1)
         raise ValueError(
-            f"sentence_ids[{i}] and sentence_ids[{j}] are both {list(ids)[j]!r}: each sentence is one unit,"
+            f"sentence_ids[{i}] and sentence_ids[{j}] are both {twice[0]!r}: each sentence is one unit,"
             " with its own id"
         )
+    runs = _runs(ints)
+    if len(small) + len(names) < len(values) or len(runs) + len(names) > MAX_ID_SLOTS:
+        return None, None
+    return (runs, names) if id_slots(runs, names) <= MAX_ID_SLOTS else (None, None)
+
+
+def id_slots(ranges: list, names: list) -> int:
+    """The room ids take in a state: a slot per range, a slot and one per 16 characters of JSON per name."""
+    return len(ranges) + sum(1 + len(json.dumps(name)) // 16 for name in names)
 
 
 def make_counts_state(
@@ -583,7 +676,7 @@ def make_counts_state(
     pred = decode(corpus.predictions, corpus, checked.scheme)
     view = build_view(corpus, gold, pred, checked)
     n = len(corpus.lengths)
-    kind, units, keys = _units(options, sentence_ids, int(first_sentence), n)
+    kind, units, keys, ids = _units(options, sentence_ids, int(first_sentence), n)
     resamples, seed = (checked.intervals or {}).get("resamples", 0), (checked.intervals or {}).get("seed")
     kept = {
         k: v for k, v in options.items() if k not in ("document_ids", "label_names", "ci_resamples", "seed")
@@ -602,9 +695,8 @@ def make_counts_state(
         else None
     )
     decoding = decoding_reports(corpus, pred, gold, checked.scheme, places=0)
-    ranges = [[int(first_sentence), int(first_sentence) + n]] if kind == "first_sentence" else []
     tokens = (int(view.selection.tokens_correct), int(view.tokens))
-    return CountsState(settings, view.types, view.row[0], tokens, decoding, sampled, n, ranges)
+    return CountsState(settings, view.types, view.row[0], tokens, decoding, sampled, n, *ids)
 
 
 def _percentile(
