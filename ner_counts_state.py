@@ -743,6 +743,20 @@ def counts_intervals(state: CountsState, method: str = "percentile") -> dict:
     return {name: [float(bounds[0, j]), float(bounds[1, j])] for j, name in enumerate(names)}
 
 
+#: how a counts state's signature names its units
+UNIT_WORDS = {"document_ids": "doc", "sentence_ids": "sent", "first_sentence": "sent"}
+
+
+def counts_signed(state: CountsState, options: dict, interval: str, table: dict) -> tuple:
+    """(options, table) for the signature of a finalized counts state: its options and
+    ``keep:counts.UNITS[.INTERVAL]`` (UNITS ``doc`` or ``sent``, INTERVAL ``percentile`` or
+    ``bias_corrected`` with resamples), since its document ids are not hashed and its
+    intervals are not ``compute``'s."""
+    settings = cast(dict, state.settings)
+    kind = f"counts.{UNIT_WORDS[settings['units']]}" + (f".{interval}" if settings["resamples"] else "")
+    return {**options, "keep": kind}, {**table, "keep": "exact"}
+
+
 def finalize_counts(config: str, state: CountsState, interval: str = "percentile") -> dict:
     """``compute``'s seqeval and MUC results, decoding counts and Poisson-bootstrap intervals of a
     merged counts state, in constant time."""

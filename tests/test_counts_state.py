@@ -7,6 +7,7 @@ import base64
 import json
 import math
 import random
+import re
 import zlib
 
 import numpy as np
@@ -102,9 +103,9 @@ def test_point_results_are_compute_to_the_bit(metric, setting):
     for key in ("intervals", "documents"):
         assert (key in got) == (key == "intervals" and "ci_resamples" in setting)
         got.pop(key, None), want.pop(key, None)
-    if "document_ids" in setting:  # the ids themselves stay with the partitions: no hash to sign
-        assert want["signature"].startswith(got.pop("signature") + "|doc#")
-        want.pop("signature")
+    units = "doc" if "document_ids" in setting else "sent"  # the ids stay with the partitions: no hash
+    kind = f"|keep:counts.{units}" + (".percentile" if "ci_resamples" in setting else "")
+    assert got.pop("signature") == re.sub(r"\|doc#\w+", "", want.pop("signature")) + kind
     assert json.dumps(got) == json.dumps(want)  # the key order too
 
 
@@ -383,6 +384,30 @@ def test_a_document_split_across_partitions_weighs_the_same(metric):
         for a, b in ((0, 10), (10, 11), (11, 60))
     ]
     assert sum(parts).to_bytes() == whole.to_bytes()
+
+
+@pytest.mark.parametrize(
+    "options, interval, part",
+    [
+        ({}, "percentile", "|keep:counts.sent"),
+        (
+            {"sentence_ids": ["a", "b"], "ci_resamples": 5, "seed": 0},
+            "percentile",
+            "|keep:counts.sent.percentile",
+        ),
+        ({"document_ids": ["a", "a"]}, "percentile", "|keep:counts.doc"),
+        (
+            {"document_ids": [1, 2], "ci_resamples": 5, "seed": 0},
+            "bias_corrected",
+            "|keep:counts.doc.bias_corrected",
+        ),
+    ],
+)
+def test_the_signature_names_the_units_and_the_interval(metric, options, interval, part):
+    signature = metric.finalize(one(metric, **options), interval=interval)["signature"]
+    assert signature.endswith(part) and "doc#" not in signature  # document ids are not hashed
+    with pytest.raises(ValueError, match=re.escape(f"cannot read {part[1:]!r}")):
+        metric.options_from_signature(signature)  # compute cannot give a counts state's numbers
 
 
 def test_the_empty_state_is_the_identity(metric):
