@@ -65,8 +65,9 @@ REPORT_KEYS = ("entities", "repaired", "dropped", "reasons")
 UNIT_KINDS = ("document_ids", "sentence_ids", "first_sentence")
 #: resample totals are exact in float64 below this (their matrix product adds integers)
 _EXACT = 2**53
-#: units whose weights are drawn at once (a block of units x resamples stays in cache)
-_BLOCK = 256
+#: units whose weights are drawn at once (a block of units x resamples stays in cache; its
+#: summed weights, at most 255 x the block, fit the uint16 of the block's running sums)
+_BLOCK = 128
 #: distinct rows whose summed weights are held at once (rows x resamples floats)
 _CHUNK_ROWS = 2048
 #: the largest declared size of a blob's array (bytes) and of the blob itself
@@ -105,7 +106,6 @@ def _poisson_table() -> npt.NDArray[np.uint8]:
 
 
 POISSON_TABLE = _poisson_table()
-_TABLE32 = POISSON_TABLE.astype(np.float32)  # float32 sums of up to 2**24 are exact
 #: the Weyl step of each group of four resamples
 _STEPS = np.arange(1, 250_001, dtype=np.uint64) * _GOLDEN
 
@@ -134,20 +134,25 @@ def _seeded(keys: npt.NDArray[np.uint64], seed: int) -> npt.NDArray[np.uint64]:
     return mix64(mix64(keys ^ _INT_TAG) ^ seed_key)
 
 
-def _block_weights(
-    seeded: npt.NDArray[np.uint64], resamples: int, table: np.ndarray | None = None
-) -> np.ndarray:
-    """Weights of ``seeded`` units (rows) in each resample: one 64-bit hash per unit and four
-    resamples (SplitMix64's Weyl step and MurmurHash3's finaliser, in place), each resample
-    reading its own 16 bits through :data:`POISSON_TABLE` (or ``table``, the same as floats)."""
-    z = seeded[:, None] + _STEPS[: (resamples + 3) // 4]
-    z ^= z >> _S33
-    z *= _M1
-    z ^= z >> _S33
-    z *= _M2
-    z ^= z >> _S33
-    lanes = z.astype("<u8", copy=False).view("<u2")
-    return (POISSON_TABLE if table is None else table)[lanes[:, :resamples]]
+def _hash_lanes(seeded: np.ndarray, resamples: int, z: np.ndarray, spare: np.ndarray) -> np.ndarray:
+    """The 16-bit uniform of each ``seeded`` unit (rows) in each resample: one 64-bit hash per
+    unit and four resamples (SplitMix64's Weyl step and MurmurHash3's finaliser), computed in
+    the buffers ``z`` and ``spare`` (units x groups of four, uint64) without a temporary."""
+    z, spare = z[: len(seeded)], spare[: len(seeded)]
+    np.add(seeded[:, None], _STEPS[: z.shape[1]], out=z)
+    for multiplier in (_M1, _M2, None):
+        np.right_shift(z, _S33, out=spare)
+        z ^= spare
+        if multiplier is not None:
+            z *= multiplier
+    return z.view("<u2" if z.dtype.byteorder in "<=" else ">u2")[:, :resamples]
+
+
+def _block_weights(seeded: npt.NDArray[np.uint64], resamples: int) -> np.ndarray:
+    """Weights of ``seeded`` units (rows) in each resample, each resample's 16 bits read through
+    :data:`POISSON_TABLE`."""
+    z = np.empty((len(seeded), (resamples + 3) // 4), dtype="<u8")
+    return POISSON_TABLE[_hash_lanes(seeded, resamples, z, np.empty_like(z))]
 
 
 def poisson_weights(keys: npt.NDArray[np.uint64], seed: int, resamples: int) -> npt.NDArray[np.uint8]:
@@ -217,17 +222,25 @@ def resampled_rows(
 
 
 def _pattern_sums(seeded: np.ndarray, pattern: np.ndarray, n_rows: int, resamples: int) -> np.ndarray:
-    """Per distinct row, the summed weights of its units in each resample (rows x resamples)."""
-    sums = np.zeros((n_rows, resamples))
+    """Per distinct row, the summed weights of its units in each resample (rows x resamples, as
+    float64 integers): each block's weights in reused buffers, summed in uint16 (a block of one
+    row at once, else as differences of running sums at the rows' ends: exact, as modular)."""
+    sums = np.zeros((n_rows, resamples), dtype=np.int64)
+    z = np.empty((_BLOCK, (resamples + 3) // 4), dtype="<u8")
+    spare, weights = np.empty_like(z), np.empty((_BLOCK, resamples), dtype=np.uint8)
+    running = np.zeros((_BLOCK + 1, resamples), dtype=np.uint16)
     for a in range(0, len(seeded), _BLOCK):
         block = pattern[a : a + _BLOCK]
-        weights = _block_weights(seeded[a : a + _BLOCK], resamples, _TABLE32)
+        w = weights[: len(block)]
+        lanes = _hash_lanes(seeded[a : a + _BLOCK], resamples, z, spare)
+        np.take(POISSON_TABLE, lanes, out=w, mode="wrap")  # 16-bit lanes: always in the table
         if block[0] == block[-1]:
-            sums[block[0]] += weights.sum(axis=0)
+            sums[block[0]] += w.sum(axis=0, dtype=np.uint16)
         else:
-            starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
-            sums[block[starts]] += np.add.reduceat(weights, starts, axis=0)
-    return sums
+            ends = np.append(np.flatnonzero(block[1:] != block[:-1]) + 1, len(block))
+            np.cumsum(w, axis=0, dtype=np.uint16, out=running[1 : len(block) + 1])
+            sums[block[ends - 1]] += running[ends] - running[ends - np.diff(ends, prepend=0)]
+    return sums.astype(np.float64)
 
 
 # ---------------------------------------------------------------------------- the state

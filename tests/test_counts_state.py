@@ -527,6 +527,20 @@ def test_chunks_and_blocks_do_not_change_the_resamples(monkeypatch):
     assert np.array_equal(whole, C.poisson_weights(keys, 4, 9).T.astype(np.int64) @ dense)
 
 
+@pytest.mark.parametrize("block", [1, 2, 128, 1000])
+def test_blocks_of_one_row_and_of_many_sum_alike(monkeypatch, block):
+    """Units of one row fill whole blocks (summed at once); a few of other rows mix in (summed as
+    differences of running sums); the block's uint16 sums cannot wrap."""
+    width, units = 2, 1500
+    entries = np.r_[np.arange(units) * width, np.arange(0, units, 97) * width + 1]
+    keys = C.unit_keys(list(range(units)), "ids")
+    assert 255 * C._BLOCK < 2**16  # a uint8 weight's sums over a block fit its uint16 sums
+    monkeypatch.setattr(C, "_BLOCK", block)
+    got = C.resampled_rows(entries, keys, width, seed=1, resamples=7)
+    dense = np.bincount(entries, minlength=units * width).reshape(units, width)
+    assert np.array_equal(got, C.poisson_weights(keys, 1, 7).T.astype(np.int64) @ dense)
+
+
 def test_a_hash_collision_falls_back_to_the_exact_rows(monkeypatch):
     rng = np.random.default_rng(2)
     entries = rng.integers(0, 40 * 5, 300)
