@@ -179,14 +179,17 @@ def unit_patterns(entries: npt.NDArray[np.int64], width: int) -> tuple:
     the patterns a dense int64 array; checked exactly (a hash collision falls back)."""
     cells, counts = np.unique(entries, return_counts=True)
     unit, column = cells // width, cells % width
-    units, starts, nonzero = np.unique(unit, return_index=True, return_counts=True)
+    starts = np.flatnonzero(np.diff(unit, prepend=-1))  # cells are sorted: so are their units
+    units, nonzero = unit[starts], np.diff(starts, append=len(unit))
     signs = mix64((column.astype(np.uint64) << np.uint64(32)) + counts.astype(np.uint64))
     signature = np.add.reduceat(signs, starts) + mix64(nonzero.astype(np.uint64)) if len(starts) else signs
     _, first, pattern = np.unique(signature, return_index=True, return_inverse=True)
     pattern = pattern.ravel()
     rows: npt.NDArray[np.int64] = np.zeros((len(first), width), dtype=np.int64)
     owner = np.repeat(np.arange(len(units)), nonzero)
-    at_first = np.isin(owner, first)
+    is_first = np.zeros(len(units), dtype=bool)
+    is_first[first] = True
+    at_first = is_first[owner]
     rows[pattern[owner[at_first]], column[at_first]] = counts[at_first]
     if not np.array_equal(rows[pattern[owner], column], counts) or not np.array_equal(
         np.count_nonzero(rows, axis=1)[pattern], nonzero
