@@ -41,6 +41,7 @@ from .ner_decoding_report import REASONS, decoding_reports
 from .ner_matching import derive, muc_results, present_types, seqeval_results
 from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, build_view, check_options, tag_corpus
 from .ner_uncertainty import INTERVAL_FAMILIES, align_types, document_units, score_table
+from .ner_unit_ids import MAX_ID_SLOTS, held_ids, id_slots, merged_ids, read_ids
 
 COUNTS_FORMAT = "ner_recall_metric.counts"
 COUNTS_VERSION = 2
@@ -72,10 +73,6 @@ _BLOCK = 128
 _CHUNK_ROWS = 2048
 #: the largest declared size of a blob's array (bytes) and of the blob itself
 MAX_ARRAY_BYTES = 1 << 28
-#: the sentence ids a state holds to see one given twice, in slots: a run of consecutive int ids
-#: is one slot, a str id one slot and one more per 16 characters of its JSON; beyond, ids are no
-#: longer held (None), and a merge with such a state checks nothing (docs/state.md)
-MAX_ID_SLOTS = 32768
 
 # ---------------------------------------------------------------------------- the generator
 
@@ -265,47 +262,6 @@ def _aligned(rows: npt.NDArray[np.int64], types: tuple, union: tuple) -> npt.NDA
     return align_types(np.atleast_2d(rows), list(types), list(union))
 
 
-def _coalesced(ranges: list) -> list:
-    out: list = []
-    for lo, hi in sorted(ranges):
-        if out and out[-1][1] == lo:
-            out[-1] = [out[-1][0], hi]
-        else:
-            out.append([lo, hi])
-    return out
-
-
-def _runs(values: npt.NDArray[np.int64]) -> list:
-    """Sorted distinct ints as ``[first, end)`` runs."""
-    if not len(values):
-        return []
-    breaks = np.flatnonzero(np.diff(values) != 1) + 1
-    starts, ends = values[np.r_[0, breaks]], values[np.r_[breaks - 1, len(values) - 1]] + 1
-    return [[int(a), int(b)] for a, b in zip(starts, ends)]
-
-
-def _shown(ranges: list, names: list) -> str:
-    """A state's ids in a few words: its first ranges and names, and how many more."""
-    items = [f"{lo}" if hi == lo + 1 else f"{lo} to {hi - 1}" for lo, hi in ranges[:3]]
-    items += [repr(name) for name in names[: max(0, 3 - len(items))]]
-    more = len(ranges) + len(names) - len(items)
-    return ", ".join(items) + (f" and {more} more" if more else "")
-
-
-def _overlap(a: list, b: list) -> tuple | None:
-    """The first ``[lo, hi)`` two sorted lists of disjoint ranges share, or None (one sweep)."""
-    i = j = 0
-    while i < len(a) and j < len(b):
-        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if lo < hi:
-            return lo, hi
-        if a[i][1] <= b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return None
-
-
 class CountsState:
     """The counts of the partitions scored so far (``keep="counts"``): ``settings`` (config,
     options, unit kind), ``types``, ``row`` (the count row), ``tokens`` (agreeing, real),
@@ -323,8 +279,8 @@ class CountsState:
         decoding: dict | None = None,
         resamples: npt.NDArray[np.int64] | None = None,
         sentences: int = 0,
-        ranges: list | None = [],
-        names: list | None = None,
+        ranges: list | tuple | None = (),
+        names: list | tuple | None = (),
     ) -> None:
         self.settings, self.types, self.tokens, self.decoding = (
             settings,
@@ -353,7 +309,8 @@ class CountsState:
         if self.settings is None or other.settings is None:
             return self if other.settings is None else other
         _check_same(self.settings, other.settings)
-        ids = _merged_ids(self, other)
+        first = "sentences" if self.settings["units"] == "first_sentence" else "sentence_ids"
+        ids = merged_ids((self.ranges, self.names), (other.ranges, other.names), first)
         types = _union_types(self.types, other.types)
         row = _aligned(self.row, self.types, types) + _aligned(other.row, other.types, types)
         resamples = None
@@ -409,29 +366,6 @@ def _check_same(a: dict, b: dict) -> None:
                 name = min(k for k in set(one) | set(other) if one.get(k) != other.get(k))
                 one, other = one.get(name, "its default"), other.get(name, "its default")
             raise ValueError(f"states that do not merge: {name} is {one!r} in one and {other!r} in the other")
-
-
-def _merged_ids(a: CountsState, b: CountsState) -> tuple:
-    """(ranges, names) of two merged states: raise naming both states' ids where they share
-    one; None, None when either holds none (the constructor drops them past the slots)."""
-    if a.ranges is None or b.ranges is None:
-        return None, None
-    first = "sentences" if cast(dict, a.settings)["units"] == "first_sentence" else "sentence_ids"
-    both = _overlap(a.ranges, b.ranges)
-    same = sorted(set(cast(list, a.names)) & set(cast(list, b.names)))
-    if both is not None or same:
-        lo, hi = both if both is not None else (0, 0)
-        what = f"{first} {lo} to {hi - 1}" if both is not None else f"{first} {same[0]!r}"
-        raise ValueError(
-            f"two states hold {what}: one holds {first} {_shown(a.ranges, cast(list, a.names))}, the other"
-            f" {_shown(b.ranges, cast(list, b.names))}; each sentence is one unit, in one partition: "
-            + (
-                "give each partition its own first_sentence (the number of sentences before it), or sentence_ids"
-                if first == "sentences"
-                else "give each sentence its own id"
-            )
-        )
-    return _coalesced(a.ranges + b.ranges), sorted(cast(list, a.names) + cast(list, b.names))
 
 
 def _blob(values: npt.NDArray[np.int64]) -> dict:
@@ -553,41 +487,7 @@ def _scalars(state: dict) -> tuple:
         raise ValueError(f"counts state tokens: {tokens!r} is not [agreeing, real] token counts")
     if not _is_count(sentences):
         raise ValueError(f"counts state sentences: {sentences!r} is not a count")
-    return tokens, sentences, _read_ids(state.get("ranges"), state.get("names"))
-
-
-def _read_ids(ranges: object, names: object) -> tuple:
-    if ranges is None and names is None:
-        return None, None
-    if ranges is None or names is None:
-        raise ValueError("counts state ranges and names: both held or neither")
-    if not (isinstance(ranges, list) and all(_is_range(r) for r in ranges)):
-        raise ValueError("counts state ranges: not a list of [first, end) sentence ranges")
-    if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
-        raise ValueError("counts state names: not a list of str sentence ids")
-    if names != sorted(set(names)):
-        raise ValueError("counts state names: not distinct sorted ids")
-    ranges = _disjoint(ranges)
-    if id_slots(ranges, names) > MAX_ID_SLOTS:
-        raise ValueError(f"counts state ranges and names: more than {MAX_ID_SLOTS} slots of ids")
-    return ranges, names
-
-
-def _disjoint(ranges: list) -> list:
-    ranges = sorted(ranges)
-    for (lo, hi), (lo2, _) in zip(ranges, ranges[1:]):
-        if lo2 < hi:
-            raise ValueError(f"counts state ranges: sentences {lo2} to {hi - 1} held twice")
-    return _coalesced(ranges)
-
-
-def _is_range(value: object) -> bool:
-    return (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v <= 2**63 for v in value)
-        and value[0] < value[1]
-    )
+    return tokens, sentences, read_ids(state.get("ranges"), state.get("names"))
 
 
 def _valid_settings(settings: object) -> bool:
@@ -644,38 +544,9 @@ def _units(options: dict, sentence_ids: Any, first_sentence: int, n: int) -> tup
         if len(sentence_ids) != n:
             raise ValueError(f"sentence_ids has {len(sentence_ids)} ids but the partition has {n} sentences")
         keys = unit_keys(sentence_ids, "sentence_ids")
-        return "sentence_ids", np.arange(n), keys, _held_ids(sentence_ids)
+        return "sentence_ids", np.arange(n), keys, held_ids(sentence_ids)
     keys = np.arange(first_sentence, first_sentence + n, dtype=np.uint64)
     return "first_sentence", np.arange(n), keys, ([[first_sentence, first_sentence + n]], [])
-
-
-def _held_ids(sentence_ids: Any) -> tuple:
-    """A partition's sentence ids as (ranges of its int ids, its str ids), each id checked to be
-    given once; (None, None) past :data:`MAX_ID_SLOTS` or for an int beyond 64 bits."""
-    values = sentence_ids.tolist() if isinstance(sentence_ids, np.ndarray) else list(sentence_ids)
-    values = [int(v) if isinstance(v, np.integer) else v for v in values]  # unit_keys checked the types
-    small = [v for v in values if isinstance(v, int) and -(2**63) <= v < 2**63]
-    names = [v for v in values if isinstance(v, str)]
-    ints = np.sort(np.array(small, dtype=np.int64))
-    twice = ints[1:][np.diff(ints) == 0][:1].tolist()
-    names.sort()
-    twice += [a for a, b in zip(names, names[1:]) if a == b][:1]
-    if twice:
-        i = values.index(twice[0])
-        j = values.index(twice[0], i + 1)
-        raise ValueError(
-            f"sentence_ids[{i}] and sentence_ids[{j}] are both {twice[0]!r}: each sentence is one unit,"
-            " with its own id"
-        )
-    runs = _runs(ints)
-    if len(small) + len(names) < len(values) or len(runs) + len(names) > MAX_ID_SLOTS:
-        return None, None
-    return (runs, names) if id_slots(runs, names) <= MAX_ID_SLOTS else (None, None)
-
-
-def id_slots(ranges: list, names: list) -> int:
-    """The room ids take in a state: a slot per range, a slot and one per 16 characters of JSON per name."""
-    return len(ranges) + sum(1 + len(json.dumps(name)) // 16 for name in names)
 
 
 def make_counts_state(

@@ -89,6 +89,7 @@ from .ner_stratified import CI_METHODS
 from .ner_tags import PREFIXES
 from .ner_trainer import make_compute_metrics
 from .ner_uncertainty import check_comparison_options
+from .ner_unit_ids import MAX_ID_SLOTS
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
