@@ -290,8 +290,10 @@ class CountsState:
         )
         self.row = np.zeros(len(COLUMNS) * len(self.types), dtype=np.int64) if row is None else row
         self.resamples, self.sentences = resamples, int(sentences)
-        held = ranges is not None and names is not None and id_slots(ranges, names) <= MAX_ID_SLOTS
-        self.ranges, self.names = (list(ranges), list(names)) if held else (None, None)
+        self.ranges: list | None = None
+        self.names: list | None = None
+        if ranges is not None and names is not None and id_slots(list(ranges), list(names)) <= MAX_ID_SLOTS:
+            self.ranges, self.names = list(ranges), list(names)
 
     def __radd__(self, other: object) -> "CountsState":
         if isinstance(other, int) and other == 0:  # sum(states) starts from 0
