@@ -41,9 +41,10 @@ from .ner_decoding_report import REASONS, decoding_reports
 from .ner_matching import derive, muc_results, present_types, seqeval_results
 from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, build_view, check_options, tag_corpus
 from .ner_uncertainty import INTERVAL_FAMILIES, align_types, document_units, score_table
+from .ner_unit_ids import MAX_ID_SLOTS, held_ids, id_slots, merged_ids, read_ids
 
 COUNTS_FORMAT = "ner_recall_metric.counts"
-COUNTS_VERSION = 1
+COUNTS_VERSION = 2
 #: the ``keep`` values of ``metric.state``
 KEEPS = ("exact", "counts")
 #: what a counts state cannot give: the option that asks for it and the words of the error
@@ -65,8 +66,9 @@ REPORT_KEYS = ("entities", "repaired", "dropped", "reasons")
 UNIT_KINDS = ("document_ids", "sentence_ids", "first_sentence")
 #: resample totals are exact in float64 below this (their matrix product adds integers)
 _EXACT = 2**53
-#: units whose weights are drawn at once (a block of units x resamples stays in cache)
-_BLOCK = 256
+#: units whose weights are drawn at once (a block of units x resamples stays in cache; its
+#: summed weights, at most 255 x the block, fit the uint16 of the block's running sums)
+_BLOCK = 128
 #: distinct rows whose summed weights are held at once (rows x resamples floats)
 _CHUNK_ROWS = 2048
 #: the largest declared size of a blob's array (bytes) and of the blob itself
@@ -101,7 +103,6 @@ def _poisson_table() -> npt.NDArray[np.uint8]:
 
 
 POISSON_TABLE = _poisson_table()
-_TABLE32 = POISSON_TABLE.astype(np.float32)  # float32 sums of up to 2**24 are exact
 #: the Weyl step of each group of four resamples
 _STEPS = np.arange(1, 250_001, dtype=np.uint64) * _GOLDEN
 
@@ -130,20 +131,25 @@ def _seeded(keys: npt.NDArray[np.uint64], seed: int) -> npt.NDArray[np.uint64]:
     return mix64(mix64(keys ^ _INT_TAG) ^ seed_key)
 
 
-def _block_weights(
-    seeded: npt.NDArray[np.uint64], resamples: int, table: np.ndarray | None = None
-) -> np.ndarray:
-    """Weights of ``seeded`` units (rows) in each resample: one 64-bit hash per unit and four
-    resamples (SplitMix64's Weyl step and MurmurHash3's finaliser, in place), each resample
-    reading its own 16 bits through :data:`POISSON_TABLE` (or ``table``, the same as floats)."""
-    z = seeded[:, None] + _STEPS[: (resamples + 3) // 4]
-    z ^= z >> _S33
-    z *= _M1
-    z ^= z >> _S33
-    z *= _M2
-    z ^= z >> _S33
-    lanes = z.astype("<u8", copy=False).view("<u2")
-    return (POISSON_TABLE if table is None else table)[lanes[:, :resamples]]
+def _hash_lanes(seeded: np.ndarray, resamples: int, z: np.ndarray, spare: np.ndarray) -> np.ndarray:
+    """The 16-bit uniform of each ``seeded`` unit (rows) in each resample: one 64-bit hash per
+    unit and four resamples (SplitMix64's Weyl step and MurmurHash3's finaliser), computed in
+    the buffers ``z`` and ``spare`` (units x groups of four, uint64) without a temporary."""
+    z, spare = z[: len(seeded)], spare[: len(seeded)]
+    np.add(seeded[:, None], _STEPS[: z.shape[1]], out=z)
+    for multiplier in (_M1, _M2, None):
+        np.right_shift(z, _S33, out=spare)
+        z ^= spare
+        if multiplier is not None:
+            z *= multiplier
+    return z.view("<u2" if z.dtype.byteorder in "<=" else ">u2")[:, :resamples]
+
+
+def _block_weights(seeded: npt.NDArray[np.uint64], resamples: int) -> np.ndarray:
+    """Weights of ``seeded`` units (rows) in each resample, each resample's 16 bits read through
+    :data:`POISSON_TABLE`."""
+    z = np.empty((len(seeded), (resamples + 3) // 4), dtype="<u8")
+    return POISSON_TABLE[_hash_lanes(seeded, resamples, z, np.empty_like(z))]
 
 
 def poisson_weights(keys: npt.NDArray[np.uint64], seed: int, resamples: int) -> npt.NDArray[np.uint8]:
@@ -170,14 +176,17 @@ def unit_patterns(entries: npt.NDArray[np.int64], width: int) -> tuple:
     the patterns a dense int64 array; checked exactly (a hash collision falls back)."""
     cells, counts = np.unique(entries, return_counts=True)
     unit, column = cells // width, cells % width
-    units, starts, nonzero = np.unique(unit, return_index=True, return_counts=True)
+    starts = np.flatnonzero(np.diff(unit, prepend=-1))  # cells are sorted: so are their units
+    units, nonzero = unit[starts], np.diff(starts, append=len(unit))
     signs = mix64((column.astype(np.uint64) << np.uint64(32)) + counts.astype(np.uint64))
     signature = np.add.reduceat(signs, starts) + mix64(nonzero.astype(np.uint64)) if len(starts) else signs
     _, first, pattern = np.unique(signature, return_index=True, return_inverse=True)
     pattern = pattern.ravel()
     rows: npt.NDArray[np.int64] = np.zeros((len(first), width), dtype=np.int64)
     owner = np.repeat(np.arange(len(units)), nonzero)
-    at_first = np.isin(owner, first)
+    is_first = np.zeros(len(units), dtype=bool)
+    is_first[first] = True
+    at_first = is_first[owner]
     rows[pattern[owner[at_first]], column[at_first]] = counts[at_first]
     if not np.array_equal(rows[pattern[owner], column], counts) or not np.array_equal(
         np.count_nonzero(rows, axis=1)[pattern], nonzero
@@ -213,17 +222,25 @@ def resampled_rows(
 
 
 def _pattern_sums(seeded: np.ndarray, pattern: np.ndarray, n_rows: int, resamples: int) -> np.ndarray:
-    """Per distinct row, the summed weights of its units in each resample (rows x resamples)."""
-    sums = np.zeros((n_rows, resamples))
+    """Per distinct row, the summed weights of its units in each resample (rows x resamples, as
+    float64 integers): each block's weights in reused buffers, summed in uint16 (a block of one
+    row at once, else as differences of running sums at the rows' ends: exact, as modular)."""
+    sums = np.zeros((n_rows, resamples), dtype=np.int64)
+    z = np.empty((_BLOCK, (resamples + 3) // 4), dtype="<u8")
+    spare, weights = np.empty_like(z), np.empty((_BLOCK, resamples), dtype=np.uint8)
+    running = np.zeros((_BLOCK + 1, resamples), dtype=np.uint16)
     for a in range(0, len(seeded), _BLOCK):
         block = pattern[a : a + _BLOCK]
-        weights = _block_weights(seeded[a : a + _BLOCK], resamples, _TABLE32)
+        w = weights[: len(block)]
+        lanes = _hash_lanes(seeded[a : a + _BLOCK], resamples, z, spare)
+        np.take(POISSON_TABLE, lanes, out=w, mode="wrap")  # 16-bit lanes: always in the table
         if block[0] == block[-1]:
-            sums[block[0]] += weights.sum(axis=0)
+            sums[block[0]] += w.sum(axis=0, dtype=np.uint16)
         else:
-            starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
-            sums[block[starts]] += np.add.reduceat(weights, starts, axis=0)
-    return sums
+            ends = np.append(np.flatnonzero(block[1:] != block[:-1]) + 1, len(block))
+            np.cumsum(w, axis=0, dtype=np.uint16, out=running[1 : len(block) + 1])
+            sums[block[ends - 1]] += running[ends] - running[ends - np.diff(ends, prepend=0)]
+    return sums.astype(np.float64)
 
 
 # ---------------------------------------------------------------------------- the state
@@ -245,21 +262,13 @@ def _aligned(rows: npt.NDArray[np.int64], types: tuple, union: tuple) -> npt.NDA
     return align_types(np.atleast_2d(rows), list(types), list(union))
 
 
-def _coalesced(ranges: list) -> list:
-    out: list = []
-    for lo, hi in sorted(ranges):
-        if out and out[-1][1] == lo:
-            out[-1] = [out[-1][0], hi]
-        else:
-            out.append([lo, hi])
-    return out
-
-
 class CountsState:
     """The counts of the partitions scored so far (``keep="counts"``): ``settings`` (config,
     options, unit kind), ``types``, ``row`` (the count row), ``tokens`` (agreeing, real),
     ``decoding`` (the report's counts), ``resamples`` (resamples x row, or None), ``sentences``
-    and, for units numbered from ``first_sentence``, the ``ranges`` of sentences held."""
+    and the sentence ids held, while they are few (:data:`MAX_ID_SLOTS`): ``ranges`` of int ids
+    (sentence numbers from ``first_sentence``, or int ``sentence_ids``) and ``names`` (str
+    ``sentence_ids``), both None once they would take more than :data:`MAX_ID_SLOTS`."""
 
     def __init__(
         self,
@@ -270,7 +279,8 @@ class CountsState:
         decoding: dict | None = None,
         resamples: npt.NDArray[np.int64] | None = None,
         sentences: int = 0,
-        ranges: list | None = None,
+        ranges: list | tuple | None = (),
+        names: list | tuple | None = (),
     ) -> None:
         self.settings, self.types, self.tokens, self.decoding = (
             settings,
@@ -279,7 +289,11 @@ class CountsState:
             decoding,
         )
         self.row = np.zeros(len(COLUMNS) * len(self.types), dtype=np.int64) if row is None else row
-        self.resamples, self.sentences, self.ranges = resamples, int(sentences), list(ranges or [])
+        self.resamples, self.sentences = resamples, int(sentences)
+        self.ranges: list | None = None
+        self.names: list | None = None
+        if ranges is not None and names is not None and id_slots(list(ranges), list(names)) <= MAX_ID_SLOTS:
+            self.ranges, self.names = list(ranges), list(names)
 
     def __radd__(self, other: object) -> "CountsState":
         if isinstance(other, int) and other == 0:  # sum(states) starts from 0
@@ -297,7 +311,8 @@ class CountsState:
         if self.settings is None or other.settings is None:
             return self if other.settings is None else other
         _check_same(self.settings, other.settings)
-        ranges = _check_ranges(self.ranges, other.ranges)
+        first = "sentences" if self.settings["units"] == "first_sentence" else "sentence_ids"
+        ids = merged_ids((self.ranges, self.names), (other.ranges, other.names), first)
         types = _union_types(self.types, other.types)
         row = _aligned(self.row, self.types, types) + _aligned(other.row, other.types, types)
         resamples = None
@@ -313,7 +328,7 @@ class CountsState:
             _add_nested(cast(dict, self.decoding), cast(dict, other.decoding)),
             resamples,
             self.sentences + other.sentences,
-            ranges,
+            *ids,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -332,6 +347,7 @@ class CountsState:
             "resamples": None if self.resamples is None else _blob(self.resamples),
             "sentences": self.sentences,
             "ranges": self.ranges,
+            "names": self.names,
         }
         return json.dumps(state, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
@@ -342,24 +358,16 @@ class CountsState:
 
 
 def _check_same(a: dict, b: dict) -> None:
-    """Raise naming the first setting on which two states differ, with both values."""
+    """Raise naming the first setting on which two states differ, with both values (for the
+    options, the first option that differs)."""
     for name in sorted(set(a) | set(b)):
         if a.get(name) != b.get(name):
-            raise ValueError(
-                f"states that do not merge: {name} is {a.get(name)!r} in one and {b.get(name)!r} in the other"
-            )
-
-
-def _check_ranges(a: list, b: list) -> list:
-    """The sentence ranges of two states numbered from ``first_sentence``: raise where they overlap."""
-    for lo, hi in a:
-        for lo2, hi2 in b:
-            if lo < hi2 and lo2 < hi:
-                raise ValueError(
-                    f"two states hold sentences {max(lo, lo2)} to {min(hi, hi2) - 1}: give each partition its"
-                    " own first_sentence (the number of sentences before it), or sentence_ids"
-                )
-    return _coalesced(a + b)
+            one, other = a.get(name), b.get(name)
+            if name == "options":
+                one, other = json.loads(cast(str, one)), json.loads(cast(str, other))
+                name = min(k for k in set(one) | set(other) if one.get(k) != other.get(k))
+                one, other = one.get(name, "its default"), other.get(name, "its default")
+            raise ValueError(f"states that do not merge: {name} is {one!r} in one and {other!r} in the other")
 
 
 def _blob(values: npt.NDArray[np.int64]) -> dict:
@@ -453,7 +461,7 @@ def _read_counts(cls: type, data: bytes) -> CountsState:
         )
     elif state.get("resamples") is not None:
         raise ValueError("counts state resamples: present, but the settings ask for none")
-    tokens, sentences, ranges = _scalars(state)
+    tokens, sentences, ids = _scalars(state)
     if (row < 0).any() or (resamples is not None and (resamples < 0).any()):
         raise ValueError("counts state: a negative count")
     decoding: Any = state.get("decoding")
@@ -466,12 +474,12 @@ def _read_counts(cls: type, data: bytes) -> CountsState:
             raise ValueError(
                 f"counts state decoding: not the decoding report's counts {REPORT_KEYS} per side"
             )
-    return cls(settings, tuple(types), row, tuple(tokens), decoding, resamples, sentences, _disjoint(ranges))
+    return cls(settings, tuple(types), row, tuple(tokens), decoding, resamples, sentences, *ids)
 
 
 def _scalars(state: dict) -> tuple:
-    """A counts state's tokens, sentences and ranges, checked."""
-    tokens, sentences, ranges = state.get("tokens"), state.get("sentences"), state.get("ranges")
+    """A counts state's tokens, sentences and (ranges, names), checked."""
+    tokens, sentences = state.get("tokens"), state.get("sentences")
     if not (
         isinstance(tokens, list)
         and len(tokens) == 2
@@ -481,21 +489,7 @@ def _scalars(state: dict) -> tuple:
         raise ValueError(f"counts state tokens: {tokens!r} is not [agreeing, real] token counts")
     if not _is_count(sentences):
         raise ValueError(f"counts state sentences: {sentences!r} is not a count")
-    if not (isinstance(ranges, list) and all(_is_range(r) for r in ranges)):
-        raise ValueError("counts state ranges: not a list of [first, end) sentence ranges")
-    return tokens, sentences, ranges
-
-
-def _disjoint(ranges: list) -> list:
-    ranges = sorted(ranges)
-    for (lo, hi), (lo2, _) in zip(ranges, ranges[1:]):
-        if lo2 < hi:
-            raise ValueError(f"counts state ranges: sentences {lo2} to {hi - 1} held twice")
-    return _coalesced(ranges)
-
-
-def _is_range(value: object) -> bool:
-    return isinstance(value, list) and len(value) == 2 and all(map(_is_count, value)) and value[0] < value[1]
+    return tokens, sentences, read_ids(state.get("ranges"), state.get("names"))
 
 
 def _valid_settings(settings: object) -> bool:
@@ -534,16 +528,16 @@ def _refuse(config: str, options: dict, checked: Any) -> None:
 
 
 def _units(options: dict, sentence_ids: Any, first_sentence: int, n: int) -> tuple:
-    """(unit kind, unit of each sentence, key of each unit)."""
+    """(unit kind, unit of each sentence, key of each unit, (ranges, names) of the ids held)."""
     ids = options.get("document_ids")
     if ids is not None and sentence_ids is not None:
         raise ValueError("give document_ids or sentence_ids, not both: the units are one or the other")
-    if ids is not None:
+    if ids is not None:  # a document may span partitions: its id in two of them is one unit
         units, count = document_units(ids, n)
         first = np.full(count, -1, dtype=np.int64)
         first[units[::-1]] = np.arange(n - 1, -1, -1)
         values = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
-        return "document_ids", units, unit_keys([values[i] for i in first], "document_ids")
+        return "document_ids", units, unit_keys([values[i] for i in first], "document_ids"), ([], [])
     if sentence_ids is not None:
         if isinstance(sentence_ids, (str, bytes, dict)) or not hasattr(sentence_ids, "__len__"):
             raise ValueError(
@@ -552,21 +546,9 @@ def _units(options: dict, sentence_ids: Any, first_sentence: int, n: int) -> tup
         if len(sentence_ids) != n:
             raise ValueError(f"sentence_ids has {len(sentence_ids)} ids but the partition has {n} sentences")
         keys = unit_keys(sentence_ids, "sentence_ids")
-        _check_unique(keys, sentence_ids)
-        return "sentence_ids", np.arange(n), keys
+        return "sentence_ids", np.arange(n), keys, held_ids(sentence_ids)
     keys = np.arange(first_sentence, first_sentence + n, dtype=np.uint64)
-    return "first_sentence", np.arange(n), keys
-
-
-def _check_unique(keys: npt.NDArray[np.uint64], ids: Any) -> None:
-    order = np.argsort(keys, kind="stable")
-    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    if len(same):
-        i, j = sorted((int(order[same[0]]), int(order[same[0] + 1])))
-        raise ValueError(
-            f"sentence_ids[{i}] and sentence_ids[{j}] are both {list(ids)[j]!r}: each sentence is one unit,"
-            " with its own id"
-        )
+    return "first_sentence", np.arange(n), keys, ([[first_sentence, first_sentence + n]], [])
 
 
 def make_counts_state(
@@ -583,7 +565,7 @@ def make_counts_state(
     pred = decode(corpus.predictions, corpus, checked.scheme)
     view = build_view(corpus, gold, pred, checked)
     n = len(corpus.lengths)
-    kind, units, keys = _units(options, sentence_ids, int(first_sentence), n)
+    kind, units, keys, ids = _units(options, sentence_ids, int(first_sentence), n)
     resamples, seed = (checked.intervals or {}).get("resamples", 0), (checked.intervals or {}).get("seed")
     kept = {
         k: v for k, v in options.items() if k not in ("document_ids", "label_names", "ci_resamples", "seed")
@@ -602,9 +584,8 @@ def make_counts_state(
         else None
     )
     decoding = decoding_reports(corpus, pred, gold, checked.scheme, places=0)
-    ranges = [[int(first_sentence), int(first_sentence) + n]] if kind == "first_sentence" else []
     tokens = (int(view.selection.tokens_correct), int(view.tokens))
-    return CountsState(settings, view.types, view.row[0], tokens, decoding, sampled, n, ranges)
+    return CountsState(settings, view.types, view.row[0], tokens, decoding, sampled, n, *ids)
 
 
 def _percentile(
@@ -649,6 +630,20 @@ def counts_intervals(state: CountsState, method: str = "percentile") -> dict:
     samples = score_table(state.resamples, state.types, families, beta, zero, present, undefined=True)[1]
     bounds = (_percentile if method == "percentile" else _bias_corrected)(samples, estimate[0], level)
     return {name: [float(bounds[0, j]), float(bounds[1, j])] for j, name in enumerate(names)}
+
+
+#: how a counts state's signature names its units
+UNIT_WORDS = {"document_ids": "doc", "sentence_ids": "sent", "first_sentence": "sent"}
+
+
+def counts_signed(state: CountsState, options: dict, interval: str, table: dict) -> tuple:
+    """(options, table) for the signature of a finalized counts state: its options and
+    ``keep:counts.UNITS[.INTERVAL]`` (UNITS ``doc`` or ``sent``, INTERVAL ``percentile`` or
+    ``bias_corrected`` with resamples), since its document ids are not hashed and its
+    intervals are not ``compute``'s."""
+    settings = cast(dict, state.settings)
+    kind = f"counts.{UNIT_WORDS[settings['units']]}" + (f".{interval}" if settings["resamples"] else "")
+    return {**options, "keep": kind}, {**table, "keep": "exact"}
 
 
 def finalize_counts(config: str, state: CountsState, interval: str = "percentile") -> dict:

@@ -26,7 +26,7 @@ from .ner_comparison import compare_scored
 from .ner_conventions import CONVENTIONS
 from .ner_core import MODES, SIZE_KEYS, Span
 from .ner_counts import Counts
-from .ner_counts_state import CountsState
+from .ner_counts_state import CountsState, counts_signed
 from .ner_decoding import SCHEMES, tags_to_spans
 from .ner_decoding_report import REASONS
 from .ner_dialects import DIALECTS, read_generated
@@ -92,6 +92,7 @@ from .ner_stratified import CI_METHODS
 from .ner_tags import PREFIXES
 from .ner_trainer import make_compute_metrics
 from .ner_uncertainty import check_comparison_options
+from .ner_unit_ids import MAX_ID_SLOTS
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -450,7 +451,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
                 options["ci_resamples"] = settings["resamples"]
                 if not is_default(settings["seed"], ALL_OPTIONS["seed"]):
                     options["seed"] = settings["seed"]
-            return signed(results, self.config_name, options, ALL_OPTIONS)
+            return signed(results, self.config_name, *counts_signed(state, options, interval, ALL_OPTIONS))
         return signed(results, self.config_name, state_options(state), ALL_OPTIONS)
 
     #: the state class, for an empty state and ``State.from_bytes`` (which reads a counts state too)

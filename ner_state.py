@@ -398,8 +398,9 @@ def _difference(a, b):
 FIRST_SENTENCE_HOW = (
     "; to number sentences: Spark rdd.zipWithIndex() (first_sentence = the index of a partition's first"
     " row), a datasets index column (dataset.map(lambda r, i: {'index': i}, with_indices=True)), Dask"
-    " and Ray the cumulative sum of the partitions' lengths; or keep='counts' with sentence_ids, which"
-    " needs no numbering"
+    " the cumulative sum of the partitions' lengths (bag.map_partitions(lambda p: [len(p)]).compute()),"
+    " Ray an index column (ds.zip(ray.data.range(ds.count())) adds 'id'); or keep='counts' with"
+    " sentence_ids, which needs no numbering"
 )
 
 
@@ -413,7 +414,8 @@ def _check_disjoint(a, b):
             if lo < hi2 and lo2 < hi:
                 raise ValueError(
                     f"two states hold sentences {max(lo, lo2)} to {min(hi, hi2) - 1}: give each partition its"
-                    " own first_sentence (the number of sentences before it)" + FIRST_SENTENCE_HOW
+                    f" own first_sentence (the number of sentences before it; one block holds {lo} to {hi - 1},"
+                    f" the other {lo2} to {hi2 - 1})" + FIRST_SENTENCE_HOW
                 )
 
 

@@ -7,6 +7,7 @@ import base64
 import json
 import math
 import random
+import re
 import zlib
 
 import numpy as np
@@ -20,6 +21,7 @@ SETTINGS = [
     {"ci_resamples": 50, "seed": 3},
     {"ci_resamples": 40, "seed": 1, "document_ids": "docs"},
     {"ci_resamples": 40, "seed": 2, "sentence_ids": "ids"},
+    {"ci_resamples": 30, "seed": 4, "sentence_ids": "ints"},
     {"types": ["C", "A"], "label_map": {"B": "A"}, "beta": 2.0, "zero_division": 1},
     {"scheme": "IOBES", "mode": "strict", "scores": ["muc"], "ci_resamples": 20, "seed": 0},
 ]
@@ -32,9 +34,10 @@ def corpus(seed, n=150):
     for _ in references:
         doc += rng.random() < 0.2
         docs.append(f"d{doc}" if doc % 3 else doc)  # str and int ids
-    ids = [f"s{i}" for i in range(n)]
+    ids, ints = [f"s{i}" for i in range(n)], list(range(1000, 1000 + n))
     rng.shuffle(ids)
-    return references, predictions, {"docs": docs, "ids": ids}
+    rng.shuffle(ints)  # each partition holds many runs of int ids, their union one
+    return references, predictions, {"docs": docs, "ids": ids, "ints": ints}
 
 
 def options_of(setting, columns, a, b):
@@ -100,9 +103,9 @@ def test_point_results_are_compute_to_the_bit(metric, setting):
     for key in ("intervals", "documents"):
         assert (key in got) == (key == "intervals" and "ci_resamples" in setting)
         got.pop(key, None), want.pop(key, None)
-    if "document_ids" in setting:  # the ids themselves stay with the partitions: no hash to sign
-        assert want["signature"].startswith(got.pop("signature") + "|doc#")
-        want.pop("signature")
+    units = "doc" if "document_ids" in setting else "sent"  # the ids stay with the partitions: no hash
+    kind = f"|keep:counts.{units}" + (".percentile" if "ci_resamples" in setting else "")
+    assert got.pop("signature") == re.sub(r"\|doc#\w+", "", want.pop("signature")) + kind
     assert json.dumps(got) == json.dumps(want)  # the key order too
 
 
@@ -268,11 +271,15 @@ def one(metric, first=0, keep="counts", **options):
             {"ci_resamples": 5, "seed": 2},
             "seed is 1 in one and 2 in the other",
         ),
-        ({"ci_resamples": 5, "seed": 1}, {"ci_resamples": 6, "seed": 1}, "resamples is 5 in one and 6"),
-        ({"types": ["A"]}, {"types": ["B"]}, "options is"),
-        ({"scores": ["muc"]}, {}, "options is"),
+        ({"ci_resamples": 5, "seed": 1}, {"ci_resamples": 6, "seed": 1}, "resamples is 5 in one and 6 in"),
+        ({"ci_resamples": 5, "seed": 1}, {}, "resamples is 5 in one and 0 in the other"),
+        ({"types": ["A"]}, {"types": ["B"]}, r"types is \['A'\] in one and \['B'\] in the other"),
+        ({"types": ["A"]}, {}, r"types is \['A'\] in one and 'its default' in the other"),
+        ({"scores": ["muc"]}, {}, r"scores is \['muc'\] in one and 'its default' in the other"),
+        ({"label_map": {"B": "A"}}, {}, r"label_map is \{'B': 'A'\} in one and 'its default' in the other"),
+        ({"beta": 2.0}, {"beta": 0.5}, "beta is 2.0 in one and 0.5 in the other"),
         ({"sentence_ids": ["x", "y"]}, {}, "units is 'sentence_ids' in one and 'first_sentence'"),
-        ({"document_ids": ["x", "y"]}, {"sentence_ids": ["x", "y"]}, "units is 'document_ids'"),
+        ({"document_ids": ["x", "y"]}, {"sentence_ids": ["x", "y"]}, "units is 'document_ids' in one and"),
     ],
 )
 def test_states_that_do_not_merge_name_both_sides(metric, a, b, words):
@@ -282,17 +289,81 @@ def test_states_that_do_not_merge_name_both_sides(metric, a, b, words):
 
 def test_counts_and_exact_states_do_not_merge(metric):
     for left, right in ((one(metric), one(metric, 2, "exact")), (one(metric, 0, "exact"), one(metric, 2))):
-        with pytest.raises(ValueError, match=r"a counts state \(keep='counts'\) and an exact state"):
+        with pytest.raises(
+            ValueError, match=r"a counts state \(keep='counts'\) and an exact state \(keep='exact'\)"
+        ):
             left + right
 
 
 def test_a_sentence_held_twice_is_named(metric):
-    with pytest.raises(ValueError, match="two states hold sentences 1 to 1"):
+    with pytest.raises(
+        ValueError, match="two states hold sentences 1 to 1: one holds sentences 0 to 1, the other 1 to 2"
+    ):
         one(metric, 0) + one(metric, 1)
     with pytest.raises(ValueError, match="two states hold sentences 0 to 1"):
         one(metric, 0) + one(metric, 0)
     merged = one(metric, 4) + one(metric, 0) + one(metric, 2)
-    assert merged.ranges == [[0, 6]] and merged.sentences == 6
+    assert merged.ranges == [[0, 6]] and merged.names == [] and merged.sentences == 6
+
+
+@pytest.mark.parametrize(
+    "ids, words",
+    [
+        ([7, 7], r"sentence_ids\[0\] and sentence_ids\[1\] are both 7"),
+        (["a", "a"], r"sentence_ids\[0\] and sentence_ids\[1\] are both 'a'"),
+        ([np.int64(3), 3], r"sentence_ids\[0\] and sentence_ids\[1\] are both 3"),
+    ],
+)
+def test_a_sentence_id_given_twice_in_a_partition_is_named(metric, ids, words):
+    with pytest.raises(ValueError, match=words):
+        one(metric, sentence_ids=ids)
+
+
+@pytest.mark.parametrize(
+    "a, b, words",
+    [
+        (
+            [1, 2],
+            [2, 3],
+            "two states hold sentence_ids 2 to 2: one holds sentence_ids 1 to 2, the other 2 to 3",
+        ),
+        ([5, 1], [1, 9], "sentence_ids 1 to 1: one holds sentence_ids 1, 5, the other 1, 9"),
+        (["x", "y"], ["z", "y"], "sentence_ids 'y': one holds sentence_ids 'x', 'y', the other 'y', 'z'"),
+        ([0, "y"], ["y", 1], "sentence_ids 'y': one holds sentence_ids 0, 'y', the other 1, 'y'"),
+    ],
+)
+def test_a_sentence_id_given_in_two_partitions_is_named_with_both(metric, a, b, words):
+    with pytest.raises(ValueError, match=words):
+        one(metric, sentence_ids=a) + one(metric, sentence_ids=b)
+    with pytest.raises(ValueError, match="give each sentence its own id"):
+        one(metric, sentence_ids=b) + metric.State.from_bytes(one(metric, sentence_ids=a).to_bytes())
+
+
+def test_ids_that_differ_are_never_refused(metric):
+    """No false error: an int and its text, and long ids that share their first 64 KB (and so
+    their 64-bit key), are different ids."""
+    long = "x" * (1 << 16)
+    state = one(metric, sentence_ids=[long + "a", long + "b"]) + one(metric, sentence_ids=[3, "3"])
+    assert state.sentences == 4 and state.ranges == [[3, 4]] and state.names == ["3", long + "a", long + "b"]
+    assert (one(metric, sentence_ids=[3, "3"]) + one(metric, sentence_ids=["03", 4])).names == ["03", "3"]
+
+
+def test_past_the_slots_ids_are_not_held_and_merges_stay_the_same_bits(metric):
+    many = [f"id{i}" for i in range(C.MAX_ID_SLOTS + 2)]
+    refs = [["B-A"]] * len(many)
+    big = metric.state(predictions=refs, references=refs, keep="counts", sentence_ids=many)
+    small = [one(metric, sentence_ids=[f"a{k}", f"b{k}"]) for k in range(3)]
+    assert big.ranges is None and big.names is None and "ranges" in json.loads(big.to_bytes())
+    orders = [big + small[0] + small[1] + small[2], small[2] + (small[1] + (small[0] + big))]
+    assert orders[0].to_bytes() == orders[1].to_bytes() and orders[0].sentences == len(many) + 6
+    # what it no longer holds is not checked: an id of the big state given again merges
+    assert (big + one(metric, sentence_ids=["id0", "z"])).names is None
+    assert C.id_slots([[0, 5]], ["a" * 40]) == 1 + 1 + len('"' + "a" * 40 + '"') // 16
+
+
+def test_document_ids_repeat_across_partitions_by_design(metric):
+    state = one(metric, document_ids=["d", "e"]) + one(metric, document_ids=["e", "d"])
+    assert state.sentences == 4 and state.ranges == [] and state.names == []
 
 
 def test_a_document_split_across_partitions_weighs_the_same(metric):
@@ -313,6 +384,30 @@ def test_a_document_split_across_partitions_weighs_the_same(metric):
         for a, b in ((0, 10), (10, 11), (11, 60))
     ]
     assert sum(parts).to_bytes() == whole.to_bytes()
+
+
+@pytest.mark.parametrize(
+    "options, interval, part",
+    [
+        ({}, "percentile", "|keep:counts.sent"),
+        (
+            {"sentence_ids": ["a", "b"], "ci_resamples": 5, "seed": 0},
+            "percentile",
+            "|keep:counts.sent.percentile",
+        ),
+        ({"document_ids": ["a", "a"]}, "percentile", "|keep:counts.doc"),
+        (
+            {"document_ids": [1, 2], "ci_resamples": 5, "seed": 0},
+            "bias_corrected",
+            "|keep:counts.doc.bias_corrected",
+        ),
+    ],
+)
+def test_the_signature_names_the_units_and_the_interval(metric, options, interval, part):
+    signature = metric.finalize(one(metric, **options), interval=interval)["signature"]
+    assert signature.endswith(part) and "doc#" not in signature  # document ids are not hashed
+    with pytest.raises(ValueError, match=re.escape(f"cannot read {part[1:]!r}")):
+        metric.options_from_signature(signature)  # compute cannot give a counts state's numbers
 
 
 def test_the_empty_state_is_the_identity(metric):
@@ -340,7 +435,7 @@ def blob(values, shape=None, raw=None):
 @pytest.mark.parametrize(
     "edit, words",
     [
-        (lambda s: s.update(version=2), "a counts state of layout 2"),
+        (lambda s: s.update(version=1), "a counts state of layout 1"),
         (lambda s: s.update(types=["A", "A"]), "not a list of distinct type names"),
         (lambda s: s.update(types="AB"), "not a list of distinct type names"),
         (lambda s: s.update(row=blob(np.zeros(3))), r"shape \[3\], expected \[16\]"),
@@ -365,6 +460,15 @@ def blob(values, shape=None, raw=None):
         (lambda s: s.update(sentences=-1), "sentences: -1 is not a count"),
         (lambda s: s.update(ranges=[[0, 2], [1, 3]]), "sentences 1 to 1 held twice"),
         (lambda s: s.update(ranges=[[2, 2]]), "not a list of"),
+        (lambda s: s.update(ranges=[[0, 2.5]]), "not a list of"),
+        (lambda s: s.update(ranges=None), "ranges and names: both held or neither"),
+        (lambda s: s.update(names=["b", "a"]), "not distinct sorted ids"),
+        (lambda s: s.update(names=["a", "a"]), "not distinct sorted ids"),
+        (lambda s: s.update(names=[1]), "not a list of str sentence ids"),
+        (
+            lambda s: s.update(ranges=[[2 * i, 2 * i + 1] for i in range(C.MAX_ID_SLOTS + 1)]),
+            "more than 32768",
+        ),
         (lambda s: s["decoding"]["predictions"].update(entities=-1), r"\['entities'\] is -1, not a count"),
         (lambda s: s["decoding"].update(predictions=[]), r"decoding\['predictions'\] is \[\], not a count"),
         (lambda s: s.update(decoding=None), "decoding: not a dict of counts"),
@@ -421,6 +525,20 @@ def test_chunks_and_blocks_do_not_change_the_resamples(monkeypatch):
     assert np.array_equal(C.resampled_rows(entries, keys, width, seed=4, resamples=9), whole)
     dense = np.bincount(entries, minlength=units * width).reshape(units, width)
     assert np.array_equal(whole, C.poisson_weights(keys, 4, 9).T.astype(np.int64) @ dense)
+
+
+@pytest.mark.parametrize("block", [1, 2, 128, 1000])
+def test_blocks_of_one_row_and_of_many_sum_alike(monkeypatch, block):
+    """Units of one row fill whole blocks (summed at once); a few of other rows mix in (summed as
+    differences of running sums); the block's uint16 sums cannot wrap."""
+    width, units = 2, 1500
+    entries = np.r_[np.arange(units) * width, np.arange(0, units, 97) * width + 1]
+    keys = C.unit_keys(list(range(units)), "ids")
+    assert 255 * C._BLOCK < 2**16  # a uint8 weight's sums over a block fit its uint16 sums
+    monkeypatch.setattr(C, "_BLOCK", block)
+    got = C.resampled_rows(entries, keys, width, seed=1, resamples=7)
+    dense = np.bincount(entries, minlength=units * width).reshape(units, width)
+    assert np.array_equal(got, C.poisson_weights(keys, 1, 7).T.astype(np.int64) @ dense)
 
 
 def test_a_hash_collision_falls_back_to_the_exact_rows(monkeypatch):

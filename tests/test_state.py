@@ -494,8 +494,25 @@ def test_partitions_with_different_slice_keys_are_named(metrics):
         metric.finalize(a + b)
 
 
-def test_missing_sentences_say_how_to_number_them(metrics):
+HOW = [
+    r"Spark rdd\.zipWithIndex\(\) \(first_sentence = the index of a partition's first row\)",
+    r"dataset\.map\(lambda r, i: \{'index': i\}, with_indices=True\)",
+    r"Dask the cumulative sum of the partitions' lengths \(bag\.map_partitions\(lambda p: \[len\(p\)\]\)",
+    r"Ray an index column \(ds\.zip\(ray\.data\.range\(ds\.count\(\)\)\) adds 'id'\)",
+    r"keep='counts' with sentence_ids, which needs no numbering",
+]
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("where", ["gap", "overlap", "both at 0"])
+def test_errors_that_need_first_sentence_say_how_to_get_it_on_each_engine(metrics, where, how):
     metric = metrics["default"]
-    b = metric.state(predictions=[["B-A"]], references=[["O"]], first_sentence=1)
-    with pytest.raises(ValueError, match="zipWithIndex.*with_indices=True.*keep='counts' with sentence_ids"):
-        metric.finalize(b)
+    a = metric.state(predictions=[["B-A"], ["O"]], references=[["O"], ["O"]])  # first_sentence=0
+    b = metric.state(
+        predictions=[["B-A"]], references=[["O"]], first_sentence={"gap": 3, "overlap": 1}.get(where, 0)
+    )
+    with pytest.raises(ValueError, match=how):
+        metric.finalize(a + b) if where == "gap" else a + b
+    if where != "gap":
+        with pytest.raises(ValueError, match=r"one block holds [01] to [01], the other [01] to [01]\)"):
+            b + a
