@@ -5,6 +5,7 @@ intervals with ``beta`` on a corpus whose resamples all give the same scores."""
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from ner_recall import ner_buckets as B
@@ -80,15 +81,11 @@ def test_every_attribute_has_its_labels():
 # ---------------------------------------------------------------------------- training entities
 
 
-def test_training_pairs_are_counted_by_text_and_by_text_and_type():
+def test_training_pairs_are_counted_by_text():
     train = B.check_train_entities([("ORG", "NATO"), ("LOC", "NATO"), ("ORG", "NATO"), ["PER", "Anna"]])
-    assert train == B.Training(
-        Counter({"NATO": 3, "Anna": 1}),
-        Counter({("NATO", "ORG"): 2, ("NATO", "LOC"): 1, ("Anna", "PER"): 1}),
-        None,
-    )
+    assert train == B.Training(Counter({"NATO": 3, "Anna": 1}), None)
     assert B.check_train_entities(None) is None
-    assert B.check_train_entities(()) == B.Training(Counter(), Counter(), None)
+    assert B.check_train_entities(()) == B.Training(Counter(), None)
 
 
 def _corpus_error(tags):
@@ -108,6 +105,8 @@ def _corpus_error(tags):
         ),
         (5, "train_entities must be a list of (type, text) pairs or {'tokens': ..., 'tags': ...}; got int"),
         ([("PER", "Anna"), "PER"], "train_entities[1] must be a (type, text) pair of str; got 'PER'"),
+        ([("PER", "Anna"), "PE"], "train_entities[1] must be a (type, text) pair of str; got 'PE'"),
+        ([5], "train_entities[0] must be a (type, text) pair of str; got 5"),
         (
             [("PER", "Anna", "x")],
             "train_entities[0] must be a (type, text) pair of str; got ('PER', 'Anna', 'x')",
@@ -286,3 +285,117 @@ def test_intervals_of_identical_units_are_the_point_with_beta(metric):
     )
     assert table["3"]["intervals"]["recall"] == [0.0, 0.0]
     assert table["3"]["intervals"]["precision"] == [0.0, 0.0]
+
+
+def test_intervals_of_identical_units_in_three_attributes_are_their_points(metric):
+    """Each attribute's intervals are read from its own columns of the bootstrap (the third
+    attribute's too): with identical units, every interval is its bucket's point."""
+    references = [["B-PER", "I-PER", "O", "B-LOC", "B-X", "I-X", "I-X"]] * 6
+    predictions = [["B-PER", "I-PER", "B-ORG", "B-LOC", "O", "O", "O"]] * 6
+    tokens = [["Anna", "Smith", "nato", "BERN", "de", "la", "Mer"]] * 6
+    out = metric.compute(
+        predictions=predictions,
+        references=references,
+        buckets=["entity_length", "capitalisation", "seen"],
+        tokens=tokens,
+        train_entities=[("LOC", "BERN")],
+        ci_resamples=20,
+    )["buckets"]
+    assert {name: sorted(table) for name, table in out.items()} == {
+        "entity_length": ["1", "2", "3"],
+        "capitalisation": ["lower", "title", "upper"],
+        "seen": ["seen", "unseen"],
+    }
+    for name, table in out.items():
+        for label, row in table.items():
+            for key in ("precision", "recall", "f1"):
+                assert row["intervals"][key] == [pytest.approx(row[key])] * 2, (name, label, key)
+    assert (
+        out["seen"]["unseen"]["recall"] == pytest.approx(0.5) and out["capitalisation"]["upper"]["f1"] == 1.0
+    )
+
+
+# ---------------------------------------------------------------------------- the pieces, called directly
+
+
+def _spans(starts, ends, sentences, offsets):
+    """SpanArrays of one type: (start, end, type, sentence, offset)."""
+    from ner_recall.ner_core import SpanArrays
+
+    columns = [np.array(c, dtype=np.int64) for c in (starts, ends, [0] * len(starts), sentences, offsets)]
+    return SpanArrays(*columns)
+
+
+def test_bucket_scores_defaults():
+    from ner_recall import ner_decoding as D
+    from ner_recall import ner_matching as M
+
+    corpus = D.encode([["B-PER", "I-PER", "O", "O"]], [["B-PER", "I-PER", "O", "B-LOC"]])  # predictions first
+    gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
+    out = B.bucket_scores(gold, pred, M.match(gold, pred), corpus.lengths, ["entity_length"])
+    assert out == {  # F1, a 0/0 precision as 0, the table alone (no rows)
+        "entity_length": {
+            "1": {"precision": 0.0, "recall": 0.0, "f1": 0.0, "number": 1, "predicted": 0},
+            "2": {"precision": 1.0, "recall": 1.0, "f1": 1.0, "number": 1, "predicted": 1},
+        }
+    }
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize(
+    "number, hits, predicted, correct, expected",
+    [
+        # (gold, found, predictions, right) of one bucket -> precision, recall, F
+        (2, 0, 0, 0, [NAN, 0.0, 0.0]),  # nothing predicted, nothing found: F 0
+        (2, 1, 0, 0, [NAN, 0.5, NAN]),  # nothing predicted, half found: F undefined
+        (0, 0, 2, 0, [0.0, NAN, 0.0]),
+        (0, 0, 2, 1, [0.5, NAN, NAN]),
+        (0, 0, 2, 2, [1.0, NAN, NAN]),
+        (2, 2, 0, 0, [NAN, 1.0, NAN]),
+        (2, 0, 2, 0, [0.0, 0.0, 0.0]),
+        (4, 1, 2, 1, [0.5, 0.25, 1 / 3]),
+    ],
+)
+def test_bucket_scorer_of_one_bucket(number, hits, predicted, correct, expected):
+    row = np.array([number, hits, predicted, correct])
+    assert np.allclose(B.bucket_scorer([1])(row), [expected], equal_nan=True)  # NaN where undefined
+    zero = B.bucket_scorer([1], undefined=False)
+    one = B.bucket_scorer([1], undefined=False, zero_division=1)
+    assert np.allclose(zero(row), [[0.0 if x != x else x for x in expected]])
+    assert np.allclose(one(row), [[1.0 if x != x else x for x in expected]])
+
+
+def test_bucket_scorer_reads_each_attribute_from_its_columns_with_beta():
+    """Three attributes of one bucket each, and F2 = 5 p r / (4 p + r)."""
+    score = B.bucket_scorer([1, 1, 1], beta=2)
+    totals = np.array([[4, 1, 2, 1, 2, 2, 2, 1, 1, 1, 4, 1]])  # per attribute: gold, found, predicted, right
+    expected = [[0.5, 0.25, 2.5 * 0.25 / 2.25, 0.5, 1.0, 2.5 / 3, 0.25, 1.0, 1.25 / 2]]
+    assert np.allclose(score(totals), expected)
+
+
+def test_density_counts_every_sentence_even_the_last_without_entities():
+    spans = _spans([0, 2, 5], [1, 3, 6], [0, 0, 1], [0, 2, 0])
+    # densities 2/4 and 1/12; the third sentence has none
+    got = B._numeric_buckets("density", spans, [4, 12, 3])
+    assert [B.labels_of("density")[b] for b in got.tolist()] == ["0.3+", "0.3+", "0-0.1"]
+
+
+def test_sentence_length_of_no_entity_is_empty():
+    for lengths in ([], [3, 5]):
+        got = B._numeric_buckets("sentence_length", _spans([], [], [], []), lengths)
+        assert got.tolist() == []
+
+
+def test_an_entity_text_is_its_own_tokens_wherever_it_starts(metric):
+    out = metric.compute(
+        predictions=[["O", "B-ORG", "O"]],
+        references=[["O", "B-ORG", "O"]],
+        buckets=["capitalisation"],
+        tokens=[["x", "NATO", "de"]],
+    )["buckets"]
+    assert list(out["capitalisation"]) == ["upper"]
+    texts = B.entity_texts(_spans([5], [7], [1], [1]), [["a"], ["x", "New", "york", "z"]], " ")
+    assert texts == ["New york"]
+    assert B.entity_texts(_spans([9], [13], [1], [2]), ["", "a Bern b"], None) == ["Bern"]
