@@ -92,7 +92,7 @@ class _Doc:
             self.alt_length += len(piece)
 
     def offset(self):
-        return self.length if self.alt is None else self.length + self.alt_length
+        return self.length + self.alt_length  # alt_length is 0 outside an ALT
 
     def add_entity(self, entity):
         (self.items if self.alt is None else self.alt["alternatives"][-1][1]).append(entity)
@@ -178,7 +178,9 @@ class _Reader:
 
     def doc_tag(self, closing, attributes, line):
         if closing:
-            self.docs.append(_finish(self.doc, line, self.where, len(self.docs) + 1))
+            if self.doc is None:
+                raise ValueError(f"{self.where(line)}: </DOC> without <DOC>")
+            self.docs.append(_finish(self.doc, self.where, len(self.docs) + 1))
             self.doc = None
             return
         if self.doc is not None and self.has_docs:
@@ -233,7 +235,7 @@ class _Reader:
             self.doc.add_text(tail, last, self.where)
             if self.has_docs:
                 raise ValueError(f"{self.where(self.doc.line)}: <DOC> not closed")
-            self.docs.append(_finish(self.doc, last, self.where, 1))
+            self.docs.append(_finish(self.doc, self.where, 1))
         elif tail.strip():
             raise ValueError(f"{self.where(last)}: text outside a <DOC>")
         _check_unique(self.docs, self.name)
@@ -296,9 +298,7 @@ def _close_alt(doc, line, where):
     doc.length += len(texts[0])
 
 
-def _finish(doc, line, where, position):
-    if doc is None:
-        raise ValueError(f"{where(line)}: </DOC> without <DOC>")
+def _finish(doc, where, position):
     if doc.open is not None:
         raise ValueError(f"{where(doc.open[3])}: <{doc.open[0]}> not closed")
     if doc.alt is not None:

@@ -142,11 +142,12 @@ def test_metadata_inside_a_document_is_not_its_text():
 
 
 def test_an_alt_after_an_alt_starts_at_its_own_offset():
-    harem = H.read_harem_text("<DOC><ALT><L>ab</L>|ab</ALT> <ALT>cd|<L>c</L>d</ALT></DOC>")
-    assert harem.texts == ["ab cd"]
+    harem = H.read_harem_text("<DOC><ALT><L>ab</L>|ab</ALT> <ALT><L>c</L>d|c<L>d</L></ALT> <M>e</M></DOC>")
+    assert harem.texts == ["ab cd e"]
     assert harem.items[0] == [
         {"alternatives": [[{"label": "L", "start": 0, "end": 2}], []]},
-        {"alternatives": [[], [{"label": "L", "start": 3, "end": 4}]]},
+        {"alternatives": [[{"label": "L", "start": 3, "end": 4}], [{"label": "L", "start": 4, "end": 5}]]},
+        {"label": "M", "start": 6, "end": 7},
     ]
 
 
@@ -375,14 +376,17 @@ def test_the_first_and_last_words_place_what_the_whole_cannot(gold, system, enti
         assert lost == [] and (placed[0]["start"], placed[0]["end"]) == expected
 
 
-def test_texts_that_agree_but_for_white_space_need_no_lookup():
+def test_texts_that_agree_but_for_white_space_need_no_lookup(monkeypatch):
+    monkeypatch.setattr(H, "FEW_NEEDLES", 0)  # prepare finds every string at once
     alignment = H._Alignment("Em  Braga", "Em Braga")
     alignment.prepare([(3, 8)])
+    assert alignment.gold_occ.found == {} and alignment.sys_occ.found == {}
     assert alignment.place(3, 8) == (4, 9)
     assert alignment.gold_occ.found == {} and alignment.sys_occ.found == {}
     alignment = H._Alignment("Em Braga", "Em o Braga")
     alignment.prepare([(5, 10)])
-    assert alignment.place(5, 10) == (3, 8) and alignment.gold_occ.found == {"Braga": [2]}
+    assert alignment.gold_occ.found == {"Braga": [2]} and alignment.sys_occ.found == {"Braga": [3]}
+    assert alignment.place(5, 10) == (3, 8)
 
 
 class _Counted(str):
@@ -427,8 +431,13 @@ def test_the_filter_lets_through_what_the_keys_then_decide(monkeypatch):
     sought among them."""
     monkeypatch.setattr(H, "FEW_NEEDLES", 0)
     monkeypatch.setattr(H, "_TABLE", 1)
-    occurrences = H._Occurrences("abcabxyz")
-    occurrences.prepare(["ab", "ca", "zz"])
+    text = "abcabxyzpqrstuvw"
+    occurrences = H._Occurrences(text)
+    inverse = occurrences._prefix()[2]
+    sought = ["ab", "ca", "zz"]
+    windows = {text[k : k + 2] for k in range(len(text) - 1)}
+    assert max(H._key(w, inverse) for w in windows) > max(H._key(s, inverse) for s in sought)  # the case
+    occurrences.prepare(sought)
     assert occurrences.found == {"ab": [0, 3], "ca": [2], "zz": []}
 
 
