@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .ner_core import SpanArrays, fbeta_array, fbeta_key, holm, prf_scores, ratio, same_count, score_names
+from .ner_core import SpanArrays, fbeta_array, holm, prf_scores, ratio, same_count, score_names
 from .ner_uncertainty import DEFAULT_METHOD, Bootstrap, bootstrap_totals, group_rows, interval_bounds
 
 if TYPE_CHECKING:  # the matching module's families import this one
@@ -91,7 +91,7 @@ def check_buckets(buckets: Any, span_config: bool = False) -> tuple[str, ...] | 
     """A tuple of attribute names (None: none)."""
     if buckets is None:
         return None
-    if isinstance(buckets, (str, bytes)) or not isinstance(buckets, (list, tuple)) or not buckets:
+    if not isinstance(buckets, (list, tuple)) or not buckets:  # a str is no list
         raise ValueError(f"buckets must be a list of attributes from {list(ATTRIBUTES)}; got {buckets!r}")
     for name in buckets:
         if name not in NEEDS:
@@ -114,13 +114,12 @@ def needs_train(buckets: Any) -> bool:
 
 
 class Training(NamedTuple):
-    """What the training-set buckets read: per exact text its training entities (``texts``), per
-    (text, type) (``typed``), and with a training corpus ExplainaBoard's ``occurrences``: per
+    """What the training-set buckets read: per exact text its training entities (``texts``), and
+    with a training corpus ExplainaBoard's ``occurrences``: per
     lower-cased entity text, the label of each occurrence of it in the training text (its type
     where the occurrence is an entity, ``"O"`` where not); None from (type, text) pairs."""
 
     texts: Counter
-    typed: Counter
     occurrences: dict | None
 
 
@@ -146,9 +145,7 @@ def check_train_entities(train_entities: object) -> Training | None:
             "train_entities must be a list of (type, text) pairs or {'tokens': ..., 'tags': ...}; got "
             f"{type(train_entities).__name__}"
         )
-    return Training(
-        Counter(text for _, text in pairs), Counter((text, kind) for kind, text in pairs), occurrences
-    )
+    return Training(Counter(text for _, text in pairs), occurrences)
 
 
 def _corpus_entities(corpus):
@@ -213,13 +210,13 @@ def occurrence_labels(tokens: Sequence[Sequence[str]], entities: Sequence[dict])
 
 def check_tokens(tokens: Any, lengths: Sequence[int] | npt.NDArray[np.integer]) -> Any:
     """``tokens``: one list of str per sentence, as long as its tags; ValueError naming the place."""
-    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, (list, tuple)):
+    if not isinstance(tokens, (list, tuple)):
         raise ValueError(
             f"tokens must be a list with one list of str per sentence; got {type(tokens).__name__}"
         )
     same_count("tokens", len(tokens), "references", len(lengths))
     for i, (words, n) in enumerate(zip(tokens, lengths)):
-        if isinstance(words, (str, bytes)) or not isinstance(words, (list, tuple)) or len(words) != n:
+        if not isinstance(words, (list, tuple)) or len(words) != n:
             raise ValueError(f"tokens[{i}] must be a list of {n} str, one per tag")
         for j, word in enumerate(words):
             if not isinstance(word, str):
@@ -349,7 +346,6 @@ def bucket_scores(
     found[np.asarray(matching.gold)[exact]] = True
     right = np.zeros(len(pred), dtype=bool)
     right[np.asarray(matching.pred)[exact]] = True
-    fkey = fbeta_key(beta)
     out, blocks = {}, []
     for name in buckets:
         labels = labels_of(name)
@@ -366,7 +362,7 @@ def bucket_scores(
         out[name] = table
         blocks.append((name, labels, g, p))
     if intervals is not None:
-        _add_intervals(out, blocks, gold, pred, found, right, units, intervals, beta, fkey, zero_division)
+        _add_intervals(out, blocks, gold, pred, found, right, units, intervals, beta, zero_division)
     if keep_rows:
         layout = tuple((name, labels) for name, labels, _, _ in blocks)
         return out, BucketRows(layout, _unit_rows(blocks, gold, pred, found, right, units))
@@ -466,7 +462,7 @@ def _unit_rows(blocks, gold, pred, found, right, units):
     return np.concatenate(columns, axis=1)
 
 
-def _add_intervals(out, blocks, gold, pred, found, right, units, options, beta, fkey, zero_division):
+def _add_intervals(out, blocks, gold, pred, found, right, units, options, beta, zero_division):
     stats = _unit_rows(blocks, gold, pred, found, right, units)
     widths = [len(labels) for _, labels, _, _ in blocks]
     score = bucket_scorer(widths, beta)

@@ -74,7 +74,7 @@ class _Doc:
         self.parts, self.length, self.items = [], 0, []
         self.open = None  # (names, attributes, start, line) of the entity being read
         self.alt = None  # per alternative [text parts, entities], with the ALT's line
-        self.alt_length = 0  # the characters of the ALT's last alternative so far
+        self.alt_length = 0  # the characters of the ALT's last alternative so far (0 outside an ALT)
 
     def add_text(self, text, line, where):
         if self.alt is None:
@@ -92,7 +92,7 @@ class _Doc:
             self.alt_length += len(piece)
 
     def offset(self):
-        return self.length if self.alt is None else self.length + self.alt_length
+        return self.length + self.alt_length  # alt_length is 0 outside an ALT
 
     def add_entity(self, entity):
         (self.items if self.alt is None else self.alt["alternatives"][-1][1]).append(entity)
@@ -118,9 +118,7 @@ def _morf(value, where):
 
 
 def _entity(names, attributes, start, end, where):
-    categories = attributes.get("CATEG", names) if names == "EM" else names
-    if names == "EM" and "CATEG" not in attributes:
-        categories = "EM"  # identification only
+    categories = attributes.get("CATEG", "EM") if names == "EM" else names  # EM alone: identification only
     labels = _labels(categories, attributes.get("TIPO"), where)
     entity = {"label": labels[0] if len(labels) == 1 else labels, "start": start, "end": end}
     if "MORF" in attributes:
@@ -155,6 +153,8 @@ class _Reader:
         if tag in IGNORED:
             return
         if tag in METADATA - {"DOCID"}:
+            if self.doc is None:
+                raise ValueError(f"{self.where(line)}: <{'/' if closing else ''}{tag}> outside a <DOC>")
             self.metadata = None if closing else tag
         elif tag == "DOC":
             self.doc_tag(closing, attributes, line)
@@ -169,7 +169,7 @@ class _Reader:
             raise ValueError(f"{self.where(line)}: <{'/' if closing else ''}{tag}> outside a <DOC>")
         elif tag == "ALT":
             self.alt_tag(closing, line)
-        elif not tag.replace("|", "").isupper():
+        elif not tag.isupper():  # '|' is not cased: PESSOA|LOCAL is upper case
             raise ValueError(f"{self.where(line)}: unknown tag <{tag}> (categories are upper case)")
         elif not closing:
             self.open_entity(tag, attributes, line)
@@ -178,7 +178,9 @@ class _Reader:
 
     def doc_tag(self, closing, attributes, line):
         if closing:
-            self.docs.append(_finish(self.doc, line, self.where, len(self.docs) + 1))
+            if self.doc is None:
+                raise ValueError(f"{self.where(line)}: </DOC> without <DOC>")
+            self.docs.append(_finish(self.doc, self.where, len(self.docs) + 1))
             self.doc = None
             return
         if self.doc is not None and self.has_docs:
@@ -194,7 +196,7 @@ class _Reader:
             raise ValueError(f"{self.where(line)}: ALT inside an ALT (line {doc.alt['line']})")
         if doc.open is not None:
             raise ValueError(f"{self.where(line)}: ALT inside an entity")
-        doc.alt, doc.alt_length = {"line": line, "alternatives": [[[], []]]}, 0
+        doc.alt = {"line": line, "alternatives": [[[], []]]}
 
     def open_entity(self, tag, attributes, line):
         unknown = sorted(set(attributes) - ENTITY_ATTRIBUTES)
@@ -233,11 +235,11 @@ class _Reader:
             self.doc.add_text(tail, last, self.where)
             if self.has_docs:
                 raise ValueError(f"{self.where(self.doc.line)}: <DOC> not closed")
-            self.docs.append(_finish(self.doc, last, self.where, 1))
+            self.docs.append(_finish(self.doc, self.where, 1))
         elif tail.strip():
             raise ValueError(f"{self.where(last)}: text outside a <DOC>")
         _check_unique(self.docs, self.name)
-        return Harem(*(list(column) for column in zip(*self.docs))) if self.docs else Harem([], [], [], [])
+        return Harem(*(list(column) for column in zip(*self.docs)))  # a reading has a document at least
 
 
 def _check_unique(docs, name):
@@ -289,16 +291,14 @@ def _close_alt(doc, line, where):
             f"{where(doc.alt['line'])}: the ALT's alternatives differ in their text ({texts[0]!r} and "
             f"{next(t for t in texts if t != texts[0])!r}); they may differ in markup only"
         )
-    doc.alt = None
+    doc.alt, doc.alt_length = None, 0
     if any(entities for _, entities in alternatives):
         doc.items.append({"alternatives": [entities for _, entities in alternatives]})
     doc.parts.append(texts[0])
     doc.length += len(texts[0])
 
 
-def _finish(doc, line, where, position):
-    if doc is None:
-        raise ValueError(f"{where(line)}: </DOC> without <DOC>")
+def _finish(doc, where, position):
     if doc.open is not None:
         raise ValueError(f"{where(doc.open[3])}: <{doc.open[0]}> not closed")
     if doc.alt is not None:
@@ -656,7 +656,7 @@ def align_to_gold(gold_text: str, system_text: str, entities: list) -> tuple:
     for k, found in words.items():
         if found:
             first, last = alignment.place(*found[0]), alignment.place(*found[-1])
-            if first and last and first[0] < last[1]:
+            if first and last and first[1] <= last[0]:  # the first word before the last
                 spans[k] = (first[0], last[1])
     placed = [dict(e, start=span[0], end=span[1]) for e, span in zip(entities, spans) if span is not None]
     return placed, [e for e, span in zip(entities, spans) if span is None]
