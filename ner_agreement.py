@@ -558,9 +558,10 @@ def _alpha_interval(stats, n_annotators, resamples, level, seed):
     """Percentile bootstrap of alpha over the resampling units (their rows of :func:`alpha_stats`)."""
     patterns, counts = group_rows(stats)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    # never NaN: the expected disagreement is 0 only when every value is one category, and then
+    # the observed one is 0 too (alpha 1)
     draws = np.concatenate(
         [alpha_of(t, n_annotators) for t in bootstrap_totals(patterns, counts, resamples, rng)]
     )
-    draws = draws[~np.isnan(draws)]
     alpha = (1 - level) / 2
-    return [float(v) for v in np.quantile(draws, [alpha, 1 - alpha])] if len(draws) else [float("nan")] * 2
+    return [float(v) for v in np.quantile(draws, [alpha, 1 - alpha])]
