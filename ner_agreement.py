@@ -66,13 +66,12 @@ def check_annotations(annotations: Sequence, kind: str) -> list[list]:
     return [list(a) for a in annotations]
 
 
-def _name(error: ValueError, i: int, j: int | None = None) -> ValueError:
+def _name(error: ValueError, i: int, j: int) -> ValueError:
     """A scoring error of annotator ``i`` against ``j`` (``i`` as the reference, ``j`` as the
-    predictions; ``j`` None: annotator ``i`` alone, read as predictions), with the annotators named.
-    The one place that rewrites a side's name into an annotator's."""
-    sides = {"predictions": i} if j is None else {"references": i, "predictions": j}
+    predictions), with the annotators named. The one place that rewrites a side's name into an
+    annotator's."""
     text = str(error)
-    for side, k in sides.items():
+    for side, k in (("references", i), ("predictions", j)):
         text = text.replace(side, f"annotations[{k}]")
     return ValueError(text)
 
