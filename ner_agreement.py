@@ -30,13 +30,12 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .ner_core import MODES, SpanArrays, fbeta_key, same_count
-from .ner_decoding import check_lengths, corpus_from_codes, decode, encode, tag_codes
+from .ner_decoding import check_lengths, corpus_from_codes, tag_codes
 from .ner_documents import check_id_values
 from .ner_fragments import refuse_fragments
 from .ner_matching import match
 from .ner_options import check_options, check_unused
 from .ner_pipeline import score_spans, score_tags, tag_corpus
-from .ner_spans import check_entities
 from .ner_uncertainty import bootstrap_totals, check_resamples, document_units, group_rows
 
 KINDS = ("tags", "spans")
@@ -67,13 +66,12 @@ def check_annotations(annotations: Sequence, kind: str) -> list[list]:
     return [list(a) for a in annotations]
 
 
-def _name(error: ValueError, i: int, j: int | None = None) -> ValueError:
+def _name(error: ValueError, i: int, j: int) -> ValueError:
     """A scoring error of annotator ``i`` against ``j`` (``i`` as the reference, ``j`` as the
-    predictions; ``j`` None: annotator ``i`` alone, read as predictions), with the annotators named.
-    The one place that rewrites a side's name into an annotator's."""
-    sides = {"predictions": i} if j is None else {"references": i, "predictions": j}
+    predictions), with the annotators named. The one place that rewrites a side's name into an
+    annotator's."""
     text = str(error)
-    for side, k in sides.items():
+    for side, k in (("references", i), ("predictions", j)):
         text = text.replace(side, f"annotations[{k}]")
     return ValueError(text)
 
@@ -158,7 +156,7 @@ def agreement(
     annotations = check_annotations(annotations, kind)
     for k, annotator in enumerate(annotations if kind == "spans" else ()):
         refuse_fragments(annotator, f"annotations[{k}]", "agreement (kappa and alpha over contiguous spans)")
-    fixed = sorted(set(options) & {"scores", "errors", "ci_resamples", "document_ids"})
+    fixed = sorted(set(options) & {"scores", "errors"})
     if fixed:
         raise ValueError(
             f"agreement sets {fixed[0]} itself (every pair is scored in seqeval and MUC modes, with"
@@ -190,7 +188,7 @@ def agreement(
     spans = [_view_spans(views[0, 1], "gold")] + [
         _view_spans(views[0, k], "pred") for k in range(1, len(annotations))
     ]
-    labels, sentence = token_labels(annotations, kind, checked, (spans, lengths))
+    labels, sentence = token_labels(spans, lengths)
     kappa = kappa_of(labels)
     if resamples:
         kappa["interval"] = _kappa_interval(
@@ -288,18 +286,12 @@ def _either(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64], x: np.ndarray, y
 
 
 def token_labels(
-    annotations: list, kind: str, options: Any, decoded: tuple | None = None
+    spans: list, lengths: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """(annotators x tokens array of label codes, sentence of each token): per token the type of
     the innermost entity covering it (the shortest; among equally short ones the last by start,
-    then type), 0 (``O``) where none does. ``decoded``: the annotators' (spans, lengths), when
-    already read."""
-    if decoded is not None:
-        spans, lengths = decoded
-    elif kind == "tags":
-        spans, lengths = _tag_spans(annotations, options)
-    else:
-        spans, lengths = _span_spans(annotations)
+    then type), 0 (``O``) where none does. ``spans``: per annotator its entities as (type names,
+    sentence, start, end), offsets in the sentence; ``lengths``: the sentences' lengths."""
     base = np.concatenate([[0], np.cumsum(lengths)])
     names = sorted(set().union(*(_names_of(side[0]) for side in spans)))
     code = {name: k + 1 for k, name in enumerate(names)}
@@ -334,20 +326,6 @@ def _ramps(widths):
     return np.arange(total) - np.repeat(np.cumsum(widths) - widths, widths)
 
 
-def _tag_spans(annotations, options):
-    """Per annotator its entities as (type names, sentence, start, end) with offsets in the
-    sentence; the sentence lengths."""
-    spans = []
-    for k, annotator in enumerate(annotations):
-        try:
-            corpus = encode(annotator, annotator, suffix=options.suffix, scheme=options.scheme)
-        except ValueError as error:
-            raise _name(error, k) from None
-        spans.append(_decoded(corpus, "references", options))
-    lengths = np.array([len(sentence) for sentence in annotations[0]], dtype=np.int64)
-    return spans, lengths
-
-
 def _names_of(kinds):
     """The type names an annotator's entities use: ``kinds`` is a list of names, or (the names of
     a type space, each entity's code into them)."""
@@ -374,26 +352,6 @@ def _view_spans(view, side):
     offset = np.asarray(spans.offset, dtype=np.int64)
     end = offset + np.asarray(spans.end - spans.start, dtype=np.int64)
     return names, np.asarray(spans.sentence, dtype=np.int64), offset, end
-
-
-def _decoded(corpus, side, options):
-    """One side of an encoded corpus as (type names, sentence, start, end)."""
-    found = decode(getattr(corpus, side), corpus, options.scheme)
-    names = np.array(corpus.types + ("",), dtype=object)
-    offset = np.asarray(found.offset, dtype=np.int64)
-    end = offset + np.asarray(found.end - found.start, dtype=np.int64)
-    return names[found.type].tolist(), np.asarray(found.sentence, dtype=np.int64), offset, end
-
-
-def _span_spans(annotations):
-    spans, width = [], np.zeros(len(annotations[0]), dtype=np.int64)
-    for k, annotator in enumerate(annotations):
-        labels, starts, ends, example, _ = check_entities(annotator, f"annotations[{k}]")
-        example, starts, ends = (np.asarray(x, dtype=np.int64) for x in (example, starts, ends))
-        spans.append((list(labels), example, starts, ends))
-        if len(ends):
-            np.maximum.at(width, example, ends)
-    return spans, width
 
 
 def kappa_of(labels: npt.NDArray[np.int64]) -> dict[str, Any]:
@@ -599,9 +557,10 @@ def _alpha_interval(stats, n_annotators, resamples, level, seed):
     """Percentile bootstrap of alpha over the resampling units (their rows of :func:`alpha_stats`)."""
     patterns, counts = group_rows(stats)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    # never NaN: the expected disagreement is 0 only when every value is one category, and then
+    # the observed one is 0 too (alpha 1)
     draws = np.concatenate(
         [alpha_of(t, n_annotators) for t in bootstrap_totals(patterns, counts, resamples, rng)]
     )
-    draws = draws[~np.isnan(draws)]
     alpha = (1 - level) / 2
-    return [float(v) for v in np.quantile(draws, [alpha, 1 - alpha])] if len(draws) else [float("nan")] * 2
+    return [float(v) for v in np.quantile(draws, [alpha, 1 - alpha])]

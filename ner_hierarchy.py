@@ -193,7 +193,7 @@ def classification(
 
 
 def coarse_scores(
-    hierarchy: Hierarchy, gold: Any, pred: Any, zero_division: float = 0.0, beta: float = 1.0
+    hierarchy: Hierarchy, gold: Any, pred: Any, zero_division: float, beta: float
 ) -> dict[str, Any]:
     """Strict seqeval-style scores with each label replaced by its category: the spans matched
     again at that level (an entity of the right category but another type is correct there)."""
@@ -222,8 +222,8 @@ def hierarchy_results(
     matching: Any,
     types: tuple[str, ...],
     options: tuple[str | None, dict[str, str] | None],
-    zero_division: float = 0.0,
-    beta: float = 1.0,
+    zero_division: float,
+    beta: float,
 ) -> dict[str, Any]:
     """``results["hierarchy"]``: how labels split, the coarse-level scores, and HAREM's measures
     absolute and relative."""
@@ -231,7 +231,8 @@ def hierarchy_results(
     h = hierarchy_of(tuple(types), separator, mapping, beta)
     return {
         "categories": {
-            c: int(max(h.n_types[h.category == k], default=1)) for k, c in enumerate(h.categories)
+            c: int(h.n_types[h.category == k].max())
+            for k, c in enumerate(h.categories)  # never empty
         },
         "coarse": coarse_scores(h, gold, pred, zero_division, beta),
         "absolute": classification(h, gold, pred, matching, False, zero_division, beta),

@@ -10,6 +10,9 @@ first and deselected.
 
     python bench/mutate.py ner_planning tests/test_planning.py [--workdir /tmp/mutate] [--max-children 2]
 
+``-k EXPR`` (pytest's) keeps only the tests it selects, in the clean run and in every mutant's run: for a
+test file with slow parity tests, e.g. ``-k "not krippendorff"`` for ``tests/test_agreement.py``.
+
 Prints mutmut's summary and writes ``<workdir>/<module>/survivors.txt`` (each surviving mutant's diff).
 """
 
@@ -68,11 +71,11 @@ def workspace(module: str, tests: list[str], where: Path) -> Path:
     return where
 
 
-def clean_failures(where: Path, tests: list[str]) -> list[str]:
+def clean_failures(where: Path, tests: list[str], keyword: list[str]) -> list[str]:
     """The test ids that fail on the unmutated copy (they need files the copy lacks)."""
     report = where / "clean.txt"
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf", *tests],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf", *keyword, *tests],
         cwd=where,
         stdout=open(report, "w"),
         stderr=subprocess.STDOUT,
@@ -83,8 +86,10 @@ def clean_failures(where: Path, tests: list[str]) -> list[str]:
     ]
 
 
-def configure(where: Path, module: str, tests: list[str], deselect: list[str], max_children: int) -> None:
-    args = ["-p", "no:cacheprovider", "-q", "-x"] + [f"--deselect={t}" for t in deselect]
+def configure(
+    where: Path, module: str, tests: list[str], deselect: list[str], max_children: int, keyword: list[str]
+) -> None:
+    args = ["-p", "no:cacheprovider", "-q", "-x", *keyword] + [f"--deselect={t}" for t in deselect]
     (where / "pyproject.toml").write_text(
         "[tool.mutmut]\n"
         f'source_paths = ["ner_recall/{module}.py"]\n'
@@ -101,11 +106,13 @@ def main() -> None:
     parser.add_argument("tests", nargs="+")
     parser.add_argument("--workdir", default="/tmp/mutate")
     parser.add_argument("--max-children", type=int, default=2)
+    parser.add_argument("-k", dest="keyword", help="pytest's -k: run only the tests it selects")
     args = parser.parse_args()
+    keyword = ["-k", args.keyword] if args.keyword else []
     where = workspace(args.module, args.tests, Path(args.workdir) / args.module)
-    deselect = clean_failures(where, args.tests)
+    deselect = clean_failures(where, args.tests, keyword)
     print(f"deselected (need files beyond the package): {deselect}")
-    configure(where, args.module, args.tests, deselect, args.max_children)
+    configure(where, args.module, args.tests, deselect, args.max_children, keyword)
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     subprocess.run(["mutmut", "run", "--max-children", str(args.max_children)], cwd=where, env=env)
     results = subprocess.run(["mutmut", "results"], cwd=where, env=env, capture_output=True, text=True).stdout

@@ -103,7 +103,8 @@ def test_nested_annotations_that_agree_score_one(spans_metric):
     assert out["f1"]["strict"] == 1.0 and out["kappa"]["value"] == 1.0
     assert {out["alpha"][m]["value"] for m in A.ALPHA_MODES} == {1.0} and out["alpha"]["units"] == 3
     # the innermost entity labels its tokens: LOC inside ORG
-    labels, _ = A.token_labels([nested], "spans", None)
+    spans = [(["ORG", "LOC"], np.array([0, 0]), np.array([0, 8]), np.array([24, 16]))]
+    labels, _ = A.token_labels(spans, np.array([30]))
     assert labels[0, 8] != labels[0, 0] and labels[0, 16] == labels[0, 0]
 
 
@@ -176,12 +177,22 @@ def reliability_data(spans, lengths, mode):
     return data
 
 
+def tag_spans(metric, raters):
+    """Per annotator its entities as the metric decodes them: (type names, sentence, start, end)."""
+    out = []
+    for rater in raters:
+        found = [(s.label, k, s.start, s.end) for k, tags in enumerate(rater) for s in metric.decode(tags)]
+        names, sentence, start, end = zip(*found) if found else ((), (), (), ())
+        out.append((list(names), *(np.array(x, dtype=np.int64) for x in (sentence, start, end))))
+    return out
+
+
 @pytest.mark.parametrize("seed, n", [(0, 2), (1, 3), (2, 4), (3, 5)])
 def test_span_alpha_equals_the_krippendorff_package(metric, seed, n):
     krippendorff = require("krippendorff", "pip install -r requirements-dev.txt")
     raters = annotators(seed, n=n, sentences=120)
     out = metric.agreement(raters)["alpha"]
-    spans, lengths = A._tag_spans(raters, A.check_options("default", {}))
+    spans, lengths = tag_spans(metric, raters), np.array([len(s) for s in raters[0]])
     for mode in A.ALPHA_MODES:
         data = reliability_data(spans, lengths, mode)
         expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
@@ -423,7 +434,7 @@ def test_the_innermost_entity_labels_a_token():
             np.array([6, 4, 5, 8]),
         )
     ]
-    labels, sentence = A.token_labels(None, "spans", None, (spans, np.array([9])))
+    labels, sentence = A.token_labels(spans, np.array([9]))
     names = {0: "O", 1: "W", 2: "X", 3: "Y", 4: "Z"}
     assert [names[c] for c in labels[0].tolist()] == ["X", "X", "Y", "Z", "Z", "X", "W", "W", "O"]
     assert sentence.tolist() == [0] * 9

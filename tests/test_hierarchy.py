@@ -3,6 +3,7 @@ classification measures, absolute and relative (docs/harem.md). Expected numbers
 hand from the definitions in ``ner_hierarchy``'s docstring."""
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -352,3 +353,34 @@ def test_beta_and_zero_division_reach_every_measure(spans):
         predictions=[[]], references=[[ent("A:x", 0, 1)]], type_separator=":", zero_division=1
     )
     assert empty["hierarchy"]["relative"]["categories"]["precision"] == 1.0  # 0/0 aligned
+
+
+def test_the_reserved_names_default_to_f1():
+    from ner_recall import ner_hierarchy as H
+
+    assert H.reserved_categories() == H.reserved_categories(1.0)
+    assert "overall_f1" in H.reserved_categories() and "overall_f2" not in H.reserved_categories()
+    assert "overall_f2" in H.reserved_categories(2.0) and "overall_accuracy" in H.reserved_categories(2.0)
+    with pytest.raises(
+        ValueError, match=r"^the label 'overall_f1:X' has the category 'overall_f1', a key of"
+    ):
+        H.hierarchy_of(("overall_f1:X", "A"), ":", None)
+    assert H.hierarchy_of(("overall_f2:X", "A"), ":", None).categories == ("A", "overall_f2")
+
+
+def test_a_hierarchy_of_no_label_keeps_integer_codes():
+    from ner_recall import ner_hierarchy as H
+
+    h = H.hierarchy_of((), ":", None)
+    assert h.categories == () and all(a.dtype == np.int64 and a.size == 0 for a in h[1:])
+
+
+def test_the_message_shows_the_first_five_labels():
+    from ner_recall import ner_hierarchy as H
+
+    labels = ("A", "B", "C", "D", "E", "F")
+    message = (
+        "type_separator ':' splits none of the labels ['A', 'B', 'C', 'D', 'E']: it would change nothing"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)} \\(the types"):
+        H.hierarchy_of(labels, ":", None)
