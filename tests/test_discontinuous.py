@@ -229,6 +229,7 @@ ERRORS = [
     ("not a pair", {"label": "A", "start": 0, "end": 6, "fragments": [[0, 2, 3], [4, 6]]}),
     ("not ints", {"label": "A", "start": 0, "end": 6, "fragments": [[0, 2.0], [4, 6]]}),
     ("empty list", {"label": "A", "start": 0, "end": 6, "fragments": []}),
+    ("not a list", {"label": "A", "start": 0, "end": 6, "fragments": 5}),
 ]
 
 
@@ -355,3 +356,211 @@ def test_the_ranking_family_reads_fragments(spans):
     )["ranking"]
     assert ranking["strict"]["average_precision"] == 0.5
     assert ranking["partial"]["average_precision"] == 1.0
+
+
+# ---------------------------------------------------------------------------- the helpers, one by one
+
+
+def test_a_later_sentence_shifts_fragments_into_flat_positions():
+    """Sentence 1 starts at flat position 2 (a span corpus leaves room after each sentence): the
+    fragments read in flat positions, the pieces sorted by start, end and type, their offsets back
+    within the sentence."""
+    from ner_recall import ner_fragments as F
+    from ner_recall.ner_spans import encode_spans
+
+    # sentence 1: "B" of fragments [1, 2) and [4, 6); "A" [0, 7) and [1, 3); "C" [4, 6)
+    disc = ent("B", 1, 6, (1, 2), (4, 6))
+    corpus = encode_spans(
+        [[], []], [[ent("A", 0, 1)], [ent("C", 4, 6), ent("A", 0, 7), disc, ent("A", 1, 3)]]
+    )
+    assert corpus.gold.start.tolist() == [0, 2, 3, 3, 6] and corpus.gold.offset.tolist() == [0, 0, 1, 1, 4]
+    fragments = F.side_fragments(
+        corpus.gold_extras, corpus.gold, corpus.gold_order, "references", corpus.types
+    )
+    assert fragments == {3: ((3, 4), (6, 8))}
+    got = F.pieces(corpus.gold, fragments)
+    # (type, start, end, offset) by start, end, type: "A" [0, 7) before "B" [1, 2) (by start, not end),
+    # "B" [1, 2) before "A" [1, 3) (the shorter first), "B" [4, 6) before "C" [4, 6) (by type)
+    assert list(zip(got.type.tolist(), got.start.tolist(), got.end.tolist(), got.offset.tolist())) == [
+        (0, 0, 1, 0),
+        (0, 2, 9, 0),
+        (1, 3, 4, 1),
+        (0, 3, 5, 1),
+        (1, 6, 8, 4),
+        (2, 6, 8, 4),
+    ]
+    assert got.sentence.tolist() == [0, 1, 1, 1, 1, 1]
+
+
+def test_the_first_bad_fragments_in_input_order_are_named(spans):
+    """Two bad entities in one example: the one given first is named, though it sorts later."""
+    first, second = ent("A", 4, 8, (4, 5), (5, 8)), ent("A", 0, 3, (0, 1))
+    with pytest.raises(ValueError) as error:
+        spans.compute(predictions=[[]], references=[[first, second]])
+    assert str(error.value) == f"references[0][0] {first!r}: {F_RULE}"
+
+
+def test_bad_fragments_in_the_predictions_are_named_there(spans):
+    bad = ent("ADR", 0, 6, (0, 2), (2, 6))
+    with pytest.raises(ValueError) as error:
+        spans.compute(predictions=[[], [ent("ADR", 0, 1), bad]], references=[[], []])
+    assert str(error.value) == f"predictions[1][1] {bad!r}: {F_RULE}"
+
+
+def test_fragments_on_the_predictions_alone_are_read(spans):
+    """Gold plain (no extras at all), "and" [1, 2); the prediction "muscle ... pain": its extent covers
+    the gold entity but no fragment does: a miss and a spurious, not a partial match."""
+    results = spans.compute(predictions=[[MUSCLE_PAIN]], references=[[ent("ADR", 1, 2)]], scores=ALL)
+    partial = results["muc"]["partial"]
+    assert [partial[k] for k in ("correct", "partial", "missed", "spurious")] == [0, 0, 1, 1]
+    d = results["discontinuous"]
+    assert (d["correct"], d["number"], d["predicted"], d["precision"]) == (0, 0, 1, 0.0)
+    assert d["sentences"]["examples"] == 0
+
+
+def test_the_tag_configs_have_no_fragments(metric):
+    results = metric.compute(predictions=[["B-A", "I-A"]], references=[["B-A", "O"]])
+    assert "discontinuous" not in results and results["overall_f1"] == 0.0
+
+
+def test_beta_weighs_the_discontinuous_scores(spans, sample):
+    """P 2/3, R 1/2: F2 = 5 P R / (4 P + R) = (5/3) / (19/6) = 10/19; the sentences' P = R = 2/3."""
+    lines, gold, pred = sample
+    d = spans.compute(predictions=pred, references=gold, beta=2.0)["discontinuous"]
+    assert d["f2"] == pytest.approx(10 / 19) and "f1" not in d
+    assert d["sentences"]["f2"] == pytest.approx(2 / 3)
+
+
+def test_the_discontinuous_results_default_to_f1_and_zero():
+    """No prediction: precision 0 (zero_division 0), the F-score named f1 (beta 1); an empty side."""
+    from ner_recall import ner_fragments as F
+    from ner_recall import ner_matching
+    from ner_recall.ner_spans import encode_spans
+
+    corpus = encode_spans([[], []], [[MUSCLE_PAIN], [JOINT_PAIN]])
+    fragments = (
+        F.side_fragments(corpus.gold_extras, corpus.gold, corpus.gold_order, "references", corpus.types),
+        {},
+    )
+    matching = ner_matching.match(corpus.gold, corpus.pred, F.fragment_overlap(fragments))
+    d = F.discontinuous_results(corpus.gold, corpus.pred, matching, fragments)
+    assert {k: d[k] for k in ("precision", "recall", "f1", "correct", "number", "predicted")} == {
+        "precision": 0.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "correct": 0,
+        "number": 1,
+        "predicted": 0,
+    }
+    assert (d["sentences"]["examples"], d["sentences"]["number"], d["sentences"]["predicted"]) == (1, 1, 0)
+
+
+# (name, gold, pred, [(gold index, pred index) candidates], (mask, shared, size_g, size_p, equal))
+PAIRS = [
+    # "muscle ... pain" against the extent [0, 4): 2 shared of 2 and 4; "joint pain" plain on both sides
+    (
+        "gold fragments",
+        [MUSCLE_PAIN, JOINT_PAIN],
+        [ent("ADR", 0, 4)],
+        [(0, 0), (1, 0)],
+        ([True, False], [2], [2], [4], [False]),
+    ),
+    # three predicted fragments within one long gold entity: 3 shared of 10 and 3
+    (
+        "predicted fragments",
+        [ent("ADR", 0, 10)],
+        [ent("ADR", 0, 7, (0, 1), (3, 4), (6, 7))],
+        [(0, 0)],
+        ([True], [3], [10], [3], [False]),
+    ),
+    ("every fragment equal", [MUSCLE_PAIN], [MUSCLE_PAIN], [(0, 0)], ([True], [2], [2], [2], [True])),
+]
+
+
+@pytest.mark.parametrize("gold, pred, pairs, want", [r[1:] for r in PAIRS], ids=[r[0] for r in PAIRS])
+def test_the_pair_overlap_counts_shared_positions(gold, pred, pairs, want):
+    import numpy as np
+
+    from ner_recall import ner_fragments as F
+    from ner_recall.ner_spans import encode_spans
+
+    corpus = encode_spans([pred], [gold])
+    fragments = tuple(
+        F.side_fragments(extras, side, order, name, corpus.types)
+        for extras, side, order, name in (
+            (corpus.gold_extras, corpus.gold, corpus.gold_order, "references"),
+            (corpus.pred_extras, corpus.pred, corpus.pred_order, "predictions"),
+        )
+    )
+    g, p = (np.array([pair[k] for pair in pairs], dtype=np.int64) for k in (0, 1))
+    got = F.pair_overlap(g, p, corpus.gold, corpus.pred, fragments)
+    assert [a.tolist() for a in got] == [list(w) for w in want]
+    assert [a.dtype for a in got] == [bool, np.int64, np.int64, np.int64, bool]
+
+
+@pytest.mark.parametrize(
+    "examples",
+    [
+        [5],  # not a list of entities: left to the examples' own check
+        [[["ADR", 0, 1]]],  # an entity that is not a dict: the same
+        [[ent("ADR", 0, 3, (0, 3))]],  # one fragment: a plain entity
+        "ab",
+    ],
+)
+def test_what_refuse_fragments_lets_pass(examples):
+    from ner_recall import ner_fragments as F
+
+    assert F.refuse_fragments(examples, "references", "x") is None
+
+
+def test_the_codes_that_tell_one_extent_apart():
+    """Per set of two fragments or more a code from 1 (plain entities and one fragment: 0); the type
+    code moved by the number of types per code, the names repeated once per code."""
+    import numpy as np
+
+    from ner_recall import ner_fragments as F
+    from ner_recall.ner_spans import encode_spans
+
+    upper, lower = ent("B", 0, 6, (0, 3), (5, 6)), ent("B", 0, 6, (0, 2), (4, 6))
+    references = [[ent("A", 0, 6), upper, ent("B", 0, 6, (0, 6)), lower, upper]]
+    corpus = encode_spans([[]], references)
+    keyed, names = F.keyed_by_fragments(corpus.gold, corpus.gold_extras, corpus.types)
+    codes = [2 * F_CODE[repr(e.get("fragments"))] + "AB".index(e["label"]) for e in references[0]]
+    assert sorted(keyed.type.tolist()) == sorted(codes) and keyed.type.dtype == np.int64
+    assert names == ("A", "B") * 3
+    plain = encode_spans([[]], [[ent("A", 0, 6), ent("B", 0, 6, (0, 6))]])
+    assert F.keyed_by_fragments(plain.gold, plain.gold_extras, plain.types) == (plain.gold, plain.types)
+
+
+F_RULE = RULE + (
+    " [start, end] pairs of ints (start < end), the first starting at the entity's start and the last"
+    " ending at its end"
+)
+F_CODE = {"None": 0, "[[0, 6]]": 0, "[[0, 3], [5, 6]]": 1, "[[0, 2], [4, 6]]": 2}
+
+DUPLICATES = [
+    # a single fragment equal to the extent is the plain entity: given twice
+    ("one fragment is the plain entity", [ent("A", 0, 3), ent("A", 0, 3, (0, 3))], "entities 0 and 1"),
+    # the same two fragments twice (their code the last one given)
+    (
+        "the last set twice",
+        [ent("A", 0, 6, (0, 2), (4, 6)), ent("A", 0, 6, (0, 1), (5, 6)), ent("A", 0, 6, (0, 1), (5, 6))],
+        "entities 1 and 2",
+    ),
+]
+
+
+@pytest.mark.parametrize("references, pair", [r[1:] for r in DUPLICATES], ids=[r[0] for r in DUPLICATES])
+def test_duplicates_among_fragments_are_named(spans, references, pair):
+    with pytest.raises(ValueError) as error:
+        spans.compute(predictions=[[]], references=[references])
+    assert str(error.value) == (
+        f"references[0] {pair} are the same entity ('A', {references[-1]['start']}, {references[-1]['end']});"
+        " each entity may appear once"
+    )
+
+
+def test_an_extent_with_and_without_fragments_or_of_two_types_is_two_entities(spans):
+    references = [[ent("A", 0, 6), ent("A", 0, 6, (0, 2), (4, 6)), ent("B", 0, 6)]]
+    results = spans.compute(predictions=references, references=references)
+    assert results["overall_f1"] == 1.0 and results["muc"]["strict"]["correct"] == 3
