@@ -356,8 +356,6 @@ def test_arrow_chunks_empty_or_many_are_joined(compiled):
 @pytest.mark.parametrize("vocabulary", ["iob2", "iobes", "twice", "untyped"])
 def test_the_reasons_table_by_its_definition(vocabulary):
     """A repaired entity's reason, for every (previous code, code): as ner_decoding_report tells it."""
-    from ner_recall.ner_decoding import PREFIXES
-
     names = VOCABULARIES[vocabulary]
     tables = ner_fast._tables(tuple(names))
     canon, _, type_of, reasons, _ = tables
@@ -376,4 +374,3 @@ def test_the_reasons_table_by_its_definition(vocabulary):
             else:
                 expected = 3  # after_end
             assert reasons[prev, code] == expected, (names, prev, code)
-    assert set(PREFIXES) >= {"O", "B", "I", "E", "S"}
