@@ -299,3 +299,78 @@ def test_numba_is_not_imported_with_the_metric():
         check=True,
     )
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32])
+def test_integer_arrays_of_every_width_are_read(compiled, dtype):
+    names = VOCABULARIES["iob2"]
+    ref = np.array([[1, 2, 0, 3], [0, 5, 6, 6]])
+    pred = np.array([[1, 2, 0, 0], [3, 5, 6, 0]])
+    expected = _general(pred.tolist(), ref.tolist(), names)
+    _same(_fast(pred.astype(dtype), ref.astype(dtype), names), expected)
+    _same(_fast(list(pred.astype(dtype)), list(ref.astype(dtype)), names), expected)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "float32",
+        "float64",
+        "bool",
+        "uint64",
+        "floats in a list",
+        "2-D sentences in a list",
+        "Arrow floats",
+        "Arrow null",
+    ],
+)
+def test_what_is_not_integer_ids_is_left_to_the_general_path(compiled, case):
+    ref = np.array([[1, 0, 1], [0, 1, 1]])
+    arrays = {
+        "float32": ref.astype(np.float32),
+        "float64": ref.astype(np.float64),
+        "bool": ref.astype(bool),
+        "uint64": ref.astype(np.uint64),
+        "floats in a list": [r.astype(np.float32) for r in ref],
+        "2-D sentences in a list": [ref, ref],
+        "Arrow floats": pa.array([[1.0, 0.0], [0.0, 1.0]]),
+        "Arrow null": pa.array([[1, None], [0, 1]]),
+    }
+    value = arrays[case]
+    assert ner_fast.id_arrays(value, value) is None
+
+
+def test_arrow_chunks_empty_or_many_are_joined(compiled):
+    names = VOCABULARIES["iob2"]
+    rows = [[1, 2, 0], [0, 3, 4], [5, 6, 6]]
+    column = pa.chunked_array(
+        [pa.array(rows[:1]), pa.array([], type=pa.list_(pa.int64())), pa.array(rows[1:])]
+    )
+    pred, ref, lengths = ner_fast.id_arrays(column, column)
+    assert pred.tolist() == ref.tolist() == [1, 2, 0, 0, 3, 4, 5, 6, 6] and lengths.tolist() == [3, 3, 3]
+    single = pa.chunked_array([pa.array(rows)])
+    assert ner_fast.id_arrays(single, single)[0].tolist() == pred.tolist()
+    _same(_fast(column, column, names), _general(rows, rows, names))
+
+
+@pytest.mark.parametrize("vocabulary", ["iob2", "iobes", "twice", "untyped"])
+def test_the_reasons_table_by_its_definition(vocabulary):
+    """A repaired entity's reason, for every (previous code, code): as ner_decoding_report tells it."""
+    names = VOCABULARIES[vocabulary]
+    tables = ner_fast._tables(tuple(names))
+    canon, _, type_of, reasons, _ = tables
+    codes = sorted(set(canon.tolist()) | {0})
+    prefix = {c: "O" for c in codes}
+    for name, c in zip(names, canon.tolist()):
+        prefix[c] = name[0] if name != "O" else "O"
+    for prev in codes:
+        for code in codes:
+            if prefix[code] not in ("I", "E"):
+                expected = 0
+            elif prefix[prev] == "O":
+                expected = 1  # no_begin
+            elif type_of[prev] != type_of[code]:
+                expected = 2  # type_change
+            else:
+                expected = 3  # after_end
+            assert reasons[prev, code] == expected, (names, prev, code)
