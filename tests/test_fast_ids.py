@@ -357,8 +357,7 @@ def test_arrow_chunks_empty_or_many_are_joined(compiled):
 def test_the_reasons_table_by_its_definition(vocabulary):
     """A repaired entity's reason, for every (previous code, code): as ner_decoding_report tells it."""
     names = VOCABULARIES[vocabulary]
-    tables = ner_fast._tables(tuple(names))
-    canon, _, type_of, reasons, _ = tables
+    canon, _, type_of, reasons, _ = ner_fast._tables.__wrapped__(tuple(names))  # not a cached table
     codes = sorted(set(canon.tolist()) | {0})
     prefix = {c: "O" for c in codes}
     for name, c in zip(names, canon.tolist()):
@@ -374,3 +373,39 @@ def test_the_reasons_table_by_its_definition(vocabulary):
             else:
                 expected = 3  # after_end
             assert reasons[prev, code] == expected, (names, prev, code)
+
+
+@pytest.mark.parametrize("side", ["predictions", "references"])
+def test_a_bad_id_at_the_first_token_is_left_to_the_general_path(compiled, side):
+    good = np.array([[1, 2, 0], [0, 1, 0]])
+    bad = good.copy()
+    bad[0, 0] = 99
+    pred, ref = (bad, good) if side == "predictions" else (good, bad)
+    assert _fast(pred, ref, VOCABULARIES["iob2"]) is None
+
+
+def test_a_type_named_like_a_beta_key_is_left_to_the_general_path(compiled):
+    names = ["O", "B-overall_f2"]
+    pred = ref = np.array([[1, 0]])
+    assert _fast(pred, ref, names, beta=2.0) is None
+    assert _fast(pred, ref, names) is not None  # beta 1: overall_f2 is no result key
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 21])
+def test_every_token_an_entity(compiled, monkeypatch, chunk):
+    """As many entities as tokens, on both sides: the arrays the loops write into are full."""
+    monkeypatch.setattr(ner_fast, "CHUNK_TOKENS", chunk)
+    names = ["O", "B-A", "B-B", "I-A"]
+    rng = np.random.default_rng(chunk)
+    ref = rng.integers(1, 3, (40, 6))
+    pred = rng.integers(1, 3, (40, 6))
+    _same(_fast(pred, ref, names), _general(pred, ref, names))
+    _same(_fast(ref, ref, names), _general(ref, ref, names))
+
+
+def test_min_tokens_is_the_least_corpus_taken(compiled):
+    names = VOCABULARIES["iob2"]
+    pred = ref = np.array([[1, 2, 0], [0, 1, 0]])
+    options, chosen = _options(names), {"label_names": names}
+    assert ner_fast.fast_results(pred, ref, chosen, options, min_tokens=6) is not None
+    assert ner_fast.fast_results(pred, ref, chosen, options, min_tokens=7) is None
