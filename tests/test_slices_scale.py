@@ -215,7 +215,7 @@ def test_the_docs_costs_table_is_the_bench_output():
     shown = (
         re.search(r"<!-- slices-costs -->\n(.*?)\n<!-- /slices-costs -->", page, re.S).group(1).splitlines()
     )
-    assert len(written) == 8 and shown == written
+    assert len(written) == 10 and shown == written
 
 
 @pytest.mark.parametrize("seed", range(4))
