@@ -30,6 +30,7 @@ bootstrap's narrowness on few units. P-values are two-sided,
 (True, [1.0, 1.0])
 """
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from statistics import NormalDist
 from typing import Any, NamedTuple
@@ -452,7 +453,7 @@ def _binned_bca(draws, estimate, level, jackknife, weights):
     """:func:`_bca_interval` from a :class:`Binned` summary."""
     normal = NormalDist()
     alpha = (1 - min(level, MAX_LEVEL)) / 2
-    out = np.empty((2, len(draws.n)))
+    out, accelerations = np.empty((2, len(draws.n))), _accelerations(jackknife, weights)
     for j in range(len(draws.n)):
         n = int(draws.n[j])
         if not n:
@@ -462,20 +463,13 @@ def _binned_bca(draws, estimate, level, jackknife, weights):
         if below <= 0 or below >= 1 or draws.lo[j] == draws.hi[j]:
             out[:, j] = draws.quantile(j, [alpha, 1 - alpha])
             continue
-        z0, a = normal.inv_cdf(below), _acceleration(jackknife[:, j], weights)
+        z0, a = normal.inv_cdf(below), float(accelerations[j])
         ends = [z0 + z for z in (normal.inv_cdf(alpha), normal.inv_cdf(1 - alpha))]
         if any(1 - a * e <= 0 for e in ends):
             out[:, j] = draws.quantile(j, [alpha, 1 - alpha])
             continue
         out[:, j] = draws.quantile(j, [normal.cdf(z0 + e / (1 - a * e)) for e in ends])
     return out
-
-
-def _acceleration(jack, weights):
-    keep = ~np.isnan(jack)
-    d = np.average(jack[keep], weights=weights[keep]) - jack[keep] if keep.any() else np.zeros(0)
-    spread = float(np.sum(weights[keep] * d**2))
-    return float(np.sum(weights[keep] * d**3)) / (6 * spread**1.5) if spread > 0 else 0.0
 
 
 class Bootstrap(NamedTuple):
@@ -732,8 +726,7 @@ def many_intervals(
 
 
 def _given(scores: NDArray[np.float64]) -> Callable[[NDArray[Any]], NDArray[np.float64]]:
-    """A score function that gives ``scores`` already derived (the jackknife rows, in a batch)."""
-    return lambda _: scores
+    return lambda _: scores  # the jackknife rows' scores, derived in a batch
 
 
 def _scored_draws(grouped, seed, resamples, score):
@@ -745,12 +738,24 @@ def _scored_draws(grouped, seed, resamples, score):
         draws = list(bootstrap_totals(patterns, counts, resamples, rng))
         parts += [*draws, full - patterns]  # the jackknife: one unit of each distinct row left out
         sizes.append((sum(map(len, draws)), len(patterns)))
-    distinct, inverse = distinct_rows(np.concatenate(parts))  # small values repeat their totals
-    scored = score(distinct, True)[1][inverse]
+    rows = np.concatenate(parts)
+    if 4 * sum(_outcomes(counts, resamples) + len(counts) for _, counts, _, _ in grouped) < len(rows):
+        distinct, inverse = distinct_rows(rows)  # small values repeat their totals: each scored once
+        scored = score(distinct, True)[1][inverse]
+    else:
+        scored = score(rows, True)[1]
     start = 0
     for size, rows in sizes:
         yield scored[start : start + size], scored[start + size : start + size + rows]
         start += size + rows
+
+
+def _outcomes(counts, resamples):
+    """At most how many distinct totals ``resamples`` draws of units with these distinct rows give."""
+    n, k = int(counts.sum()), len(counts)
+    if n + k > 400:  # far more multisets than draws
+        return resamples
+    return min(math.comb(n + k - 1, k - 1), resamples)
 
 
 def _batches(members, cells):

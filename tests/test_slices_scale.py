@@ -215,7 +215,7 @@ def test_the_docs_costs_table_is_the_bench_output():
     shown = (
         re.search(r"<!-- slices-costs -->\n(.*?)\n<!-- /slices-costs -->", page, re.S).group(1).splitlines()
     )
-    assert len(written) == 8 and shown == written
+    assert len(written) == 10 and shown == written
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -232,3 +232,11 @@ def test_distinct_rows_whose_keys_collide_are_still_told_apart():
     rows = np.array([[c[1], 0], [0, c[0]], [c[1], 0]], dtype=np.int64)  # c1 * c0 == c0 * c1: one key
     distinct, inverse = U.distinct_rows(rows)
     assert len(distinct) == 2 and np.array_equal(distinct[inverse], rows)
+
+
+@pytest.mark.parametrize("counts", [[1], [2, 1], [1, 1, 1], [3, 2, 1, 1], [5] * 6, [200, 201]])
+def test_the_bound_on_distinct_totals_holds(counts):
+    counts = np.array(counts)
+    draws = np.random.default_rng(0).multinomial(counts.sum(), counts / counts.sum(), size=3000)
+    bound = U._outcomes(counts, 3000)
+    assert len(np.unique(draws, axis=0)) <= bound <= 3000
