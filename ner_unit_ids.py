@@ -41,8 +41,8 @@ def _runs(values: npt.NDArray[np.int64]) -> list:
     if not len(values):
         return []
     breaks = np.flatnonzero(np.diff(values) != 1) + 1
-    starts, ends = values[np.r_[0, breaks]], values[np.r_[breaks - 1, len(values) - 1]] + 1
-    return [[int(a), int(b)] for a, b in zip(starts, ends)]
+    starts, lasts = values[np.r_[0, breaks]], values[np.r_[breaks - 1, len(values) - 1]]
+    return [[int(a), int(b) + 1] for a, b in zip(starts, lasts)]  # in Python: 2**63 - 1 ends at 2**63
 
 
 def _shown(ranges: list, names: list) -> str:
