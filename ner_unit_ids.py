@@ -76,8 +76,7 @@ def merged_ids(a: tuple, b: tuple, first: str) -> tuple:
     both = _overlap(a[0], b[0])
     same = sorted(set(a[1]) & set(b[1]))
     if both is not None or same:
-        lo, hi = both if both is not None else (0, 0)
-        what = f"{first} {lo} to {hi - 1}" if both is not None else f"{first} {same[0]!r}"
+        what = f"{first} {both[0]} to {both[1] - 1}" if both is not None else f"{first} {same[0]!r}"
         raise ValueError(
             f"two states hold {what}: one holds {first} {_shown(*a)}, the other {_shown(*b)}; each"
             " sentence is one unit, in one partition: "

@@ -101,8 +101,15 @@ def test_merged_ids(a, b, merged):
 def test_a_shared_id_names_both_states(a, b, words):
     with pytest.raises(ValueError, match=words):
         U.merged_ids(a, b, "sentences")
-    with pytest.raises(ValueError, match="give each partition its own first_sentence"):
+    advice = "; each sentence is one unit, in one partition: give each partition its own first_sentence"
+    with pytest.raises(
+        ValueError, match=advice + r" \(the number of sentences before it\), or sentence_ids$"
+    ):
         U.merged_ids(b, a, "sentences")
+    with pytest.raises(
+        ValueError, match="; each sentence is one unit, in one partition: give each sentence its own id$"
+    ):
+        U.merged_ids(a, b, "sentence_ids")
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -130,9 +137,9 @@ def test_random_disjoint_ids_merge_alike_in_any_order_and_a_shared_one_is_named(
 @pytest.mark.parametrize(
     "ranges, names, words",
     [
-        (None, [], "both held or neither"),
+        (None, [], "^counts state ranges and names: both held or neither$"),
         ([], None, "both held or neither"),
-        ([[1, 1]], [], "not a list of \\[first, end\\)"),
+        ([[1, 1]], [], "^counts state ranges: not a list of \\[first, end\\) sentence ranges$"),
         ([[0, True]], [], "not a list of \\[first, end\\)"),
         ([[0, 2**63 + 1]], [], "not a list of \\[first, end\\)"),
         ([[0, 1, 2]], [], "not a list of \\[first, end\\)"),
