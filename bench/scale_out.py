@@ -324,6 +324,7 @@ def main() -> None:
         f"python bench/scale_out.py --sizes {' '.join(map(str, args.sizes))} --partition-size"
         f" {args.partition_size} --keep {' '.join(args.keep)} --ci-resamples {args.ci_resamples}"
         f" --engines {' '.join(args.engines)} --workers {' '.join(map(str, args.workers))}"
+        + ("" if Path(args.out) == ROOT / "bench" / "scale_out.md" else f" --out {args.out}")
     )
     lines = [
         "# Scale-out: the mergeable states on PySpark, Ray and Dask",
