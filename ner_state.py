@@ -621,7 +621,7 @@ def make_state(
     ):
         raise ValueError(
             f"first_sentence must be a non-negative int (the sentences before the partition); "
-            f"got {first_sentence!r}"
+            f"got {first_sentence!r}" + FIRST_SENTENCE_HOW
         )
     if keep == "counts":
         if subgroups is not None:
@@ -630,7 +630,7 @@ def make_state(
     if "sentence_ids" in options:
         raise ValueError(
             "sentence_ids name the units of keep='counts'; the exact state numbers its sentences from"
-            " first_sentence"
+            " first_sentence" + FIRST_SENTENCE_HOW
         )
     checked = check_options(config, options)
     columns = _columns(config, options, subgroups, checked)

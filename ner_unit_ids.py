@@ -41,8 +41,8 @@ def _runs(values: npt.NDArray[np.int64]) -> list:
     if not len(values):
         return []
     breaks = np.flatnonzero(np.diff(values) != 1) + 1
-    starts, ends = values[np.r_[0, breaks]], values[np.r_[breaks - 1, len(values) - 1]] + 1
-    return [[int(a), int(b)] for a, b in zip(starts, ends)]
+    starts, lasts = values[np.r_[0, breaks]], values[np.r_[breaks - 1, len(values) - 1]]
+    return [[int(a), int(b) + 1] for a, b in zip(starts, lasts)]  # in Python: 2**63 - 1 ends at 2**63
 
 
 def _shown(ranges: list, names: list) -> str:
@@ -76,8 +76,7 @@ def merged_ids(a: tuple, b: tuple, first: str) -> tuple:
     both = _overlap(a[0], b[0])
     same = sorted(set(a[1]) & set(b[1]))
     if both is not None or same:
-        lo, hi = both if both is not None else (0, 0)
-        what = f"{first} {lo} to {hi - 1}" if both is not None else f"{first} {same[0]!r}"
+        what = f"{first} {both[0]} to {both[1] - 1}" if both is not None else f"{first} {same[0]!r}"
         raise ValueError(
             f"two states hold {what}: one holds {first} {_shown(*a)}, the other {_shown(*b)}; each"
             " sentence is one unit, in one partition: "

@@ -24,7 +24,7 @@ corpus (the counts state's intervals and signature aside: its Poisson bootstrap 
         [--check-max 2000000] [--out bench/scale_out.md]
 
 The full measurement (idle machine): ``--sizes 100000000 --keep counts`` (100 partitions of 1M
-sentences; about 6 s of metric work per partition with 1,000 resamples on one core).
+sentences; a partition's state with 1,000 resamples is a few seconds of one core: counts_speed.md).
 """
 
 import argparse
@@ -324,6 +324,7 @@ def main() -> None:
         f"python bench/scale_out.py --sizes {' '.join(map(str, args.sizes))} --partition-size"
         f" {args.partition_size} --keep {' '.join(args.keep)} --ci-resamples {args.ci_resamples}"
         f" --engines {' '.join(args.engines)} --workers {' '.join(map(str, args.workers))}"
+        + ("" if Path(args.out) == ROOT / "bench" / "scale_out.md" else f" --out {args.out}")
     )
     lines = [
         "# Scale-out: the mergeable states on PySpark, Ray and Dask",

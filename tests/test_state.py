@@ -504,6 +504,13 @@ HOW = [
 
 
 @pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("options", [{"first_sentence": -1}, {"first_sentence": "3"}, {"sentence_ids": [0]}])
+def test_a_state_call_without_a_sentence_number_says_how_to_get_it(metrics, options, how):
+    with pytest.raises(ValueError, match=how):
+        metrics["default"].state(predictions=[["B-A"]], references=[["O"]], **options)
+
+
+@pytest.mark.parametrize("how", HOW)
 @pytest.mark.parametrize("where", ["gap", "overlap", "both at 0"])
 def test_errors_that_need_first_sentence_say_how_to_get_it_on_each_engine(metrics, where, how):
     metric = metrics["default"]
