@@ -50,6 +50,10 @@ def test_check_buckets(buckets, span_config, expected):
         assert B.check_buckets(buckets, span_config) == expected
 
 
+def test_check_buckets_is_for_the_tag_configs_by_default():
+    assert B.check_buckets(["density", "sentence_length"]) == ("density", "sentence_length")
+
+
 @pytest.mark.parametrize(
     "buckets, text, train",
     [
