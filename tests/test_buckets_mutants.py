@@ -50,6 +50,10 @@ def test_check_buckets(buckets, span_config, expected):
         assert B.check_buckets(buckets, span_config) == expected
 
 
+def test_check_buckets_is_for_the_tag_configs_by_default():
+    assert B.check_buckets(["density", "sentence_length"]) == ("density", "sentence_length")
+
+
 @pytest.mark.parametrize(
     "buckets, text, train",
     [
@@ -399,3 +403,28 @@ def test_an_entity_text_is_its_own_tokens_wherever_it_starts(metric):
     texts = B.entity_texts(_spans([5], [7], [1], [1]), [["a"], ["x", "New", "york", "z"]], " ")
     assert texts == ["New york"]
     assert B.entity_texts(_spans([9], [13], [1], [2]), ["", "a Bern b"], None) == ["Bern"]
+
+
+def test_a_comparison_of_identical_units_has_point_intervals_of_the_f_beta_difference(metric):
+    """Every unit alike in both systems: each resample's difference is the observed one, so each
+    interval is the point, F2's included (the resamples score F2, not F1)."""
+    references = [["B-PER", "O", "B-LOC", "B-ORG"]] * 6
+    system_a = [["B-PER", "O", "O", "O"]] * 6  # length 1: p 1, r 1/3
+    system_b = [["B-PER", "B-X", "B-LOC", "O"]] * 6  # length 1: p 2/3, r 2/3
+    out = metric.compare(
+        predictions=system_a,
+        predictions_b=system_b,
+        references=references,
+        buckets=["entity_length"],
+        beta=2,
+        permutations=10,
+        ci_resamples=20,
+    )["buckets"]["entity_length"]["values"]["1"]
+    f2_a, f2_b = 5 * (1 / 3) / (4 + 1 / 3), 5 * (4 / 9) / (4 * 2 / 3 + 2 / 3)
+    assert out["difference"] == {
+        "precision": pytest.approx(-1 / 3),
+        "recall": pytest.approx(1 / 3),
+        "f2": pytest.approx(f2_b - f2_a),
+    }
+    for key, value in out["difference"].items():
+        assert out["intervals"][key] == [pytest.approx(value)] * 2, key
