@@ -92,6 +92,16 @@ SPAN = {"label": "A", "start": 0, "end": 1}
             " S-* as PREFIX-TYPE); tags that are a bare type, such as 'PER', need mode='strict', scheme='IO'",
         ),
         (
+            ([[["B-A"]], [["S-A"]]],),
+            {"mode": "strict", "scheme": "IOB2"},
+            "invalid tag 'S-A' at annotations[1][0][0] (scheme IOB2 expects O, B-*, I-* as PREFIX-TYPE)",
+        ),
+        (
+            ([[["E-A"]], [["B-A"]], [["O"]]],),
+            {"mode": "strict", "scheme": "IOB2"},
+            "invalid tag 'E-A' at annotations[0][0][0] (scheme IOB2 expects O, B-*, I-* as PREFIX-TYPE)",
+        ),
+        (
             ([[["B-A"]], [["O"]], [["B"]]],),
             {},
             "tag 'B' at annotations[2][0][0] has no entity type but tag 'B-A' at annotations[0][0][0] has"
@@ -341,13 +351,13 @@ def test_alpha_pieces_per_sentence_by_hand():
     strict mode: [agreeing ordered pairs, values, squared counts of the sentence's spans, O]."""
     spans = span_sides(TWO)
     annotator, every, unit = A.alignment_units(spans, np.array([16, 8]))
-    assert int(unit.max()) + 1 == 5
+    assert int(unit.max()) + 1 == 5 and annotator.tolist() == [0, 0, 0, 0, 1, 1, 1]
     sentences = np.arange(2)
-    kind = A.alpha_stats("type", annotator, every, unit, 2, sentences, 2)
+    kind = A.alpha_stats("type", every, unit, 2, sentences, 2)
     assert kind.tolist() == [[2, 6, 0, 2, 1, 2, 1], [0, 4, 0, 1, 0, 1, 2]] and kind.dtype == np.int64
-    strict = A.alpha_stats("strict", annotator, every, unit, 2, sentences, 2)
+    strict = A.alpha_stats("strict", every, unit, 2, sentences, 2)
     assert strict.tolist() == [[2, 6, 7, 1], [0, 4, 2, 2]]
-    both = A.alpha_stats("strict", annotator, every, unit, 2, np.array([0, 0]), 1)
+    both = A.alpha_stats("strict", every, unit, 2, np.array([0, 0]), 1)
     assert both.tolist() == [[2, 10, 9, 3]]
     # alpha from the pieces: type 1 - (n - 1) * (n - agree) / (n^2 - squares)
     assert A.alpha_of(kind.sum(axis=0), 2).tolist() == pytest.approx([1 - 9 * 8 / (100 - (9 + 1 + 9 + 9))])
@@ -388,3 +398,20 @@ def test_alpha_without_any_entity_is_one():
         "strict": {"value": 1.0, "interval": [1.0, 1.0]},
         "type": {"value": 1.0, "interval": [1.0, 1.0]},
     }
+
+
+def test_the_alpha_interval_is_the_percentile_of_its_draws():
+    """The interval is the two percentiles of the level over the draws of alpha from resampled
+    sentences' pieces (the generator: the first child of ``SeedSequence(seed)``)."""
+    from ner_recall.ner_uncertainty import bootstrap_totals, group_rows
+
+    annotations = random_span_annotators(8, 3, sentences=15)
+    texts = ["x" * 16] * 15
+    level, seed = 0.9, 6
+    got = A.agreement(annotations, "spans", texts=texts, ci_resamples=80, seed=seed, confidence_level=level)
+    _, every, unit = A.alignment_units(span_sides(annotations), np.array([16] * 15))
+    for mode in A.ALPHA_MODES:
+        stats = A.alpha_stats(mode, every, unit, 3, np.arange(15), 15)
+        rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+        draws = np.concatenate([A.alpha_of(t, 3) for t in bootstrap_totals(*group_rows(stats), 80, rng)])
+        assert got["alpha"][mode]["interval"] == pytest.approx(list(np.quantile(draws, [0.05, 0.95])))
