@@ -31,7 +31,6 @@ from scipy.sparse.csgraph import connected_components
 
 from .ner_core import MODES, SpanArrays, fbeta_key, same_count
 from .ner_decoding import check_lengths, corpus_from_codes, tag_codes
-from .ner_documents import check_id_values
 from .ner_fragments import refuse_fragments
 from .ner_matching import match
 from .ner_options import check_options, check_unused
@@ -178,8 +177,6 @@ def agreement(
         intervals["document_ids"] = document_ids
     checked = check_options(config, {**options, "scores": ["seqeval", "muc"], **intervals})
     lengths = sentence_lengths(annotations, kind, checked)
-    if document_ids is not None and hasattr(document_ids, "__len__"):
-        check_id_values(list(document_ids), "document_ids")
     units, n_units = document_units(document_ids, len(annotations[0]))
     pairs, views = score_pairs(annotations, kind, checked, resamples)
     f1 = {m: float(np.mean([p[m] for p in pairs.values()])) for m in MODES}

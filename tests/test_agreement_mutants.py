@@ -20,6 +20,7 @@ SPAN = {"label": "A", "start": 0, "end": 1}
         (([[["O"]], [["O"]]], "bogus"), {}, "kind must be one of ['tags', 'spans']; got 'bogus'"),
         (("B-PER",), {}, "annotations must be a list of annotators, each a list of sentences"),
         (({"a": 1, "b": 2},), {}, "annotations must be a list of annotators, each a list of sentences"),
+        ((5,), {}, "annotations must be a list of annotators, each a list of sentences"),
         (([[["O"]], "O"],), {}, "annotations[1] must be a list of sentences; got str"),
         (([[["O"]], 5],), {}, "annotations[1] must be a list of sentences; got int"),
         (([[], []],), {}, "annotations hold no sentence"),
@@ -204,6 +205,7 @@ def test_kappa_at_its_edges(annotations, kappa, observed, chance):
         # the same span with two types: the last type by name
         ((["X", "Y"], [0, 0], [0, 0], [2, 2]), ["Y", "Y", "O", "O"]),
         ((["Y", "X"], [0, 0], [0, 0], [2, 2]), ["Y", "Y", "O", "O"]),
+        ((["Y", "X"], [0, 0], [0, 0], [1, 1]), ["Y", "O", "O", "O"]),  # two labels of one token
         # crossing spans of one width: the later start wins where they share
         ((["X", "Y"], [0, 0], [0, 1], [2, 3]), ["X", "Y", "Y", "O"]),
     ],
@@ -415,3 +417,51 @@ def test_the_alpha_interval_is_the_percentile_of_its_draws():
         rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
         draws = np.concatenate([A.alpha_of(t, 3) for t in bootstrap_totals(*group_rows(stats), 80, rng)])
         assert got["alpha"][mode]["interval"] == pytest.approx(list(np.quantile(draws, [0.05, 0.95])))
+
+
+def test_an_annotator_twice_in_a_unit_keeps_the_first():
+    """a: A[0,4); b: A[0,2), A[2,4); c: A[2,4). a pairs with b's first and with c, c with b's
+    second: one connected group holding b twice; b's second (by position) becomes a unit of its
+    own. Type values: unit 0 (A, A, A), unit 1 (O, A, O): coincidences A-A 3, A-O 1, O-A 1, O-O 1;
+    n_A 4, n_O 2; alpha 1 - 2 / ((4 * 2 + 2 * 4) / 5) = 3/8."""
+    spans = span_sides(
+        [
+            [[{"label": "A", "start": 0, "end": 4}]],
+            [[{"label": "A", "start": 0, "end": 2}, {"label": "A", "start": 2, "end": 4}]],
+            [[{"label": "A", "start": 2, "end": 4}]],
+        ]
+    )
+    annotator, every, unit = A.alignment_units(spans, np.array([6]))
+    assert annotator.tolist() == [0, 1, 1, 2] and unit.tolist() == [0, 0, 1, 0]
+    texts = ["x" * 6]
+    out = A.agreement(
+        [
+            [[{"label": "A", "start": 0, "end": 4}]],
+            [[{"label": "A", "start": 0, "end": 2}, {"label": "A", "start": 2, "end": 4}]],
+            [[{"label": "A", "start": 2, "end": 4}]],
+        ],
+        "spans",
+        texts=texts,
+    )["alpha"]
+    assert out["units"] == 2 and out["type"]["value"] == pytest.approx(3 / 8)
+
+
+def test_a_pair_without_entities_does_not_stop_the_linking():
+    """The first annotator marks nothing: the pairs 0-1 and 0-2 have nothing to match, 1-2 still
+    links its entities into one unit."""
+    item = [{"label": "A", "start": 0, "end": 2}]
+    out = A.agreement([[[]], [item], [item]], "spans", texts=["xxxx"])["alpha"]
+    assert out["units"] == 1
+    assert out["type"]["value"] == pytest.approx(alpha_by_definition([["O"], ["A"], ["A"]]))
+
+
+def test_alpha_of_one_shared_value_is_one():
+    """Two annotators, one entity of one type each: no disagreement and no expected one (0 / 0)."""
+    out = A.agreement([[["B-A"]], [["B-A"]]])["alpha"]
+    assert out["strict"]["value"] == 1.0 and out["type"]["value"] == 1.0
+
+
+def test_disagreements_name_sentences_as_ints():
+    listed = A.agreement([[["O"], ["B-A"]], [["O"], ["B-B"]]])["pairs"]["0-1"]["disagreements"]
+    assert listed == [{"sentence": 1, "a": ["A", 0, 1], "b": ["B", 0, 1], "kind": "incorrect"}]
+    assert all(type(v) is int for v in (listed[0]["sentence"], *listed[0]["a"][1:], *listed[0]["b"][1:]))
