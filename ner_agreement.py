@@ -31,7 +31,6 @@ from scipy.sparse.csgraph import connected_components
 
 from .ner_core import MODES, SpanArrays, fbeta_key, same_count
 from .ner_decoding import check_lengths, corpus_from_codes, tag_codes
-from .ner_documents import check_id_values
 from .ner_fragments import refuse_fragments
 from .ner_matching import match
 from .ner_options import check_options, check_unused
@@ -178,8 +177,6 @@ def agreement(
         intervals["document_ids"] = document_ids
     checked = check_options(config, {**options, "scores": ["seqeval", "muc"], **intervals})
     lengths = sentence_lengths(annotations, kind, checked)
-    if document_ids is not None and hasattr(document_ids, "__len__"):
-        check_id_values(list(document_ids), "document_ids")
     units, n_units = document_units(document_ids, len(annotations[0]))
     pairs, views = score_pairs(annotations, kind, checked, resamples)
     f1 = {m: float(np.mean([p[m] for p in pairs.values()])) for m in MODES}
@@ -387,7 +384,7 @@ def _kappa_interval(labels, unit, n_units, resamples, level, seed):
     values = []
     for _ in range(resamples):
         drawn = rng.integers(0, n_units, n_units)
-        columns = np.concatenate([members[u] for u in drawn]) if n_units else np.zeros(0, dtype=np.int64)
+        columns = np.concatenate([members[u] for u in drawn])  # n_units >= 1: annotations hold a sentence
         values.append(kappa_of(labels[:, columns])["value"])
     alpha = (1 - level) / 2
     return [float(v) for v in np.quantile(values, [alpha, 1 - alpha])]
@@ -399,7 +396,7 @@ def _kappa_interval(labels, unit, n_units, resamples, level, seed):
 ALPHA_MODES = ("strict", "type")
 
 
-def _annotator_arrays(side, base, code, presorted=False):
+def _annotator_arrays(side, base, code, presorted):
     """One annotator's entities as SpanArrays in the flat layout, sorted as the matching wants
     (``presorted``: they already are, in the order the given matchings index)."""
     kinds, sentence, start, end = side
@@ -461,7 +458,6 @@ def _unit_values(mode, every):
 
 def alpha_stats(
     mode: str,
-    annotator: npt.NDArray[np.int64],
     every: SpanArrays,
     unit: npt.NDArray[np.int64],
     n_annotators: int,
@@ -532,20 +528,20 @@ def span_alpha(
     lengths: npt.ArrayLike,
     units: npt.NDArray[np.int64],
     n_units: int,
-    resamples: int = 0,
-    level: float = 0.95,
-    seed: int = 0,
-    matchings: dict | None = None,
+    resamples: int,
+    level: float,
+    seed: int,
+    matchings: dict | None,
 ) -> dict[str, Any]:
     """``results["alpha"]``: Krippendorff's alpha (nominal) over the aligned units, per mode, with
     the number of units, and with ``resamples`` a percentile bootstrap interval over ``units``."""
-    annotator, every, unit = alignment_units(spans, lengths, matchings)
+    _, every, unit = alignment_units(spans, lengths, matchings)
     out = {
         "method": "krippendorff_nominal_on_aligned_units",
         "units": int(unit.max()) + 1 if len(unit) else 0,
     }
     for mode in ALPHA_MODES:
-        stats = alpha_stats(mode, annotator, every, unit, len(spans), units, n_units)
+        stats = alpha_stats(mode, every, unit, len(spans), units, n_units)
         table = {"value": float(alpha_of(stats.sum(axis=0), len(spans))[0])}
         if resamples:
             table["interval"] = _alpha_interval(stats, len(spans), resamples, level, seed)

@@ -150,8 +150,8 @@ def attribute_results(
     matching: Any,
     gold_attributes: Sequence,
     pred_attributes: Sequence,
-    zero_division: float = 0.0,
-    beta: float = 1.0,
+    zero_division: float,
+    beta: float,
 ) -> dict[str, Any]:
     """``results["attributes"]``: items (``overall``, ``per_attribute``) and HAREM's ``outcomes``
     per attribute over the matching's one-to-one pairs. ``*_attributes``: per span of the sorted

@@ -20,6 +20,7 @@ SPAN = {"label": "A", "start": 0, "end": 1}
         (([[["O"]], [["O"]]], "bogus"), {}, "kind must be one of ['tags', 'spans']; got 'bogus'"),
         (("B-PER",), {}, "annotations must be a list of annotators, each a list of sentences"),
         (({"a": 1, "b": 2},), {}, "annotations must be a list of annotators, each a list of sentences"),
+        ((5,), {}, "annotations must be a list of annotators, each a list of sentences"),
         (([[["O"]], "O"],), {}, "annotations[1] must be a list of sentences; got str"),
         (([[["O"]], 5],), {}, "annotations[1] must be a list of sentences; got int"),
         (([[], []],), {}, "annotations hold no sentence"),
@@ -90,6 +91,16 @@ SPAN = {"label": "A", "start": 0, "end": 1}
             {},
             "invalid tag 'X-PER' at annotations[1][1][1] (scheme None (lenient) expects O, B-*, I-*, E-*,"
             " S-* as PREFIX-TYPE); tags that are a bare type, such as 'PER', need mode='strict', scheme='IO'",
+        ),
+        (
+            ([[["B-A"]], [["S-A"]]],),
+            {"mode": "strict", "scheme": "IOB2"},
+            "invalid tag 'S-A' at annotations[1][0][0] (scheme IOB2 expects O, B-*, I-* as PREFIX-TYPE)",
+        ),
+        (
+            ([[["E-A"]], [["B-A"]], [["O"]]],),
+            {"mode": "strict", "scheme": "IOB2"},
+            "invalid tag 'E-A' at annotations[0][0][0] (scheme IOB2 expects O, B-*, I-* as PREFIX-TYPE)",
         ),
         (
             ([[["B-A"]], [["O"]], [["B"]]],),
@@ -194,6 +205,7 @@ def test_kappa_at_its_edges(annotations, kappa, observed, chance):
         # the same span with two types: the last type by name
         ((["X", "Y"], [0, 0], [0, 0], [2, 2]), ["Y", "Y", "O", "O"]),
         ((["Y", "X"], [0, 0], [0, 0], [2, 2]), ["Y", "Y", "O", "O"]),
+        ((["Y", "X"], [0, 0], [0, 0], [1, 1]), ["Y", "O", "O", "O"]),  # two labels of one token
         # crossing spans of one width: the later start wins where they share
         ((["X", "Y"], [0, 0], [0, 1], [2, 3]), ["X", "Y", "Y", "O"]),
     ],
@@ -341,13 +353,13 @@ def test_alpha_pieces_per_sentence_by_hand():
     strict mode: [agreeing ordered pairs, values, squared counts of the sentence's spans, O]."""
     spans = span_sides(TWO)
     annotator, every, unit = A.alignment_units(spans, np.array([16, 8]))
-    assert int(unit.max()) + 1 == 5
+    assert int(unit.max()) + 1 == 5 and annotator.tolist() == [0, 0, 0, 0, 1, 1, 1]
     sentences = np.arange(2)
-    kind = A.alpha_stats("type", annotator, every, unit, 2, sentences, 2)
+    kind = A.alpha_stats("type", every, unit, 2, sentences, 2)
     assert kind.tolist() == [[2, 6, 0, 2, 1, 2, 1], [0, 4, 0, 1, 0, 1, 2]] and kind.dtype == np.int64
-    strict = A.alpha_stats("strict", annotator, every, unit, 2, sentences, 2)
+    strict = A.alpha_stats("strict", every, unit, 2, sentences, 2)
     assert strict.tolist() == [[2, 6, 7, 1], [0, 4, 2, 2]]
-    both = A.alpha_stats("strict", annotator, every, unit, 2, np.array([0, 0]), 1)
+    both = A.alpha_stats("strict", every, unit, 2, np.array([0, 0]), 1)
     assert both.tolist() == [[2, 10, 9, 3]]
     # alpha from the pieces: type 1 - (n - 1) * (n - agree) / (n^2 - squares)
     assert A.alpha_of(kind.sum(axis=0), 2).tolist() == pytest.approx([1 - 9 * 8 / (100 - (9 + 1 + 9 + 9))])
@@ -388,3 +400,68 @@ def test_alpha_without_any_entity_is_one():
         "strict": {"value": 1.0, "interval": [1.0, 1.0]},
         "type": {"value": 1.0, "interval": [1.0, 1.0]},
     }
+
+
+def test_the_alpha_interval_is_the_percentile_of_its_draws():
+    """The interval is the two percentiles of the level over the draws of alpha from resampled
+    sentences' pieces (the generator: the first child of ``SeedSequence(seed)``)."""
+    from ner_recall.ner_uncertainty import bootstrap_totals, group_rows
+
+    annotations = random_span_annotators(8, 3, sentences=15)
+    texts = ["x" * 16] * 15
+    level, seed = 0.9, 6
+    got = A.agreement(annotations, "spans", texts=texts, ci_resamples=80, seed=seed, confidence_level=level)
+    _, every, unit = A.alignment_units(span_sides(annotations), np.array([16] * 15))
+    for mode in A.ALPHA_MODES:
+        stats = A.alpha_stats(mode, every, unit, 3, np.arange(15), 15)
+        rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+        draws = np.concatenate([A.alpha_of(t, 3) for t in bootstrap_totals(*group_rows(stats), 80, rng)])
+        assert got["alpha"][mode]["interval"] == pytest.approx(list(np.quantile(draws, [0.05, 0.95])))
+
+
+def test_an_annotator_twice_in_a_unit_keeps_the_first():
+    """a: A[0,4); b: A[0,2), A[2,4); c: A[2,4). a pairs with b's first and with c, c with b's
+    second: one connected group holding b twice; b's second (by position) becomes a unit of its
+    own. Type values: unit 0 (A, A, A), unit 1 (O, A, O): coincidences A-A 3, A-O 1, O-A 1, O-O 1;
+    n_A 4, n_O 2; alpha 1 - 2 / ((4 * 2 + 2 * 4) / 5) = 3/8."""
+    spans = span_sides(
+        [
+            [[{"label": "A", "start": 0, "end": 4}]],
+            [[{"label": "A", "start": 0, "end": 2}, {"label": "A", "start": 2, "end": 4}]],
+            [[{"label": "A", "start": 2, "end": 4}]],
+        ]
+    )
+    annotator, every, unit = A.alignment_units(spans, np.array([6]))
+    assert annotator.tolist() == [0, 1, 1, 2] and unit.tolist() == [0, 0, 1, 0]
+    texts = ["x" * 6]
+    out = A.agreement(
+        [
+            [[{"label": "A", "start": 0, "end": 4}]],
+            [[{"label": "A", "start": 0, "end": 2}, {"label": "A", "start": 2, "end": 4}]],
+            [[{"label": "A", "start": 2, "end": 4}]],
+        ],
+        "spans",
+        texts=texts,
+    )["alpha"]
+    assert out["units"] == 2 and out["type"]["value"] == pytest.approx(3 / 8)
+
+
+def test_a_pair_without_entities_does_not_stop_the_linking():
+    """The first annotator marks nothing: the pairs 0-1 and 0-2 have nothing to match, 1-2 still
+    links its entities into one unit."""
+    item = [{"label": "A", "start": 0, "end": 2}]
+    out = A.agreement([[[]], [item], [item]], "spans", texts=["xxxx"])["alpha"]
+    assert out["units"] == 1
+    assert out["type"]["value"] == pytest.approx(alpha_by_definition([["O"], ["A"], ["A"]]))
+
+
+def test_alpha_of_one_shared_value_is_one():
+    """Two annotators, one entity of one type each: no disagreement and no expected one (0 / 0)."""
+    out = A.agreement([[["B-A"]], [["B-A"]]])["alpha"]
+    assert out["strict"]["value"] == 1.0 and out["type"]["value"] == 1.0
+
+
+def test_disagreements_name_sentences_as_ints():
+    listed = A.agreement([[["O"], ["B-A"]], [["O"], ["B-B"]]])["pairs"]["0-1"]["disagreements"]
+    assert listed == [{"sentence": 1, "a": ["A", 0, 1], "b": ["B", 0, 1], "kind": "incorrect"}]
+    assert all(type(v) is int for v in (listed[0]["sentence"], *listed[0]["a"][1:], *listed[0]["b"][1:]))

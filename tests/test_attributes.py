@@ -374,3 +374,20 @@ def test_beta_and_zero_division_reach_the_items(spans):
 
     empty = T.item_scores([None], [None], [(0, 0, 1)], [(0, 0, 1)], zero_division=1.0)
     assert empty["overall"]["precision"] == 1.0 and empty["overall"]["recall"] == 1.0
+
+
+def test_item_scores_default_to_f1_and_zero_for_nothing():
+    """The defaults: F1 (beta 1) and 0 for 0/0 (no predicted item of a value)."""
+    from ner_recall import ner_attributes as T
+
+    places = [(0, 0, 1)]
+    got = T.item_scores([{"neg": True}], [None], places, places)
+    assert got["overall"] == {
+        "precision": 0.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "correct": 0,
+        "number": 1,
+        "predicted": 0,
+    }
+    assert got["overall"] == T.item_scores([{"neg": True}], [None], places, places, 0.0, 1.0)["overall"]
