@@ -475,3 +475,139 @@ def test_texts_travel_with_their_partitions(spans):
     with pytest.raises(ValueError) as error:
         spans.finalize(parts[0] + bare)
     assert str(error.value) == "some partitions carry texts and others not: give it to every partition"
+
+
+# ---------------------------------------------------------------------------- what make_state checks and keeps
+
+
+def test_options_are_held_in_one_order(metric):
+    a = metric.state(predictions=PREDICTIONS[:1], references=REFERENCES[:1], zero_division=1, beta=2.0)
+    b = metric.state(
+        predictions=PREDICTIONS[1:], references=REFERENCES[1:], first_sentence=1, beta=2.0, zero_division=1
+    )
+    assert a.options == b.options == '{"beta": 2.0, "zero_division": 1}'
+    assert (a + b).sentences == 3
+
+
+def test_a_counts_state_gets_the_partition_and_its_options(metric):
+    state = metric.state(
+        predictions=PREDICTIONS, references=REFERENCES, first_sentence=5, keep="counts", beta=2.0
+    )
+    assert state.ranges == [[5, 8]] and json.loads(state.settings["options"]) == {"beta": 2.0}
+    assert state.tokens == (2, 4) and metric.finalize(state)["overall_precision"] == 1 / 3
+
+
+def gliner(start, end, text, label="A"):
+    return {"start": start, "end": end, "text": text, "label": label, "score": 0.5}
+
+
+def said(call):
+    with pytest.raises(ValueError) as error:
+        call()
+    return str(error.value)
+
+
+def test_a_span_partition_is_checked_as_compute_checks_it(spans):
+    """Model output read with the texts on either side, named there; every check of compute (an
+    entity past its text); doubt and fragments refused by name."""
+    mismatch = "text 'xy' is not texts[0][0:2] = 'ab' (offsets must be characters of the example's text)"
+    for side in ("predictions", "references"):
+        given = {"predictions": [[]], "references": [[]], side: [[gliner(0, 2, "xy")]]}
+        assert (
+            said(lambda: spans.state(**given, texts=["ab"]))
+            == f"{side}[0][0] {gliner(0, 2, 'xy')!r}: {mismatch}"
+        )
+    past = [[{"label": "A", "start": 0, "end": 5}]]
+    message = said(lambda: spans.compute(predictions=[[]], references=past, texts=["ab"]))
+    assert message.endswith("end is past the end of the text")
+    assert said(lambda: spans.state(predictions=[[]], references=past, texts=["ab"])) == message
+    optional = [[{"label": "A", "start": 0, "end": 2, "optional": True}]]
+    assert said(lambda: spans.state(predictions=[[]], references=optional)) == (
+        "references hold doubt (alternatives, vague labels or optional entities): compute resolves it for the"
+        " predictions; a state holds plain entities (resolve each partition with compute, or give the"
+        " resolved references)"
+    )
+    several = [[{"label": "A", "start": 0, "end": 3, "fragments": [[0, 1], [2, 3]]}]]
+    for side in ("predictions", "references"):
+        given = {"predictions": [[]], "references": [[]], side: several}
+        assert said(lambda: spans.state(**given)) == (
+            f"{side}[0][0] has several fragments, which the state (it stores label, start and end) does not"
+            " read (see docs/discontinuous.md)"
+        )
+
+
+def test_scored_model_output_reaches_the_ranking_family(spans):
+    predictions = [[gliner(0, 2, "ab"), dict(gliner(3, 4, "d", "B"), score=0.9)]]
+    references = [[{"label": "A", "start": 0, "end": 2}]]
+    options = {"scores": ["seqeval", "ranking"], "texts": ["ab d"]}
+    whole = spans.compute(predictions=predictions, references=references, **options)
+    state = spans.state(predictions=predictions, references=references, **options)
+    assert state.blocks[0]["pred_scores"] == [0.5, 0.9]
+    assert repr(spans.finalize(spans.State.from_bytes(state.to_bytes()))) == repr(whole)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"document_ids": [1]}, "document_ids has 1 values but the partition has 3 sentences"),
+        ({"slices": {"g": ["x"]}}, "slices['g'] has 1 values but the partition has 3 sentences"),
+        ({"document_ids": [1, 1.5, 2]}, "document_ids[1] is 1.5; a state holds str or int document ids"),
+        (
+            {"document_ids": [True, False, True]},
+            "document_ids[0] is True; a state holds str or int document ids",
+        ),
+        (
+            {"subgroups": ["a"] * 3},
+            "subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')",
+        ),
+        (
+            {"tokens": "abc", "buckets": ["capitalisation"]},
+            "tokens must be a list with one list per sentence; got str",
+        ),
+        (
+            {"token_scores": {"a": 1}, "scores": ["seqeval", "ranking"]},
+            "token_scores must be a list with one list per sentence; got dict",
+        ),
+        (
+            {"sentence_ids": ["a", "b", "c"]},
+            "sentence_ids name the units of keep='counts'; the exact state numbers its sentences from first_sentence",
+        ),
+    ],
+)
+def test_each_bad_column_is_named_in_full(metric, options, message):
+    assert said(lambda: metric.state(predictions=PREDICTIONS, references=REFERENCES, **options)) == message
+
+
+def test_subgroups_are_checked_by_name():
+    import evaluate
+
+    subgroups = evaluate.load(METRIC_PATH, "subgroups")
+    message = said(
+        lambda: subgroups.state(predictions=PREDICTIONS, references=REFERENCES, subgroups=[1.5, "a", "b"])
+    )
+    assert message == "subgroups[0] is 1.5; every sentence needs a subgroup name (a non-empty str)"
+
+
+def test_numpy_columns_are_held_as_python_values(metric):
+    state = metric.state(
+        predictions=PREDICTIONS,
+        references=REFERENCES,
+        document_ids=np.array([4, 4, 7]),
+        slices={"g": [np.int64(1), np.int64(2), np.int64(1)]},
+        tokens=[("a", "b"), ["c"], ["d"]],
+        buckets=["capitalisation"],
+    )
+    block = state.blocks[0]
+    assert block["document_ids"] == [4, 4, 7] and {type(v) for v in block["document_ids"]} == {int}
+    assert block["slices"] == {"g": [1, 2, 1]} and {type(v) for v in block["slices"]["g"]} == {int}
+    assert block["tokens"] == [["a", "b"], ["c"], ["d"]]
+    json.loads(state.to_bytes())  # plain JSON
+
+
+def test_a_bad_token_row_is_named_when_finalized_as_compute_names_it(metric):
+    tokens = [["a", "b"], 5, ["c"]]
+    options = {"tokens": tokens, "buckets": ["capitalisation"]}
+    message = said(lambda: metric.compute(predictions=PREDICTIONS, references=REFERENCES, **options))
+    state = metric.state(predictions=PREDICTIONS, references=REFERENCES, **options)
+    assert state.blocks[0]["tokens"][1] == 5
+    assert said(lambda: metric.finalize(state)) == message == "tokens[1] must be a list of 1 str, one per tag"
