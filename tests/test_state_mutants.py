@@ -611,3 +611,23 @@ def test_a_bad_token_row_is_named_when_finalized_as_compute_names_it(metric):
     state = metric.state(predictions=PREDICTIONS, references=REFERENCES, **options)
     assert state.blocks[0]["tokens"][1] == 5
     assert said(lambda: metric.finalize(state)) == message == "tokens[1] must be a list of 1 str, one per tag"
+
+
+def test_a_merged_state_is_decoded_under_its_scheme(metric):
+    """A tag the scheme refuses, slipped into a state's vocabulary, is named when finalized, as
+    compute names it."""
+    state = metric.state(predictions=PREDICTIONS, references=REFERENCES, mode="strict", scheme="IOB2")
+    layout = json.loads(state.to_bytes())
+    assert layout["blocks"][0]["vocabulary"] == ["O", "B-A", "B-B", "I-A"]
+    layout["blocks"][0]["vocabulary"][2] = "S-B"
+    tampered = metric.State.from_bytes(json.dumps(layout).encode())
+    assert said(lambda: metric.finalize(tampered)) == (
+        "invalid tag 'S-B' at predictions[1][0] (scheme IOB2 expects O, B-*, I-* as PREFIX-TYPE)"
+    )
+
+
+def test_layout_4_names_the_codes_it_expects(metric):
+    layout = dict(tag_layout(metric), version=4)
+    layout["blocks"][0].pop("lengths_crc32")
+    layout["blocks"][0]["predictions"] = packed([1, 2, 0], "uint8", count=None)
+    refused(layout, "state block 0 predictions: not 7 codes of its 4 tags (with a 0 after each sentence)")
