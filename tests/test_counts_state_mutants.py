@@ -1,0 +1,138 @@
+"""The counts state's values from their definitions (what the mutation run of ``ner_counts_state``
+showed untested): the percentile and bias-corrected intervals computed by hand from the state's
+resampled counts under every option that moves them, unit keys at the int64 bounds, the merge
+operators, the duplicate-id message, and the inflation bound."""
+
+import tracemalloc
+import zlib
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+from test_parity import random_corpus
+
+from ner_recall import ner_counts_state as C
+from ner_recall.ner_matching import present_types
+from ner_recall.ner_uncertainty import score_table
+
+
+def intervals_by_definition(state, families, beta, zero, level, method):
+    """Efron's percentile interval of each score over the resamples where it is defined (the
+    estimate where it never is); bias-corrected: the levels moved by z0 = the normal quantile of the
+    share of resamples below the estimate (ties count half)."""
+    present = present_types(state.row[None], len(state.types))
+    names, estimate = score_table(state.row[None], state.types, families, beta, zero, present)
+    samples = score_table(state.resamples, state.types, families, beta, zero, present, undefined=True)[1]
+    normal, alpha = NormalDist(), (1 - level) / 2
+    out = {}
+    for j, name in enumerate(names):
+        s = samples[:, j][~np.isnan(samples[:, j])]
+        bounds = [float(x) for x in np.quantile(s, [alpha, 1 - alpha])] if len(s) else [estimate[0, j]] * 2
+        if method == "bias_corrected" and len(s) and np.ptp(s) > 0:
+            below = (np.sum(s < estimate[0, j]) + np.sum(s == estimate[0, j]) / 2) / len(s)
+            if 0 < below < 1:
+                z0 = normal.inv_cdf(below)
+                levels = [normal.cdf(2 * z0 + normal.inv_cdf(q)) for q in (alpha, 1 - alpha)]
+                bounds = [float(x) for x in np.quantile(s, levels)]
+        out[name] = [float(b) for b in bounds]
+    return out
+
+
+@pytest.mark.parametrize("method", ["percentile", "bias_corrected"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"confidence_level": 0.8, "beta": 2.0, "zero_division": 1, "scores": ["seqeval"]},
+        {"scores": ["muc"], "confidence_level": 0.5},
+    ],
+    ids=["defaults", "level-beta-zero-seqeval", "muc"],
+)
+def test_the_intervals_are_their_definitions(metric, options, method):
+    """A type the predictions never hold (its precision never defined) and a rare one (undefined in
+    some resamples) beside the common ones."""
+    references, predictions = random_corpus(4, 60, prefixes="OOBI", types="AB")
+    references = references + [["B-C", "O"], ["B-D"]]
+    predictions = predictions + [["O", "O"], ["O"]]
+    predictions[0] = ["B-E"] + ["O"] * (len(predictions[0]) - 1)
+    state = metric.state(
+        predictions=predictions, references=references, keep="counts", ci_resamples=120, seed=3, **options
+    )
+    families = tuple(f for f in ("seqeval", "muc") if f in options.get("scores", ("seqeval", "muc")))
+    want = intervals_by_definition(
+        state,
+        families,
+        float(options.get("beta", 1.0)),
+        float(options.get("zero_division", 0)),
+        float(options.get("confidence_level", 0.95)),
+        method,
+    )
+    got = metric.finalize(state, interval=method)["intervals"]
+    assert got == want
+    assert C.counts_intervals(state) == intervals_by_definition(
+        state,
+        families,
+        *[float(options.get(k, d)) for k, d in (("beta", 1.0), ("zero_division", 0))],
+        float(options.get("confidence_level", 0.95)),
+        "percentile",
+    )
+
+
+def test_unit_keys_at_the_int64_bounds():
+    """Ints from -2**63 to 2**63 - 1 by their value (mod 2**64), beyond by the hash of their text
+    (bit 63 set); a lone surrogate in a str hashes (its UTF-8 with surrogatepass)."""
+    keys = C.unit_keys([-(2**63), 2**63 - 1, -(2**63) - 1, 2**63, "\ud800", np.int64(7)], "ids")
+    assert [int(k) for k in keys] == [
+        2**63,
+        2**63 - 1,
+        14768413867090472273,
+        9527500019882882879,
+        11402360483048462738,
+        7,
+    ]
+
+
+def test_poisson_weights_take_keys_as_a_list():
+    keys = [0, 2**64 - 1, 5]
+    assert np.array_equal(
+        C.poisson_weights(keys, 1, 9), C.poisson_weights(np.array(keys, dtype=np.uint64), 1, 9)
+    )
+
+
+def test_the_counts_state_operators(metric):
+    refs = [["B-A", "O"], ["B-B", "I-B"]]
+    a = metric.state(predictions=refs, references=refs, keep="counts")
+    b = metric.state(predictions=refs, references=refs, keep="counts", first_sentence=2)
+    assert 0 + a is a and a != b and a != "state"
+    with pytest.raises(TypeError):
+        5 + a
+
+
+def test_a_duplicate_id_is_named_in_full(metric):
+    refs = [["B-A"], ["O"], ["B-B"]]
+    with pytest.raises(ValueError) as error:
+        metric.state(predictions=refs, references=refs, keep="counts", sentence_ids=[1, 2, 2])
+    assert (
+        str(error.value)
+        == "sentence_ids[1] and sentence_ids[2] are both 2: each sentence is one unit, with its own id"
+    )
+
+
+def test_inflate_stops_at_its_limit():
+    """One byte past the limit is refused; a bomb is refused without inflating it (memory stays
+    near the limit); bad bytes are named."""
+    with pytest.raises(ValueError) as error:
+        C.inflate(zlib.compress(b"a" * 1001), 1000, "the blob")
+    assert str(error.value) == "the blob: inflates beyond its declared 1,000 bytes"
+    bomb = zlib.compress(bytes(50_000_000), 9)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="inflates beyond"):
+            C.inflate(bomb, 1000, "the blob")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000
+    with pytest.raises(ValueError) as error:
+        C.inflate(b"not zlib", 10, "the blob")
+    assert str(error.value) == "the blob: the bytes are not zlib data"
