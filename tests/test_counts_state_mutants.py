@@ -136,3 +136,49 @@ def test_inflate_stops_at_its_limit():
     with pytest.raises(ValueError) as error:
         C.inflate(b"not zlib", 10, "the blob")
     assert str(error.value) == "the blob: the bytes are not zlib data"
+
+
+def test_a_seed_counts_modulo_2_to_the_64():
+    keys = C.unit_keys([0, 1, "d"], "ids")
+    assert np.array_equal(C.poisson_weights(keys, 2**64 + 5, 8), C.poisson_weights(keys, 5, 8))
+
+
+def test_a_partition_without_entities_resamples_to_zero(metric):
+    state = metric.state(
+        predictions=[["O", "O"]], references=[["O", "O"]], keep="counts", ci_resamples=4, seed=0
+    )
+    assert state.resamples.shape == (4, 0) and state.row.tolist() == [] and state.tokens == (2, 2)
+    other = metric.state(
+        predictions=[["B-A"]], references=[["O"]], keep="counts", ci_resamples=4, seed=0, first_sentence=1
+    )
+    merged = state + other
+    assert merged.resamples.shape == (4, 8) and merged.row.tolist() == other.row.tolist()
+
+
+def test_a_collision_of_rows_with_one_count_each_falls_back(monkeypatch):
+    """Every unit one non-zero column, its count differing: with every signature alike only the
+    values tell the rows apart, and the exact rows are still found."""
+    entries = np.repeat(np.arange(12) * 5 + np.arange(12) % 5, np.arange(12) % 3 + 1)
+    monkeypatch.setattr(C, "mix64", lambda z: np.zeros_like(np.asarray(z, dtype=np.uint64)))
+    units, pattern, rows = C.unit_patterns(entries, 5)
+    dense = np.bincount(entries, minlength=60).reshape(12, 5)
+    assert np.array_equal(rows[pattern], dense[units]) and len(rows) == len(np.unique(dense, axis=0))
+
+
+def test_resampled_counts_near_the_float_limit_are_refused(monkeypatch):
+    """Summed weights times a column's count at a quarter of the exact limit: refused by name (here
+    with the limit lowered so that small counts reach it); just below it, computed."""
+    rng = np.random.default_rng(0)
+    entries = rng.integers(0, 30 * 3, 200)
+    keys = C.unit_keys(list(range(30)), "ids")
+    units, pattern, rows = C.unit_patterns(entries, 3)
+    order = np.argsort(pattern, kind="stable")
+    seeded = C._seeded(keys[units[order]], 6)
+    sums = C._pattern_sums(seeded, pattern[order], len(rows), 5)
+    reach = float(sums.max()) * float(rows.sum(axis=0).max())
+    monkeypatch.setattr(C, "_EXACT", 4 * reach)
+    with pytest.raises(ValueError) as error:
+        C.resampled_rows(entries, keys, 3, 6, 5)
+    assert str(error.value) == "resampled counts near 2**53: split the corpus into more states"
+    monkeypatch.setattr(C, "_EXACT", 4 * reach + 4)
+    assert C.resampled_rows(entries, keys, 3, 6, 5).shape == (5, 3)
