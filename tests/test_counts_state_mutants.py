@@ -182,3 +182,43 @@ def test_resampled_counts_near_the_float_limit_are_refused(monkeypatch):
     assert str(error.value) == "resampled counts near 2**53: split the corpus into more states"
     monkeypatch.setattr(C, "_EXACT", 4 * reach + 4)
     assert C.resampled_rows(entries, keys, 3, 6, 5).shape == (5, 3)
+
+
+def test_mix64_takes_lists_and_leaves_its_input_alone():
+    z = np.array([1, 2**64 - 1], dtype=np.uint64)
+    assert np.array_equal(C.mix64([1, 2**64 - 1]), C.mix64(z)) and z.tolist() == [1, 2**64 - 1]
+
+
+def counts_layout(metric):
+    import json
+
+    refs = [["B-A", "O"], ["B-B", "I-B"]]
+    return json.loads(metric.state(predictions=refs, references=refs, keep="counts").to_bytes())
+
+
+def test_the_counts_messages_in_full(metric):
+    import json
+
+    refs = [["B-A", "O"], ["B-B", "I-B"]]
+    a, b = (metric.state(predictions=refs, references=refs, keep="counts", first_sentence=k) for k in (0, 1))
+    with pytest.raises(ValueError) as error:
+        a + b
+    assert str(error.value) == (
+        "two states hold sentences 1 to 1: give each partition its own first_sentence (the number of"
+        " sentences before it), or sentence_ids"
+    )
+    layout = counts_layout(metric)
+    layout["decoding"]["predictions"]["reasons"]["no_begin"] = -1
+    with pytest.raises(ValueError) as error:
+        metric.State.from_bytes(json.dumps(layout).encode())
+    assert (
+        str(error.value) == "counts state decoding['predictions']['reasons']['no_begin'] is -1, not a count"
+    )
+
+
+def test_adjacent_ranges_read_as_one(metric):
+    import json
+
+    layout = counts_layout(metric)
+    layout["ranges"] = [[2, 3], [0, 2]]
+    assert metric.State.from_bytes(json.dumps(layout).encode()).ranges == [[0, 3]]
