@@ -222,3 +222,111 @@ def test_adjacent_ranges_read_as_one(metric):
     layout = counts_layout(metric)
     layout["ranges"] = [[2, 3], [0, 2]]
     assert metric.State.from_bytes(json.dumps(layout).encode()).ranges == [[0, 3]]
+
+
+def test_the_counts_bytes_are_compact_sorted_json(metric):
+    import json
+
+    refs = [["B-A", "O"], ["B-B", "I-B"]]
+    state = metric.state(predictions=refs, references=refs, keep="counts", zero_division=1, beta=2.0)
+    data = state.to_bytes()
+    assert data == json.dumps(json.loads(data), sort_keys=True, separators=(",", ":")).encode("utf-8")
+    assert state.settings["options"] == '{"beta": 2.0, "zero_division": 1}'
+
+
+def tampered_message(metric, edit):
+    import json
+
+    layout = json.loads(
+        metric.state(
+            predictions=[["B-A", "O"], ["B-B", "I-B"]],
+            references=[["B-A", "O"], ["B-B", "I-B"]],
+            keep="counts",
+            ci_resamples=5,
+            seed=0,
+        ).to_bytes()
+    )
+    edit(layout)
+    with pytest.raises(ValueError) as error:
+        metric.State.from_bytes(json.dumps(layout).encode())
+    return str(error.value)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda s: s.update(settings=5),
+            "counts state settings: not the settings of metric.state(keep='counts')",
+        ),
+        (lambda s: s.update(types="AB"), "counts state types: not a list of distinct type names"),
+        (lambda s: s["row"].update(dtype="x"), "counts state row: not an int64 array of this layout"),
+        (
+            lambda s: s["resamples"].update(dtype="x"),
+            "counts state resamples: not an int64 array of this layout",
+        ),
+        (
+            lambda s: s.update(settings=dict(s["settings"], resamples=0)),
+            "counts state resamples: present, but the settings ask for none",
+        ),
+        (
+            lambda s: s.update(ranges=[[2, 2]]),
+            "counts state ranges: not a list of [first, end) sentence ranges",
+        ),
+        (
+            lambda s: s["row"].update(data=base64_of(np.full(16, -1, dtype="<i8").tobytes())),
+            "counts state: a negative count",
+        ),
+    ],
+)
+def test_tampered_counts_are_named_in_full(metric, edit, message):
+    assert tampered_message(metric, edit) == message
+
+
+def base64_of(raw):
+    import base64
+
+    return base64.b64encode(raw).decode()
+
+
+def test_the_counts_calls_name_their_errors_in_full(metric):
+    import evaluate
+
+    from conftest import METRIC_PATH
+
+    refs = [["B-A", "O"], ["B-B", "I-B"]]
+
+    def said(call):
+        with pytest.raises(ValueError) as error:
+            call()
+        return str(error.value)
+
+    state = metric.state(predictions=refs, references=refs, keep="counts")
+    assert said(lambda: metric.state(predictions=[], references=[], keep="counts")) == (
+        "no sentences: predictions and references are empty"
+    )
+    assert said(
+        lambda: metric.state(predictions=refs, references=refs, keep="counts", ci_resamples=5, seed=None)
+    ) == ("keep='counts' needs a seed (an int): every partition must draw the same weights")
+    assert (
+        said(
+            lambda: metric.state(
+                predictions=refs, references=refs, keep="counts", document_ids=[1, 2], sentence_ids=[1, 2]
+            )
+        )
+        == "give document_ids or sentence_ids, not both: the units are one or the other"
+    )
+    assert said(lambda: state + metric.state(predictions=refs, references=refs, first_sentence=2)) == (
+        "a counts state (keep='counts') and an exact state (keep='exact') do not merge: make every partition's"
+        " state with the same keep"
+    )
+    assert (
+        said(lambda: metric.finalize(metric.CountsState())) == "an empty counts state: no sentence to score"
+    )
+    assert said(lambda: metric.finalize(state, interval="student")) == (
+        "interval must be one of ['percentile', 'bias_corrected'] for a counts state; got 'student'"
+    )
+    assert said(lambda: evaluate.load(METRIC_PATH, "subgroups").finalize(state)) == (
+        "a state of the 'default' config; this metric is 'subgroups'"
+    )
+    assert C.finalize_counts("default", state) == C.finalize_counts("default", state, "percentile")
