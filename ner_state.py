@@ -373,7 +373,7 @@ def _check_extras(block, side, count, where):
 def _check_columns(block, where):
     """The per-sentence columns of a block: one value per sentence (slices: per key)."""
     n = len(block["lengths"])
-    for name in STATE_COLUMNS + ("texts",):
+    for name in STATE_COLUMNS:
         if name not in block:
             continue
         column = block[name]
@@ -524,7 +524,6 @@ def merged_flat(blocks: list) -> tuple:
 def span_block(predictions: list, references: list, scored: bool = False) -> dict:
     """The block of a span partition: per side the (example, start, end, label code) columns; with
     ``scored``, each prediction's score (``pred_scores``, floats: JSON keeps them exactly)."""
-    labels: list = []
     index: dict = {}
     sides, extras = [], {}
     for name, side in (("pred", predictions), ("gold", references)):
@@ -582,8 +581,6 @@ def merged_columns(blocks: list) -> dict:
             continue
         if not all(present):
             raise ValueError(f"some partitions carry {name} and others not: give it to every partition")
-        if name == "texts":
-            continue
         if name == "slices":
             keys = blocks[0][name].keys()
             other = next((b[name].keys() for b in blocks if b[name].keys() != keys), None)
@@ -634,7 +631,7 @@ def make_state(
         )
     checked = check_options(config, options)
     columns = _columns(config, options, subgroups, checked)
-    kept = {k: v for k, v in options.items() if k not in STATE_COLUMNS + ("texts",)}
+    kept = {k: v for k, v in options.items() if k not in STATE_COLUMNS}
     block = _partition_block(config, predictions, references, checked)
     _check_column_lengths(columns, checked, len(block["lengths"]))
     block.update({k: v for k, v in columns.items() if v is not None})
@@ -725,10 +722,7 @@ def finalize_state(config: str, state: "State | CountsState", interval: str = "p
     if state.config != config:
         raise ValueError(f"a state of the {state.config!r} config; this metric is {config!r}")
     options = json.loads(cast(str, state.options))
-    options.pop("label_names", None)  # the state holds the tags themselves
     columns = merged_columns(blocks)
-    if "texts" in blocks[0]:
-        columns["texts"] = [t for b in blocks for t in b["texts"]]
     subgroups = columns.pop("subgroups", None)
     checked = check_options(config, {**options, **columns})
     if config in SPAN_CONFIGS:

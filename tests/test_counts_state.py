@@ -156,6 +156,18 @@ def test_the_table_is_poisson_1():
     assert C.POISSON_TABLE[0] == 0 and C.POISSON_TABLE[-1] == 8  # the inverse CDF rises to the tail
 
 
+def test_the_table_is_pinned():
+    """Made at import (no mutant reaches it), so pinned whole: 2**16 uint8 values, rising, value k at
+    the midpoints u = (i + 1/2) / 2**16 from P(X < k) to P(X <= k) of Poisson(1)."""
+    table = C.POISSON_TABLE
+    assert table.dtype == np.uint8 and table.shape == (1 << 16,) and np.all(np.diff(table.astype(int)) >= 0)
+    assert np.bincount(table).tolist() == [24109, 24110, 12054, 4019, 1004, 201, 34, 4, 1]
+    cdf = np.cumsum([math.exp(-1) / math.factorial(k) for k in range(9)])
+    first = [int(np.ceil(c * (1 << 16) - 0.5)) for c in cdf[:-1]]  # the first i with u >= P(X <= k)
+    assert np.searchsorted(table, np.arange(1, 9)).tolist() == first
+    assert np.array_equal(C._TABLE32, table.astype(np.float32)) and C._TABLE32.dtype == np.float32
+
+
 def test_weights_are_poisson_and_keyed_by_unit_seed_and_resample():
     keys = C.unit_keys(list(range(2000)), "ids")
     w = C.poisson_weights(keys, seed=0, resamples=1000)
