@@ -409,3 +409,13 @@ def test_min_tokens_is_the_least_corpus_taken(compiled):
     options, chosen = _options(names), {"label_names": names}
     assert ner_fast.fast_results(pred, ref, chosen, options, min_tokens=6) is not None
     assert ner_fast.fast_results(pred, ref, chosen, options, min_tokens=7) is None
+
+
+@pytest.mark.parametrize("zero_division", [0, 1])
+def test_every_position_ignored(compiled, zero_division):
+    """No kept token: the accuracy is zero_division's, as on the general path."""
+    names = VOCABULARIES["iob2"]
+    pred, ref = np.array([[1, 2], [0, 1]]), np.full((2, 2), -100)
+    found = _fast(pred, ref, names, zero_division=zero_division)
+    assert found["overall_accuracy"] == zero_division
+    _same(found, _general(pred, ref, names, zero_division=zero_division))
