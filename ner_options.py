@@ -643,6 +643,8 @@ def check_subgroups(column: Any, name: str, single: bool = False) -> None:
         raise ValueError("the 'subgroups' config needs a subgroups column: one subgroup name per sentence")
     if isinstance(column, (str, bytes)) and not single:
         raise ValueError(f"{name} is {column!r}, one string; give one subgroup name per sentence (a list)")
+    if not hasattr(column, "__iter__") or isinstance(column, (dict, set)):
+        raise ValueError(f"{name} is {column!r}; give one subgroup name per sentence (a list)")
     for i, value in enumerate(column):
         if not isinstance(value, str) or not value:
             where = name if single else f"{name}[{i}]"

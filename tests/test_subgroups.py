@@ -163,3 +163,17 @@ def test_stratified_options_need_the_subgroups_config(option, value):
     default = evaluate.load(METRIC_PATH)
     with pytest.raises(ValueError, match=re.escape(f"{option} needs the 'subgroups' config")):
         default.compute(predictions=[["B-A"]], references=[["B-A"]], **{option: value})
+
+
+@pytest.mark.parametrize("subgroups", [5, 3.5, {"news": 1}, {"news"}])
+def test_subgroups_not_a_list_is_named(metric, subgroups):
+    """Not a column of names (a number, a dict, a set): a ValueError naming it, in compute and state."""
+    kwargs = dict(predictions=[["B-A"]], references=[["B-A"]], subgroups=subgroups)
+    message = f"subgroups is {subgroups!r}; give one subgroup name per sentence (a list)"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        metric.compute(**kwargs)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        metric.state(**kwargs)
+    assert (
+        metric.compute(predictions=[["B-A"]], references=[["B-A"]], subgroups=["news"])["overall_f1"] == 1.0
+    )
