@@ -204,8 +204,9 @@ def test_the_counts_messages_in_full(metric):
     with pytest.raises(ValueError) as error:
         a + b
     assert str(error.value) == (
-        "two states hold sentences 1 to 1: give each partition its own first_sentence (the number of"
-        " sentences before it), or sentence_ids"
+        "two states hold sentences 1 to 1: one holds sentences 0 to 1, the other 1 to 2; each sentence is one"
+        " unit, in one partition: give each partition its own first_sentence (the number of sentences"
+        " before it), or sentence_ids"
     )
     layout = counts_layout(metric)
     layout["decoding"]["predictions"]["reasons"]["no_begin"] = -1

@@ -368,6 +368,7 @@ def test_first_sentence_is_a_non_negative_int(metric, first):
         metric.state(predictions=PREDICTIONS, references=REFERENCES, first_sentence=first)
     assert str(error.value) == (
         f"first_sentence must be a non-negative int (the sentences before the partition); got {first!r}"
+        + S.FIRST_SENTENCE_HOW
     )
     assert list(
         metric.state(predictions=PREDICTIONS, references=REFERENCES, first_sentence=np.int64(4)).blocks
@@ -570,7 +571,8 @@ def test_scored_model_output_reaches_the_ranking_family(spans):
         ),
         (
             {"sentence_ids": ["a", "b", "c"]},
-            "sentence_ids name the units of keep='counts'; the exact state numbers its sentences from first_sentence",
+            "sentence_ids name the units of keep='counts'; the exact state numbers its sentences from first_sentence"
+            + S.FIRST_SENTENCE_HOW,
         ),
     ],
 )
