@@ -120,7 +120,7 @@ def unit_keys(ids: Any, name: str) -> npt.NDArray[np.uint64]:
             keys[i] = np.uint64(value % 2**64)
         else:
             tag = b"s" if isinstance(value, str) else b"i"
-            text = (tag + str(value).encode("utf-8", "surrogatepass"))[: 1 << 16]
+            text = tag + str(value).encode("utf-8", "surrogatepass")  # all of it: a prefix would merge ids
             digest = hashlib.blake2b(text, digest_size=8, person=b"ner-unit").digest()
             keys[i] = np.uint64(int.from_bytes(digest, "little") | 1 << 63)  # past any int key's mix
     return keys

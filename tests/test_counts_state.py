@@ -196,6 +196,13 @@ def test_unit_keys(ids, same):
     assert (keys[0] == keys[1]) == same
 
 
+def test_long_ids_sharing_a_prefix_are_two_units():
+    """The whole id is hashed: ids that share their first 64 KiB (or more) are two units."""
+    prefix = "x" * (1 << 17)
+    keys = C.unit_keys([prefix + "a", prefix + "b", prefix + "a", 2**64 + 1, 2**64 + 2], "ids")
+    assert keys[0] != keys[1] and keys[0] == keys[2] and keys[3] != keys[4]
+
+
 @pytest.mark.parametrize("bad", [True, 1.5, None, b"x", (1,)])
 def test_unit_keys_refuse_other_ids(bad):
     with pytest.raises(ValueError, match=r"ids\[1\] is .*a unit id is a str or an int"):
