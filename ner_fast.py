@@ -37,7 +37,7 @@ from .ner_uncertainty import families_of
 #: tokens (per side) from which ``compute`` takes the compiled path
 MIN_TOKENS = 1 << 18
 #: the options the compiled path reads; any other option set takes the general path
-OPTIONS = frozenset({"label_names", "zero_division", "beta"})
+READ_OPTIONS = frozenset({"label_names", "zero_division", "beta"})
 #: tokens per chunk of whole sentences: its arrays are made once and reused (no page made afresh)
 CHUNK_TOKENS = 1 << 21
 #: distinct label names up to which the compiled path holds a table of every pair of them (64 KB)
@@ -164,7 +164,7 @@ def fast_results(
 ) -> dict[str, Any] | None:
     """``compute``'s results for class ids by the compiled path, or None where it does not apply
     (the caller then takes the general path). ``options``: the checked options of ``chosen``."""
-    if "label_names" not in chosen or not set(chosen) <= OPTIONS:
+    if "label_names" not in chosen or not set(chosen) <= READ_OPTIONS:
         return None
     arrays = id_arrays(predictions, references)
     if arrays is None or len(arrays[1]) < min_tokens:
