@@ -27,6 +27,7 @@ import base64
 import hashlib
 import json
 import math
+import sys
 import zlib
 from statistics import NormalDist
 from typing import Any, cast
@@ -38,6 +39,7 @@ from .ner_core import COLUMNS
 from .ner_counts import count_parts
 from .ner_decoding import decode
 from .ner_decoding_report import REASONS, decoding_reports
+from .ner_fast import compiled, fast_counts
 from .ner_matching import derive, muc_results, present_types, seqeval_results
 from .ner_pipeline import SPAN_CONFIGS, SUBGROUP_CONFIGS, build_view, check_options, tag_corpus
 from .ner_uncertainty import INTERVAL_FAMILIES, align_types, document_units, score_table
@@ -103,6 +105,11 @@ def _poisson_table() -> npt.NDArray[np.uint8]:
 
 
 POISSON_TABLE = _poisson_table()
+#: the 16-bit values at which :data:`POISSON_TABLE` steps up, one a weight from 1 to 8: a weight is
+#: the number of them its uniform reaches (what the compiled loop reads)
+POISSON_CUTS = np.searchsorted(POISSON_TABLE, np.arange(1, int(POISSON_TABLE.max()) + 1)).astype(np.uint16)
+#: units x resamples from which the resamples' sums take the compiled loop (when numba is there)
+COMPILED_WEIGHTS = 1 << 26
 #: the Weyl step of each group of four resamples
 _STEPS = np.arange(1, 250_001, dtype=np.uint64) * _GOLDEN
 
@@ -161,14 +168,23 @@ def poisson_weights(keys: npt.NDArray[np.uint64], seed: int, resamples: int) -> 
 # ---------------------------------------------------------------------------- resampled counts
 
 
-def unit_entries(view: Any, units: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
-    """Per counted entity, ``unit * width + column`` of :data:`COLUMNS` (``ner_matching.count_rows``
-    before its bincount): the sparse per-unit count rows."""
+def sentence_entries(view: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(sentence, column of :data:`COLUMNS`) of every counted entity (``ner_matching.count_rows``
+    before its bincount): the sparse per-sentence count rows."""
     k = len(view.types)
     parts = count_parts(view.gold, view.pred, view.matching, k)
-    width = len(COLUMNS) * k
-    flat = [units[side.sentence[at]].astype(np.int64) * width + column for side, at, column in parts]
-    return np.concatenate(flat) if flat else np.zeros(0, dtype=np.int64)
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    sentence = np.concatenate([side.sentence[at].astype(np.int64) for side, at, _ in parts])
+    column = np.concatenate([c for _, _, c in parts]).astype(np.int64)
+    return sentence, column
+
+
+def unit_entries(view: Any, units: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
+    """Per counted entity, ``unit * width + column`` of :data:`COLUMNS`: the sparse per-unit
+    count rows."""
+    sentence, column = sentence_entries(view)
+    return units[sentence].astype(np.int64) * (len(COLUMNS) * len(view.types)) + column
 
 
 def unit_patterns(entries: npt.NDArray[np.int64], width: int) -> tuple:
@@ -203,15 +219,18 @@ def resampled_rows(
 ) -> npt.NDArray[np.int64]:
     """The count row of each Poisson resample (resamples x width): units sorted by their row,
     their weights drawn in blocks and summed per distinct row, each chunk of rows then one
-    matrix product (integers in float64: exact below 2**53, checked)."""
+    matrix product (integers in float64: exact below 2**53, checked). From
+    :data:`COMPILED_WEIGHTS` weights on, the sums take a compiled loop when numba is installed."""
     units, pattern, rows = unit_patterns(entries, width)
     order = np.argsort(pattern, kind="stable")
     seeded, pattern = _seeded(keys[units[order]], seed), pattern[order]
     totals = np.zeros((resamples, width))
+    many = len(seeded) * resamples >= COMPILED_WEIGHTS and sys.byteorder == "little"
+    run = compiled() if many else None  # the uint16 lanes of the compiled loop are little-endian
     bounds = np.searchsorted(pattern, np.arange(0, len(rows) + _CHUNK_ROWS, _CHUNK_ROWS))
     for first, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
         if a < b:
-            sums = _pattern_sums(seeded[a:b], pattern[a:b] - first * _CHUNK_ROWS, _CHUNK_ROWS, resamples)
+            sums = _sums(run, seeded[a:b], pattern[a:b] - first * _CHUNK_ROWS, _CHUNK_ROWS, resamples)
             chunk = rows[first * _CHUNK_ROWS : (first + 1) * _CHUNK_ROWS].astype(np.float64)
             if float(sums.max()) * float(chunk.sum(axis=0).max()) >= _EXACT / 4:
                 raise ValueError("resampled counts near 2**53: split the corpus into more states")
@@ -219,6 +238,16 @@ def resampled_rows(
     if float(np.abs(totals).max(initial=0)) >= _EXACT / 4:
         raise ValueError("resampled counts near 2**53: split the corpus into more states")
     return np.rint(totals).astype(np.int64)
+
+
+def _sums(run: Any, seeded: np.ndarray, pattern: np.ndarray, n_rows: int, resamples: int) -> np.ndarray:
+    """:func:`_pattern_sums`, or the same sums in one compiled loop (``ner_kernels.poisson_sums``)
+    when ``run`` holds the compiled kernels."""
+    if run is None:
+        return _pattern_sums(seeded, pattern, n_rows, resamples)
+    sums = np.zeros((n_rows, resamples), dtype=np.int64)
+    run.poisson_sums(seeded, pattern.astype(np.int64), _STEPS[: (resamples + 3) // 4], POISSON_CUTS, sums)
+    return sums.astype(np.float64)
 
 
 def _pattern_sums(seeded: np.ndarray, pattern: np.ndarray, n_rows: int, resamples: int) -> np.ndarray:
@@ -558,15 +587,12 @@ def make_counts_state(
     sentence_ids = options.pop("sentence_ids", None)
     checked = check_options(config, options)
     _refuse(config, options, checked)
-    corpus = tag_corpus(predictions, references, checked)
-    if len(corpus.lengths) == 0:
-        raise ValueError("no sentences: predictions and references are empty")
-    gold = decode(corpus.references, corpus, checked.scheme)
-    pred = decode(corpus.predictions, corpus, checked.scheme)
-    view = build_view(corpus, gold, pred, checked)
-    n = len(corpus.lengths)
-    kind, units, keys, ids = _units(options, sentence_ids, int(first_sentence), n)
     resamples, seed = (checked.intervals or {}).get("resamples", 0), (checked.intervals or {}).get("seed")
+    counted = fast_counts(predictions, references, options, checked, entries=bool(resamples))
+    if counted is None:
+        counted = _counted(predictions, references, checked, entries=bool(resamples))
+    types, row, tokens, decoding, n, placed = counted
+    kind, units, keys, ids = _units(options, sentence_ids, int(first_sentence), n)
     kept = {
         k: v for k, v in options.items() if k not in ("document_ids", "label_names", "ci_resamples", "seed")
     }
@@ -577,15 +603,26 @@ def make_counts_state(
         "resamples": resamples,
         "seed": seed,
     }
-    width = len(COLUMNS) * len(view.types)
-    sampled = (
-        resampled_rows(unit_entries(view, units), keys, width, cast(int, seed), resamples)
-        if resamples
-        else None
-    )
+    sampled = None
+    if resamples:
+        width = len(COLUMNS) * len(types)
+        entries = units[placed[0]].astype(np.int64) * width + placed[1]
+        sampled = resampled_rows(entries, keys, width, cast(int, seed), resamples)
+    return CountsState(settings, types, row, tokens, decoding, sampled, n, *ids)
+
+
+def _counted(predictions: object, references: object, checked: Any, entries: bool) -> tuple:
+    """A counts state's parts on the general path, as ``ner_fast.fast_counts`` gives them."""
+    corpus = tag_corpus(predictions, references, checked)
+    if len(corpus.lengths) == 0:
+        raise ValueError("no sentences: predictions and references are empty")
+    gold = decode(corpus.references, corpus, checked.scheme)
+    pred = decode(corpus.predictions, corpus, checked.scheme)
+    view = build_view(corpus, gold, pred, checked)
     decoding = decoding_reports(corpus, pred, gold, checked.scheme, places=0)
     tokens = (int(view.selection.tokens_correct), int(view.tokens))
-    return CountsState(settings, view.types, view.row[0], tokens, decoding, sampled, n, *ids)
+    placed = sentence_entries(view) if entries else None
+    return view.types, view.row[0], tokens, decoding, len(corpus.lengths), placed
 
 
 def _percentile(

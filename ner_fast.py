@@ -24,13 +24,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import NDArray
 
+from .ner_core import IGNORE_INDEX as IGNORE
 from .ner_core import SpanArrays
 from .ner_counts import derive, muc_results, seqeval_results
 from .ner_decoding import _E, _I, _O, Numbered, _pair_table, _vocabulary
 from .ner_decoding_report import REASONS
 from .ner_families import check_types
 from .ner_inputs import column
-from .ner_kernels import count_row, decode_pair, isolated
+from .ner_kernels import count_row, decode_pair, isolated, poisson_sums
 from .ner_matching import flat_resolution
 from .ner_uncertainty import families_of
 
@@ -38,11 +39,13 @@ from .ner_uncertainty import families_of
 MIN_TOKENS = 1 << 18
 #: the options the compiled path reads; any other option set takes the general path
 READ_OPTIONS = frozenset({"label_names", "zero_division", "beta"})
+#: the options a counts state's compiled path reads besides those (its resamples and units)
+COUNTS_OPTIONS = READ_OPTIONS | {"ci_resamples", "seed", "document_ids"}
 #: tokens per chunk of whole sentences: its arrays are made once and reused (no page made afresh)
 CHUNK_TOKENS = 1 << 21
 #: distinct label names up to which the compiled path holds a table of every pair of them (64 KB)
 MAX_CODES = 256
-_KERNELS = (decode_pair, isolated, count_row)
+_KERNELS = (decode_pair, isolated, count_row, poisson_sums)
 
 
 @lru_cache(maxsize=1)
@@ -176,6 +179,36 @@ def fast_results(
     return _scored(run, *arrays, tables, options)
 
 
+def fast_counts(
+    predictions: Any,
+    references: Any,
+    chosen: Mapping[str, Any],
+    options: Any,
+    entries: bool = True,
+    min_tokens: int = MIN_TOKENS,
+) -> tuple[Any, ...] | None:
+    """A counts state's parts for class ids by the compiled path (``ner_counts_state`` reads
+    them), or None where it does not apply: (types, count row, (kept, correct) tokens, decoding
+    report, sentences, (sentence, column) of every count, or None without ``entries``).
+    ``chosen``: the options given but the sentence ids (read by the caller); ``options``: their
+    checked form."""
+    if "label_names" not in chosen or not set(chosen) <= COUNTS_OPTIONS:
+        return None
+    arrays = id_arrays(predictions, references)
+    if arrays is None or len(arrays[1]) < min_tokens:
+        return None
+    run = compiled()
+    tables = _tables(tuple(options.label_names))
+    if run is None or tables is None:
+        return None
+    counted = _counted(run, *arrays, tables, options, entries)
+    if counted is None:
+        return None
+    types, row, tokens, sides, placed = counted
+    decoding = {"predictions": _report(sides[1]), "references": _report(sides[0])}
+    return types, row[0], (int(tokens[1]), int(tokens[0])), decoding, len(arrays[2]), placed
+
+
 def _chunks(lengths: NDArray[np.int64], size: int) -> list[tuple[int, int]]:
     """Runs of whole sentences ``[a, b)`` of about ``size`` tokens each (a longer sentence alone).
 
@@ -205,8 +238,26 @@ class _Buffers:
 
 
 def _scored(run, pred, ref, lengths, tables, options):
+    """``compute``'s results from the chunks' counts (:func:`_counted`), None where the general
+    path must name a type."""
+    counted = _counted(run, pred, ref, lengths, tables, options, entries=False)
+    if counted is None:
+        return None
+    types, row, tokens, sides, _ = counted
+    derived = derive(row, types, families_of(options.scoring.scores), options.zero_division, options.beta)
+    results = seqeval_results(
+        row, types, derived, *tokens[::-1].tolist(), options.zero_division, options.beta
+    )
+    results["muc"] = muc_results(row, types, derived, options.beta)
+    results["decoding"] = {"predictions": _report(sides[1]), "references": _report(sides[0])}
+    return results
+
+
+def _counted(run, pred, ref, lengths, tables, options, entries):
     """Chunk by chunk of whole sentences (no entity and no pair crosses a sentence), the counts
-    added up: the count row, the tokens, each side's entities and reasons."""
+    added up: (types present, count row over them, (kept, correct) tokens, each side's entities
+    and reasons, and with ``entries`` the (sentence, column) of every entity counted); None when
+    an id is out of range or a type's name collides (the general path names either)."""
     canon, flags, type_of, reasons, all_types = tables
     offsets = np.concatenate(([0], np.cumsum(lengths)))
     chunks = _chunks(lengths, CHUNK_TOKENS)
@@ -217,6 +268,7 @@ def _scored(run, pred, ref, lengths, tables, options):
         np.zeros(2, dtype=np.int64),
         np.zeros((2, 4), np.int64),
     )
+    found: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []
     for a, b in chunks:
         bad, *counts = run.decode_pair(
             pred[offsets[a] : offsets[b]],
@@ -231,27 +283,42 @@ def _scored(run, pred, ref, lengths, tables, options):
         if bad >= 0:
             return None  # the general path names the id and its place
         tokens += counts[:2]
-        row += _chunk_row(run, buffers, *counts[2:], k)
+        chunk_row, keep = _chunk_row(run, buffers, *counts[2:], k)
+        row += chunk_row
         sides += [_reasons_found(buffers.reason[side, :n], n) for side, n in enumerate(counts[2:4])]
+        if entries:
+            kept_ends = np.cumsum(lengths[a:b] - _ignored(ref[offsets[a] : offsets[b]], lengths[a:b]))
+            position, column = _chunk_entries(buffers, *counts[2:], keep, k)
+            found.append((a + np.searchsorted(kept_ends, position, side="right"), column))
     blocks = row.reshape(8, k)[:, : len(all_types)]
     present = np.flatnonzero(blocks.sum(axis=0))
-    row, types = blocks[:, present].reshape(1, -1), tuple(all_types[i] for i in present)
+    types = tuple(all_types[i] for i in present)
     try:
         check_types(types, options.beta)
     except ValueError:
         return None  # the general path names the entity whose type collides
-    derived = derive(row, types, families_of(options.scoring.scores), options.zero_division, options.beta)
-    results = seqeval_results(
-        row, types, derived, *tokens[::-1].tolist(), options.zero_division, options.beta
-    )
-    results["muc"] = muc_results(row, types, derived, options.beta)
-    results["decoding"] = {"predictions": _report(sides[1]), "references": _report(sides[0])}
-    return results
+    placed = None
+    if entries:  # columns over all k types become columns over the types present
+        new = np.zeros(k, dtype=np.int64)
+        new[present] = np.arange(len(present))
+        column = _joined([f[1] for f in found])
+        placed = (_joined([f[0] for f in found]), column // k * len(present) + new[column % k])
+    return types, blocks[:, present].reshape(1, -1), tokens, sides, placed
+
+
+def _ignored(ref: NDArray[np.integer], lengths: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The positions each sentence drops (a reference ``IGNORE``)."""
+    dropped = ref == IGNORE
+    if not dropped.any():
+        return np.zeros(len(lengths), dtype=np.int64)
+    ends = np.concatenate(([0], np.cumsum(dropped)))[np.cumsum(lengths)]
+    return np.diff(ends, prepend=0)
 
 
 def _chunk_row(run, buffers, n_gold, n_pred, n_pairs, k):
     """One chunk's count row over all ``k`` types, from its entities, overlapping pairs and each
-    entity's number of them (the degrees are zeroed again for the next chunk)."""
+    entity's number of them (the degrees are zeroed again for the next chunk), and which pairs
+    were kept."""
     none = np.zeros(0, dtype=np.int32)  # sentences and offsets: the matching reads positions only
     gold, pred = (
         SpanArrays(buffers.start[side, :n], buffers.end[side, :n], buffers.kind[side, :n], none, none)
@@ -263,7 +330,29 @@ def _chunk_row(run, buffers, n_gold, n_pred, n_pairs, k):
     buffers.degree[1, :n_pred] = 0
     if len(rest):
         keep[rest[flat_resolution(g[rest], p[rest], gold, pred)]] = True
-    return run.count_row(g, p, keep, gold.start, gold.end, gold.type, pred.start, pred.end, pred.type, k)
+    row = run.count_row(g, p, keep, gold.start, gold.end, gold.type, pred.start, pred.end, pred.type, k)
+    return row, keep
+
+
+def _chunk_entries(buffers, n_gold, n_pred, n_pairs, keep, k):
+    """(kept position of its first token, column of ``ner_core.COLUMNS``) of every count of a
+    chunk's row, as ``ner_kernels.count_row`` adds them up: the per-unit rows of a counts state."""
+    g, p = buffers.pairs[0, :n_pairs][keep], buffers.pairs[1, :n_pairs][keep]
+    g_start, p_start = buffers.start[0, :n_gold], buffers.start[1, :n_pred]
+    g_end, p_end = buffers.end[0, :n_gold], buffers.end[1, :n_pred]
+    g_type, p_type = buffers.kind[0, :n_gold].astype(np.int64), buffers.kind[1, :n_pred].astype(np.int64)
+    other = g_type[g] != p_type[p]
+    scenario = np.where((g_start[g] == p_start[p]) & (g_end[g] == p_end[p]), 0, 2) + other
+    g_free, p_free = np.ones(n_gold, dtype=bool), np.ones(n_pred, dtype=bool)
+    g_free[g], p_free[p] = False, False
+    where = (g_start[g], p_start[p][other], g_start[g_free], p_start[p_free])
+    column = (
+        scenario * k + g_type[g],
+        (4 + (scenario[other] == 3)) * k + p_type[p][other],
+        6 * k + g_type[g_free],
+        7 * k + p_type[p_free],
+    )
+    return np.concatenate(where), np.concatenate(column)
 
 
 def _reasons_found(reasons: NDArray[np.uint8], entities: int) -> list[int]:

@@ -162,3 +162,69 @@ def count_row(
         if p_free[b]:
             row[7 * k + p_type[b]] += 1
     return row
+
+
+#: units whose Poisson weights :func:`poisson_sums` adds in 16 bits before it moves them into
+#: int64 (a weight is at most 8: 8 x 8,000 < 2**16)
+SUM_UNITS = 8000
+_M1, _M2, _S33 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53), np.uint64(33)
+_U16 = np.uint16
+
+
+def poisson_sums(
+    seeded: NDArray[np.uint64],
+    pattern: NDArray[np.int64],
+    steps: NDArray[np.uint64],
+    cuts: NDArray[np.uint16],
+    sums: NDArray[np.int64],
+) -> NDArray[np.int64]:
+    """Each distinct row's summed Poisson weights in each resample, added into ``sums`` (rows x
+    resamples): ``ner_counts_state._pattern_sums`` as one loop. Units come sorted by their row
+    (``pattern``); a unit's weights in the four resamples of group ``g`` are the four 16-bit
+    lanes (little-endian) of MurmurHash3's finaliser of ``seeded + steps[g]``, each read as the
+    number of the eight ``cuts`` it reaches (``ner_counts_state.POISSON_TABLE`` is that count at
+    each 16-bit value). Lanes past the last resample are computed and not added.
+
+    >>> cuts = np.array([1, 2, 3, 4, 5, 6, 7, 8], np.uint16)  # every lane but 0 to 7 reads as 8
+    >>> with np.errstate(over="ignore"):  # NumPy's scalars warn where compiled code wraps silently
+    ...     sums = poisson_sums(np.array([7, 9], np.uint64), np.array([0, 0]), np.array([5], np.uint64),
+    ...                         cuts, np.zeros((1, 4), np.int64))
+    >>> sums.tolist()
+    [[16, 16, 16, 16]]
+    """
+    n, groups, resamples = seeded.shape[0], steps.shape[0], sums.shape[1]
+    c0, c1, c2, c3, c4, c5, c6, c7 = cuts[0], cuts[1], cuts[2], cuts[3], cuts[4], cuts[5], cuts[6], cuts[7]
+    z = np.empty(groups, np.uint64)
+    lanes = z.view(np.uint16)  # one loop over 16-bit values: wide vectors when compiled
+    held = np.zeros(4 * groups, np.uint16)
+    count = 0
+    for u in range(n):
+        s = seeded[u]
+        for g in range(groups):
+            x = s + steps[g]
+            x ^= x >> _S33
+            x *= _M1
+            x ^= x >> _S33
+            x *= _M2
+            x ^= x >> _S33
+            z[g] = x
+        for r in range(4 * groups):
+            v = lanes[r]
+            held[r] += (
+                _U16(v >= c0)
+                + _U16(v >= c1)
+                + _U16(v >= c2)
+                + _U16(v >= c3)
+                + _U16(v >= c4)
+                + _U16(v >= c5)
+                + _U16(v >= c6)
+                + _U16(v >= c7)
+            )
+        count += 1
+        if u == n - 1 or pattern[u + 1] != pattern[u] or count == SUM_UNITS:
+            row = pattern[u]
+            for r in range(resamples):
+                sums[row, r] += held[r]
+            held[:] = 0
+            count = 0
+    return sums

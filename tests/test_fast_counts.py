@@ -1,0 +1,183 @@
+"""The counts state by compiled loops: the same state as the general path's, to the bit.
+
+A large corpus of class ids makes its counts state through ``ner_fast`` (the count row, the
+tokens, the decoding report and every count's sentence) and sums its Poisson resamples in
+``ner_kernels.poisson_sums``; both are held equal here to the NumPy code they stand beside, on
+random corpora, every unit kind, ignored positions and patterns past the 16-bit sums.
+"""
+
+import numpy as np
+import pytest
+from test_fast_ids import VOCABULARIES, _corpus
+
+from conftest import require
+from ner_recall import ner_counts_state as C
+from ner_recall import ner_fast, ner_kernels
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    require("numba", "the compiled path of class ids")
+    run = ner_fast.compiled()
+    assert run is not None
+    return run
+
+
+def _state(monkeypatch, fast, pred, ref, **options):
+    """The counts state with the compiled path forced (from any size) or turned off."""
+    taken = []
+
+    def counts(*args, **kwargs):
+        out = ner_fast.fast_counts(*args, **kwargs, min_tokens=0) if fast else None
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr(C, "fast_counts", counts)
+    state = C.make_counts_state("default", pred, ref, **options)
+    assert taken == [fast]
+    return state
+
+
+UNITS = {
+    "first_sentence": lambda n, rng: {"first_sentence": 1000},
+    "sentence_ids": lambda n, rng: {"sentence_ids": [f"s{i}" for i in rng.permutation(n)]},
+    "document_ids": lambda n, rng: {"document_ids": (np.arange(n) // 7).tolist()},
+}
+
+
+@pytest.mark.parametrize("vocabulary", sorted(VOCABULARIES))
+@pytest.mark.parametrize("units", sorted(UNITS))
+@pytest.mark.parametrize("seed", range(2))
+def test_random_corpora_give_the_general_paths_state(compiled, monkeypatch, vocabulary, units, seed):
+    names = VOCABULARIES[vocabulary]
+    rng = np.random.default_rng(seed)
+    pred, ref = _corpus(rng, names, n_sentences=90, ignore=0.1 if seed else 0.0)
+    options = {"label_names": names, "ci_resamples": 23, "seed": seed, **UNITS[units](len(ref), rng)}
+    fast = _state(monkeypatch, True, pred, ref, **options)
+    general = _state(monkeypatch, False, pred, ref, **options)
+    assert fast == general
+    assert fast.to_bytes() == general.to_bytes()
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 40])
+def test_chunks_give_the_same_state(compiled, monkeypatch, chunk):
+    """Each chunk's sentences are numbered from the chunk's first (a unit is a whole sentence)."""
+    names = VOCABULARIES["iob2"]
+    pred, ref = _corpus(np.random.default_rng(chunk), names, n_sentences=70, ignore=0.2)
+    options = {"label_names": names, "ci_resamples": 11, "seed": 3}
+    whole = _state(monkeypatch, False, pred, ref, **options)
+    monkeypatch.setattr(ner_fast, "CHUNK_TOKENS", chunk)
+    assert _state(monkeypatch, True, pred, ref, **options) == whole
+
+
+def test_without_resamples_the_state_holds_the_same_counts(compiled, monkeypatch):
+    names = VOCABULARIES["iobes"]
+    pred, ref = _corpus(np.random.default_rng(5), names, n_sentences=50)
+    fast = _state(monkeypatch, True, pred, ref, label_names=names)
+    assert fast == _state(monkeypatch, False, pred, ref, label_names=names)
+    assert fast.to_bytes() == _state(monkeypatch, False, pred, ref, label_names=names).to_bytes()
+
+
+def test_entries_add_up_to_the_row(compiled):
+    """Every count's column, binned, is the count row; every sentence lies in the corpus."""
+    names = VOCABULARIES["iob2"]
+    pred, ref = _corpus(np.random.default_rng(11), names, n_sentences=200, ignore=0.1)
+    options = C.check_options("default", {"label_names": names})
+    types, row, _, _, n, (sentence, column) = ner_fast.fast_counts(
+        pred, ref, {"label_names": names}, options, min_tokens=0
+    )
+    assert np.array_equal(np.bincount(column, minlength=len(row)), row)
+    assert n == 200 and sentence.min() >= 0 and sentence.max() < n
+    gold_in = [set(np.flatnonzero(np.asarray(r) > 0)) for r in ref]
+    assert all(gold_in[s] or np.asarray(pred[s]).any() for s in sentence)  # no count in an empty sentence
+
+
+def test_other_options_and_small_corpora_take_the_general_path(compiled):
+    names = VOCABULARIES["iob2"]
+    pred, ref = _corpus(np.random.default_rng(2), names, n_sentences=20)
+    options = C.check_options("default", {"label_names": names})
+    assert ner_fast.fast_counts(pred, ref, {"label_names": names}, options) is None  # few tokens
+    more = {"label_names": names, "mode": None}
+    assert ner_fast.fast_counts(pred, ref, more, options, min_tokens=0) is None
+    assert ner_fast.fast_counts(pred, ref, {"label_names": names}, options, min_tokens=0) is not None
+
+
+# ---------------------------------------------------------------------------- the Poisson sums
+
+
+def test_the_cuts_are_the_table():
+    """A weight is the number of cuts its 16-bit uniform reaches: the table at every value."""
+    values = np.arange(1 << 16)
+    assert len(C.POISSON_CUTS) == 8 == int(C.POISSON_TABLE.max())
+    assert np.array_equal((values[:, None] >= C.POISSON_CUTS[None, :]).sum(axis=1), C.POISSON_TABLE)
+
+
+def _patterns(rng, n, rows, big=0):
+    """Sorted rows of ``n`` units, the first holding ``big`` of them (past the 16-bit sums)."""
+    pattern = np.sort(np.concatenate([np.zeros(big, np.int64), rng.integers(0, rows, n - big)]))
+    seeded = C._seeded(rng.integers(0, 2**63, n).astype(np.uint64), int(rng.integers(100)))
+    return seeded, pattern
+
+
+@pytest.mark.parametrize("resamples", [1, 3, 4, 5, 97])
+@pytest.mark.parametrize(
+    "big", [0, ner_kernels.SUM_UNITS - 1, ner_kernels.SUM_UNITS + 1, 2 * ner_kernels.SUM_UNITS]
+)
+def test_compiled_sums_equal_the_numpy_ones(compiled, resamples, big):
+    rng = np.random.default_rng(resamples + big)
+    seeded, pattern = _patterns(rng, big + 3000, 40, big)
+    expected = C._pattern_sums(seeded, pattern, 40, resamples)
+    assert np.array_equal(C._sums(compiled, seeded, pattern, 40, resamples), expected)
+    assert np.array_equal(C._sums(None, seeded, pattern, 40, resamples), expected)
+
+
+def test_the_kernel_as_plain_python_equals_the_numpy_sums():
+    rng = np.random.default_rng(0)
+    seeded, pattern = _patterns(rng, 30, 4)
+    sums = np.zeros((4, 6), np.int64)
+    with np.errstate(over="ignore"):
+        ner_kernels.poisson_sums(seeded, pattern, C._STEPS[:2], C.POISSON_CUTS, sums)
+    assert np.array_equal(sums, C._pattern_sums(seeded, pattern, 4, 6))
+    assert sums.sum() > 0
+
+
+@pytest.mark.parametrize("weights", [0, 1 << 40])
+def test_resampled_rows_are_the_same_either_way(compiled, monkeypatch, weights):
+    """From :data:`COMPILED_WEIGHTS` on the compiled loop sums (0: always; 2**40: never here)."""
+    rng = np.random.default_rng(4)
+    n, width = 5000, 16
+    entries = rng.integers(0, n * width, 12000)
+    keys = rng.integers(0, 2**63, n).astype(np.uint64)
+    expected = C.poisson_weights(keys, 6, 41).T.astype(np.int64) @ np.bincount(
+        entries, minlength=n * width
+    ).reshape(n, width)
+    monkeypatch.setattr(C, "_CHUNK_ROWS", 64)  # many chunks of rows
+    monkeypatch.setattr(C, "COMPILED_WEIGHTS", weights)
+    called = []
+    monkeypatch.setattr(C, "compiled", lambda: called.append(1) or compiled)
+    assert np.array_equal(C.resampled_rows(entries, keys, width, 6, 41), expected)
+    assert called == ([1] if weights == 0 else [])
+
+
+# ---------------------------------------------------------------------------- through the metric
+
+
+def test_the_metric_makes_the_same_state_from_class_ids_and_from_tags(compiled, metric):
+    """Past MIN_TOKENS class ids take the compiled path; the tags of the same corpus do not."""
+    names = VOCABULARIES["iob2"]
+    rng = np.random.default_rng(9)
+    n = ner_fast.MIN_TOKENS // 9 + 1
+    ref = np.where(rng.random((n, 9)) < 0.6, 0, rng.integers(0, len(names), (n, 9)))
+    pred = np.where(rng.random((n, 9)) < 0.2, rng.integers(0, len(names), (n, 9)), ref)
+    common = {"keep": "counts", "ci_resamples": 9, "seed": 1}
+    fast = metric.state(predictions=pred, references=ref, label_names=names, **common)
+    tags = [[names[i] for i in row] for row in ref.tolist()]
+    ptags = [[names[i] for i in row] for row in pred.tolist()]
+    assert fast == metric.state(predictions=ptags, references=tags, **common)
+    halves = [
+        metric.state(
+            predictions=pred[a:b], references=ref[a:b], label_names=names, first_sentence=a, **common
+        )
+        for a, b in ((0, n // 2), (n // 2, n))
+    ]  # each half below MIN_TOKENS: the general path
+    assert (halves[0] + halves[1]).to_bytes() == fast.to_bytes()
