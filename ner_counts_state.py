@@ -187,9 +187,12 @@ def unit_entries(view: Any, units: npt.NDArray[np.intp]) -> npt.NDArray[np.int64
     return units[sentence].astype(np.int64) * (len(COLUMNS) * len(view.types)) + column
 
 
-def unit_patterns(entries: npt.NDArray[np.int64], width: int) -> tuple:
+def unit_patterns(entries: npt.NDArray[np.int64], width: int, run: Any = None) -> tuple:
     """The units with a count and their distinct rows: (units, pattern of each unit, patterns),
-    the patterns a dense int64 array; checked exactly (a hash collision falls back)."""
+    the patterns a dense int64 array; checked exactly (a hash collision falls back). With
+    ``run`` (the compiled kernels) in one loop over the sorted entries, rows numbered as met."""
+    if run is not None:
+        return _compiled_patterns(run, entries, width)
     cells, counts = np.unique(entries, return_counts=True)
     unit, column = cells // width, cells % width
     starts = np.flatnonzero(np.diff(unit, prepend=-1))  # cells are sorted: so are their units
@@ -214,6 +217,20 @@ def unit_patterns(entries: npt.NDArray[np.int64], width: int) -> tuple:
     return units, pattern, rows
 
 
+def _compiled_patterns(run: Any, entries: npt.NDArray[np.int64], width: int) -> tuple:
+    """:func:`unit_patterns` by ``ner_kernels.row_patterns``: each row from its first unit's cells."""
+    cells = np.sort(entries)
+    units, pattern, first, last = (np.empty(len(cells), dtype=np.int64) for _ in range(4))
+    n_units, n_rows = run.row_patterns(
+        cells, width, units, pattern, first, last, np.empty(len(cells), np.uint64)
+    )
+    sizes = last[:n_rows] - first[:n_rows]
+    at = np.arange(int(sizes.sum())) + np.repeat(first[:n_rows] - (np.cumsum(sizes) - sizes), sizes)
+    owner = np.repeat(np.arange(n_rows), sizes)
+    rows = np.bincount(owner * width + cells[at] % width, minlength=n_rows * width).reshape(n_rows, width)
+    return units[:n_units], pattern[:n_units], rows
+
+
 def resampled_rows(
     entries: npt.NDArray[np.int64], keys: npt.NDArray[np.uint64], width: int, seed: int, resamples: int
 ) -> npt.NDArray[np.int64]:
@@ -221,18 +238,21 @@ def resampled_rows(
     their weights drawn in blocks and summed per distinct row, each chunk of rows then one
     matrix product (integers in float64: exact below 2**53, checked). From
     :data:`COMPILED_WEIGHTS` weights on, the sums take a compiled loop when numba is installed."""
-    units, pattern, rows = unit_patterns(entries, width)
-    order = np.argsort(pattern, kind="stable")
+    many = len(keys) * resamples >= COMPILED_WEIGHTS and sys.byteorder == "little"
+    run = compiled() if many else None  # the uint16 lanes of the compiled loop are little-endian
+    units, pattern, rows = unit_patterns(entries, width, run)
+    narrow = pattern.astype(np.uint16) if len(rows) <= 1 << 16 else pattern  # a radix sort, 8x faster
+    order = np.argsort(narrow, kind="stable")
     seeded, pattern = _seeded(keys[units[order]], seed), pattern[order]
     totals = np.zeros((resamples, width))
-    many = len(seeded) * resamples >= COMPILED_WEIGHTS and sys.byteorder == "little"
-    run = compiled() if many else None  # the uint16 lanes of the compiled loop are little-endian
     bounds = np.searchsorted(pattern, np.arange(0, len(rows) + _CHUNK_ROWS, _CHUNK_ROWS))
+    buffer = np.empty((_CHUNK_ROWS, resamples)) if run is not None else None  # reused chunk by chunk
     for first, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
         if a < b:
-            sums = _sums(run, seeded[a:b], pattern[a:b] - first * _CHUNK_ROWS, _CHUNK_ROWS, resamples)
+            sums = _sums(run, seeded[a:b], pattern[a:b] - first * _CHUNK_ROWS, buffer, resamples)
             chunk = rows[first * _CHUNK_ROWS : (first + 1) * _CHUNK_ROWS].astype(np.float64)
-            if float(sums.max()) * float(chunk.sum(axis=0).max()) >= _EXACT / 4:
+            most = float(chunk.sum(axis=0).max())  # a weight is at most 8: the exact check when 8 may reach
+            if 8.0 * (b - a) * most >= _EXACT / 4 and float(sums.max()) * most >= _EXACT / 4:
                 raise ValueError("resampled counts near 2**53: split the corpus into more states")
             totals += sums[: len(chunk)].T @ chunk
     if float(np.abs(totals).max(initial=0)) >= _EXACT / 4:
@@ -240,14 +260,15 @@ def resampled_rows(
     return np.rint(totals).astype(np.int64)
 
 
-def _sums(run: Any, seeded: np.ndarray, pattern: np.ndarray, n_rows: int, resamples: int) -> np.ndarray:
-    """:func:`_pattern_sums`, or the same sums in one compiled loop (``ner_kernels.poisson_sums``)
-    when ``run`` holds the compiled kernels."""
+def _sums(run: Any, seeded: np.ndarray, pattern: np.ndarray, out: Any, resamples: int) -> np.ndarray:
+    """The summed weights of :data:`_CHUNK_ROWS` rows (float64 integers): :func:`_pattern_sums`,
+    or with ``run`` the same sums in one compiled loop (``ner_kernels.poisson_sums``) into
+    ``out``, zeroed first."""
     if run is None:
-        return _pattern_sums(seeded, pattern, n_rows, resamples)
-    sums = np.zeros((n_rows, resamples), dtype=np.int64)
-    run.poisson_sums(seeded, pattern.astype(np.int64), _STEPS[: (resamples + 3) // 4], POISSON_CUTS, sums)
-    return sums.astype(np.float64)
+        return _pattern_sums(seeded, pattern, _CHUNK_ROWS, resamples)
+    out.fill(0)
+    run.poisson_sums(seeded, pattern.astype(np.int64), _STEPS[: (resamples + 3) // 4], POISSON_CUTS, out)
+    return out
 
 
 def _pattern_sums(seeded: np.ndarray, pattern: np.ndarray, n_rows: int, resamples: int) -> np.ndarray:

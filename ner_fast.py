@@ -31,7 +31,7 @@ from .ner_decoding import _E, _I, _O, Numbered, _pair_table, _vocabulary
 from .ner_decoding_report import REASONS
 from .ner_families import check_types
 from .ner_inputs import column
-from .ner_kernels import count_row, decode_pair, isolated, poisson_sums
+from .ner_kernels import count_row, decode_pair, isolated, poisson_sums, row_patterns
 from .ner_matching import flat_resolution
 from .ner_uncertainty import families_of
 
@@ -45,7 +45,7 @@ COUNTS_OPTIONS = READ_OPTIONS | {"ci_resamples", "seed", "document_ids"}
 CHUNK_TOKENS = 1 << 21
 #: distinct label names up to which the compiled path holds a table of every pair of them (64 KB)
 MAX_CODES = 256
-_KERNELS = (decode_pair, isolated, count_row, poisson_sums)
+_KERNELS = (decode_pair, isolated, count_row, poisson_sums, row_patterns)
 
 
 @lru_cache(maxsize=1)

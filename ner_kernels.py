@@ -176,10 +176,10 @@ def poisson_sums(
     pattern: NDArray[np.int64],
     steps: NDArray[np.uint64],
     cuts: NDArray[np.uint16],
-    sums: NDArray[np.int64],
-) -> NDArray[np.int64]:
+    sums: NDArray[np.float64],
+) -> NDArray[np.float64]:
     """Each distinct row's summed Poisson weights in each resample, added into ``sums`` (rows x
-    resamples): ``ner_counts_state._pattern_sums`` as one loop. Units come sorted by their row
+    resamples, integers in float64): ``ner_counts_state._pattern_sums`` as one loop. Units come sorted by their row
     (``pattern``); a unit's weights in the four resamples of group ``g`` are the four 16-bit
     lanes (little-endian) of MurmurHash3's finaliser of ``seeded + steps[g]``, each read as the
     number of the eight ``cuts`` it reaches (``ner_counts_state.POISSON_TABLE`` is that count at
@@ -188,9 +188,9 @@ def poisson_sums(
     >>> cuts = np.array([1, 2, 3, 4, 5, 6, 7, 8], np.uint16)  # every lane but 0 to 7 reads as 8
     >>> with np.errstate(over="ignore"):  # NumPy's scalars warn where compiled code wraps silently
     ...     sums = poisson_sums(np.array([7, 9], np.uint64), np.array([0, 0]), np.array([5], np.uint64),
-    ...                         cuts, np.zeros((1, 4), np.int64))
+    ...                         cuts, np.zeros((1, 4)))
     >>> sums.tolist()
-    [[16, 16, 16, 16]]
+    [[16.0, 16.0, 16.0, 16.0]]
     """
     n, groups, resamples = seeded.shape[0], steps.shape[0], sums.shape[1]
     c0, c1, c2, c3, c4, c5, c6, c7 = cuts[0], cuts[1], cuts[2], cuts[3], cuts[4], cuts[5], cuts[6], cuts[7]
@@ -228,3 +228,82 @@ def poisson_sums(
             held[:] = 0
             count = 0
     return sums
+
+
+_S32 = np.uint64(32)
+
+
+def row_patterns(
+    cells: NDArray[np.int64],
+    width: int,
+    units: NDArray[np.int64],
+    pattern: NDArray[np.int64],
+    first: NDArray[np.int64],
+    last: NDArray[np.int64],
+    signs: NDArray[np.uint64],
+) -> tuple[int, int]:
+    """The units of sorted ``cells`` (``unit * width + column``, one per count) and the distinct
+    rows they hold, as ``ner_counts_state.unit_patterns`` finds them: writes each unit with a
+    count (ascending) into ``units`` and the number of its row into ``pattern`` (rows numbered
+    as first met), and for each row the cells ``[first, last)`` of its first unit; returns
+    (units, rows). A row is looked up by the sum of a hash of each of its (column, count)
+    cells, in a table of open addressing that doubles past half full, and confirmed cell by
+    cell: two rows whose hashes collide only cost a probe. ``signs``: room for each row's hash.
+
+    >>> units, pattern, first, last, signs = *(np.zeros(4, np.int64) for _ in range(4)), np.zeros(4, np.uint64)
+    >>> with np.errstate(over="ignore"):
+    ...     found = row_patterns(np.array([1, 1, 5, 5, 9, 10]), 4, units, pattern, first, last, signs)
+    >>> found, units[:3].tolist(), pattern[:3].tolist()  # units 0 and 1 hold 2 of column 1; unit 2: columns 1, 2
+    ((3, 2), [0, 1, 2], [0, 0, 1])
+    """
+    n = cells.shape[0]
+    slots = 1 << 10
+    table = np.full(slots, -1, np.int64)
+    n_units = n_rows = 0
+    i = 0
+    while i < n:
+        unit = cells[i] // width
+        base = unit * width
+        j = i
+        sign = np.uint64(0)
+        while j < n and cells[j] // width == unit:
+            k = j
+            while j < n and cells[j] == cells[k]:
+                j += 1
+            x = (np.uint64(cells[k] - base) << _S32) + np.uint64(j - k)
+            x ^= x >> _S33
+            x *= _M1
+            x ^= x >> _S33
+            x *= _M2
+            x ^= x >> _S33
+            sign += x
+        h = np.int64(sign & np.uint64(slots - 1))
+        while True:
+            p = table[h]
+            if p < 0:  # a new row
+                p = n_rows
+                table[h], signs[p], first[p], last[p] = p, sign, i, j
+                n_rows += 1
+                break
+            if signs[p] == sign and last[p] - first[p] == j - i:
+                other = (cells[first[p]] // width) * width
+                same = True
+                for t in range(j - i):
+                    if cells[i + t] - base != cells[first[p] + t] - other:
+                        same = False
+                        break
+                if same:
+                    break
+            h = (h + 1) & (slots - 1)
+        units[n_units], pattern[n_units] = unit, p
+        n_units += 1
+        i = j
+        if 2 * n_rows > slots:  # past half full: twice the slots, every row placed again
+            slots *= 2
+            table = np.full(slots, -1, np.int64)
+            for q in range(n_rows):
+                h = np.int64(signs[q] & np.uint64(slots - 1))
+                while table[h] >= 0:
+                    h = (h + 1) & (slots - 1)
+                table[h] = q
+    return n_units, n_rows

@@ -126,15 +126,17 @@ def _patterns(rng, n, rows, big=0):
 def test_compiled_sums_equal_the_numpy_ones(compiled, resamples, big):
     rng = np.random.default_rng(resamples + big)
     seeded, pattern = _patterns(rng, big + 3000, 40, big)
-    expected = C._pattern_sums(seeded, pattern, 40, resamples)
-    assert np.array_equal(C._sums(compiled, seeded, pattern, 40, resamples), expected)
-    assert np.array_equal(C._sums(None, seeded, pattern, 40, resamples), expected)
+    expected = C._pattern_sums(seeded, pattern, C._CHUNK_ROWS, resamples)
+    out = np.full((C._CHUNK_ROWS, resamples), 7.0)  # a used buffer: zeroed first
+    assert np.array_equal(C._sums(compiled, seeded, pattern, out, resamples), expected)
+    assert np.array_equal(C._sums(None, seeded, pattern, None, resamples), expected)
+    assert expected[:40].sum() > 0 and not expected[40:].any()
 
 
 def test_the_kernel_as_plain_python_equals_the_numpy_sums():
     rng = np.random.default_rng(0)
     seeded, pattern = _patterns(rng, 30, 4)
-    sums = np.zeros((4, 6), np.int64)
+    sums = np.zeros((4, 6))
     with np.errstate(over="ignore"):
         ner_kernels.poisson_sums(seeded, pattern, C._STEPS[:2], C.POISSON_CUTS, sums)
     assert np.array_equal(sums, C._pattern_sums(seeded, pattern, 4, 6))
@@ -181,3 +183,37 @@ def test_the_metric_makes_the_same_state_from_class_ids_and_from_tags(compiled, 
         for a, b in ((0, n // 2), (n // 2, n))
     ]  # each half below MIN_TOKENS: the general path
     assert (halves[0] + halves[1]).to_bytes() == fast.to_bytes()
+
+
+# ---------------------------------------------------------------------------- the distinct rows
+
+
+def _same_patterns(found, expected):
+    """The same units, each holding the same row; the rows distinct (their numbers may differ)."""
+    (units, pattern, rows), (units_0, pattern_0, rows_0) = found, expected
+    assert np.array_equal(units, units_0)
+    assert np.array_equal(rows[pattern], rows_0[pattern_0])
+    assert len(np.unique(rows, axis=0)) == len(rows) == len(rows_0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_patterns_are_the_numpy_ones(compiled, seed):
+    rng = np.random.default_rng(seed)
+    width, n = int(rng.integers(1, 40)), int(rng.integers(1, 5000))
+    units = rng.choice(n * 3, n, replace=False)  # units with gaps between them
+    entries = units[rng.integers(0, n, 4 * n)] * width + rng.integers(0, min(width, 1 + seed), 4 * n)
+    _same_patterns(C.unit_patterns(entries, width, compiled), C.unit_patterns(entries, width))
+
+
+def test_rows_whose_hashes_collide_are_told_apart(monkeypatch):
+    """Every cell hashed to 0 (the plain-Python kernel): all rows share one hash, are confirmed
+    cell by cell, and the table still doubles past 512 rows."""
+    monkeypatch.setattr(ner_kernels, "_M1", np.uint64(0))
+    width = 1000  # unit i holds column i (unit 2 also 3); unit 901 holds unit 5's row, 902 column 2 alone
+    entries = np.concatenate(
+        [np.arange(900) * width + np.arange(900), [2 * width + 3, 901 * width + 5, 902 * width + 2]]
+    )
+    run = type("Plain", (), {"row_patterns": staticmethod(ner_kernels.row_patterns)})
+    found = C.unit_patterns(entries, width, run)
+    _same_patterns(found, C.unit_patterns(entries, width))
+    assert len(found[2]) == 901 and found[1][-2] == found[1][5]
