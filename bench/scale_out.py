@@ -131,6 +131,18 @@ def tasks(size: int, partitions: int, seed: int = 0, options: dict | None = None
     return [(a, b - a, seed, options or {}) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
+#: sentences of each warm-up task: enough class ids for the compiled path and its resamples' loop
+WARM_SENTENCES = 100_000
+
+
+def warm(workers: int, jobs: list) -> list:
+    """Two tasks a worker, each the jobs' options on :data:`WARM_SENTENCES` sentences (under a
+    seed of its own): every worker process imports the metric and loads its compiled loops
+    before the clock starts."""
+    options = jobs[0][3] if jobs else {}
+    return tasks(2 * workers * WARM_SENTENCES, 2 * workers, seed=1, options=options)
+
+
 def tree(items: list, add) -> object:
     """Pairs added level by level (``add`` returns a future or a value) to one."""
     while len(items) > 1:
@@ -155,7 +167,7 @@ def run_spark(jobs: list, workers: int, reduce: bool) -> tuple:
     )
     try:
         sc, (work, add) = spark.sparkContext, worker_functions()
-        sc.parallelize(tasks(2_000, workers), workers).map(work).collect()  # warm the workers
+        sc.parallelize(warm(workers, jobs), 2 * workers).map(work).collect()  # warm the workers
         start = time.perf_counter()
         rdd = sc.parallelize(jobs, len(jobs)).map(work)
         out = (
@@ -182,7 +194,7 @@ def run_ray(jobs: list, workers: int, reduce: bool) -> tuple:
     )
     try:
         work, add = (ray.remote(f) for f in worker_functions())
-        ray.get([work.remote(t) for t in tasks(2_000, workers)])  # warm the workers
+        ray.get([work.remote(t) for t in warm(workers, jobs)])  # warm the workers
         start = time.perf_counter()
         futures = [work.remote(t) for t in jobs]
         out = [ray.get(tree(futures, add.remote))] if reduce else ray.get(futures)
@@ -199,7 +211,7 @@ def run_dask(jobs: list, workers: int, reduce: bool) -> tuple:
     ) as cluster:
         with Client(cluster) as client:
             work, add = worker_functions()
-            client.gather(client.map(work, tasks(2_000, workers), pure=False))  # warm
+            client.gather(client.map(work, warm(workers, jobs), pure=False))  # warm
             start = time.perf_counter()
             futures = client.map(work, jobs, pure=False)
             if reduce:
@@ -314,6 +326,8 @@ def main() -> None:
     parser.add_argument("--check-max", type=int, default=2_000_000)
     parser.add_argument("--out", default=str(ROOT / "bench" / "scale_out.md"))
     args = parser.parse_args()
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")  # one core a worker: no BLAS threads of their own
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), str(ROOT / "bench"), os.environ.get("PYTHONPATH", "")]
     )
