@@ -107,6 +107,7 @@ def _layouts(pred, ref):
         "2-D int64": (np.stack(pred), np.stack(ref)),
         "2-D int16": (np.stack(pred).astype(np.int16), np.stack(ref).astype(np.int16)),
         "2-D Fortran order": (np.asfortranarray(np.stack(pred)), np.asfortranarray(np.stack(ref))),
+        "2-D big-endian": (np.stack(pred).astype(">i4"), np.stack(ref).astype(">i8")),
         "list of arrays": (pred, ref),
         "Arrow chunks": (ptable, table),
         "torch": (torch.tensor(np.stack(pred)), torch.tensor(np.stack(ref))),
@@ -419,3 +420,29 @@ def test_every_position_ignored(compiled, zero_division):
     found = _fast(pred, ref, names, zero_division=zero_division)
     assert found["overall_accuracy"] == zero_division
     _same(found, _general(pred, ref, names, zero_division=zero_division))
+
+
+@pytest.mark.parametrize(
+    "case, arrays, read",
+    [
+        ("one dtype", [np.array([1, 2, 3]), np.array([], dtype=np.int64), np.array([4])], True),
+        ("int8", [np.array([1, 2], dtype=np.int8), np.array([3], dtype=np.int8)], True),
+        ("two dtypes, promoted", [np.array([1, 2], dtype=np.int8), np.array([300], dtype=np.int16)], True),
+        ("strided views", [np.arange(10)[::2], np.arange(6)[1::3]], True),
+        ("big-endian", [np.array([1, 2], dtype=">i4"), np.array([7], dtype=">i4")], True),
+        ("a 2-D sentence", [np.array([1, 2]), np.array([[3], [4]])], False),
+        ("a 0-d array", [np.array([1, 2]), np.array(3)], False),
+        ("floats", [np.array([1.0, 2.0]), np.array([3.0])], False),
+        ("uint64 beside int64", [np.array([1], dtype=np.uint64), np.array([2])], False),
+    ],
+)
+def test_a_list_of_arrays_is_read_end_to_end(case, arrays, read):
+    """Joined as bytes where they share a dtype and are contiguous, else concatenated: the same ids."""
+    found = ner_fast._flat_ids(arrays)
+    if not read:
+        assert found is None, case
+        return
+    flat, lengths = found
+    assert flat.tolist() == np.concatenate(arrays).tolist(), case
+    assert flat.dtype == np.concatenate(arrays).dtype
+    assert lengths.tolist() == [len(a) for a in arrays]
