@@ -26,6 +26,7 @@ ValueError: predictions[0][1] is a class id (5) but the other items are tags
 import numbers
 from collections import Counter, deque
 from itertools import chain
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -38,6 +39,7 @@ from .ner_decoding import joined, tag_codes
 
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
 TAG, CLASS_ID = "tag", "class id"
+_NDIM, _DTYPE = attrgetter("ndim"), attrgetter("dtype")
 _INT64 = np.iinfo(np.int64)
 
 
@@ -170,7 +172,7 @@ def _sentence(value, where):
 def _sentences(col, name):
     """A list column's sentences, each a list, tuple or 1-D array."""
     types = set(map(type, col))
-    if types <= {list, tuple} or (types == {np.ndarray} and {s.ndim for s in col} == {1}):
+    if types <= {list, tuple} or (types == {np.ndarray} and set(map(_NDIM, col)) == {1}):
         return col
     return [_sentence(s, f"{name}[{i}]") for i, s in enumerate(col)]
 
@@ -276,7 +278,8 @@ def _list_kind(sentences, name, single, every_tag=True):
 
     ``every_tag=False`` trusts a column whose first item is a str to hold tags only (the
     caller's decoder names any other item)."""
-    if set(map(type, sentences)) <= {list, tuple}:
+    types = set(map(type, sentences))
+    if types <= {list, tuple}:
         if not every_tag:
             first = next((s[0] for s in sentences if len(s)), None)
             if isinstance(first, str):
@@ -286,9 +289,11 @@ def _list_kind(sentences, name, single, every_tag=True):
         if _only_ids(sentences):
             return CLASS_ID
         raise _misfit(sentences, name, single)
-    if set(map(type, sentences)) == {np.ndarray}:  # arrays: each distinct dtype judged once
-        dtypes = {s.dtype for s in sentences if len(s)}
-        kinds = {_dtype_kind(d) for d in dtypes}
+    if types == {np.ndarray}:  # arrays: each distinct dtype judged once
+        kinds = {_dtype_kind(d) for d in set(map(_DTYPE, sentences))}
+        if len(kinds) == 1 and kinds <= {TAG, CLASS_ID}:  # one kind, empty arrays included
+            return kinds.pop() if any(map(len, sentences)) else None
+        kinds = {_dtype_kind(s.dtype) for s in sentences if len(s)}
         if None not in kinds and "object" not in kinds and len(kinds) <= 1:
             return kinds.pop() if kinds else None
     kinds = set()
@@ -471,7 +476,7 @@ def _check_int64(cols, names, kind, lengths, single):
             isinstance(col, np.ndarray) and col.dtype == np.uint64
         ):
             continue
-        if set(map(type, col)) == {np.ndarray} and np.dtype(np.uint64) not in {s.dtype for s in col}:
+        if set(map(type, col)) == {np.ndarray} and np.dtype(np.uint64) not in set(map(_DTYPE, col)):
             continue  # arrays of a narrower type than uint64 hold int64 values
         try:
             _id_values(col, lengths)
