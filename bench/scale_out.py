@@ -24,7 +24,7 @@ corpus (the counts state's intervals and signature aside: its Poisson bootstrap 
         [--check-max 2000000] [--out bench/scale_out.md]
 
 The full measurement (idle machine): ``--sizes 100000000 --keep counts`` (100 partitions of 1M
-sentences; a partition's state with 1,000 resamples is a few seconds of one core: counts_speed.md).
+sentences; a partition's state with 1,000 resamples is under a second of one core: counts_speed.md).
 """
 
 import argparse
