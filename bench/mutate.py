@@ -12,6 +12,8 @@ first and deselected.
 
 ``-k EXPR`` (pytest's) keeps only the tests it selects, in the clean run and in every mutant's run: for a
 test file with slow parity tests, e.g. ``-k "not krippendorff"`` for ``tests/test_agreement.py``.
+``--names GLOB ...`` runs only the mutants whose names match (mutmut's names: ``ner_recall.MODULE.x_FUNCTION__mutmut_N``,
+e.g. ``"ner_recall.ner_fast.x__counted__mutmut_*"``): the functions a change touched.
 
 Prints mutmut's summary and writes ``<workdir>/<module>/survivors.txt`` (each surviving mutant's diff).
 """
@@ -107,6 +109,7 @@ def main() -> None:
     parser.add_argument("--workdir", default="/tmp/mutate")
     parser.add_argument("--max-children", type=int, default=2)
     parser.add_argument("-k", dest="keyword", help="pytest's -k: run only the tests it selects")
+    parser.add_argument("--names", nargs="+", default=[], help="mutmut's mutant names (globs) to run")
     args = parser.parse_args()
     keyword = ["-k", args.keyword] if args.keyword else []
     where = workspace(args.module, args.tests, Path(args.workdir) / args.module)
@@ -114,7 +117,9 @@ def main() -> None:
     print(f"deselected (need files beyond the package): {deselect}")
     configure(where, args.module, args.tests, deselect, args.max_children, keyword)
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    subprocess.run(["mutmut", "run", "--max-children", str(args.max_children)], cwd=where, env=env)
+    subprocess.run(
+        ["mutmut", "run", "--max-children", str(args.max_children), *args.names], cwd=where, env=env
+    )
     results = subprocess.run(["mutmut", "results"], cwd=where, env=env, capture_output=True, text=True).stdout
     survivors = [
         line.split(":")[0].strip() for line in results.splitlines() if line.strip().endswith("survived")

@@ -217,3 +217,30 @@ def test_rows_whose_hashes_collide_are_told_apart(monkeypatch):
     found = C.unit_patterns(entries, width, run)
     _same_patterns(found, C.unit_patterns(entries, width))
     assert len(found[2]) == 901 and found[1][-2] == found[1][5]
+
+
+def test_every_option_it_reads_at_once_and_the_least_corpus_take_the_compiled_path(compiled):
+    """All six options the counts path reads, and a corpus of exactly ``min_tokens`` tokens."""
+    names = VOCABULARIES["iob2"]
+    pred, ref = _corpus(np.random.default_rng(3), names, n_sentences=40)
+    chosen = {
+        "label_names": names,
+        "zero_division": 1,
+        "beta": 2.0,
+        "ci_resamples": 5,
+        "seed": 0,
+        "document_ids": list(range(40)),
+    }
+    assert set(chosen) == ner_fast.COUNTS_OPTIONS
+    options = C.check_options("default", {k: v for k, v in chosen.items() if k != "document_ids"})
+    tokens = sum(map(len, ref))
+    assert ner_fast.fast_counts(pred, ref, chosen, options, min_tokens=tokens) is not None
+    assert ner_fast.fast_counts(pred, ref, chosen, options, min_tokens=tokens + 1) is None
+
+
+def test_a_vocabulary_it_cannot_table_is_left_to_the_general_path(compiled):
+    names = ["O"] + [f"B-T{i}" for i in range(ner_fast.MAX_CODES)]
+    rng = np.random.default_rng(0)
+    ref = [rng.integers(0, len(names), 9) for _ in range(20)]
+    options = C.check_options("default", {"label_names": names})
+    assert ner_fast.fast_counts(ref, ref, {"label_names": names}, options, min_tokens=0) is None
