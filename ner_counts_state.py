@@ -172,9 +172,9 @@ def sentence_entries(view: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.i
     """(sentence, column of :data:`COLUMNS`) of every counted entity (``ner_matching.count_rows``
     before its bincount): the sparse per-sentence count rows."""
     k = len(view.types)
-    parts = count_parts(view.gold, view.pred, view.matching, k)
-    if not parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    parts = count_parts(
+        view.gold, view.pred, view.matching, k
+    )  # always four: matched, other, missed, spurious
     sentence = np.concatenate([side.sentence[at].astype(np.int64) for side, at, _ in parts])
     column = np.concatenate([c for _, _, c in parts]).astype(np.int64)
     return sentence, column

@@ -143,22 +143,95 @@ def test_the_kernel_as_plain_python_equals_the_numpy_sums():
     assert sums.sum() > 0
 
 
-@pytest.mark.parametrize("weights", [0, 1 << 40])
+def _recording(compiled, used):
+    """The compiled kernels, each noting its name in ``used`` when called."""
+
+    def noted(name):
+        def call(*args):
+            used.append(name)
+            return getattr(compiled, name)(*args)
+
+        return call
+
+    return type("Noted", (), {name: staticmethod(noted(name)) for name in ("poisson_sums", "row_patterns")})
+
+
+_N, _WIDTH, _RESAMPLES = 5000, 16, 41
+
+
+@pytest.mark.parametrize("weights", [0, _N * _RESAMPLES, _N * _RESAMPLES + 1, 1 << 40])
 def test_resampled_rows_are_the_same_either_way(compiled, monkeypatch, weights):
-    """From :data:`COMPILED_WEIGHTS` on the compiled loop sums (0: always; 2**40: never here)."""
+    """From :data:`COMPILED_WEIGHTS` weights (units x resamples) on, the compiled loops find the
+    rows and sum the weights; below, NumPy does: the same counts, as int64."""
     rng = np.random.default_rng(4)
-    n, width = 5000, 16
-    entries = rng.integers(0, n * width, 12000)
-    keys = rng.integers(0, 2**63, n).astype(np.uint64)
-    expected = C.poisson_weights(keys, 6, 41).T.astype(np.int64) @ np.bincount(
-        entries, minlength=n * width
-    ).reshape(n, width)
+    entries = rng.integers(0, _N * _WIDTH, 12000)
+    keys = rng.integers(0, 2**63, _N).astype(np.uint64)
+    expected = C.poisson_weights(keys, 6, _RESAMPLES).T.astype(np.int64) @ np.bincount(
+        entries, minlength=_N * _WIDTH
+    ).reshape(_N, _WIDTH)
     monkeypatch.setattr(C, "_CHUNK_ROWS", 64)  # many chunks of rows
     monkeypatch.setattr(C, "COMPILED_WEIGHTS", weights)
-    called = []
-    monkeypatch.setattr(C, "compiled", lambda: called.append(1) or compiled)
-    assert np.array_equal(C.resampled_rows(entries, keys, width, 6, 41), expected)
-    assert called == ([1] if weights == 0 else [])
+    used: list = []
+    monkeypatch.setattr(C, "compiled", lambda: _recording(compiled, used))
+    got = C.resampled_rows(entries, keys, _WIDTH, 6, _RESAMPLES)
+    assert got.dtype == np.int64 and np.array_equal(got, expected)
+    taken = weights <= _N * _RESAMPLES
+    assert set(used) == ({"poisson_sums", "row_patterns"} if taken else set())
+    assert used.count("row_patterns") == taken
+
+
+@pytest.mark.parametrize("weights", [0, 1 << 40])
+def test_more_distinct_rows_than_16_bits_number(compiled, monkeypatch, weights):
+    """70,000 distinct rows (each unit's 17 bits as 17 columns): the units sorted by row without
+    the 16-bit radix sort, whichever loops sum them."""
+    n, width = 70_000, 17
+    bits = (np.arange(1, n + 1)[:, None] >> np.arange(width)) & 1
+    unit, column = np.nonzero(bits)
+    entries = unit * width + column
+    keys = np.arange(n, dtype=np.uint64)
+    monkeypatch.setattr(C, "COMPILED_WEIGHTS", weights)
+    expected = C.poisson_weights(keys, 2, 3).T.astype(np.int64) @ bits
+    assert np.array_equal(C.resampled_rows(entries, keys, width, 2, 3), expected)
+
+
+def test_one_unit_near_the_float_limit_is_refused(monkeypatch):
+    """A chunk of one unit whose weight, times its count, reaches a quarter of the limit."""
+    keys = C.unit_keys([7], "ids")
+    weight = int(C.poisson_weights(keys, 0, 40).max())
+    entries = np.zeros(3, dtype=np.int64)  # a count of 3 in column 0
+    monkeypatch.setattr(C, "_EXACT", 4 * 3 * weight)
+    with pytest.raises(ValueError, match="resampled counts near 2"):
+        C.resampled_rows(entries, keys, 1, 0, 40)
+
+
+def test_totals_near_the_float_limit_are_refused_though_each_chunk_is_not(monkeypatch):
+    """Rows of one chunk each: every chunk below the limit, their sum at it (and just below it,
+    computed); no count at all is never refused."""
+    n = 50
+    entries = np.repeat(np.arange(n), np.arange(1, n + 1))  # unit i: a count of i + 1 in column 0
+    keys = np.arange(n, dtype=np.uint64)
+    monkeypatch.setattr(C, "_CHUNK_ROWS", 1)
+    total = int(C.resampled_rows(entries, keys, 1, 3, 9).max())
+    monkeypatch.setattr(C, "_EXACT", 4 * total)
+    with pytest.raises(ValueError) as error:
+        C.resampled_rows(entries, keys, 1, 3, 9)
+    assert str(error.value) == "resampled counts near 2**53: split the corpus into more states"
+    monkeypatch.setattr(C, "_EXACT", 4 * total + 4)
+    assert int(C.resampled_rows(entries, keys, 1, 3, 9).max()) == total
+    monkeypatch.setattr(C, "_EXACT", 4)
+    assert not C.resampled_rows(np.zeros(0, dtype=np.int64), keys, 1, 3, 9).any()
+
+
+def test_the_first_sentence_is_0_unless_given():
+    names = VOCABULARIES["iob2"]
+    pred, ref = _corpus(np.random.default_rng(8), names, n_sentences=30)
+    options = {"label_names": names, "ci_resamples": 7, "seed": 2}
+    assert C.make_counts_state("default", pred, ref, **options) == C.make_counts_state(
+        "default", pred, ref, 0, **options
+    )
+    assert C.make_counts_state("default", pred, ref, **options) != C.make_counts_state(
+        "default", pred, ref, 1, **options
+    )
 
 
 # ---------------------------------------------------------------------------- through the metric
@@ -244,3 +317,22 @@ def test_a_vocabulary_it_cannot_table_is_left_to_the_general_path(compiled):
     ref = [rng.integers(0, len(names), 9) for _ in range(20)]
     options = C.check_options("default", {"label_names": names})
     assert ner_fast.fast_counts(ref, ref, {"label_names": names}, options, min_tokens=0) is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_unit_entries_bin_into_each_units_count_row(seed):
+    """``unit_entries`` (what bench/ci_coverage.py reads): binned, each unit's row of ``count_rows``."""
+    from ner_recall import ner_counts, ner_pipeline
+
+    names = VOCABULARIES["iob2"]
+    rng = np.random.default_rng(seed)
+    pred, ref = _corpus(rng, names, n_sentences=60, ignore=0.1)
+    checked = C.check_options("default", {"label_names": names})
+    corpus = ner_pipeline.tag_corpus(pred, ref, checked)
+    gold, found = (C.decode(codes, corpus, None) for codes in (corpus.references, corpus.predictions))
+    view = ner_pipeline.build_view(corpus, gold, found, checked)
+    units = np.arange(60) // 4  # 15 units of four sentences
+    width = len(C.COLUMNS) * len(view.types)
+    binned = np.bincount(C.unit_entries(view, units), minlength=15 * width).reshape(15, width)
+    expected = ner_counts.count_rows(view.gold, view.pred, view.matching, len(view.types), units, 15)
+    assert binned.sum() > 0 and np.array_equal(binned, expected)
