@@ -391,7 +391,7 @@ def test_app_constants_are_the_metrics():
 
 
 def test_files_tab_hand_counted():
-    """tests/data, counted by hand: 7 gold and 7 predicted entities; Brevicor, Valdorian, Greyfield
+    """tests/data, counted by hand: 7 gold and 7 predicted entities; BREVICOR, Valdorian, Greyfield
     Council and the second Valdorian exact; Tessarian MISC predicted LOC; Maren Oakhurst predicted
     Maren; HARROWFEN missed; Monday spurious."""
     shown = files_view(GOLD, PRED_A)
@@ -519,7 +519,7 @@ def test_two_tag_columns_and_jsonl_give_the_same_scores(tmp_path, metric):
     "text, message",
     [
         (
-            "Brevicor B-ORG\nwelcomes O O\n",
+            "BREVICOR B-ORG\nwelcomes O O\n",
             "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)",
         ),
     ],
@@ -623,9 +623,9 @@ def test_span_inputs_are_drawn_from_their_spans():
 
 def test_bad_tags_show_the_decoders_message_with_file_and_line(tmp_path):
     gold = tmp_path / "g.conll"
-    gold.write_text("Brevicor B-ORG\nwelcomes S-ORG\nx U-ORG\n", encoding="utf-8")
+    gold.write_text("BREVICOR B-ORG\nwelcomes S-ORG\nx U-ORG\n", encoding="utf-8")
     pred = tmp_path / "p.conll"
-    pred.write_text("Brevicor B-ORG\nwelcomes O\nx O\n", encoding="utf-8")
+    pred.write_text("BREVICOR B-ORG\nwelcomes O\nx O\n", encoding="utf-8")
     shown = files_view(str(gold), str(pred))
     assert (
         "invalid tag &#x27;U-ORG&#x27; at references[0][2]" in shown["error"]
@@ -897,7 +897,7 @@ def test_a_zip_is_bounded_before_it_is_extracted(tmp_path, monkeypatch):
 
 def test_errors_name_the_uploaded_file_not_the_server_folder(tmp_path):
     bad = tmp_path / "broken.conll"
-    bad.write_text("Brevicor B-ORG\nwelcomes O O\n", encoding="utf-8")
+    bad.write_text("BREVICOR B-ORG\nwelcomes O O\n", encoding="utf-8")
     error = files.files_view([str(bad)], [PRED_A], None, LENIENT, False, 0)[0]
     assert "broken.conll line 2" in error and "ner_app_upload_" not in error and str(tmp_path) not in error
 

@@ -614,7 +614,7 @@ def test_files_tab_brat_pair_and_missing_package(page, tmp_path):
     assert page.locator("#files-error .app-error").count() == 0
     assert page.locator("#files-headline [data-key=overall_f1]").inner_text() == "1.0000"
     bad = tmp_path / "broken.conll"
-    bad.write_text("Brevicor B-ORG\nwelcomes O O\n", encoding="utf-8")
+    bad.write_text("BREVICOR B-ORG\nwelcomes O O\n", encoding="utf-8")
     upload(page, "gold-file", bad)
     upload(page, "pred-file", DATA / "pred_a.conll")
     files_scored(page)

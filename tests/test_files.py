@@ -239,7 +239,7 @@ def test_tags_are_judged_by_the_decoder_and_located_in_the_file(tmp_path, gold, 
 
 def test_a_conll_2003_file_alone_is_not_scored_against_its_chunk_column(tmp_path):
     path = write(
-        tmp_path, "train.txt", "-DOCSTART- -X- -X- O\n\nBrevicor NNP B-NP B-ORG\nwelcomes VBZ B-VP O\n"
+        tmp_path, "train.txt", "-DOCSTART- -X- -X- O\n\nBREVICOR NNP B-NP B-ORG\nwelcomes VBZ B-VP O\n"
     )
     with pytest.raises(
         ValueError, match=r"train.txt looks like CoNLL-2003 \(token, POS, chunk, NER\).*NP, VP"
@@ -247,7 +247,7 @@ def test_a_conll_2003_file_alone_is_not_scored_against_its_chunk_column(tmp_path
         ner_files.read_pair(path)
     inputs = ner_files.read_pair(path, path)  # as gold and predictions: the NER column, the last
     assert inputs.references == [["B-ORG", "O"]]
-    with_predictions = write(tmp_path, "out.txt", "Brevicor NNP B-NP B-ORG B-LOC\nwelcomes VBZ B-VP O O\n")
+    with_predictions = write(tmp_path, "out.txt", "BREVICOR NNP B-NP B-ORG B-LOC\nwelcomes VBZ B-VP O O\n")
     assert ner_files.read_pair(with_predictions).compute_inputs() == {
         "predictions": [["B-LOC", "O"]],
         "references": [["B-ORG", "O"]],
