@@ -391,9 +391,9 @@ def test_app_constants_are_the_metrics():
 
 
 def test_files_tab_hand_counted():
-    """tests/data, counted by hand: 7 gold and 7 predicted entities; EU, German, European Commission
-    and the second German exact; British MISC predicted LOC; Peter Blackburn predicted Peter;
-    BRUSSELS missed; Thursday spurious."""
+    """tests/data, counted by hand: 7 gold and 7 predicted entities; BREVICOR, Valdorian, Greyfield
+    Council and the second Valdorian exact; Tessarian MISC predicted LOC; Maren Oakhurst predicted
+    Maren; HARROWFEN missed; Monday spurious."""
     shown = files_view(GOLD, PRED_A)
     assert shown["error"] == ""
     headline = dict(re.findall(r'data-key="(\w+)">([^<]+)<', shown["headline"]))
@@ -411,7 +411,7 @@ def test_files_tab_hand_counted():
     ]
     assert [cards["exact", k] for k in ("correct", "incorrect")] == ["5", "1"]
     assert cards["partial", "partial"] == "1" and cards["partial", "recall"] == "0.786"  # (5 + 1/2) / 7
-    assert [cards["type", k] for k in ("correct", "incorrect")] == ["5", "1"]  # Peter right type, British not
+    assert [cards["type", k] for k in ("correct", "incorrect")] == ["5", "1"]  # Maren: type right
     heat = {
         (g, p): int(n)
         for g, p, n in re.findall(r'data-gold="(\w*)" data-pred="(\w*)" data-n="(\d+)"', shown["heatmap"])
@@ -436,8 +436,8 @@ def test_files_tab_hand_counted():
     [  # counted by hand on tests/data
         ("strict", browser.NOT_CORRECT, browser.ALL_TYPES, 4),
         ("strict", "correct", browser.ALL_TYPES, 4),
-        ("strict", browser.NOT_CORRECT, "MISC", 2),  # British (gold MISC) and Thursday (predicted MISC)
-        ("strict", browser.NOT_CORRECT, "LOC", 2),  # British (predicted LOC) and BRUSSELS
+        ("strict", browser.NOT_CORRECT, "MISC", 2),  # Tessarian (gold MISC) and Monday (predicted MISC)
+        ("strict", browser.NOT_CORRECT, "LOC", 2),  # Tessarian (predicted LOC) and HARROWFEN
         ("exact", "incorrect", browser.ALL_TYPES, 1),
         ("partial", "partial", "PER", 1),
         ("type", "incorrect", "ORG", 0),
@@ -454,20 +454,20 @@ def test_error_browser_filters(mode, outcome, type_name, count):
 def test_error_browser_draws_the_pair_in_its_sentence():
     state = files_view(GOLD, PRED_A)["state"]
     page = browser.errors_html(state, "strict", "incorrect", "LOC")
-    assert "sentence 1 <small>(gold.conll line 9)</small>" in page  # British, line 9 of gold.conll
+    assert "sentence 1 <small>(gold.conll line 9)</small>" in page  # Tessarian, line 9 of gold.conll
     assert re.findall(r'ner-span ner-focus" data-side="(\w+)"[^>]*>(\w+)<', page) == [
         ("gold", "MISC"),
         ("predicted", "LOC"),
     ]
     assert (
-        page.count('class="ner-token') == 9 and "<b>lamb</b>" in page
+        page.count('class="ner-token') == 9 and "<b>wool</b>" in page
     )  # the whole sentence: 6 tokens around
 
 
 def test_error_browser_window(monkeypatch):
     monkeypatch.setattr(browser, "CONTEXT", 1)
     page = browser.errors_html(files_view(GOLD, PRED_A)["state"], "strict", "incorrect", "LOC")
-    assert re.findall(r"<b>([^<]+)</b>", page)[1:] == ["boycott", "British", "lamb"]
+    assert re.findall(r"<b>([^<]+)</b>", page)[1:] == ["import", "Tessarian", "wool"]
 
 
 def test_heatmap_is_the_error_listing_counted_again(metric):
@@ -519,7 +519,7 @@ def test_two_tag_columns_and_jsonl_give_the_same_scores(tmp_path, metric):
     "text, message",
     [
         (
-            "EU B-ORG\nrejects O O\n",
+            "BREVICOR B-ORG\nwelcomes O O\n",
             "bad.conll line 2: 3 fields, but the token lines before have 2 (ragged columns)",
         ),
     ],
@@ -623,9 +623,9 @@ def test_span_inputs_are_drawn_from_their_spans():
 
 def test_bad_tags_show_the_decoders_message_with_file_and_line(tmp_path):
     gold = tmp_path / "g.conll"
-    gold.write_text("EU B-ORG\nrejects S-ORG\nx U-ORG\n", encoding="utf-8")
+    gold.write_text("BREVICOR B-ORG\nwelcomes S-ORG\nx U-ORG\n", encoding="utf-8")
     pred = tmp_path / "p.conll"
-    pred.write_text("EU B-ORG\nrejects O\nx O\n", encoding="utf-8")
+    pred.write_text("BREVICOR B-ORG\nwelcomes O\nx O\n", encoding="utf-8")
     shown = files_view(str(gold), str(pred))
     assert (
         "invalid tag &#x27;U-ORG&#x27; at references[0][2]" in shown["error"]
@@ -897,7 +897,7 @@ def test_a_zip_is_bounded_before_it_is_extracted(tmp_path, monkeypatch):
 
 def test_errors_name_the_uploaded_file_not_the_server_folder(tmp_path):
     bad = tmp_path / "broken.conll"
-    bad.write_text("EU B-ORG\nrejects O O\n", encoding="utf-8")
+    bad.write_text("BREVICOR B-ORG\nwelcomes O O\n", encoding="utf-8")
     error = files.files_view([str(bad)], [PRED_A], None, LENIENT, False, 0)[0]
     assert "broken.conll line 2" in error and "ner_app_upload_" not in error and str(tmp_path) not in error
 

@@ -373,12 +373,12 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
     )
     screenshot(page, "files")
 
-    assert error_count(page) == 4  # strict, all but correct: British, Peter, BRUSSELS, Thursday
+    assert error_count(page) == 4  # strict, all but correct: Tessarian, Maren, HARROWFEN, Monday
     page.locator("#browse-mode").get_by_label("partial").check()
     pick(page, "browse-outcome", "partial")
     page.wait_for_selector("#error-browser .error-count[data-count='1']")
     assert page.locator("#error-browser .error-card").count() == 1
-    assert "Blackburn" in page.locator("#error-browser .error-card").inner_text()
+    assert "Oakhurst" in page.locator("#error-browser .error-card").inner_text()
     page.locator("#browse-mode").get_by_label("strict").check()
     pick(page, "browse-outcome", "all but correct")
     pick(page, "browse-type", "LOC")
@@ -614,7 +614,7 @@ def test_files_tab_brat_pair_and_missing_package(page, tmp_path):
     assert page.locator("#files-error .app-error").count() == 0
     assert page.locator("#files-headline [data-key=overall_f1]").inner_text() == "1.0000"
     bad = tmp_path / "broken.conll"
-    bad.write_text("EU B-ORG\nrejects O O\n", encoding="utf-8")
+    bad.write_text("BREVICOR B-ORG\nwelcomes O O\n", encoding="utf-8")
     upload(page, "gold-file", bad)
     upload(page, "pred-file", DATA / "pred_a.conll")
     files_scored(page)

@@ -24,7 +24,7 @@ def write(tmp_path, name, text):
 def test_conll_2003_layout():
     s = ner_files.read_conll(GOLD)
     assert len(s.tokens) == 4  # -DOCSTART- lines end a sentence and are dropped
-    assert s.tokens[1] == ["Peter", "Blackburn"] and s.columns[0][1] == ["B-PER", "I-PER"]
+    assert s.tokens[1] == ["Maren", "Oakhurst"] and s.columns[0][1] == ["B-PER", "I-PER"]
     assert s.lines[0][0] == 3 and s.lines[1] == [13, 14]
     assert all(len(t) == len(g) == len(n) for t, g, n in zip(s.tokens, s.columns[0], s.lines))
 
@@ -238,14 +238,16 @@ def test_tags_are_judged_by_the_decoder_and_located_in_the_file(tmp_path, gold, 
 
 
 def test_a_conll_2003_file_alone_is_not_scored_against_its_chunk_column(tmp_path):
-    path = write(tmp_path, "train.txt", "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n")
+    path = write(
+        tmp_path, "train.txt", "-DOCSTART- -X- -X- O\n\nBREVICOR NNP B-NP B-ORG\nwelcomes VBZ B-VP O\n"
+    )
     with pytest.raises(
         ValueError, match=r"train.txt looks like CoNLL-2003 \(token, POS, chunk, NER\).*NP, VP"
     ):
         ner_files.read_pair(path)
     inputs = ner_files.read_pair(path, path)  # as gold and predictions: the NER column, the last
     assert inputs.references == [["B-ORG", "O"]]
-    with_predictions = write(tmp_path, "out.txt", "EU NNP B-NP B-ORG B-LOC\nrejects VBZ B-VP O O\n")
+    with_predictions = write(tmp_path, "out.txt", "BREVICOR NNP B-NP B-ORG B-LOC\nwelcomes VBZ B-VP O O\n")
     assert ner_files.read_pair(with_predictions).compute_inputs() == {
         "predictions": [["B-LOC", "O"]],
         "references": [["B-ORG", "O"]],

@@ -65,9 +65,9 @@ def test_module_from_the_repo_root():
     ],
 )
 def test_bad_files_exit_1_with_the_message(tmp_path, files, message):
-    (tmp_path / "bad.conll").write_text("EU B-ORG\nrejects O O\n")
+    (tmp_path / "bad.conll").write_text("BREVICOR B-ORG\nwelcomes O O\n")
     (tmp_path / "short.conll").write_text(
-        "EU B-ORG\nrejects O\nGerman B-MISC\ncall O\nto O\nboycott O\nBritish B-LOC\nlamb O\n. O\n"
+        "BREVICOR B-ORG\nwelcomes O\nValdorian B-MISC\nplan O\nto O\nimport O\nTessarian B-LOC\nwool O\n. O\n"
     )
     done = run(SCRIPT, *files, cwd=tmp_path)
     assert done.returncode == 1
@@ -317,7 +317,7 @@ def test_a_spacy_file_without_spacy_exits_2_naming_the_install_line(tmp_path, ca
 )
 def test_easy_mistakes_are_named(tmp_path, files, message, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "c2003.txt").write_text("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n")
+    (tmp_path / "c2003.txt").write_text("BREVICOR NNP B-NP B-ORG\nwelcomes VBZ B-VP O\n")
     assert ner_report.main(files) == 1
     assert capsys.readouterr().err.startswith(f"ner_report: {message}")
 
@@ -429,7 +429,7 @@ def test_two_golds_list_what_the_second_changes(capsys):
     out = capsys.readouterr().out
     for row in ("type_changed      MISC->LOC         1", "removed                 LOC         1"):
         assert row in out
-    assert "sentence 1: boundary_changed PER->PER: PER 'Peter Blackburn' -> PER 'Peter'" in out
+    assert "sentence 1: boundary_changed PER->PER: PER 'Maren Oakhurst' -> PER 'Maren'" in out
     assert ner_report.main(["--golds", GOLD]) == 1
     assert "--golds compares two golds" in capsys.readouterr().err
 
