@@ -413,7 +413,6 @@ def compare_buckets(
     tables: tuple[dict[str, Any], dict[str, Any]],
     paired: Callable[..., dict[str, Any]],
     beta: float,
-    fkey: str,
 ) -> dict[str, Any]:
     """``compare``'s ``"buckets"``: per attribute, per bucket of either system's table, the
     difference b - a of precision, recall and F, its paired interval and p-values

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .ner_buckets import compare_buckets
-from .ner_core import fbeta_key, holm
+from .ner_core import holm
 from .ner_documents import by_unit, document_scores
 from .ner_options import Options
 from .ner_slices import SLICE_KEY, group_by, slice_codes
@@ -107,7 +107,6 @@ def compare_scored(
             (a["buckets"], b["buckets"]),
             paired,
             options.beta,
-            fbeta_key(options.beta),
         )
     return result
 

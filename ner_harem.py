@@ -75,8 +75,11 @@ class _Doc:
         self.open = None  # (names, attributes, start, line) of the entity being read
         self.alt = None  # per alternative [text parts, entities], with the ALT's line
         self.alt_length = 0  # the characters of the ALT's last alternative so far (0 outside an ALT)
+        self.open_words = False  # whether the open entity holds a character that is not white space
 
     def add_text(self, text, line, where):
+        if self.open is not None and not self.open_words:
+            self.open_words = not text.isspace() and bool(text)
         if self.alt is None:
             self.parts.append(text)
             self.length += len(text)
@@ -207,7 +210,7 @@ class _Reader:
                 f"{self.where(line)}: <{tag}> inside <{self.doc.open[0]}> (line {self.doc.open[3]}):"
                 " entities do not nest"
             )
-        self.doc.open = (tag, attributes, self.doc.offset(), line)
+        self.doc.open, self.doc.open_words = (tag, attributes, self.doc.offset(), line), False
 
     def close_entity(self, tag, line):
         doc = self.doc
@@ -218,6 +221,8 @@ class _Reader:
         end = doc.offset()
         if end <= start:
             raise ValueError(f"{self.where(first)}: <{tag}> marks no text")
+        if not doc.open_words:  # white space names no word
+            raise ValueError(f"{self.where(first)}: <{tag}> marks only white space")
         doc.add_entity(_entity(names, attrs, start, end, self.where(first)))
         doc.open = None
 
@@ -384,6 +389,8 @@ def _entity_problem(entity, text):
     start, end = entity["start"], entity["end"]
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
         return "offsets are ints with 0 <= start < end <= the text's length"
+    if text[start:end].isspace():
+        return "the entity's text is white space only: it names no word"
     problem = _label_problem(entity["label"])
     if problem is None and "attributes" in entity:
         problem = _morf_problem(entity["attributes"])

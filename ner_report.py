@@ -241,19 +241,27 @@ def confusion_lines(confusion: dict, top: int = 10) -> list:
     return lines or ["  no entity took another type"]
 
 
-def signature_line(results: dict) -> str:
-    """The line under every table: the options that made its numbers (docs/signature.md)."""
-    return f"  signature: {results.get('signature', '(none)')}"
+def signature_line(results: dict, results_b: dict | None = None, both: bool = False) -> str:
+    """The line under every table: the options that made its numbers (docs/signature.md). With a
+    second system each line is labelled by its system: A's alone under A's tables, A's and B's
+    under a table of B - A (``both``); a comparison has no signature of its own."""
+    if results_b is None:
+        return f"  signature: {results.get('signature', '(none)')}"
+    sides = (("A", results), ("B", results_b)) if both else (("A", results),)
+    return "\n".join(f"  signature {side}: {r.get('signature', '(none)')}" for side, r in sides)
 
 
-def signed_tables(text: str, results: dict) -> str:
+def signed_tables(text: str, results: dict, results_b: dict | None = None) -> str:
     """``text`` with the signature line under each of its tables (a block of ``|``-free rows that
     follows a header row): after every blank line that closes a table."""
-    out, in_table = [], False
+    out, header = [], None
     for line in text.split("\n"):
-        if in_table and not line.strip():
-            out.append(signature_line(results))
-        in_table = bool(line.strip()) and (in_table or line.lstrip().startswith(TABLE_HEADS))
+        if header is not None and not line.strip():
+            out.append(signature_line(results, results_b, "B - A" in header))
+        if not line.strip():
+            header = None
+        elif header is None and line.lstrip().startswith(TABLE_HEADS):
+            header = line
         out.append(line)
     return "\n".join(out)
 
@@ -265,8 +273,9 @@ TABLE_HEADS = ("type ", "mode ", "measure ", "score ", "bucket ", "slice ", "thr
 def report(
     results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
 ) -> str:
-    """The text the command line prints, the signature of the results under each table."""
-    return signed_tables(_report(results, names, sentences, results_b, comparison), results)
+    """The text the command line prints, the signature of the results under each table (of each
+    system's results, labelled A and B, when two systems are compared)."""
+    return signed_tables(_report(results, names, sentences, results_b, comparison), results, results_b)
 
 
 def _report(

@@ -82,7 +82,7 @@ DTYPES = {
 #: per-sentence columns a state carries besides the inputs: an input of the subgroup configs, and
 #: two options of compute that hold one value per sentence
 STATE_COLUMNS = ("subgroups", "document_ids", "slices", "texts", "tokens", "token_scores")
-_ARRAYS = ("predictions", "references", "lengths")
+_ARRAYS = ("lengths", "predictions", "references")  # lengths first: a block's sentences are checked first
 #: bytes of a block's arrays from which they are read in threads
 _PARALLEL_BYTES = 1 << 20
 
@@ -105,10 +105,11 @@ def _array(values, compress=True):
     }
 
 
-def _from_array(field, where, budget=None):
+def _from_array(field, where, budget=None, per_byte=None):
     """The integer array of a layout field, in its own type; its declared ``count`` (layout 5)
     checked against ``budget`` (a one-item list of the bytes the state may still inflate to)
-    before inflating, and inflating bounded by it."""
+    before inflating, and inflating bounded by it; with ``per_byte``, compressed bytes hold at
+    most that many values each (checked before inflating, or bounding it without a count)."""
     if not (isinstance(field, dict) and field.get("dtype") in DTYPES and isinstance(field.get("data"), str)):
         raise ValueError(f"{where}: not an integer array of this layout")
     compression = field.get("compression")
@@ -131,15 +132,44 @@ def _from_array(field, where, budget=None):
         raise ValueError(f"{where}: the array's bytes are not base64") from None
     bad = f"{where}: the array's bytes are not base64 of {compression or 'uncompressed'} {field['dtype']} values"
     if compression == "zlib":
+        dense = _check_density(count, len(data), per_byte, where)
         try:
-            data = inflate(data, limit, where)
+            data = inflate(data, limit if dense is None else min(limit, dense * itemsize), where)
         except ValueError as error:
+            if "beyond" in str(error) and dense is not None and dense * itemsize < limit:  # no count
+                raise _density_error(f"more than {dense:,}", len(data), per_byte, where) from None
             raise (error if "beyond" in str(error) else ValueError(bad)) from None
     if (count is not None and len(data) != limit) or len(data) % itemsize:
         raise ValueError(bad + ("" if count is None else f" ({count:,} declared)"))
     budget[0] -= len(data)
     values = np.frombuffer(data, dtype=np.dtype(field["dtype"]).newbyteorder("<"))
     return values.astype(field["dtype"], copy=False)  # a copy only on a big-endian machine
+
+
+#: the most values a tag block's array declares per byte of its compressed bytes: a block's
+#: sentences are tied to the bytes given (each sentence a value of its lengths and, from layout 4,
+#: of each side's codes); ``State.to_bytes`` compresses at level 1, which packs fewer even on runs
+#: of one value (a million empty sentences read back: ``tests/test_state_bounds.py``), where the
+#: level 9 of a crafted state packs about 1,000 (a million empty sentences in 4 KB, refused)
+MAX_VALUES_PER_BYTE = 256
+
+
+def _check_density(count, compressed, per_byte, where):
+    """The values ``compressed`` bytes may hold under ``per_byte`` (None: unbounded); a
+    ``ValueError`` naming ``where`` and the bound when ``count`` declares more."""
+    if per_byte is None:
+        return None
+    if count is not None and count > per_byte * compressed:
+        raise _density_error(f"{count:,}", compressed, per_byte, where)
+    return per_byte * compressed
+
+
+def _density_error(values, compressed, per_byte, where):
+    return ValueError(
+        f"{where}: {values} values in {compressed:,} compressed bytes; a tag block's arrays hold at most"
+        f" {per_byte} values a compressed byte (ner_state.MAX_VALUES_PER_BYTE; State.to_bytes packs"
+        " fewer), so its sentences are bounded by its bytes"
+    )
 
 
 class State:
@@ -269,10 +299,11 @@ def _read_block(block, version, where, budget):
         raise ValueError(f"{where}: kind {kind!r} is not 'tags' or 'spans'")
     if kind == "spans":
         _check_span_examples(block.get("lengths"), None, where)
+    per_byte = MAX_VALUES_PER_BYTE if kind == "tags" else None  # a span block's lengths bound its examples
     names = [name for name in _ARRAYS if name in block]
     large = sum(len(str(block[name].get("data", ""))) for name in names if isinstance(block[name], dict))
     arrays = side_by_side(  # zlib and base64 release the GIL: large blocks read in two threads
-        [lambda n=name: _from_array(block[n], f"{where} {n}", budget) for name in names],
+        [lambda n=name: _from_array(block[n], f"{where} {n}", budget, per_byte) for name in names],
         parallel=large >= _PARALLEL_BYTES,
     )
     fields = {name: block[name] for name in names}

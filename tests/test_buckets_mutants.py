@@ -428,3 +428,30 @@ def test_a_comparison_of_identical_units_has_point_intervals_of_the_f_beta_diffe
     }
     for key, value in out["difference"].items():
         assert out["intervals"][key] == [pytest.approx(value)] * 2, key
+
+
+def test_compare_buckets_by_hand_from_the_rows_and_beta_alone():
+    """``compare_buckets(rows_a, rows_b, layout, tables, paired, beta)``: the score names come from
+    ``beta``; each bucket of either table gets b - a and its Holm-corrected p-values."""
+    labels = ("1", "2")
+    # per unit: gold entities, found, predicted, right; each a column per bucket
+    rows_a = np.array([[2, 1, 0, 1, 1, 0, 0, 0]], dtype=np.int64)
+    rows_b = np.array([[2, 1, 1, 1, 2, 1, 1, 1]], dtype=np.int64)
+    calls = []
+
+    def paired(a, b, names, score, estimate):
+        calls.append(names)
+        d = estimate(b.sum(axis=0))[0] - estimate(a.sum(axis=0))[0]
+        return {"difference": d, "p_values": np.array([0.01 * (j + 1) for j in range(len(names))])}
+
+    tables = ({"entity_length": {"1": {}}}, {"entity_length": {"1": {}, "2": {}}})
+    out = B.compare_buckets(rows_a, rows_b, [("entity_length", labels)], tables, paired, 2.0)
+    assert calls == [[f"{label}\t{key}" for key in ("precision", "recall", "f2") for label in labels]]
+    values = out["entity_length"]["values"]
+    assert out["entity_length"]["correction"] == "holm" and list(values) == ["1", "2"]
+    assert values["1"]["difference"]["recall"] == 0.5  # 1/2 found against 0/2
+    assert values["1"]["difference"]["precision"] == 0.5  # 1/2 right against 0/1
+    assert values["2"]["difference"]["precision"] == 1.0  # 1/1 right against none predicted (0)
+    assert values["2"]["difference"]["recall"] == 0.0
+    assert values["1"]["p_values"]["f2"] == pytest.approx(0.05)
+    assert values["1"]["p_values_holm"]["f2"] == pytest.approx(0.1)  # Holm over the two buckets

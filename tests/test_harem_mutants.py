@@ -55,6 +55,14 @@ READ_ERRORS = [
     ("<DOC>\n\nO <PESSOA>Rui</LOCAL>\n</DOC>", "f.txt line 3: </LOCAL> closes <PESSOA> (line 3)"),
     ("<DOC>\n\nO Rui</LOCAL>\n</DOC>", "f.txt line 3: </LOCAL> closes no entity"),
     ("<DOC>\n<PESSOA></PESSOA></DOC>", "f.txt line 2: <PESSOA> marks no text"),
+    # white space names no word: in either HAREM's form, across lines, in an ALT, any Unicode space
+    ("<DOC>\nO <PESSOA> </PESSOA> Rui</DOC>", "f.txt line 2: <PESSOA> marks only white space"),
+    ('<DOC>\n<EM ID="1" CATEG="LOCAL">\t\n\n</EM> Porto</DOC>', "f.txt line 2: <EM> marks only white space"),
+    (
+        "<DOC>\nx\n<ALT><LOCAL>\u00a0</LOCAL>|\u00a0</ALT></DOC>",
+        "f.txt line 3: <LOCAL> marks only white space",
+    ),
+    ("Vivo em <LOCAL>\u2003\n</LOCAL>", "f.txt line 1: <LOCAL> marks only white space"),
     ("<DOC>\nO Rui\n", "f.txt line 1: <DOC> not closed"),
     ("<DOC>x</DOC>\n\ntail text", "f.txt line 3: text outside a <DOC>"),
     ("<DOC>\n</ALT></DOC>", "f.txt line 2: </ALT> without <ALT>"),
@@ -281,6 +289,18 @@ WRITE_ERRORS = [
         "offsets are ints with 0 <= start < end <= the text's length",
     ),
 ]
+
+
+@pytest.mark.parametrize("start, end", [(1, 2), (1, 3), (2, 3)])
+def test_an_entity_of_white_space_only_is_not_written(start, end):
+    """It would not read back: the reader refuses an entity that names no word."""
+    items = [{"label": "L", "start": start, "end": end}]
+    with pytest.raises(ValueError) as error:
+        H.write_harem(H.Harem(["a \u00a0b"], ["d"], [items], [1]))
+    assert str(error.value) == (
+        f"write_harem: document 0 ('d'), item 0 {items[0]!r}: the entity's text is white space only: it names no word"
+    )
+    assert H.write_harem(H.Harem(["a \u00a0b"], ["d"], [[{"label": "L", "start": 0, "end": 2}]], [1]))
 
 
 @pytest.mark.parametrize("items, problem", WRITE_ERRORS)

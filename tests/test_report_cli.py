@@ -424,6 +424,26 @@ def test_every_table_carries_the_signature_of_its_numbers(capsys):
     assert lines[lines.index("MUC / SemEval-2013 modes") + 6] == f"  signature: {signature}"
 
 
+def test_two_systems_sign_each_table_with_each_systems_signature(tmp_path, capsys):
+    """A comparison has no signature: A's tables carry A's, a table of B - A carries A's and B's."""
+    out_json = tmp_path / "out.json"
+    assert ner_report.main([GOLD, PRED_A, PRED_B, "--buckets", "--json", str(out_json)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    payload = json.loads(out_json.read_text(encoding="utf-8"))
+    a, b = payload["results"]["signature"], payload["results_b"]["signature"]
+    assert a and b and "signature" not in payload["comparison"]
+    assert not [line for line in lines if line.startswith("  signature: ")]
+    blocks = "\n".join(lines).split("\n\n")  # a title, a table, its signature lines
+    signed = [block for block in blocks if "  signature" in block]
+    for block in signed:
+        table, signatures = block.split("\n  signature", 1)
+        expected = f" A: {a}\n  signature B: {b}" if "B - A" in table else f" A: {a}"
+        assert signatures == expected, block
+    assert sum("B - A" in block for block in signed) == 5  # four bucket tables and the comparison
+    assert len(signed) == 7  # and A's per-type and modes tables
+    assert blocks[-1].startswith("two systems")
+
+
 def test_two_golds_list_what_the_second_changes(capsys):
     assert ner_report.main(["--golds", GOLD, PRED_A]) == 0
     out = capsys.readouterr().out
