@@ -93,8 +93,8 @@ def _flat_ids(col: Any) -> tuple[NDArray[np.integer], NDArray[np.int64]] | None:
     if isinstance(col, np.ndarray):
         if not _integer(col.dtype):
             return None
-        flat = np.ascontiguousarray(col, dtype=col.dtype.newbyteorder("=")).reshape(-1)  # compiled: native
-        return flat, np.full(col.shape[0], col.shape[1], dtype=np.int64)
+        native = np.ascontiguousarray(col, dtype=col.dtype.newbyteorder("="))  # numba reads native only
+        return native.reshape(-1), np.full(col.shape[0], col.shape[1], dtype=np.int64)
     if isinstance(col, pa.ChunkedArray):
         if not pa.types.is_integer(col.type.value_type):
             return None
