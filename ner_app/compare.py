@@ -237,6 +237,13 @@ def annotate_marks(gold_marks: Sequence | None, pred_marks: Sequence | None) -> 
     return " ".join(tokens), " ".join(gold), " ".join(pred), "IOB2 strict"
 
 
+def annotate_view(gold_marks: Sequence | None, pred_marks: Sequence | None, suffix: bool) -> tuple:
+    """The tag boxes from both sides' marks and the Compare tab's outputs scored from them, in one
+    step: the scores never read tag boxes the page has not updated yet."""
+    boxes = annotate_marks(gold_marks, pred_marks)
+    return (*boxes, *compare_view(*boxes, suffix))
+
+
 def annotate_panel() -> tuple:
     """The Annotate mode's components (hidden until chosen): sentence, gold marks, predicted marks."""
     with gr.Column(visible=False) as panel:
@@ -313,11 +320,10 @@ def compare_tab() -> tuple[list, list]:
     marks = [gold_marks, pred_marks]
     one_queue = dict(concurrency_id="annotate", concurrency_limit=1)  # marks scored in the order made
     text.input(lambda: OWN_SENTENCE, None, example)
-    text.submit(annotate_text, text, marks).then(annotate_marks, marks, [tokens, gold, pred, decoding]).then(
-        compare_view, inputs, outputs, **one_queue
+    boxes_and_outputs = [tokens, gold, pred, decoding, *outputs]
+    text.submit(annotate_text, text, marks).then(
+        annotate_view, [*marks, suffix], boxes_and_outputs, **one_queue
     )
     for side in marks:  # a mark made, changed or removed
-        side.change(annotate_marks, marks, [tokens, gold, pred, decoding], **one_queue).then(
-            compare_view, inputs, outputs, **one_queue
-        )
+        side.change(annotate_view, [*marks, suffix], boxes_and_outputs, **one_queue)
     return inputs, outputs

@@ -587,6 +587,25 @@ def test_annotate_round_trip_keeps_the_entities(name):
     assert decode(pred.split(), scheme="IOB2") == decode(case.pred)
 
 
+def test_annotate_view_scores_the_boxes_it_makes():
+    """Marks in, the tag boxes and the Compare outputs of exactly those boxes out, in one step."""
+    gold_marks = [("Anna Tamm", "PER"), (" flew to ", None), ("Riga", "LOC"), (" today", None)]
+    pred_marks = [("Anna ", None), ("Tamm", "PER"), (" flew to Riga today", None)]
+    out = compare.annotate_view(gold_marks, pred_marks, False)
+    boxes = compare.annotate_marks(gold_marks, pred_marks)
+    assert (
+        out[:4]
+        == boxes
+        == ("Anna Tamm flew to Riga today", "B-PER I-PER O O B-LOC O", "O B-PER O O O O", "IOB2 strict")
+    )
+    expected = compare.compare_view(*boxes, False)
+    assert len(out) == 4 + len(expected)
+    texts = [i for i, o in enumerate(expected) if isinstance(o, str)]  # error, entities, cards, code
+    assert len(texts) == 4 and [out[4 + i] for i in texts] == [expected[i] for i in texts]
+    assert out[5].visible and expected[1].visible
+    assert 'data-mode="type" data-key="correct">1<' in out[7]  # the cards: Tamm overlaps Anna Tamm
+
+
 def test_docs_table_is_the_benchmarks():
     """docs/app.md's time-to-first-result table is bench/app_files.md's, as bench/app_files.py wrote it."""
     docs = (common.ROOT / "docs" / "app.md").read_text(encoding="utf-8")

@@ -362,6 +362,8 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
         scheme="IOB2",
         mode="strict",
     )
+    comparison = page.locator("#files-comparison [role=gridcell]", has_text="overall_f1")
+    comparison.first.wait_for(timeout=60_000)  # the table may render after the heatmap
     rows = {
         row[0]: row for row in grid(page, "files-comparison", 7) if row
     }  # score, A, B, B - A, low, high, p
