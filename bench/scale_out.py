@@ -203,12 +203,21 @@ def run_ray(jobs: list, workers: int, reduce: bool) -> tuple:
         ray.shutdown()
 
 
+#: environment variables Dask's nanny adds to its workers' (``--dask-environ KEY=VALUE``)
+DASK_ENVIRON: dict = {}
+
+
 def run_dask(jobs: list, workers: int, reduce: bool) -> tuple:
+    import dask
     from distributed import Client, LocalCluster
 
-    with LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    extra = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in DASK_ENVIRON.items()}
+    with (
+        dask.config.set(extra),
+        LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+    ):
         with Client(cluster) as client:
             work, add = worker_functions()
             client.gather(client.map(work, warm(workers, jobs), pure=False))  # warm
@@ -325,7 +334,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--check-max", type=int, default=2_000_000)
     parser.add_argument("--out", default=str(ROOT / "bench" / "scale_out.md"))
+    parser.add_argument(
+        "--dask-environ",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set in Dask's workers by its nanny, e.g. MALLOC_MMAP_THRESHOLD_=1073741824 (bench/malloc.md)",
+    )
     args = parser.parse_args()
+    DASK_ENVIRON.update(item.split("=", 1) for item in args.dask_environ)
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(name, "1")  # one core a worker: no BLAS threads of their own
     os.environ["PYTHONPATH"] = os.pathsep.join(
@@ -339,6 +356,7 @@ def main() -> None:
         f" {args.partition_size} --keep {' '.join(args.keep)} --ci-resamples {args.ci_resamples}"
         f" --engines {' '.join(args.engines)} --workers {' '.join(map(str, args.workers))}"
         + ("" if Path(args.out) == ROOT / "bench" / "scale_out.md" else f" --out {args.out}")
+        + (f" --dask-environ {' '.join(args.dask_environ)}" if args.dask_environ else "")
     )
     lines = [
         "# Scale-out: the mergeable states on PySpark, Ray and Dask",
