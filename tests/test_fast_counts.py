@@ -336,3 +336,75 @@ def test_unit_entries_bin_into_each_units_count_row(seed):
     binned = np.bincount(C.unit_entries(view, units), minlength=15 * width).reshape(15, width)
     expected = ner_counts.count_rows(view.gold, view.pred, view.matching, len(view.types), units, 15)
     assert binned.sum() > 0 and np.array_equal(binned, expected)
+
+
+# ---------------------------------------------------------------------------- the kernels as plain Python
+
+
+@pytest.mark.parametrize("held", [1, 3, ner_kernels.SUM_UNITS])
+def test_plain_poisson_sums_flush_their_16_bit_sums(monkeypatch, held):
+    """Plain Python (what numba compiles): sums moved to int64 every ``SUM_UNITS`` units of a row
+    (lowered here) and at each row's end equal NumPy's, with resamples not a multiple of four."""
+    monkeypatch.setattr(ner_kernels, "SUM_UNITS", held)
+    rng = np.random.default_rng(held)
+    seeded, pattern = _patterns(rng, 40, 5)
+    sums = np.zeros((5, 7))
+    with np.errstate(over="ignore"):
+        ner_kernels.poisson_sums(seeded, pattern, C._STEPS[:2], C.POISSON_CUTS, sums)
+    assert np.array_equal(sums, C._pattern_sums(seeded, pattern, 5, 7))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_plain_row_patterns_are_the_numpy_ones(seed):
+    rng = np.random.default_rng(seed)
+    width, n = 6, 300
+    entries = rng.integers(0, n, 700) * width + rng.integers(0, 3, 700)
+    run = type("Plain", (), {"row_patterns": staticmethod(ner_kernels.row_patterns)})
+    with np.errstate(over="ignore"):
+        found = C.unit_patterns(entries, width, run)
+    _same_patterns(found, C.unit_patterns(entries, width))
+    assert len(found[2]) > 20
+
+
+def test_plain_poisson_sums_read_every_cut_and_its_edge():
+    """Cuts chosen among the lanes the hash gives (each met exactly, eight levels all reached):
+    each weight is the number of cuts its lane reaches, ``>=`` at the edge."""
+    rng = np.random.default_rng(5)
+    seeded, resamples = C._seeded(rng.integers(0, 2**63, 64).astype(np.uint64), 1), 8
+    z = np.empty((64, 2), dtype="<u8")
+    lanes = C._hash_lanes(seeded, resamples, z, np.empty_like(z)).astype(np.int64)
+    cuts = np.sort(rng.choice(np.unique(lanes), 8, replace=False)).astype(np.uint16)
+    weights = (lanes[:, :, None] >= cuts.astype(np.int64)).sum(axis=2)
+    assert (
+        set(np.unique(weights)) >= set(range(9)) - {0} and (lanes[:, :, None] == cuts).any(axis=(0, 1)).all()
+    )
+    sums = np.zeros((1, resamples))
+    with np.errstate(over="ignore"):
+        ner_kernels.poisson_sums(seeded, np.zeros(64, np.int64), C._STEPS[:2], cuts, sums)
+    assert np.array_equal(sums[0], weights.sum(axis=0))
+
+
+def test_plain_poisson_sums_of_one_row_past_16_bits():
+    """70,000 units of one row: each resample's sum passes 2**16, so the 16-bit sums must be moved
+    into the row's every SUM_UNITS units."""
+    seeded = C._seeded(np.arange(70_000, dtype=np.uint64), 4)
+    sums = np.zeros((1, 4))
+    with np.errstate(over="ignore"):
+        ner_kernels.poisson_sums(seeded, np.zeros(70_000, np.int64), C._STEPS[:1], C.POISSON_CUTS, sums)
+    assert sums.min() > 2**16 and np.array_equal(
+        sums, C._pattern_sums(seeded, np.zeros(70_000, np.int64), 1, 4)
+    )
+
+
+def test_plain_row_patterns_grow_the_table_and_still_find_the_first_rows():
+    """1,500 distinct rows (the table doubles twice), then every row again after the growth."""
+    width, n = 11, 1500
+    bits = (np.arange(1, n + 1)[:, None] >> np.arange(width)) & 1
+    again = bits
+    unit, column = np.nonzero(np.vstack([bits, again]))
+    entries = unit * width + column
+    run = type("Plain", (), {"row_patterns": staticmethod(ner_kernels.row_patterns)})
+    with np.errstate(over="ignore"):
+        found = C.unit_patterns(entries, width, run)
+    _same_patterns(found, C.unit_patterns(entries, width))
+    assert len(found[2]) == n and np.array_equal(found[1][n:], found[1][:n])
