@@ -172,6 +172,25 @@ def test_jsonl_pairs_that_do_not_match(tmp_path):
         ner_files.read_pair(gold, PRED_A)
 
 
+@pytest.mark.parametrize("pred, predicted", [("pred_a.conll", (1, 6)), ("pred_b.conll", (1, 5))])
+def test_the_sample_files_capitalisation_buckets(metric, pred, predicted):
+    """Counted by hand on the invented samples (the app's Files tab shows these buckets): gold holds
+    BREVICOR and HARROWFEN in capitals, Valdorian (twice), Tessarian, Maren Oakhurst and Greyfield
+    Council in title case; pred_a misses HARROWFEN and adds Monday, pred_b misses BREVICOR."""
+    inputs = ner_files.read_conll_pair(os.path.join(DATA, "gold.conll"), os.path.join(DATA, pred))
+    out = metric.compute(
+        **inputs.compute_inputs(),
+        tokens=inputs.tokens,
+        scheme="IOB2",
+        mode="strict",
+        buckets=["capitalisation"],
+    )["buckets"]["capitalisation"]
+    assert {b: (r["number"], r["predicted"]) for b, r in out.items()} == {
+        "upper": (2, predicted[0]),
+        "title": (5, predicted[1]),
+    }
+
+
 def test_metric_messages_point_to_the_file_line(tmp_path, metric):
     gold = write(tmp_path, "g.conll", "a O\n\nb B-PER\nc I-PER\n")
     pred = write(tmp_path, "p.conll", "a O\n\nb B-PER\nc S-PER\n")
