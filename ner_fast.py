@@ -40,7 +40,7 @@ MIN_TOKENS = 1 << 18
 #: the options the compiled path reads; any other option set takes the general path
 READ_OPTIONS = frozenset({"label_names", "zero_division", "beta"})
 #: the options a counts state's compiled path reads besides those (its resamples and units)
-COUNTS_OPTIONS = READ_OPTIONS | {"ci_resamples", "seed", "document_ids"}
+COUNTS_OPTIONS = READ_OPTIONS | frozenset({"ci_resamples", "seed", "document_ids"})
 #: tokens per chunk of whole sentences: its arrays are made once and reused (no page made afresh)
 CHUNK_TOKENS = 1 << 21
 #: distinct label names up to which the compiled path holds a table of every pair of them (64 KB)
@@ -168,16 +168,8 @@ def fast_results(
 ) -> dict[str, Any] | None:
     """``compute``'s results for class ids by the compiled path, or None where it does not apply
     (the caller then takes the general path). ``options``: the checked options of ``chosen``."""
-    if "label_names" not in chosen or not set(chosen) <= READ_OPTIONS:
-        return None
-    arrays = id_arrays(predictions, references)
-    if arrays is None or len(arrays[1]) < min_tokens:
-        return None
-    run = compiled()
-    tables = _tables(tuple(options.label_names))
-    if run is None or tables is None:
-        return None
-    return _scored(run, *arrays, tables, options)
+    ready = _ready(predictions, references, chosen, options, READ_OPTIONS, min_tokens)
+    return None if ready is None else _scored(*ready, options)
 
 
 def fast_counts(
@@ -193,7 +185,29 @@ def fast_counts(
     report, sentences, (sentence, column) of every count, or None without ``entries``).
     ``chosen``: the options given but the sentence ids (read by the caller); ``options``: their
     checked form."""
-    if "label_names" not in chosen or not set(chosen) <= COUNTS_OPTIONS:
+    ready = _ready(predictions, references, chosen, options, COUNTS_OPTIONS, min_tokens)
+    if ready is None:
+        return None
+    counted = _counted(*ready, options, entries)
+    if counted is None:
+        return None
+    types, row, tokens, sides, placed = counted
+    sentences = len(ready[3])  # the lengths
+    return types, row[0], (int(tokens[1]), int(tokens[0])), _decoding(sides), sentences, placed
+
+
+def _ready(
+    predictions: Any,
+    references: Any,
+    chosen: Mapping[str, Any],
+    options: Any,
+    allowed: frozenset[str],
+    min_tokens: int,
+) -> tuple[Any, Any, Any, Any, Any] | None:
+    """(compiled kernels, predicted ids, reference ids, tokens per sentence, tables) when the
+    compiled path applies: ``label_names`` given, no option outside ``allowed``, at least
+    ``min_tokens`` class ids in arrays or Arrow lists, numba installed, names it can table."""
+    if "label_names" not in chosen or not set(chosen) <= allowed:
         return None
     arrays = id_arrays(predictions, references)
     if arrays is None or len(arrays[1]) < min_tokens:
@@ -202,12 +216,7 @@ def fast_counts(
     tables = _tables(tuple(options.label_names))
     if run is None or tables is None:
         return None
-    counted = _counted(run, *arrays, tables, options, entries)
-    if counted is None:
-        return None
-    types, row, tokens, sides, placed = counted
-    decoding = {"predictions": _report(sides[1]), "references": _report(sides[0])}
-    return types, row[0], (int(tokens[1]), int(tokens[0])), decoding, len(arrays[2]), placed
+    return (run, *arrays, tables)
 
 
 def _chunks(lengths: NDArray[np.int64], size: int) -> list[tuple[int, int]]:
@@ -250,7 +259,7 @@ def _scored(run, pred, ref, lengths, tables, options):
         row, types, derived, *tokens[::-1].tolist(), options.zero_division, options.beta
     )
     results["muc"] = muc_results(row, types, derived, options.beta)
-    results["decoding"] = {"predictions": _report(sides[1]), "references": _report(sides[0])}
+    results["decoding"] = _decoding(sides)
     return results
 
 
@@ -359,6 +368,11 @@ def _chunk_entries(buffers, n_gold, n_pred, n_pairs, keep, k):
 def _reasons_found(reasons: NDArray[np.uint8], entities: int) -> list[int]:
     """(entities, then how many were repaired for each reason but the last, strict-only one)."""
     return [entities, *(np.count_nonzero(reasons == 1 + i) for i in range(len(REASONS) - 1))]
+
+
+def _decoding(sides):
+    """Both sides' decoding reports from their :func:`_reasons_found` counts (row 0 the references)."""
+    return {"predictions": _report(sides[1]), "references": _report(sides[0])}
 
 
 def _report(counts):
