@@ -171,10 +171,8 @@ def poisson_weights(keys: npt.NDArray[np.uint64], seed: int, resamples: int) -> 
 def sentence_entries(view: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """(sentence, column of :data:`COLUMNS`) of every counted entity (``ner_matching.count_rows``
     before its bincount): the sparse per-sentence count rows."""
-    k = len(view.types)
-    parts = count_parts(
-        view.gold, view.pred, view.matching, k
-    )  # always four: matched, other, missed, spurious
+    # always four parts: the matched gold, the other-type predictions, the missed, the spurious
+    parts = count_parts(view.gold, view.pred, view.matching, len(view.types))
     sentence = np.concatenate([side.sentence[at].astype(np.int64) for side, at, _ in parts])
     column = np.concatenate([c for _, _, c in parts]).astype(np.int64)
     return sentence, column
@@ -183,8 +181,14 @@ def sentence_entries(view: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.i
 def unit_entries(view: Any, units: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
     """Per counted entity, ``unit * width + column`` of :data:`COLUMNS`: the sparse per-unit
     count rows."""
-    sentence, column = sentence_entries(view)
-    return units[sentence].astype(np.int64) * (len(COLUMNS) * len(view.types)) + column
+    return on_units(sentence_entries(view), units, len(COLUMNS) * len(view.types))
+
+
+def on_units(placed: tuple, units: npt.NDArray[np.intp], width: int) -> npt.NDArray[np.int64]:
+    """``unit * width + column`` of each (sentence, column) in ``placed``, ``units`` the unit of
+    each sentence."""
+    sentence, column = placed
+    return units[sentence].astype(np.int64) * width + column
 
 
 def unit_patterns(entries: npt.NDArray[np.int64], width: int, run: Any = None) -> tuple:
@@ -627,8 +631,7 @@ def make_counts_state(
     sampled = None
     if resamples:
         width = len(COLUMNS) * len(types)
-        entries = units[placed[0]].astype(np.int64) * width + placed[1]
-        sampled = resampled_rows(entries, keys, width, cast(int, seed), resamples)
+        sampled = resampled_rows(on_units(placed, units, width), keys, width, cast(int, seed), resamples)
     return CountsState(settings, types, row, tokens, decoding, sampled, n, *ids)
 
 
