@@ -58,6 +58,17 @@ def metric():
     return evaluate.load(METRIC_PATH)
 
 
+@pytest.fixture(scope="session")
+def compiled():
+    """The compiled kernels of the class-id path (``ner_fast.compiled``); numba required."""
+    from ner_recall import ner_fast
+
+    require("numba", "the compiled path of class ids")
+    run = ner_fast.compiled()
+    assert run is not None
+    return run
+
+
 #: suites that start engines, browsers, models or thousands of generated cases: marked ``slow``, left
 #: out of the README's test command (``-m "not slow"``) and run by CI (``.ci/run``) after it
 SLOW_MODULES = frozenset(

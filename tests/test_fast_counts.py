@@ -10,17 +10,8 @@ import numpy as np
 import pytest
 from test_fast_ids import VOCABULARIES, _corpus
 
-from conftest import require
 from ner_recall import ner_counts_state as C
 from ner_recall import ner_fast, ner_kernels
-
-
-@pytest.fixture(scope="module")
-def compiled():
-    require("numba", "the compiled path of class ids")
-    run = ner_fast.compiled()
-    assert run is not None
-    return run
 
 
 def _state(monkeypatch, fast, pred, ref, **options):

@@ -59,14 +59,6 @@ def _same(a, b):
     assert json.dumps(a) == json.dumps(b)  # keys in the same order, floats to the bit
 
 
-@pytest.fixture(scope="module")
-def compiled():
-    require("numba", "the compiled path of class ids")
-    run = ner_fast.compiled()
-    assert run is not None
-    return run
-
-
 @pytest.mark.parametrize("vocabulary", sorted(VOCABULARIES))
 @pytest.mark.parametrize("seed", range(4))
 def test_random_corpora_equal_the_general_path(compiled, vocabulary, seed):
