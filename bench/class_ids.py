@@ -95,9 +95,9 @@ def measure(sentences=1_000_000, runs=5, seed=0):
     pred, ref, names = corpus(sentences, seed)
     switch = _general_switch(metric)
     steps = {"numpy pass": lambda: np.count_nonzero(pred == ref)}
-    listed = forms(pred, ref)["list of 1-D arrays"]
-    steps[LIST_FLOOR] = lambda: [np.concatenate(side) for side in listed]
-    for name, (p, r) in forms(pred, ref).items():
+    layouts = forms(pred, ref)
+    steps[LIST_FLOOR] = lambda: [np.concatenate(side) for side in layouts["list of 1-D arrays"]]
+    for name, (p, r) in layouts.items():
         steps[f"compute, {name}"] = lambda p=p, r=r: metric.compute(
             predictions=p, references=r, label_names=names
         )
