@@ -40,7 +40,7 @@ def document_scores(rows: NDArray[np.int64], types: Sequence[str], options: "Opt
         pt, rt, ft = derived["muc"][mode]["per_type"]
         table["per_type"] = {
             types[t]: _macro_doc(pt[:, t], rt[:, t], ft[:, t], possible[:, t], actual[:, t], fkey)
-            for t in seen
+            for t in seen.tolist()
         }
         out[mode] = table
     return out

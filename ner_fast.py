@@ -367,7 +367,7 @@ def _chunk_entries(buffers, n_gold, n_pred, n_pairs, keep, k):
 
 def _reasons_found(reasons: NDArray[np.uint8], entities: int) -> list[int]:
     """(entities, then how many were repaired for each reason but the last, strict-only one)."""
-    return [entities, *(np.count_nonzero(reasons == 1 + i) for i in range(len(REASONS) - 1))]
+    return [entities, *(int(np.count_nonzero(reasons == 1 + i)) for i in range(len(REASONS) - 1))]
 
 
 def _decoding(sides):
