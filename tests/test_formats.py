@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import METRIC_PATH, ROOT
+from conftest import METRIC_PATH, ROOT, require
 from ner_recall import ner_formats as F
 
 DATA = os.path.join(ROOT, "tests", "data", "formats")
@@ -63,11 +63,7 @@ def test_label_studio_annotators_go_to_agreement(spans):
 
 
 def test_spacy_docbin_round_trip(tmp_path):
-    spacy = (
-        pytest.importorskip("spacy", reason="spaCy is in requirements-extras.txt (CI installs it)")
-        if not os.environ.get("CI")
-        else __import__("spacy")
-    )
+    spacy = spacy_or_skip()
     from spacy.tokens import DocBin, Span
 
     nlp = spacy.blank("en")
@@ -356,18 +352,16 @@ def test_a_missing_brat_text_is_named(tmp_path):
 
 
 def spacy_or_skip():
-    if os.environ.get("CI"):
-        return __import__("spacy")
-    return pytest.importorskip("spacy", reason="spaCy is in requirements-extras.txt (CI installs it)")
+    """spaCy, or a skip naming where it comes from (in CI, a failure: CI installs it)."""
+    return require("spacy", "spaCy is in requirements-extras.txt")
 
 
 def docbin_bytes(**changes):
     """A DocBin's bytes with the fields of its message changed (declared sizes that lie)."""
     import zlib
 
-    import srsly
-
     spacy = spacy_or_skip()
+    import srsly  # spaCy's, installed with it
     from spacy.tokens import DocBin
 
     nlp = spacy.blank("en")
@@ -715,7 +709,6 @@ def test_more_survivors_guessing_options_fragments_and_docbin_parts(tmp_path):
     import zlib
 
     import numpy as np
-    import srsly
 
     blank = tmp_path / "blank.jsonl"
     blank.write_text("\n\n")
@@ -734,6 +727,8 @@ def test_more_survivors_guessing_options_fragments_and_docbin_parts(tmp_path):
     one_each = [{"data": {"text": "PER x"}, "annotations": [{"result": [region(["PER"])]}]}] * 2
     assert F.read_annotated(label_studio_file(tmp_path, one_each)).annotators is None
     spacy_or_skip()
+    import srsly  # spaCy's, installed with it
+
     with pytest.raises(ValueError, match=r"not a spaCy DocBin \(it needs"):
         F.check_docbin(zlib.compress(srsly.msgpack_dumps({"attrs": []})), "x")
     with pytest.raises(ValueError, match=r"^x: not a spaCy DocBin \(attrs a list"):

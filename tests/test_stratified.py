@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from conftest import SHARED_BENCHMARKS, benchmark_csv
 from ner_recall import ner_stratified
 from ner_recall.ner_stratified import CI_METHODS, stratified_recall
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "shared" / "benchmarks"
 Z = stats.norm.ppf(0.975)
 
 # Two strata: a has 8 of 10 found; b has 2 found and 2 half-credited of 5. Weights 1 : 3.
@@ -25,7 +25,8 @@ RECALL = W_A * R_A + W_B * R_B  # 0.65
 
 
 def read_description(benchmark):
-    with open(BENCHMARKS / benchmark / "data_description.csv", newline="") as f:
+    """The rows of a published benchmark's description; skips where ``../shared`` is not beside the clone."""
+    with open(benchmark_csv(benchmark), newline="") as f:
         return list(csv.DictReader(f))
 
 
@@ -63,7 +64,7 @@ def test_amundsen_01_published_recall_and_interval():
     rows = read_description("amundsen_01")
     strata = {}
     for row in rows:
-        with open(BENCHMARKS / row["file"], newline="") as f:
+        with open(Path(SHARED_BENCHMARKS, row["file"]), newline="") as f:
             found = [r["correct"] == "yes" for r in csv.DictReader(f)]
         strata[row["population"]] = (len(found), sum(found), 0)
     assert strata == {"levinumad": (350, 266, 0), "mitmetahenduslikud": (13, 1, 0), "ulejaanud": (172, 77, 0)}
