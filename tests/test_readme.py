@@ -144,6 +144,8 @@ def test_the_load_lines_of_the_card_hold_from_another_folder(space, tmp_path, mo
 @pytest.mark.parametrize("page", PAGES, ids=os.path.basename)
 def test_docs_examples_run(page, monkeypatch):
     monkeypatch.chdir(ROOT)  # the pages' examples use the folder's paths, as their intros say
+    for name in sorted(set(re.findall(r"\.\./shared/benchmarks/(\w+)/", DOCS[page]))):
+        benchmark_csv(name)  # skips where ../shared is not beside the clone
     attempted, failures = run_doctests(DOCS[page], page)
     assert failures == 0
 
@@ -169,6 +171,19 @@ def test_example_scripts_run_from_another_folder(script, tmp_path):
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip()
+
+
+def test_the_recall_benchmark_without_its_data_says_in_one_line_where_to_get_it(tmp_path):
+    run = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples/recall_benchmark.py"), str(tmp_path / "missing")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    assert "missing: no such file" in run.stderr and "estnltk/estnltk-model-data" in run.stderr
 
 
 def table_lines(text):
