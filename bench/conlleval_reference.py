@@ -8,12 +8,12 @@ found phrases, correct phrases, accuracy, and per type the phrases found and the
 ``tests/data/conlleval_reference.json``. The test recomputes the same corpora with the metric.
 """
 
+import argparse
 import json
 import os
 import random
 import re
 import subprocess
-import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "data", "conlleval_reference.json")
@@ -121,4 +121,6 @@ def main(script):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("script", help="the path of conlleval.pl (not part of this repository)")
+    main(parser.parse_args().script)

@@ -6,6 +6,7 @@ the tests do not kill is a missing test or a line that does nothing.
     python bench/generated_mutants.py      (from the repository root; minutes)
 """
 
+import argparse
 import subprocess
 import sys
 
@@ -38,39 +39,47 @@ TESTS = {
     "ner_generated.py": "tests/test_generated.py",
     "ner_dialects.py": "tests/test_generated.py",
 }
-killed = survived = 0
-for path, old, new in MUTANTS:
-    with open(path) as handle:
-        source = handle.read()
-    if old not in source:
-        print("not found:", path, old[:40])
-        continue
-    backup = open(path).read()
-    with open(path, "w") as handle:
-        handle.write(source.replace(old, new, 1))
-    try:
-        r = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-x",
-                "-p",
-                "no:cacheprovider",
-                TESTS[path],
-                "-k",
-                "not docs_page",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-    finally:
+
+
+def main():
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    killed = survived = 0
+    for path, old, new in MUTANTS:
+        with open(path) as handle:
+            source = handle.read()
+        if old not in source:
+            print("not found:", path, old[:40])
+            continue
+        backup = open(path).read()
         with open(path, "w") as handle:
-            handle.write(backup)
-    ok = r.returncode != 0
-    killed += ok
-    survived += not ok
-    print("KILLED " if ok else "SURVIVED", path, new[:60].replace("\n", " "))
-print(f"killed {killed}, survived {survived}")
+            handle.write(source.replace(old, new, 1))
+        try:
+            r = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-x",
+                    "-p",
+                    "no:cacheprovider",
+                    TESTS[path],
+                    "-k",
+                    "not docs_page",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+        finally:
+            with open(path, "w") as handle:
+                handle.write(backup)
+        ok = r.returncode != 0
+        killed += ok
+        survived += not ok
+        print("KILLED " if ok else "SURVIVED", path, new[:60].replace("\n", " "))
+    print(f"killed {killed}, survived {survived}")
+
+
+if __name__ == "__main__":
+    main()

@@ -9,6 +9,7 @@ then checked to lie in an example where an entity overlaps two or more entities 
 (nervaluate then matches each mode on its own, greedily; one matching serves every mode here).
 """
 
+import argparse
 import collections
 import os
 import random
@@ -90,4 +91,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     main()

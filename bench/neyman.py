@@ -10,6 +10,7 @@ population whose recall is the pilot's, and the simulated half-width (z times th
 of the stratified estimate) is compared with the target.
 """
 
+import argparse
 import glob
 import math
 import os
@@ -64,9 +65,12 @@ def main():
         "|---|---:|---:|---:|---:|---:|",
     ]
     worst = 0.0
-    for path in sorted(
-        glob.glob(os.path.join(ROOT, "..", "shared", "benchmarks", "*", "data_description.csv"))
-    ):
+    paths = sorted(glob.glob(os.path.join(ROOT, "..", "shared", "benchmarks", "*", "data_description.csv")))
+    if not paths:
+        sys.exit(
+            f"no benchmark in {os.path.join(ROOT, '..', 'shared', 'benchmarks')}: this study reads the published ones there"
+        )
+    for path in paths:
         pilot, population = pilot_of(path)
         for target in TARGETS.get(os.path.basename(os.path.dirname(path)), (0.05, 0.03, 0.02)):
             plan = neyman_plan(pilot, population, half_width=target)
@@ -84,4 +88,5 @@ def main():
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     main()

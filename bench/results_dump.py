@@ -3,6 +3,7 @@ refactoring changes no result: ``python bench/results_dump.py OUT.json`` before 
 compare the two files (``tests/test_results_dump.py`` compares today's code with the committed
 ``bench/results_dump.json``)."""
 
+import argparse
 import json
 import os
 import random
@@ -79,7 +80,7 @@ def dump():
 
 
 if __name__ == "__main__":
-    with open(
-        sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "bench", "results_dump.json"), "w"
-    ) as f:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("out", nargs="?", default=os.path.join(ROOT, "bench", "results_dump.json"))
+    with open(parser.parse_args().out, "w") as f:
         json.dump(dump(), f, indent=0, sort_keys=True)

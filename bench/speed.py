@@ -51,6 +51,9 @@ import numpy as np
 from procmem import reset_peak, status_kb
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall; imports nothing of it)
+
 TYPES = ("LOC", "MISC", "ORG", "PER")
 TAGS = ["O"] + [f"{p}-{t}" for t in TYPES for p in "BI"]  # code 1 + 2t: B-t, 2 + 2t: I-t
 CORPUS_STEPS = (
@@ -271,8 +274,6 @@ def _corpus_step(step, workdir, predictions, references, seed):
 
 def _strata_step(step, seed):
     """A callable: 1M gold entities (stratum, credit) to counts to ``stratified_recall``."""
-    sys.path.insert(0, str(ROOT))
-    import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
     from ner_recall.ner_stratified import stratified_recall
 
     rng = np.random.default_rng(seed)
@@ -298,7 +299,6 @@ PROFILE_SIZE = 100_000
 def _profile_stages(workdir, predictions, references):
     """(stage, callable) pairs that split the core (``_compute`` on lists of tags) into its
     steps, each fed by the one before."""
-    sys.path.insert(0, str(ROOT))
     from ner_recall import ner_decoding as D
     from ner_recall import ner_inputs as I
     from ner_recall import ner_pipeline as pipeline
@@ -359,7 +359,6 @@ def _touch_steps(predictions, references):
     runs it before the matching."""
     from itertools import chain
 
-    sys.path.insert(0, str(ROOT))
     from ner_recall.ner_decoding import decode
     from ner_recall.ner_options import check_options
     from ner_recall.ner_pipeline import tag_corpus

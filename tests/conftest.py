@@ -106,6 +106,7 @@ SLOW_TESTS = (
     "test_stratified.py::test_million_entities_in_100_strata",
     "test_report_cli.py::test_io_files_with_bare_types_and_untyped_files_from_another_folder",
     "test_report_cli.py::test_module_from_the_repo_root",
+    "test_bench_scripts.py::test_the_touch_timing_runs_from_another_folder",
 )
 
 
