@@ -76,6 +76,22 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
     assert test_command.startswith("python -m pytest")
     ci = open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8").read()
     assert test_command in [line.split("  #")[0].strip() for line in ci.splitlines()]
+    # first, as a newcomer: both commands read from this README, run in a clone with nothing beside it
+    newcomer = ci.index("first=$(readme_command 1)"), ci.index("second=$(readme_command 2)")
+    assert ci.index("git clone") < newcomer[0] < newcomer[1] < ci.index("requirements-extras.txt")
+
+
+def test_ci_reads_the_readme_commands_as_written(tmp_path):
+    ci = open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8").read()
+    function = re.search(r"^readme_command\(\) \{\n.*?\n\}\n", ci, re.S | re.M).group(0)
+    shutil.copy(os.path.join(ROOT, "README.md"), tmp_path / "README.md")
+    got = [
+        subprocess.run(
+            ["bash", "-c", f"{function}readme_command {n}"], cwd=tmp_path, capture_output=True, text=True
+        ).stdout.strip()
+        for n in (1, 2)
+    ]
+    assert got == re.findall(r"```bash\n(.*?)\n```", README, re.S)[:2]
 
 
 def test_the_first_command_scores_the_repository_files_from_another_folder(tmp_path, metric):
