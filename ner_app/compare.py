@@ -84,6 +84,9 @@ PER_TYPE_HEADERS = [
     "f1",
 ]
 
+#: the share of the table's width of each column: the type, the mode, nine counts and scores, F1
+PER_TYPE_WIDTHS: list[str | int] = ["10%", "7%", *["8.5%"] * (len(GOLD_SIDE) + len(PREDICTED_SIDE)), "6.5%"]
+
 
 def per_type_mode_rows(results: dict) -> list[list]:
     """One row per entity type and mode of ``results["muc"][mode]["per_type"]``: the gold side's
@@ -300,6 +303,8 @@ def compare_tab() -> tuple[list, list]:
             label='Per type (results["muc"][mode]["per_type"])',
             elem_id="per-type",
             interactive=False,
+            wrap=True,  # heads and long type names on two lines: all twelve columns in the page
+            column_widths=PER_TYPE_WIDTHS,
         )
         seqeval = gr.Dataframe(
             headers=SEQEVAL_HEADERS, label="seqeval-compatible", elem_id="seqeval", interactive=False

@@ -429,7 +429,7 @@ def files_tab() -> None:
         slices = gr.File(
             label="Slices (optional): one value per line, one line per sentence", elem_id="slices-file"
         )
-    with gr.Row(equal_height=True):
+    with gr.Row(equal_height=True):  # the options, then the buttons: each menu shows its longest choice whole
         file_format = gr.Dropdown(
             file_formats(), value=AUTO_FORMAT, label="File format", elem_id="files-format", scale=1
         )
@@ -438,7 +438,7 @@ def files_tab() -> None:
             value=LENIENT,
             label="Decoding (scheme, mode)",
             elem_id="files-decoding",
-            scale=2,
+            scale=1,
         )
         suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
         resamples = gr.Slider(
@@ -450,6 +450,7 @@ def files_tab() -> None:
             scale=2,
             elem_id="resamples",
         )
+    with gr.Row():
         example = gr.Button("Example files", scale=1, elem_id="files-example")
         button = gr.Button("Score files", variant="primary", scale=1, elem_id="files-button")
         stop = gr.Button("Stop", variant="stop", scale=1, elem_id="files-stop")

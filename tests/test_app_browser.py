@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import METRIC_PATH, ROOT, require
-from ner_app import common, compare, examples
+from ner_app import common, compare, examples, files
 from ner_app import stratified as strat
 
 CHROMIUM = "/usr/bin/chromium"
@@ -757,6 +757,33 @@ def test_compare_tab_example_menu_follows_the_user(page):
     box.press("End")
     page.keyboard.type(" O")  # typed as a user types (fill sends no input event to Gradio)
     expect(page.locator("#example input")).to_have_value(compare.OWN_SENTENCE)
+    assert_nothing_off_the_page(page)
+
+
+#: the elements of a selector whose text is cut: wider than the box that shows it
+CLIPPED_JS = """ns => ns.filter(n => n.scrollWidth > n.clientWidth + 1)
+                  .map(n => [n.value || n.textContent, n.scrollWidth, n.clientWidth])"""
+
+
+def test_the_per_type_table_and_the_files_menus_fit(page):
+    """At 1280 px: the per-type table's twelve columns and every head shown whole; the Files tab's
+    menus show their longest choice whole."""
+    widths = page.locator("#per-type .virtual-table-viewport").evaluate("n => [n.scrollWidth, n.clientWidth]")
+    assert widths[0] <= widths[1], widths
+    heads = page.locator("#per-type th .header-content span")
+    assert heads.count() == len(compare.PER_TYPE_HEADERS)
+    assert heads.evaluate_all(CLIPPED_JS) == []
+    assert_nothing_off_the_page(page)
+    page.get_by_role("tab", name="Files").click()
+    for elem_id, choices in (
+        ("files-format", [files.AUTO_FORMAT, *common.VOCAB.FILE_FORMATS]),
+        ("files-decoding", list(common.decodings())),
+    ):
+        longest = max(choices, key=len)
+        pick(page, elem_id, longest)
+        menu = page.locator(f"#{elem_id} input")
+        assert menu.input_value() == longest
+        assert menu.evaluate_all(CLIPPED_JS) == [], elem_id
     assert_nothing_off_the_page(page)
 
 
