@@ -760,6 +760,27 @@ def test_compare_tab_example_menu_follows_the_user(page):
     assert_nothing_off_the_page(page)
 
 
+def test_annotate_mode_says_it_decodes_as_iob2_strict(page, metric):
+    """Choosing the Annotate mode sets the decoding menu to IOB2 strict at once, locked, with a note
+    beside it and in the panel; the scores shown are IOB2 strict's; typing tags frees the menu."""
+    expect = require("playwright.sync_api").expect
+    page.locator("#input-mode").get_by_label("Annotate (select text)").check()
+    menu = page.locator("#decoding input")
+    expect(menu).to_have_value(compare.ANNOTATE_DECODING)
+    expect(menu).to_be_disabled()
+    expect(page.locator("#decoding")).to_contain_text(compare.ANNOTATE_NOTE)
+    expect(page.locator("#annotate-note")).to_contain_text("decoded as IOB2 strict")
+    case = examples.EXAMPLES[examples.FIRST_EXAMPLE]
+    results = metric.compute(
+        predictions=[case.pred], references=[case.gold], scheme="IOB2", mode="strict", errors=True
+    )
+    expect(page.locator("#mode-cards .ner-signature input")).to_have_value(results["signature"])
+    page.locator("#input-mode").get_by_label("Type tags").check()
+    expect(menu).to_be_enabled()
+    expect(page.locator("#decoding")).not_to_contain_text(compare.ANNOTATE_NOTE)
+    assert_nothing_off_the_page(page)
+
+
 #: the elements of a selector whose text is cut: wider than the box that shows it
 CLIPPED_JS = """ns => ns.filter(n => n.scrollWidth > n.clientWidth + 1)
                   .map(n => [n.value || n.textContent, n.scrollWidth, n.clientWidth])"""
