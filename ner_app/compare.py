@@ -131,6 +131,14 @@ COMPARE_HINT = (
 )
 
 
+def example_named(name: str | None, tokens_text: str, gold_text: str, pred_text: str) -> str:
+    """The Example menu's entry for the tag boxes: the example picked while the boxes hold it,
+    else "(your own sentence)" (marks of one's own are no longer the example)."""
+    if name in EXAMPLES and (tokens_text, gold_text, pred_text) == example_fields(name):
+        return name
+    return OWN_SENTENCE
+
+
 def example_boxes(name: str) -> tuple:
     """The three text boxes of the example picked; left as they are on "your own sentence"."""
     return example_fields(name) if name in EXAMPLES else (gr.skip(), gr.skip(), gr.skip())
@@ -359,11 +367,13 @@ def compare_tab() -> tuple[list, list]:
     boxes = [tokens, gold, pred]
     chosen.then(annotate_start, inputs, [text, *marks]).then(  # the marks read in the decoding chosen so far
         input_mode_view, [input_mode, *marks, suffix], [decoding, *boxes, *outputs], **one_queue
-    )
+    ).then(example_named, [example, *boxes], example)
     text.input(lambda: OWN_SENTENCE, None, example)
     text.submit(annotate_text, text, marks).then(
         annotate_view, [*marks, suffix], boxes_and_outputs, **one_queue
     )
-    for side in marks:  # a mark made, changed or removed
-        side.change(annotate_view, [*marks, suffix], boxes_and_outputs, **one_queue)
+    for side in marks:  # a mark made, changed or removed: the example's name only while the boxes hold it
+        side.change(annotate_view, [*marks, suffix], boxes_and_outputs, **one_queue).then(
+            example_named, [example, *boxes], example
+        )
     return inputs, outputs

@@ -958,6 +958,15 @@ def test_the_example_menu_follows_the_user():
     assert compare.example_boxes(examples.FIRST_EXAMPLE) == examples.example_fields(examples.FIRST_EXAMPLE)
     skipped = compare.example_boxes(compare.OWN_SENTENCE)
     assert len(skipped) == 3 and all(not isinstance(x, str) for x in skipped)
+    # the boxes that marks make: the example's name only while they hold the example
+    fields = examples.example_fields(examples.FIRST_EXAMPLE)
+    assert compare.example_named(examples.FIRST_EXAMPLE, *fields) == examples.FIRST_EXAMPLE
+    marked = (fields[0], fields[1].replace("I-DIS O O", "I-DIS B-DIS O"), fields[2])
+    assert compare.example_named(examples.FIRST_EXAMPLE, *marked) == compare.OWN_SENTENCE
+    assert compare.example_named(compare.OWN_SENTENCE, *fields) == compare.OWN_SENTENCE
+    # the Stratified tab's "(your own files)" leaves the uploads and the results as they are
+    kept = strat.stratified_example_view(strat.OWN_FILES, "wilson", 0.95, "strict")
+    assert len(kept) == 7 and all(not isinstance(x, str) for x in kept)
 
 
 def label_studio_export(tmp_path, annotations):

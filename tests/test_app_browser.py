@@ -781,6 +781,32 @@ def test_annotate_mode_says_it_decodes_as_iob2_strict(page, metric):
     assert_nothing_off_the_page(page)
 
 
+def test_annotate_marks_of_ones_own_are_no_longer_the_example(page):
+    """A mark made on the example's sentence: the Example menu says "(your own sentence)"."""
+    expect = require("playwright.sync_api").expect
+    page.locator("#input-mode").get_by_label("Annotate (select text)").check()
+    page.wait_for_selector("#annotate-gold :text('patiente')")
+    expect(page.locator("#decoding input")).to_have_value(compare.ANNOTATE_DECODING)
+    expect(page.locator("#example input")).to_have_value(examples.FIRST_EXAMPLE)  # entering changes nothing
+    select_and_label(page, "annotate-gold", "aiguë", "DIS")
+    expect(page.locator("#gold textarea, #gold input").first).to_have_value(
+        "O B-PER O B-DIS I-DIS B-DIS O", timeout=60_000
+    )
+    expect(page.locator("#example input")).to_have_value(compare.OWN_SENTENCE, timeout=60_000)
+
+
+def test_stratified_files_of_ones_own_are_no_longer_the_example(page, tmp_path):
+    """Uploading one's own CSV: the Stratified tab's Example menu says "(your own files)"."""
+    expect = require("playwright.sync_api").expect
+    page.get_by_role("tab", name="Stratified recall").click()
+    page.wait_for_selector("#recall-plot svg", timeout=60_000)
+    first = next(iter(examples.STRATIFIED_EXAMPLES))
+    expect(page.locator("#stratified-example input")).to_have_value(first)
+    entities, _ = write_strata(tmp_path)
+    upload(page, "entities-csv", entities)
+    expect(page.locator("#stratified-example input")).to_have_value(strat.OWN_FILES)
+
+
 #: the elements of a selector whose text is cut: wider than the box that shows it
 CLIPPED_JS = """ns => ns.filter(n => n.scrollWidth > n.clientWidth + 1)
                   .map(n => [n.value || n.textContent, n.scrollWidth, n.clientWidth])"""
