@@ -16,6 +16,7 @@ from .common import (
     decodings,
     entity_pairs,
     error_html,
+    failed_heading,
     fmt,
     metric,
     mode_cards_html,
@@ -125,6 +126,8 @@ def python_snippet(case: Case, options: dict) -> str:
     )
 
 
+#: the metric's sides as the tag boxes are named in error headings
+TAG_BOXES = {"references": "gold tags", "predictions": "predicted tags"}
 COMPARE_HINT = (
     "In the message, <code>references</code> is the gold-tags box and <code>predictions</code> "
     "the predicted-tags box."
@@ -154,8 +157,11 @@ def compare_view(tokens_text: str, gold_text: str, pred_text: str, decoding: str
         case, options, results = score_sentence(tokens_text, gold_text, pred_text, decoding, suffix)
     except Exception as error:  # noqa: BLE001 -- shown in the page, never as a stack trace
         hint = COMPARE_HINT if "references" in str(error) or "predictions" in str(error) else ""
+        heading = failed_heading(
+            error, "The metric refused this input", TAG_BOXES, "The metric refused the {}"
+        )
         return (
-            error_html(error, "The metric refused this input", hint),
+            error_html(error, heading, hint),
             gr.Column(visible=False),
             "",
             "",

@@ -24,6 +24,7 @@ from .common import (
     decodings,
     error_html,
     esc,
+    failed_heading,
     fmt,
     mode_cards_html,
     simple_table,
@@ -293,7 +294,8 @@ FILES_DOWNLOAD = 10
 
 def failed_outputs(error: BaseException) -> tuple:
     """The Files tab's outputs when the files cannot be scored: the error box, nothing else."""
-    box = error_html(error, "Cannot score these files", 'The format of each layout is under "File formats".')
+    heading = failed_heading(error, "Cannot score these files")  # "Cannot read the gold file"
+    box = error_html(error, heading, 'The format of each layout is under "File formats".')
     hidden = gr.Column(visible=False)
     empty_types = gr.Dropdown(choices=[ALL_TYPES], value=ALL_TYPES)
     return (

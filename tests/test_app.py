@@ -532,6 +532,72 @@ def test_bad_files_show_the_readers_message(tmp_path, text, message):
     assert "no gold file" in files_view(None)["error"]
 
 
+def heading(box):
+    """The bold heading of an error box."""
+    return html.unescape(re.search(r"<strong>(.*?)</strong>", box).group(1))
+
+
+def test_the_error_heading_names_the_file_that_failed(tmp_path):
+    """The Files tab's error box says which upload failed (a reader's message, the metric's refusal
+    of a side, a slot's own check), and "Cannot score these files" when it is about several."""
+    bad = tmp_path / "bad.conll"
+    bad.write_text("BREVICOR B-ORG\nwelcomes O O\n", encoding="utf-8")
+    odd = tmp_path / "odd.conll"  # the gold's sentences, a tag the IOB2 scheme refuses
+    odd.write_text(open(GOLD, encoding="utf-8").read().replace("B-MISC", "S-MISC", 1), encoding="utf-8")
+    short = tmp_path / "short.txt"
+    short.write_text("news\n")
+    spans, past = tmp_path / "spans.jsonl", tmp_path / "past.jsonl"  # an entity past the tokens
+    for path, end in ((spans, 1), (past, 5)):
+        entities = [{"label": "PER", "start": 0, "end": end}]
+        path.write_text(json.dumps({"tokens": ["Ada", "sang"], "entities": entities}) + "\n")
+    strict = "IOB2 strict"
+    for paths, options, expected in (
+        ((str(bad), PRED_A), {}, "Cannot read the gold file"),
+        ((GOLD, str(bad)), {}, "Cannot read the predictions file"),
+        ((str(odd), PRED_A), {"decoding": strict}, "Cannot read the gold file"),
+        ((GOLD, str(odd)), {"decoding": strict}, "Cannot read the predictions file"),
+        ((GOLD, PRED_A, str(odd)), {"decoding": strict}, "Cannot read the second predictions file"),
+        ((GOLD, PRED_A), {"slices": str(short)}, "Cannot read the slices file"),
+        ((str(spans), str(spans), str(past)), {}, "Cannot read the second predictions file"),
+        ((GOLD, [str(tmp_path / "doc.ann")]), {}, "Cannot read the predictions file"),
+        ((GOLD, str(DATA / "formats" / "label_studio.json")), {}, "Cannot score these files"),
+    ):
+        (tmp_path / "doc.ann").write_text("T1\tPER 0 3\tAda\n", encoding="utf-8")
+        assert heading(files_view(*paths, **options)["error"]) == expected, (paths, options)
+    assert heading(files_view(None)["error"]) == "Cannot score these files"  # no gold file at all
+
+
+def test_a_file_with_two_tag_columns_is_the_gold_file_on_either_side(tmp_path):
+    both = tmp_path / "both.conll"
+    both.write_text("Ada B-PER S-PER\nsang O O\n", encoding="utf-8")
+    error = files_view(str(both), decoding="IOB2 strict")["error"]
+    assert "predictions[0][0]" in error and heading(error) == "Cannot read the gold file"
+
+
+def test_the_golds_error_heading_names_the_gold_that_failed(tmp_path):
+    bad = tmp_path / "bad.conll"
+    bad.write_text("BREVICOR B-ORG\nwelcomes O O\n", encoding="utf-8")
+    for first, second, expected in (
+        (str(bad), GOLD, "Cannot read the gold file"),
+        (GOLD, str(bad), "Cannot read the second gold file"),
+        (GOLD, None, "Cannot compare these golds"),
+    ):
+        error = golds.golds_view([first], second and [second], LENIENT, False, files.AUTO_FORMAT)[0]
+        assert heading(error) == expected
+
+
+def test_a_refused_tag_box_is_named():
+    assert heading(compare.compare_view("", "B-PER X-LOC", "O O", LENIENT, False)[0]) == (
+        "The metric refused the gold tags"
+    )
+    assert heading(compare.compare_view("", "B-PER O", "B-PER 7", LENIENT, False)[0]) == (
+        "The metric refused the predicted tags"
+    )
+    assert heading(compare.compare_view("a b c", "B-PER O", "O O", LENIENT, False)[0]) == (
+        "The metric refused this input"
+    )
+
+
 def test_the_download_comes_second():
     first, second = files.files_stream(GOLD, PRED_A, None, LENIENT, False, 0)
     assert first[files.FILES_DOWNLOAD] is None and FILES_OUTPUTS[files.FILES_DOWNLOAD] == "download"
@@ -1228,6 +1294,9 @@ def test_generated_unparseable_and_bad_gold_show_their_reason():
     ):
         error = gen.generated_view("Ann.", "PER: Ann", "auto", gold, "")[0]
         assert 'role="alert"' in error and message in html.unescape(error)
+        assert heading(error) == "Cannot read the gold entities"  # the gold failed, not the output
+    error = gen.generated_view("Ann.", "PER: Ann", "json", "", "")[0]  # no such output format
+    assert heading(error) == "Cannot read this output"
 
 
 GEN_HOSTILE = ("<script>alert(1)</script>", 'x" onmouseover="alert(1)')
