@@ -1122,6 +1122,46 @@ def test_two_systems_show_each_slices_interval(tmp_path):
         assert f"{c['difference']['overall_f1']:+.4f} [{low:+.4f}, {high:+.4f}]" in shown["slices"]
 
 
+def test_a_slice_of_one_sentence_shows_no_interval_nor_p_value(tmp_path):
+    """A bootstrap over one sentence resamples that sentence only (a zero-width interval, p 1): the
+    slice of one sentence shows its scores and B - A, and says that no interval or test is made;
+    the other slice keeps its intervals and p-value as the metric gives them."""
+    n = len(ner_files.read_pair(GOLD, PRED_A).references)
+    values = ["alone", *["rest"] * (n - 1)]
+    path = tmp_path / "genre.txt"
+    path.write_text("\n".join(values) + "\n")
+    shown = files_view(GOLD, PRED_A, PRED_B, slices=str(path), resamples=100)
+    rows = dict(re.findall(r'data-slice="(\w+)">(.*?)</tr>', shown["slices"]))
+    compared = shown["state"]["comparison"]["slices"]["slice"]["values"]
+    one = compared["alone"]
+    assert one["sentences"] == 1 and one["intervals"]["overall_f1"][0] == one["intervals"]["overall_f1"][1]
+    assert "[" not in rows["alone"] and rows["alone"].count("n/a (1 sentence)") == 3  # F1, B - A, p
+    assert f"<td>{one['difference']['overall_f1']:+.4f} n/a (1 sentence)</td>" in rows["alone"]
+    rest = compared["rest"]
+    low, high = rest["intervals"]["overall_f1"]
+    assert f"{rest['difference']['overall_f1']:+.4f} [{low:+.4f}, {high:+.4f}]" in rows["rest"]
+    assert f"<td>{rest['p_values_holm']['overall_f1']:.4f}</td>" in rows["rest"] and "n/a" not in rows["rest"]
+
+
+def test_files_of_one_sentence_show_no_interval_nor_p_value(tmp_path):
+    """One sentence in the files: the headline scores and the comparison's B - A without interval
+    or p-value; the JSON download keeps the metric's results as they are."""
+    paths = []
+    for name in ("gold.conll", "pred_a.conll", "pred_b.conll"):  # the first sentence of each
+        blocks = [b for b in (DATA / name).read_text().split("\n\n") if not b.startswith("-DOCSTART-")]
+        paths.append(tmp_path / name)
+        paths[-1].write_text(blocks[0] + "\n")
+    shown = files_view(*map(str, paths), resamples=100)
+    assert shown["error"] == "" and len(shown["state"]["inputs"].references) == 1
+    assert shown["headline"].count("n/a (1 sentence)") == 3 and "[" not in shown["headline"]
+    table = shown["comparison"]
+    assert list(table.loc[0, ["low", "high", "p"]]) == ["n/a (1 sentence)"] * 3
+    row = shown["state"]["comparison"]["table"][0]
+    assert table.loc[0, "B - A"] == round(row["difference"], 4) and row["low"] == row["high"]
+    hipe = [str(DATA / "hipe" / f"unittest-ner-1-{side}.tsv") for side in ("true", "pred")]
+    assert files_view(*hipe, resamples=100)["headline"].count("n/a (1 document)") == 3  # units: documents
+
+
 def test_harem_names_fit_the_chart():
     folder = common.ROOT / "tests" / "data" / "harem"
     results = files_view(str(folder / "gold.txt"), str(folder / "system.txt"))["state"]["results"]
