@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import gradio as gr
 import pandas as pd
 
-from .charts import buckets_svg, heatmap_html, ranking_svg, type_f1_svg
+from .charts import bucket_title, buckets_svg, heatmap_html, ranking_svg, type_f1_svg
 from .common import (
     LENIENT,
     SCORE_KEYS,
@@ -32,7 +32,7 @@ from .common import (
 from .errors import ALL_TYPES, NOT_CORRECT, errors_html, show_page, turn_page
 from .examples import example_conll_files
 from .golds import AUTO_FORMAT, golds_section
-from .uploads import Upload, gather, read_slices, score, score_two, scrubbed
+from .uploads import Upload, absent_buckets, gather, offset_unit, read_slices, score, score_two, scrubbed
 
 FILES_HELP = """\
 **Gold and predictions**, in one of three layouts (read by `ner_files`, the same readers as
@@ -247,6 +247,19 @@ def slice_cells(value: str, r: dict, compared: dict | None, units: Units) -> str
     return cells
 
 
+def buckets_html(state: dict) -> str:
+    """The bucket charts, entity length in the unit of the files' offsets, and why a chart that tag
+    files get is not drawn for these files."""
+    inputs = state["inputs"]
+    unit = offset_unit(inputs)
+    absent = "".join(
+        f"<li><b>{esc(bucket_title(name, unit))}</b>: {esc(reason)}</li>"
+        for name, reason in absent_buckets(inputs).items()
+    )
+    note = f'<p class="ner-legend">Not drawn for these files:</p><ul class="ner-legend">{absent}</ul>'
+    return buckets_svg(state["results"], unit) + (note if absent else "")
+
+
 def levels_html(results: dict) -> str:
     """With a type hierarchy: the coarse level and HAREM's four measures (absolute, relative); with
     entity attributes: each attribute's item scores and HAREM's outcomes. Empty without either."""
@@ -410,7 +423,7 @@ def shown_outputs(state: dict, download: bool) -> tuple:
         gr.Column(visible=comparison is not None),
         comparison,
         slices_html(results, state.get("comparison"), units),
-        buckets_svg(results),
+        buckets_html(state),
         ranking_svg(results) + levels_html(results),
         state,
     )

@@ -191,18 +191,49 @@ def is_spans(inputs: Any) -> bool:
     return any(isinstance(x, dict) for example in inputs.references for x in example)
 
 
+#: the entity buckets of tag files: every attribute that needs no training set
+TAG_BUCKETS = ("entity_length", "sentence_length", "density", "capitalisation")
+
+
+def over_texts(inputs: Any) -> bool:
+    """Whether read span files place their entities on texts (character offsets), not tokens."""
+    return bool(inputs.tokens) and all(isinstance(t, str) for t in inputs.tokens)
+
+
 def bucket_options(inputs: Any) -> dict:
     """The entity buckets the files allow, with the option that gives their text: for tags every
     attribute that needs no training set (with the tokens); for spans entity length and, for
     texts, the capitalisation."""
     if not is_spans(inputs):
-        return {
-            "buckets": ["entity_length", "sentence_length", "density", "capitalisation"],
-            "tokens": inputs.tokens,
-        }
-    if inputs.tokens and all(isinstance(t, str) for t in inputs.tokens):
+        return {"buckets": list(TAG_BUCKETS), "tokens": inputs.tokens}
+    if over_texts(inputs):
         return {"buckets": ["entity_length", "capitalisation"], "texts": inputs.tokens}
     return {"buckets": ["entity_length"]}
+
+
+def offset_unit(inputs: Any) -> str:
+    """What an entity's length counts in read files: tokens, or characters of a text."""
+    return "characters" if is_spans(inputs) and over_texts(inputs) else "tokens"
+
+
+#: why span files get no chart of an attribute tag files get
+NO_BUCKET = {
+    "sentence_length": "bucketed by the tokens of the entity's sentence, which the metric's span "
+    "scoring does not take",
+    "density": "entities per token of the sentence, which the metric's span scoring does not take",
+    "capitalisation": "it reads an entity's text from the characters of a text, and these files give tokens",
+}
+
+
+def absent_buckets(inputs: Any) -> dict[str, str]:
+    """The entity buckets of tag files that these files do not get, each with the reason."""
+    if not is_spans(inputs):
+        return {}
+    if has_fragments(inputs):
+        reason = "discontinuous entities (several fragments) have no single length or text to bucket"
+        return dict.fromkeys(TAG_BUCKETS, reason)
+    given = bucket_options(inputs)["buckets"]
+    return {name: NO_BUCKET[name] for name in TAG_BUCKETS if name not in given}
 
 
 def has_fragments(inputs: Any) -> bool:

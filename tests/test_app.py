@@ -773,6 +773,44 @@ def test_files_tab_slices_and_buckets(tmp_path):
     )
 
 
+def bucket_titles(fragment):
+    return [html.unescape(t) for t in re.findall(r"<h4>(.*?)</h4>", fragment)]
+
+
+def test_bucket_charts_name_their_unit_and_say_why_one_is_absent(tmp_path):
+    """Entity length in tokens for tag files, in characters for span files over a text; the charts
+    of tag files that span files do not get are named with the reason."""
+    conll = files_view(GOLD, PRED_A)["buckets"]
+    assert bucket_titles(conll) == [
+        "entity length (tokens)",
+        "sentence length (tokens)",
+        "density (entities per token of the sentence)",
+        "capitalisation",
+    ]
+    assert "Not drawn" not in conll
+    studio = str(DATA / "formats" / "label_studio.json")
+    shown = files_view(studio, studio)
+    assert set(shown["state"]["results"]["buckets"]) == {"entity_length", "capitalisation"}
+    assert bucket_titles(shown["buckets"]) == ["entity length (characters)", "capitalisation"]
+    absent = dict(re.findall(r"<li><b>(.*?)</b>: (.*?)</li>", shown["buckets"]))
+    assert set(absent) == {"sentence length (tokens)", "density (entities per token of the sentence)"}
+    assert all("span scoring does not take" in reason for reason in absent.values())
+    tokens = tmp_path / "tokens.jsonl"  # offsets into tokens: entity length in tokens, no text
+    tokens.write_text(
+        json.dumps(
+            {"tokens": ["Ada", "Lovelace", "sang"], "entities": [{"label": "PER", "start": 0, "end": 2}]}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    shown = files_view(str(tokens), str(tokens))["buckets"]
+    assert bucket_titles(shown) == ["entity length (tokens)"]
+    assert "<b>capitalisation</b>: it reads an entity&#x27;s text from the characters of a text" in shown
+    brat = [str(DATA / "formats" / "brat" / n) for n in ("doc1.ann", "doc1.txt")]
+    shown = files.files_view(brat, brat, None, LENIENT, False, 0)[FILES_OUTPUTS.index("buckets")]
+    assert bucket_titles(shown) == [] and shown.count("discontinuous entities") == 4
+
+
 def test_files_tab_draws_the_ranking_of_scored_predictions(tmp_path):
     """JSONL predictions with a score: the precision-recall curve of each matching and the
     reliability diagram, the metric's numbers."""
