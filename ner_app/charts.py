@@ -157,9 +157,23 @@ def type_f1_svg(results: dict) -> str:
     return "".join(parts) + f'</svg><div class="legend">F1 per type: {legend}</div>'
 
 
-def buckets_svg(results: dict) -> str:
+#: each bucket chart's title: the attribute and what it counts ({unit}: an entity's offsets)
+BUCKET_TITLES = {
+    "entity_length": "entity length ({unit})",
+    "sentence_length": "sentence length (tokens)",
+    "density": "density (entities per token of the sentence)",
+}
+
+
+def bucket_title(name: str, unit: str = "tokens") -> str:
+    """A bucket chart's title, with its unit: ``entity length (characters)``."""
+    return BUCKET_TITLES.get(name, name.replace("_", " ")).format(unit=unit)
+
+
+def buckets_svg(results: dict, unit: str = "tokens") -> str:
     """Per entity attribute, strict F1 per bucket as bars (with the interval when computed) and the
-    gold / predicted entities of each bucket."""
+    gold / predicted entities of each bucket; ``unit``: what an entity's offsets count (tokens, or
+    the characters of a text)."""
     if not results.get("buckets"):
         return ""
     bar, gap, width = 16, 6, 460
@@ -191,7 +205,7 @@ def buckets_svg(results: dict) -> str:
                 f"({r['number']} gold, {r['predicted']} pred)</text>"
             )
         parts.append("</svg>")
-        out.append(f"<h4>{esc(name.replace('_', ' '))}</h4>" + "".join(parts))
+        out.append(f"<h4>{esc(bucket_title(name, unit))}</h4>" + "".join(parts))
     return "".join(out)
 
 

@@ -12,7 +12,7 @@ import functools
 import html
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,30 @@ def example_dir() -> Path:
 
 #: an optional package a reader needs -> the line that installs it
 INSTALL_LINES = {"spacy": "pip install spacy", "conllu": "pip install conllu"}
+
+
+class InputFailed(ValueError):
+    """A ValueError about one input of a tab: ``named`` as the page names it ("gold file", "gold
+    entities"), so that the error box's heading says which input failed; ``side`` the metric's name
+    of it (``references``, ``predictions``, ``predictions_b``) when the metric refused it."""
+
+    def __init__(self, message: str, named: str | None = None, side: str | None = None) -> None:
+        super().__init__(message)
+        self.named, self.side = named, side
+
+
+def failed_heading(
+    error: BaseException,
+    default: str,
+    sides: Mapping[str, str] | None = None,
+    template: str = "Cannot read the {}",
+) -> str:
+    """An error box's heading: ``template`` with the input that failed when the error names one
+    (:class:`InputFailed`, or a metric's error whose ``side`` ``sides`` names: ``{"references":
+    "gold entities"}``), ``default`` when it is about several inputs or none."""
+    named = error.named if isinstance(error, InputFailed) else None
+    named = named or (sides or {}).get(getattr(error, "side", None) or "")
+    return template.format(named) if named else default
 
 
 def error_html(error: BaseException, heading: str, hint: str = "") -> str:

@@ -16,6 +16,7 @@ from .common import (
     decodings,
     entity_pairs,
     error_html,
+    failed_heading,
     fmt,
     metric,
     mode_cards_html,
@@ -84,6 +85,9 @@ PER_TYPE_HEADERS = [
     "f1",
 ]
 
+#: the share of the table's width of each column: the type, the mode, nine counts and scores, F1
+PER_TYPE_WIDTHS: list[str | int] = ["10%", "7%", *["8.5%"] * (len(GOLD_SIDE) + len(PREDICTED_SIDE)), "6.5%"]
+
 
 def per_type_mode_rows(results: dict) -> list[list]:
     """One row per entity type and mode of ``results["muc"][mode]["per_type"]``: the gold side's
@@ -122,15 +126,29 @@ def python_snippet(case: Case, options: dict) -> str:
     )
 
 
+#: the metric's sides as the tag boxes are named in error headings
+TAG_BOXES = {"references": "gold tags", "predictions": "predicted tags"}
 COMPARE_HINT = (
     "In the message, <code>references</code> is the gold-tags box and <code>predictions</code> "
     "the predicted-tags box."
 )
 
 
+def example_named(name: str | None, tokens_text: str, gold_text: str, pred_text: str) -> str:
+    """The Example menu's entry for the tag boxes: the example picked while the boxes hold it,
+    else "(your own sentence)" (marks of one's own are no longer the example)."""
+    if name in EXAMPLES and (tokens_text, gold_text, pred_text) == example_fields(name):
+        return name
+    return OWN_SENTENCE
+
+
 def example_boxes(name: str) -> tuple:
     """The three text boxes of the example picked; left as they are on "your own sentence"."""
     return example_fields(name) if name in EXAMPLES else (gr.skip(), gr.skip(), gr.skip())
+
+
+#: the outputs of compare_view, in order
+COMPARE_OUTPUTS = ("error", "results", "entities", "cards", "per type", "seqeval", "code")
 
 
 def compare_view(tokens_text: str, gold_text: str, pred_text: str, decoding: str, suffix: bool) -> tuple:
@@ -139,8 +157,11 @@ def compare_view(tokens_text: str, gold_text: str, pred_text: str, decoding: str
         case, options, results = score_sentence(tokens_text, gold_text, pred_text, decoding, suffix)
     except Exception as error:  # noqa: BLE001 -- shown in the page, never as a stack trace
         hint = COMPARE_HINT if "references" in str(error) or "predictions" in str(error) else ""
+        heading = failed_heading(
+            error, "The metric refused this input", TAG_BOXES, "The metric refused the {}"
+        )
         return (
-            error_html(error, "The metric refused this input", hint),
+            error_html(error, heading, hint),
             gr.Column(visible=False),
             "",
             "",
@@ -163,6 +184,12 @@ def compare_view(tokens_text: str, gold_text: str, pred_text: str, decoding: str
 # ---------------------------------------------------------------------------- Annotate mode
 
 INPUT_MODES = ("Type tags", "Annotate (select text)")
+#: the decoding of the Annotate mode: its marks are written as IOB2 tags
+ANNOTATE_DECODING = "IOB2 strict"
+ANNOTATE_NOTE = (
+    "Annotate mode: the marks are written as IOB2 tags and decoded as IOB2 strict; "
+    "choose Type tags to pick another decoding."
+)
 
 
 def _chunk(item: Any) -> tuple[str, Any]:
@@ -234,7 +261,7 @@ def annotate_marks(gold_marks: Sequence | None, pred_marks: Sequence | None) -> 
     pred_tokens, pred = marks_to_tags(pred_marks)
     if pred_tokens != tokens:  # the text differs: score the predictions as unmarked
         pred = ["O"] * len(tokens)
-    return " ".join(tokens), " ".join(gold), " ".join(pred), "IOB2 strict"
+    return " ".join(tokens), " ".join(gold), " ".join(pred), ANNOTATE_DECODING
 
 
 def annotate_view(gold_marks: Sequence | None, pred_marks: Sequence | None, suffix: bool) -> tuple:
@@ -244,12 +271,33 @@ def annotate_view(gold_marks: Sequence | None, pred_marks: Sequence | None, suff
     return (*boxes, *compare_view(*boxes, suffix))
 
 
+def decoding_menu(annotating: bool) -> gr.Dropdown:
+    """The decoding menu: while marks make the tags, IOB2 strict, locked, with a note saying why;
+    free again when tags are typed."""
+    if annotating:
+        return gr.Dropdown(value=ANNOTATE_DECODING, interactive=False, info=ANNOTATE_NOTE)
+    return gr.Dropdown(interactive=True, info="")
+
+
+def input_mode_view(
+    choice: str, gold_marks: Sequence | None, pred_marks: Sequence | None, suffix: bool
+) -> tuple:
+    """The Compare tab on a change of input mode: entering the Annotate mode scores the marks as
+    IOB2 strict at once (the menu says so); typing tags frees the decoding menu, nothing rescored."""
+    if choice != INPUT_MODES[1]:
+        return decoding_menu(False), *(gr.skip() for _ in range(3 + len(COMPARE_OUTPUTS)))
+    tokens, gold, pred, _, *shown = annotate_view(gold_marks, pred_marks, suffix)
+    return decoding_menu(True), tokens, gold, pred, *shown
+
+
 def annotate_panel() -> tuple:
     """The Annotate mode's components (hidden until chosen): sentence, gold marks, predicted marks."""
     with gr.Column(visible=False) as panel:
         gr.Markdown(
             "Select a word or a phrase, type its entity type and press Enter; click a mark to "
-            "change or remove it. The tag boxes below follow (IOB2) and the modes update."
+            "change or remove it. The tag boxes below follow in IOB2 and the modes update, decoded "
+            "as **IOB2 strict** (the Decoding menu above is set to it while you annotate).",
+            elem_id="annotate-note",
         )
         text = gr.Textbox(label="Sentence", elem_id="annotate-text", lines=1)
         gold = gr.HighlightedText(
@@ -278,7 +326,9 @@ def compare_tab() -> tuple[list, list]:
         example = gr.Dropdown(
             [*EXAMPLES, OWN_SENTENCE], value=FIRST_EXAMPLE, label="Example", scale=3, elem_id="example"
         )
-        decoding = gr.Dropdown(list(decodings()), value=LENIENT, label="Decoding (scheme, mode)", scale=2)
+        decoding = gr.Dropdown(
+            list(decodings()), value=LENIENT, label="Decoding (scheme, mode)", scale=2, elem_id="decoding"
+        )
         suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
     input_mode = gr.Radio(list(INPUT_MODES), value=INPUT_MODES[0], show_label=False, elem_id="input-mode")
     panel, text, gold_marks, pred_marks = annotate_panel()
@@ -300,6 +350,8 @@ def compare_tab() -> tuple[list, list]:
             label='Per type (results["muc"][mode]["per_type"])',
             elem_id="per-type",
             interactive=False,
+            wrap=True,  # heads and long type names on two lines: all twelve columns in the page
+            column_widths=PER_TYPE_WIDTHS,
         )
         seqeval = gr.Dataframe(
             headers=SEQEVAL_HEADERS, label="seqeval-compatible", elem_id="seqeval", interactive=False
@@ -314,16 +366,20 @@ def compare_tab() -> tuple[list, list]:
     button.click(compare_view, inputs, outputs)
     for option in (decoding, suffix):
         option.input(compare_view, inputs, outputs)
-    input_mode.input(lambda choice: gr.Column(visible=choice == INPUT_MODES[1]), input_mode, panel).then(
-        annotate_start, inputs, [text, gold_marks, pred_marks]
-    )
     marks = [gold_marks, pred_marks]
     one_queue = dict(concurrency_id="annotate", concurrency_limit=1)  # marks scored in the order made
-    text.input(lambda: OWN_SENTENCE, None, example)
     boxes_and_outputs = [tokens, gold, pred, decoding, *outputs]
+    chosen = input_mode.input(lambda choice: gr.Column(visible=choice == INPUT_MODES[1]), input_mode, panel)
+    boxes = [tokens, gold, pred]
+    chosen.then(annotate_start, inputs, [text, *marks]).then(  # the marks read in the decoding chosen so far
+        input_mode_view, [input_mode, *marks, suffix], [decoding, *boxes, *outputs], **one_queue
+    ).then(example_named, [example, *boxes], example)
+    text.input(lambda: OWN_SENTENCE, None, example)
     text.submit(annotate_text, text, marks).then(
         annotate_view, [*marks, suffix], boxes_and_outputs, **one_queue
     )
-    for side in marks:  # a mark made, changed or removed
-        side.change(annotate_view, [*marks, suffix], boxes_and_outputs, **one_queue)
+    for side in marks:  # a mark made, changed or removed: the example's name only while the boxes hold it
+        side.change(annotate_view, [*marks, suffix], boxes_and_outputs, **one_queue).then(
+            example_named, [example, *boxes], example
+        )
     return inputs, outputs

@@ -10,12 +10,12 @@ import json
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import gradio as gr
 import pandas as pd
 
-from .charts import buckets_svg, heatmap_html, ranking_svg, type_f1_svg
+from .charts import bucket_title, buckets_svg, heatmap_html, ranking_svg, type_f1_svg
 from .common import (
     LENIENT,
     SCORE_KEYS,
@@ -24,6 +24,7 @@ from .common import (
     decodings,
     error_html,
     esc,
+    failed_heading,
     fmt,
     mode_cards_html,
     simple_table,
@@ -31,7 +32,7 @@ from .common import (
 from .errors import ALL_TYPES, NOT_CORRECT, errors_html, show_page, turn_page
 from .examples import example_conll_files
 from .golds import AUTO_FORMAT, golds_section
-from .uploads import Upload, gather, read_slices, score, score_two, scrubbed
+from .uploads import Upload, absent_buckets, gather, offset_unit, read_slices, score, score_two, scrubbed
 
 FILES_HELP = """\
 **Gold and predictions**, in one of three layouts (read by `ner_files`, the same readers as
@@ -120,6 +121,7 @@ def _score(
     values = read_slices(slices.path, slices.name, len(inputs.references)) if slices else None
     names = [gold.name, (pred or gold).name] + ([pred_b.name] if pred_b else [])
     state = {"inputs": inputs, "options": {**tag_options, "ci_resamples": resamples}, "names": names}
+    state["units"] = resampled_units(inputs, values)
     progress(0.3, desc="Scoring" + (" both systems and their difference" if pred_b else ""))
     if pred_b:
         state["results"], state["results_b"], state["comparison"] = score_two(
@@ -131,18 +133,55 @@ def _score(
     return state
 
 
-def files_headline_html(results: dict, names: list[str], n_sentences: int) -> str:
-    """seqeval's micro scores (with their intervals when computed) and the corpus size."""
+class Units(NamedTuple):
+    """What the intervals and tests resample: sentences, or documents when the files have them;
+    how many the files hold, and how many each slice value holds. From one unit no interval or
+    test can be made: its resamples are all that unit (a zero-width interval, p 1)."""
+
+    name: str
+    whole: int
+    slices: dict[str, int]
+
+    def one(self, value: str | None = None) -> bool:
+        """Whether the files (or the slice ``value``) hold a single unit."""
+        return (self.whole if value is None else self.slices.get(value, 0)) == 1
+
+    @property
+    def none_made(self) -> str:
+        """What is shown instead of an interval or a p-value made from one unit."""
+        return f"n/a (1 {self.name})"
+
+
+def resampled_units(inputs: Any, values: list[str] | None) -> Units:
+    """The :class:`Units` of read files (and of a slices file's values, one per sentence)."""
+    ids = inputs.document_ids
+    units = list(range(len(inputs.references))) if ids is None else list(ids)
+    members: dict[str, set] = {}
+    for value, unit in zip(values or [], units):
+        members.setdefault(value, set()).add(unit)
+    name = "sentence" if ids is None else "document"
+    return Units(name, len(set(units)), {value: len(m) for value, m in members.items()})
+
+
+#: no units counted: every interval shown as the metric gives it
+NO_UNITS = Units("sentence", 0, {})
+
+
+def files_headline_html(results: dict, names: list[str], n_sentences: int, units: Units = NO_UNITS) -> str:
+    """seqeval's micro scores (with their intervals when computed; none from a single unit) and
+    the corpus size."""
     intervals = results.get("intervals", {})
     cells = []
     for key in SCORE_KEYS:
         name = f"overall_{key}"
         value = results[name] if name in results else results["muc"]["strict"][key]
         band = intervals.get(name)
-        band = f'<small class="interval">[{band[0]:.4f}, {band[1]:.4f}]</small>' if band else ""
+        shown = "" if not band else units.none_made if units.one() else f"[{band[0]:.4f}, {band[1]:.4f}]"
         cells.append(
             f'<div class="score"><span data-key="{name}">{fmt(value)}</span>'
-            f"<small>{'F1' if key == 'f1' else key}</small>{band}</div>"
+            f"<small>{'F1' if key == 'f1' else key}</small>"
+            + (f'<small class="interval">{shown}</small>' if shown else "")
+            + "</div>"
         )
     strict = results["muc"]["strict"]
     level = " (95% bootstrap intervals)" if intervals else ""
@@ -154,7 +193,7 @@ def files_headline_html(results: dict, names: list[str], n_sentences: int) -> st
     )
 
 
-def slices_html(results: dict, comparison: dict | None = None) -> str:
+def slices_html(results: dict, comparison: dict | None = None, units: Units = NO_UNITS) -> str:
     """Per slice value: sentences, strict scores, F1 as a bar (with its interval when computed; with
     B - A and its Holm-corrected p-value for two systems); the worst slice highlighted."""
     if "slices" not in results:
@@ -167,28 +206,7 @@ def slices_html(results: dict, comparison: dict | None = None) -> str:
         head += "<th>B - A</th><th>p (Holm)</th>" if compared else ""
         rows = []
         for value, r in table["values"].items():
-            name = "overall" if "overall_f1" in r else None
-            p, rc, f = (
-                r[f"overall_{k}"] if name else r["muc"]["strict"][k] for k in ("precision", "recall", "f1")
-            )
-            interval = r.get("intervals", {}).get("overall_f1" if name else "muc_strict_f1")
-            bar = (
-                f'<div class="slice-bar"><i style="width:{100 * f:.1f}%"></i>'
-                + (
-                    f'<b style="left:{100 * interval[0]:.1f}%;width:{100 * (interval[1] - interval[0]):.1f}%"></b>'
-                    if interval
-                    else ""
-                )
-                + f"</div>{f:.4f}"
-                + (f" [{interval[0]:.4f}, {interval[1]:.4f}]" if interval else "")
-            )
-            cells = f"<td>{esc(value)}</td><td>{r['sentences']}</td><td>{p:.4f}</td><td>{rc:.4f}</td><td>{bar}</td>"
-            if compared:
-                c = compared["values"][value]
-                score = "overall_f1" if "overall_f1" in c["difference"] else "muc_strict_f1"
-                low, high = c["intervals"][score]
-                cells += f"<td>{c['difference'][score]:+.4f} [{low:+.4f}, {high:+.4f}]</td>"
-                cells += f"<td>{c['p_values_holm'][score]:.4f}</td>"
+            cells = slice_cells(value, r, compared and compared["values"][value], units)
             mark = ' class="worst" title="the worst slice"' if value == worst else ""
             rows.append(f"<tr{mark}{attrs(data_slice=value)}>{cells}</tr>")
         note = ""
@@ -203,6 +221,43 @@ def slices_html(results: dict, comparison: dict | None = None) -> str:
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>{note}"
         )
     return "".join(out)
+
+
+def slice_cells(value: str, r: dict, compared: dict | None, units: Units) -> str:
+    """One slice's cells: its value, sentences, strict scores, F1 as a bar with its interval, and
+    B - A with its interval and Holm-corrected p-value; a slice of one unit gets neither interval
+    nor p-value (its resamples are all that unit: a zero-width interval, p 1)."""
+    name = "overall_f1" if "overall_f1" in r else "muc_strict_f1"
+    p, rc, f = (r[f"overall_{k}"] if name == "overall_f1" else r["muc"]["strict"][k] for k in SCORE_KEYS)
+    interval = r.get("intervals", {}).get(name)
+    alone = units.one(value)
+    bar = f'<div class="slice-bar"><i style="width:{100 * f:.1f}%"></i>'
+    if interval and not alone:
+        low, high = interval
+        bar += f'<b style="left:{100 * low:.1f}%;width:{100 * (high - low):.1f}%"></b></div>{f:.4f} [{low:.4f}, {high:.4f}]'
+    else:
+        bar += f"</div>{f:.4f}" + (f" {units.none_made}" if interval else "")
+    cells = f"<td>{esc(value)}</td><td>{r['sentences']}</td><td>{p:.4f}</td><td>{rc:.4f}</td><td>{bar}</td>"
+    if compared:
+        score = "overall_f1" if "overall_f1" in compared["difference"] else "muc_strict_f1"
+        low, high = compared["intervals"][score]
+        band = units.none_made if alone else f"[{low:+.4f}, {high:+.4f}]"
+        p_value = units.none_made if alone else f"{compared['p_values_holm'][score]:.4f}"
+        cells += f"<td>{compared['difference'][score]:+.4f} {band}</td><td>{p_value}</td>"
+    return cells
+
+
+def buckets_html(state: dict) -> str:
+    """The bucket charts, entity length in the unit of the files' offsets, and why a chart that tag
+    files get is not drawn for these files."""
+    inputs = state["inputs"]
+    unit = offset_unit(inputs)
+    absent = "".join(
+        f"<li><b>{esc(bucket_title(name, unit))}</b>: {esc(reason)}</li>"
+        for name, reason in absent_buckets(inputs).items()
+    )
+    note = f'<p class="ner-legend">Not drawn for these files:</p><ul class="ner-legend">{absent}</ul>'
+    return buckets_svg(state["results"], unit) + (note if absent else "")
 
 
 def levels_html(results: dict) -> str:
@@ -278,7 +333,12 @@ def comparison_frame(state: dict) -> pd.DataFrame | None:
     comparison = state.get("comparison")
     if comparison and comparison.get("table"):
         keys = ("score", "a", "b", "difference", "low", "high", "p_value")
-        rows = [[row[k] if k == "score" else round(row[k], 4) for k in keys] for row in comparison["table"]]
+        units = state.get("units", NO_UNITS)
+        made = keys[:4] if units.one() else keys  # from one unit: no interval nor p-value
+        rows = [
+            [row[k] if k == "score" else round(row[k], 4) if k in made else units.none_made for k in keys]
+            for row in comparison["table"]
+        ]
         return pd.DataFrame(rows, columns=["score", "A", "B", "B - A", "low", "high", "p"])
     a, b = state["results"], state["results_b"]
     pairs = [(f"overall_{k}", a.get(f"overall_{k}"), b.get(f"overall_{k}")) for k in SCORE_KEYS]
@@ -293,7 +353,8 @@ FILES_DOWNLOAD = 10
 
 def failed_outputs(error: BaseException) -> tuple:
     """The Files tab's outputs when the files cannot be scored: the error box, nothing else."""
-    box = error_html(error, "Cannot score these files", 'The format of each layout is under "File formats".')
+    heading = failed_heading(error, "Cannot score these files")  # "Cannot read the gold file"
+    box = error_html(error, heading, 'The format of each layout is under "File formats".')
     hidden = gr.Column(visible=False)
     empty_types = gr.Dropdown(choices=[ALL_TYPES], value=ALL_TYPES)
     return (
@@ -344,13 +405,13 @@ def files_view(
 
 def shown_outputs(state: dict, download: bool) -> tuple:
     """The Files tab's outputs drawn from its state (see files_view)."""
-    results = state["results"]
+    results, units = state["results"], state.get("units", NO_UNITS)
     types = [ALL_TYPES, *sorted(results["muc"]["strict"]["per_type"])]
     comparison = comparison_frame(state)
     return (
         "",
         gr.Column(visible=True),
-        files_headline_html(results, state["names"], len(state["inputs"].references)),
+        files_headline_html(results, state["names"], len(state["inputs"].references), units),
         mode_cards_html(results),
         type_f1_svg(results),
         heatmap_html(results),
@@ -361,8 +422,8 @@ def shown_outputs(state: dict, download: bool) -> tuple:
         results_json(state) if download else None,
         gr.Column(visible=comparison is not None),
         comparison,
-        slices_html(results, state.get("comparison")),
-        buckets_svg(results),
+        slices_html(results, state.get("comparison"), units),
+        buckets_html(state),
         ranking_svg(results) + levels_html(results),
         state,
     )
@@ -429,7 +490,7 @@ def files_tab() -> None:
         slices = gr.File(
             label="Slices (optional): one value per line, one line per sentence", elem_id="slices-file"
         )
-    with gr.Row(equal_height=True):
+    with gr.Row(equal_height=True):  # the options, then the buttons: each menu shows its longest choice whole
         file_format = gr.Dropdown(
             file_formats(), value=AUTO_FORMAT, label="File format", elem_id="files-format", scale=1
         )
@@ -438,7 +499,7 @@ def files_tab() -> None:
             value=LENIENT,
             label="Decoding (scheme, mode)",
             elem_id="files-decoding",
-            scale=2,
+            scale=1,
         )
         suffix = gr.Checkbox(False, label="suffix=True (tags like PER-B)", scale=1)
         resamples = gr.Slider(
@@ -450,6 +511,7 @@ def files_tab() -> None:
             scale=2,
             elem_id="resamples",
         )
+    with gr.Row():
         example = gr.Button("Example files", scale=1, elem_id="files-example")
         button = gr.Button("Score files", variant="primary", scale=1, elem_id="files-button")
         stop = gr.Button("Stop", variant="stop", scale=1, elem_id="files-stop")

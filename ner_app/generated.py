@@ -14,7 +14,17 @@ from collections.abc import Sequence
 
 import gradio as gr
 
-from .common import colours_of, error_html, esc, fmt, metric, signature_html, simple_table
+from .common import (
+    InputFailed,
+    colours_of,
+    error_html,
+    esc,
+    failed_heading,
+    fmt,
+    metric,
+    signature_html,
+    simple_table,
+)
 
 #: the output-format choice that lets the metric tell the dialect
 AUTO = "auto"
@@ -48,6 +58,10 @@ def output_formats() -> list[str]:
     return [AUTO, *metric("generated").DIALECTS]
 
 
+#: the gold box as error headings name it ("Cannot read the gold entities")
+GOLD_BOX = "gold entities"
+
+
 def parse_gold(gold: str | None) -> list[dict] | None:
     """The gold box as a list of entities, or None when it is empty; ValueError naming the box."""
     if gold is None or not gold.strip():
@@ -55,10 +69,11 @@ def parse_gold(gold: str | None) -> list[dict] | None:
     try:
         entities = json.loads(gold)
     except json.JSONDecodeError as error:
-        raise ValueError(f"gold entities: not JSON ({error})") from None
+        raise InputFailed(f"gold entities: not JSON ({error})", GOLD_BOX) from None
     if not isinstance(entities, list):
-        raise ValueError(
-            f'gold entities: a JSON list of {{"label", "start", "end"}} is needed, got {type(entities).__name__}'
+        raise InputFailed(
+            f'gold entities: a JSON list of {{"label", "start", "end"}} is needed, got {type(entities).__name__}',
+            GOLD_BOX,
         )
     return entities
 
@@ -165,7 +180,8 @@ def generated_view(
         given = (parse_gold(gold), parse_types(types), matching or LADDER[0])
         return _view(text or "", output or "", output_format or AUTO, *given)
     except Exception as error:  # noqa: BLE001 -- shown in the page
-        return error_html(error, "Cannot read this output"), "", "", ""
+        heading = failed_heading(error, "Cannot read this output", {"references": GOLD_BOX})
+        return error_html(error, heading), "", "", ""
 
 
 def _view(

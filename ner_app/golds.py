@@ -13,7 +13,17 @@ from typing import Any
 
 import gradio as gr
 
-from .common import ERROR_PAGE, colours_of, decodings, error_html, esc, fmt, metric, simple_table
+from .common import (
+    ERROR_PAGE,
+    colours_of,
+    decodings,
+    error_html,
+    esc,
+    failed_heading,
+    fmt,
+    metric,
+    simple_table,
+)
 from .generated import marked_text_html
 from .uploads import Upload, gather, is_spans, scrubbed
 
@@ -116,7 +126,8 @@ def golds_view(
     try:
         state = read_golds(gold, gold_b, decoding, suffix, file_format)
     except Exception as error:  # noqa: BLE001 -- shown in the page
-        return error_html(error, "Cannot compare these golds", GOLDS_HINT), "", 1, "", None
+        heading = failed_heading(error, "Cannot compare these golds")  # "Cannot read the second gold file"
+        return error_html(error, heading, GOLDS_HINT), "", 1, "", None
     page, shown = gold_page(state, 1)
     return "", summary_html(state), page, shown, state
 

@@ -217,8 +217,15 @@ def stratified_view(
 # ---------------------------------------------------------------------------- example CSVs
 
 
+#: the Example menu's entry once the user uploads CSV files of their own
+OWN_FILES = "(your own files)"
+
+
 def stratified_example_view(name: str, ci_method: str, confidence_level: float, recall_mode: str) -> tuple:
-    """The example's CSV files in the upload boxes, and the Stratified tab's outputs for them."""
+    """The example's CSV files in the upload boxes, and the Stratified tab's outputs for them; the
+    page left as it is on "(your own files)"."""
+    if name not in STRATIFIED_EXAMPLES:
+        return tuple(gr.skip() for _ in range(7))
     try:
         entities, sizes = stratified_example_files(name)
     except Exception as error:  # noqa: BLE001
@@ -243,7 +250,7 @@ def stratified_tab() -> tuple:
     with gr.Row():
         with gr.Column(scale=2):
             example = gr.Dropdown(
-                list(STRATIFIED_EXAMPLES), value=first, label="Example", elem_id="stratified-example"
+                [*STRATIFIED_EXAMPLES, OWN_FILES], value=first, label="Example", elem_id="stratified-example"
             )
             entities = gr.File(label="Entities CSV", file_types=[".csv"], elem_id="entities-csv")
             sizes = gr.File(label="Subgroup sizes CSV (optional)", file_types=[".csv"], elem_id="sizes-csv")
@@ -277,6 +284,9 @@ def stratified_tab() -> tuple:
     inputs = [entities, sizes, method, level, recall_mode]
     outputs = [error, results, headline, plot, table]
     example.input(stratified_example_view, [example, *inputs[2:]], [entities, sizes, *outputs])
+    for box in (entities, sizes):  # a file of the user's own: no longer the example's
+        for event in (box.upload, box.clear):
+            event(lambda: OWN_FILES, None, example)
     button.click(stratified_view, inputs, outputs)
     for event in (method.input, recall_mode.input, level.release):
         event(stratified_view, inputs, outputs)

@@ -10,6 +10,7 @@ Reading goes through ``metric.read_systems`` and scoring through ``metric.comput
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import zipfile
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .common import metric
+from .common import InputFailed, metric
 
 #: a zip upload's bounds: members and uncompressed bytes (a larger archive is refused before
 #: anything is extracted)
@@ -117,24 +118,56 @@ def unzip(archive: Path, folder: Path, slot: str) -> list[str]:
 
 
 def gather(upload: Any, slot: str) -> Upload | None:
-    """One upload slot's files as an :class:`Upload`, or None when the slot is empty."""
+    """One upload slot's files as an :class:`Upload`, or None when the slot is empty; an error
+    names the slot's file as the one that failed."""
     paths = upload_paths(upload)
-    return Upload(paths, slot) if paths else None
+    try:
+        return Upload(paths, slot) if paths else None
+    except ValueError as error:
+        raise InputFailed(str(error), f"{slot} file") from None
+
+
+#: the metric's sides, in the order of the upload slots that hold them (gold, predictions, second
+#: predictions; the two golds: gold, second gold)
+SIDES = ("references", "predictions", "predictions_b")
 
 
 def scrubbed(error: BaseException, uploads: Sequence[Upload | None]) -> BaseException:
-    """``error`` (a ValueError) with every upload's server folder taken out of its message."""
+    """``error`` (a ValueError) with every upload's server folder taken out of its message, naming
+    the file that failed when one did: the slot it came from, the slot of the metric's side that
+    refused it (the gold file's for predictions of a file with two tag columns), or the one file a
+    reader's message starts with (``gold.conll line 3: ...``)."""
     if not isinstance(error, ValueError):
         return error
     message = str(error)
     for upload in uploads:
         if upload is not None:
             message = upload.scrub(message)
-    return ValueError(message)
+    return InputFailed(message, failed_file(error, message, uploads))
+
+
+def failed_file(error: ValueError, message: str, uploads: Sequence[Upload | None]) -> str | None:
+    """The upload slot's file an error is about (see :func:`scrubbed`), or None."""
+    if isinstance(error, InputFailed) and error.named:
+        return error.named
+    if isinstance(error, InputFailed) and error.side in SIDES:
+        at = SIDES.index(error.side)
+        upload = uploads[at] if at < len(uploads) else None
+        upload = upload or (uploads[0] if error.side == "predictions" else None)
+        return f"{upload.slot} file" if upload else None
+    named = [u for u in uploads if u and re.match(rf"{re.escape(u.name)}( line \d+[^:]*)?: ", message)]
+    return f"{named[0].slot} file" if len(named) == 1 else None
 
 
 def read_slices(path: str, name: str, n_sentences: int) -> list[str]:
     """One slice value per line, one line per sentence; ValueError naming the file."""
+    try:
+        return _slices(path, name, n_sentences)
+    except ValueError as error:
+        raise InputFailed(str(error), "slices file") from None
+
+
+def _slices(path: str, name: str, n_sentences: int) -> list[str]:
     try:
         with open(path, encoding="utf-8") as f:
             values = [line.rstrip("\r\n") for line in f]
@@ -158,18 +191,49 @@ def is_spans(inputs: Any) -> bool:
     return any(isinstance(x, dict) for example in inputs.references for x in example)
 
 
+#: the entity buckets of tag files: every attribute that needs no training set
+TAG_BUCKETS = ("entity_length", "sentence_length", "density", "capitalisation")
+
+
+def over_texts(inputs: Any) -> bool:
+    """Whether read span files place their entities on texts (character offsets), not tokens."""
+    return bool(inputs.tokens) and all(isinstance(t, str) for t in inputs.tokens)
+
+
 def bucket_options(inputs: Any) -> dict:
     """The entity buckets the files allow, with the option that gives their text: for tags every
     attribute that needs no training set (with the tokens); for spans entity length and, for
     texts, the capitalisation."""
     if not is_spans(inputs):
-        return {
-            "buckets": ["entity_length", "sentence_length", "density", "capitalisation"],
-            "tokens": inputs.tokens,
-        }
-    if inputs.tokens and all(isinstance(t, str) for t in inputs.tokens):
+        return {"buckets": list(TAG_BUCKETS), "tokens": inputs.tokens}
+    if over_texts(inputs):
         return {"buckets": ["entity_length", "capitalisation"], "texts": inputs.tokens}
     return {"buckets": ["entity_length"]}
+
+
+def offset_unit(inputs: Any) -> str:
+    """What an entity's length counts in read files: tokens, or characters of a text."""
+    return "characters" if is_spans(inputs) and over_texts(inputs) else "tokens"
+
+
+#: why span files get no chart of an attribute tag files get
+NO_BUCKET = {
+    "sentence_length": "bucketed by the tokens of the entity's sentence, which the metric's span "
+    "scoring does not take",
+    "density": "entities per token of the sentence, which the metric's span scoring does not take",
+    "capitalisation": "it reads an entity's text from the characters of a text, and these files give tokens",
+}
+
+
+def absent_buckets(inputs: Any) -> dict[str, str]:
+    """The entity buckets of tag files that these files do not get, each with the reason."""
+    if not is_spans(inputs):
+        return {}
+    if has_fragments(inputs):
+        reason = "discontinuous entities (several fragments) have no single length or text to bucket"
+        return dict.fromkeys(TAG_BUCKETS, reason)
+    given = bucket_options(inputs)["buckets"]
+    return {name: NO_BUCKET[name] for name in TAG_BUCKETS if name not in given}
 
 
 def has_fragments(inputs: Any) -> bool:
@@ -203,7 +267,7 @@ def score(inputs: Any, tag_options: dict, slices: list | None = None, ci_resampl
     try:
         return metric(config).compute(**{**inputs.compute_inputs(), **options})
     except ValueError as error:
-        raise ValueError(metric().locate(error, inputs)) from None
+        raise InputFailed(metric().locate(error, inputs), side=getattr(error, "side", None)) from None
 
 
 def score_two(
@@ -213,7 +277,12 @@ def score_two(
     (difference, interval, p-value) with each system's own intervals; spans are scored apart
     (comparison None)."""
     if is_spans(inputs):
-        return score(inputs, {}, slices, ci_resamples), score(inputs_b, {}, slices, ci_resamples), None
+        results = score(inputs, {}, slices, ci_resamples)
+        try:
+            return results, score(inputs_b, {}, slices, ci_resamples), None
+        except InputFailed as error:  # its predictions are the second file's
+            side = "predictions_b" if error.side == "predictions" else error.side
+            raise InputFailed(str(error), side=side) from None
     options = score_options(inputs, tag_options, slices, 0)
     options.pop("ci_resamples")
     try:
@@ -227,9 +296,10 @@ def score_two(
             **options,
         )
     except ValueError as error:
-        second = getattr(error, "side", None) == "predictions_b"  # its place is in the second file
+        side = getattr(error, "side", None)
+        second = side == "predictions_b"  # its place is in the second file
         where = (inputs_b, "predictions") if second else (inputs, None)
-        raise ValueError(metric().locate(error, *where)) from None
+        raise InputFailed(metric().locate(error, *where), side=side) from None
     if ci_resamples:  # each slice's and bucket's own interval, as compute gives them for one system
         alone = score(inputs, tag_options, slices, ci_resamples)
         out["a"].update({k: alone[k] for k in ("slices", "buckets") if k in alone})

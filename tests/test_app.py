@@ -532,6 +532,72 @@ def test_bad_files_show_the_readers_message(tmp_path, text, message):
     assert "no gold file" in files_view(None)["error"]
 
 
+def heading(box):
+    """The bold heading of an error box."""
+    return html.unescape(re.search(r"<strong>(.*?)</strong>", box).group(1))
+
+
+def test_the_error_heading_names_the_file_that_failed(tmp_path):
+    """The Files tab's error box says which upload failed (a reader's message, the metric's refusal
+    of a side, a slot's own check), and "Cannot score these files" when it is about several."""
+    bad = tmp_path / "bad.conll"
+    bad.write_text("BREVICOR B-ORG\nwelcomes O O\n", encoding="utf-8")
+    odd = tmp_path / "odd.conll"  # the gold's sentences, a tag the IOB2 scheme refuses
+    odd.write_text(open(GOLD, encoding="utf-8").read().replace("B-MISC", "S-MISC", 1), encoding="utf-8")
+    short = tmp_path / "short.txt"
+    short.write_text("news\n")
+    spans, past = tmp_path / "spans.jsonl", tmp_path / "past.jsonl"  # an entity past the tokens
+    for path, end in ((spans, 1), (past, 5)):
+        entities = [{"label": "PER", "start": 0, "end": end}]
+        path.write_text(json.dumps({"tokens": ["Ada", "sang"], "entities": entities}) + "\n")
+    strict = "IOB2 strict"
+    for paths, options, expected in (
+        ((str(bad), PRED_A), {}, "Cannot read the gold file"),
+        ((GOLD, str(bad)), {}, "Cannot read the predictions file"),
+        ((str(odd), PRED_A), {"decoding": strict}, "Cannot read the gold file"),
+        ((GOLD, str(odd)), {"decoding": strict}, "Cannot read the predictions file"),
+        ((GOLD, PRED_A, str(odd)), {"decoding": strict}, "Cannot read the second predictions file"),
+        ((GOLD, PRED_A), {"slices": str(short)}, "Cannot read the slices file"),
+        ((str(spans), str(spans), str(past)), {}, "Cannot read the second predictions file"),
+        ((GOLD, [str(tmp_path / "doc.ann")]), {}, "Cannot read the predictions file"),
+        ((GOLD, str(DATA / "formats" / "label_studio.json")), {}, "Cannot score these files"),
+    ):
+        (tmp_path / "doc.ann").write_text("T1\tPER 0 3\tAda\n", encoding="utf-8")
+        assert heading(files_view(*paths, **options)["error"]) == expected, (paths, options)
+    assert heading(files_view(None)["error"]) == "Cannot score these files"  # no gold file at all
+
+
+def test_a_file_with_two_tag_columns_is_the_gold_file_on_either_side(tmp_path):
+    both = tmp_path / "both.conll"
+    both.write_text("Ada B-PER S-PER\nsang O O\n", encoding="utf-8")
+    error = files_view(str(both), decoding="IOB2 strict")["error"]
+    assert "predictions[0][0]" in error and heading(error) == "Cannot read the gold file"
+
+
+def test_the_golds_error_heading_names_the_gold_that_failed(tmp_path):
+    bad = tmp_path / "bad.conll"
+    bad.write_text("BREVICOR B-ORG\nwelcomes O O\n", encoding="utf-8")
+    for first, second, expected in (
+        (str(bad), GOLD, "Cannot read the gold file"),
+        (GOLD, str(bad), "Cannot read the second gold file"),
+        (GOLD, None, "Cannot compare these golds"),
+    ):
+        error = golds.golds_view([first], second and [second], LENIENT, False, files.AUTO_FORMAT)[0]
+        assert heading(error) == expected
+
+
+def test_a_refused_tag_box_is_named():
+    assert heading(compare.compare_view("", "B-PER X-LOC", "O O", LENIENT, False)[0]) == (
+        "The metric refused the gold tags"
+    )
+    assert heading(compare.compare_view("", "B-PER O", "B-PER 7", LENIENT, False)[0]) == (
+        "The metric refused the predicted tags"
+    )
+    assert heading(compare.compare_view("a b c", "B-PER O", "O O", LENIENT, False)[0]) == (
+        "The metric refused this input"
+    )
+
+
 def test_the_download_comes_second():
     first, second = files.files_stream(GOLD, PRED_A, None, LENIENT, False, 0)
     assert first[files.FILES_DOWNLOAD] is None and FILES_OUTPUTS[files.FILES_DOWNLOAD] == "download"
@@ -705,6 +771,44 @@ def test_files_tab_slices_and_buckets(tmp_path):
         f"slices file {path.name}: 1 lines but the files hold {n} sentences"
         in files_view(GOLD, PRED_A, slices=str(path))["error"]
     )
+
+
+def bucket_titles(fragment):
+    return [html.unescape(t) for t in re.findall(r"<h4>(.*?)</h4>", fragment)]
+
+
+def test_bucket_charts_name_their_unit_and_say_why_one_is_absent(tmp_path):
+    """Entity length in tokens for tag files, in characters for span files over a text; the charts
+    of tag files that span files do not get are named with the reason."""
+    conll = files_view(GOLD, PRED_A)["buckets"]
+    assert bucket_titles(conll) == [
+        "entity length (tokens)",
+        "sentence length (tokens)",
+        "density (entities per token of the sentence)",
+        "capitalisation",
+    ]
+    assert "Not drawn" not in conll
+    studio = str(DATA / "formats" / "label_studio.json")
+    shown = files_view(studio, studio)
+    assert set(shown["state"]["results"]["buckets"]) == {"entity_length", "capitalisation"}
+    assert bucket_titles(shown["buckets"]) == ["entity length (characters)", "capitalisation"]
+    absent = dict(re.findall(r"<li><b>(.*?)</b>: (.*?)</li>", shown["buckets"]))
+    assert set(absent) == {"sentence length (tokens)", "density (entities per token of the sentence)"}
+    assert all("span scoring does not take" in reason for reason in absent.values())
+    tokens = tmp_path / "tokens.jsonl"  # offsets into tokens: entity length in tokens, no text
+    tokens.write_text(
+        json.dumps(
+            {"tokens": ["Ada", "Lovelace", "sang"], "entities": [{"label": "PER", "start": 0, "end": 2}]}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    shown = files_view(str(tokens), str(tokens))["buckets"]
+    assert bucket_titles(shown) == ["entity length (tokens)"]
+    assert "<b>capitalisation</b>: it reads an entity&#x27;s text from the characters of a text" in shown
+    brat = [str(DATA / "formats" / "brat" / n) for n in ("doc1.ann", "doc1.txt")]
+    shown = files.files_view(brat, brat, None, LENIENT, False, 0)[FILES_OUTPUTS.index("buckets")]
+    assert bucket_titles(shown) == [] and shown.count("discontinuous entities") == 4
 
 
 def test_files_tab_draws_the_ranking_of_scored_predictions(tmp_path):
@@ -958,6 +1062,15 @@ def test_the_example_menu_follows_the_user():
     assert compare.example_boxes(examples.FIRST_EXAMPLE) == examples.example_fields(examples.FIRST_EXAMPLE)
     skipped = compare.example_boxes(compare.OWN_SENTENCE)
     assert len(skipped) == 3 and all(not isinstance(x, str) for x in skipped)
+    # the boxes that marks make: the example's name only while they hold the example
+    fields = examples.example_fields(examples.FIRST_EXAMPLE)
+    assert compare.example_named(examples.FIRST_EXAMPLE, *fields) == examples.FIRST_EXAMPLE
+    marked = (fields[0], fields[1].replace("I-DIS O O", "I-DIS B-DIS O"), fields[2])
+    assert compare.example_named(examples.FIRST_EXAMPLE, *marked) == compare.OWN_SENTENCE
+    assert compare.example_named(compare.OWN_SENTENCE, *fields) == compare.OWN_SENTENCE
+    # the Stratified tab's "(your own files)" leaves the uploads and the results as they are
+    kept = strat.stratified_example_view(strat.OWN_FILES, "wilson", 0.95, "strict")
+    assert len(kept) == 7 and all(not isinstance(x, str) for x in kept)
 
 
 def label_studio_export(tmp_path, annotations):
@@ -1045,6 +1158,46 @@ def test_two_systems_show_each_slices_interval(tmp_path):
     for value, c in compared.items():
         low, high = c["intervals"]["overall_f1"]
         assert f"{c['difference']['overall_f1']:+.4f} [{low:+.4f}, {high:+.4f}]" in shown["slices"]
+
+
+def test_a_slice_of_one_sentence_shows_no_interval_nor_p_value(tmp_path):
+    """A bootstrap over one sentence resamples that sentence only (a zero-width interval, p 1): the
+    slice of one sentence shows its scores and B - A, and says that no interval or test is made;
+    the other slice keeps its intervals and p-value as the metric gives them."""
+    n = len(ner_files.read_pair(GOLD, PRED_A).references)
+    values = ["alone", *["rest"] * (n - 1)]
+    path = tmp_path / "genre.txt"
+    path.write_text("\n".join(values) + "\n")
+    shown = files_view(GOLD, PRED_A, PRED_B, slices=str(path), resamples=100)
+    rows = dict(re.findall(r'data-slice="(\w+)">(.*?)</tr>', shown["slices"]))
+    compared = shown["state"]["comparison"]["slices"]["slice"]["values"]
+    one = compared["alone"]
+    assert one["sentences"] == 1 and one["intervals"]["overall_f1"][0] == one["intervals"]["overall_f1"][1]
+    assert "[" not in rows["alone"] and rows["alone"].count("n/a (1 sentence)") == 3  # F1, B - A, p
+    assert f"<td>{one['difference']['overall_f1']:+.4f} n/a (1 sentence)</td>" in rows["alone"]
+    rest = compared["rest"]
+    low, high = rest["intervals"]["overall_f1"]
+    assert f"{rest['difference']['overall_f1']:+.4f} [{low:+.4f}, {high:+.4f}]" in rows["rest"]
+    assert f"<td>{rest['p_values_holm']['overall_f1']:.4f}</td>" in rows["rest"] and "n/a" not in rows["rest"]
+
+
+def test_files_of_one_sentence_show_no_interval_nor_p_value(tmp_path):
+    """One sentence in the files: the headline scores and the comparison's B - A without interval
+    or p-value; the JSON download keeps the metric's results as they are."""
+    paths = []
+    for name in ("gold.conll", "pred_a.conll", "pred_b.conll"):  # the first sentence of each
+        blocks = [b for b in (DATA / name).read_text().split("\n\n") if not b.startswith("-DOCSTART-")]
+        paths.append(tmp_path / name)
+        paths[-1].write_text(blocks[0] + "\n")
+    shown = files_view(*map(str, paths), resamples=100)
+    assert shown["error"] == "" and len(shown["state"]["inputs"].references) == 1
+    assert shown["headline"].count("n/a (1 sentence)") == 3 and "[" not in shown["headline"]
+    table = shown["comparison"]
+    assert list(table.loc[0, ["low", "high", "p"]]) == ["n/a (1 sentence)"] * 3
+    row = shown["state"]["comparison"]["table"][0]
+    assert table.loc[0, "B - A"] == round(row["difference"], 4) and row["low"] == row["high"]
+    hipe = [str(DATA / "hipe" / f"unittest-ner-1-{side}.tsv") for side in ("true", "pred")]
+    assert files_view(*hipe, resamples=100)["headline"].count("n/a (1 document)") == 3  # units: documents
 
 
 def test_harem_names_fit_the_chart():
@@ -1219,6 +1372,9 @@ def test_generated_unparseable_and_bad_gold_show_their_reason():
     ):
         error = gen.generated_view("Ann.", "PER: Ann", "auto", gold, "")[0]
         assert 'role="alert"' in error and message in html.unescape(error)
+        assert heading(error) == "Cannot read the gold entities"  # the gold failed, not the output
+    error = gen.generated_view("Ann.", "PER: Ann", "json", "", "")[0]  # no such output format
+    assert heading(error) == "Cannot read this output"
 
 
 GEN_HOSTILE = ("<script>alert(1)</script>", 'x" onmouseover="alert(1)')

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import METRIC_PATH, ROOT, require
-from ner_app import common, compare, examples
+from ner_app import common, compare, examples, files
 from ner_app import stratified as strat
 
 CHROMIUM = "/usr/bin/chromium"
@@ -757,6 +757,80 @@ def test_compare_tab_example_menu_follows_the_user(page):
     box.press("End")
     page.keyboard.type(" O")  # typed as a user types (fill sends no input event to Gradio)
     expect(page.locator("#example input")).to_have_value(compare.OWN_SENTENCE)
+    assert_nothing_off_the_page(page)
+
+
+def test_annotate_mode_says_it_decodes_as_iob2_strict(page, metric):
+    """Choosing the Annotate mode sets the decoding menu to IOB2 strict at once, locked, with a note
+    beside it and in the panel; the scores shown are IOB2 strict's; typing tags frees the menu."""
+    expect = require("playwright.sync_api").expect
+    page.locator("#input-mode").get_by_label("Annotate (select text)").check()
+    menu = page.locator("#decoding input")
+    expect(menu).to_have_value(compare.ANNOTATE_DECODING)
+    expect(menu).to_be_disabled()
+    expect(page.locator("#decoding")).to_contain_text(compare.ANNOTATE_NOTE)
+    expect(page.locator("#annotate-note")).to_contain_text("decoded as IOB2 strict")
+    case = examples.EXAMPLES[examples.FIRST_EXAMPLE]
+    results = metric.compute(
+        predictions=[case.pred], references=[case.gold], scheme="IOB2", mode="strict", errors=True
+    )
+    expect(page.locator("#mode-cards .ner-signature input")).to_have_value(results["signature"])
+    page.locator("#input-mode").get_by_label("Type tags").check()
+    expect(menu).to_be_enabled()
+    expect(page.locator("#decoding")).not_to_contain_text(compare.ANNOTATE_NOTE)
+    assert_nothing_off_the_page(page)
+
+
+def test_annotate_marks_of_ones_own_are_no_longer_the_example(page):
+    """A mark made on the example's sentence: the Example menu says "(your own sentence)"."""
+    expect = require("playwright.sync_api").expect
+    page.locator("#input-mode").get_by_label("Annotate (select text)").check()
+    page.wait_for_selector("#annotate-gold :text('patiente')")
+    expect(page.locator("#decoding input")).to_have_value(compare.ANNOTATE_DECODING)
+    expect(page.locator("#example input")).to_have_value(examples.FIRST_EXAMPLE)  # entering changes nothing
+    select_and_label(page, "annotate-gold", "aiguë", "DIS")
+    expect(page.locator("#gold textarea, #gold input").first).to_have_value(
+        "O B-PER O B-DIS I-DIS B-DIS O", timeout=60_000
+    )
+    expect(page.locator("#example input")).to_have_value(compare.OWN_SENTENCE, timeout=60_000)
+
+
+def test_stratified_files_of_ones_own_are_no_longer_the_example(page, tmp_path):
+    """Uploading one's own CSV: the Stratified tab's Example menu says "(your own files)"."""
+    expect = require("playwright.sync_api").expect
+    page.get_by_role("tab", name="Stratified recall").click()
+    page.wait_for_selector("#recall-plot svg", timeout=60_000)
+    first = next(iter(examples.STRATIFIED_EXAMPLES))
+    expect(page.locator("#stratified-example input")).to_have_value(first)
+    entities, _ = write_strata(tmp_path)
+    upload(page, "entities-csv", entities)
+    expect(page.locator("#stratified-example input")).to_have_value(strat.OWN_FILES)
+
+
+#: the elements of a selector whose text is cut: wider than the box that shows it
+CLIPPED_JS = """ns => ns.filter(n => n.scrollWidth > n.clientWidth + 1)
+                  .map(n => [n.value || n.textContent, n.scrollWidth, n.clientWidth])"""
+
+
+def test_the_per_type_table_and_the_files_menus_fit(page):
+    """At 1280 px: the per-type table's twelve columns and every head shown whole; the Files tab's
+    menus show their longest choice whole."""
+    widths = page.locator("#per-type .virtual-table-viewport").evaluate("n => [n.scrollWidth, n.clientWidth]")
+    assert widths[0] <= widths[1], widths
+    heads = page.locator("#per-type th .header-content span")
+    assert heads.count() == len(compare.PER_TYPE_HEADERS)
+    assert heads.evaluate_all(CLIPPED_JS) == []
+    assert_nothing_off_the_page(page)
+    page.get_by_role("tab", name="Files").click()
+    for elem_id, choices in (
+        ("files-format", [files.AUTO_FORMAT, *common.VOCAB.FILE_FORMATS]),
+        ("files-decoding", list(common.decodings())),
+    ):
+        longest = max(choices, key=len)
+        pick(page, elem_id, longest)
+        menu = page.locator(f"#{elem_id} input")
+        assert menu.input_value() == longest
+        assert menu.evaluate_all(CLIPPED_JS) == [], elem_id
     assert_nothing_off_the_page(page)
 
 
