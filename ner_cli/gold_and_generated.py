@@ -41,8 +41,8 @@ def gold_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
     for change in listed:
         words = inputs.tokens[change["unit"]] if inputs.tokens else None
         shown = {side: _span_text(change[side], words) for side in ("a", "b")}
-        out.append(
-            f"  sentence {change['unit']}: {change['kind']} {change['pair']}: {shown['a']} -> {shown['b']}"
+        out.append(  # "unit" indexes the sentences; the text counts them from 1, as every message does
+            f"  sentence {change['unit'] + 1}: {change['kind']} {change['pair']}: {shown['a']} -> {shown['b']}"
         )
     return "\n".join(out) + "\n", {"files": {"a": args.gold, "b": args.predictions}, "differences": diff}
 
