@@ -467,6 +467,25 @@ def test_two_golds_count_their_sentences_from_1(capsys, line):
     assert f"\n  {line}\n" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    "name, line",
+    [
+        ("g.jsonl", {"text": "Anna sang in Riga", "entities": [{"label": "PER", "start": 0, "end": 4}]}),
+        ("g.jsonl", {"tokens": ["Anna", "sang"], "entities": [{"label": "PER", "start": 0, "end": 1}]}),
+        ("d.jsonl", {"text": "Anna sang in Riga", "label": [[0, 4, "PER"]]}),
+    ],
+)
+def test_two_golds_of_spans_are_refused_with_what_golds_reads(tmp_path, capsys, name, line):
+    """gold_differences reads tags: span files are refused by name, not with a message about sentence
+    0 and Python forms."""
+    path = tmp_path / name
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert ner_report.main(["--golds", str(path), str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"ner_report: --golds compares golds of tags (CoNLL, HIPE TSV); {path} and {path} hold spans\n"
+    )
+
+
 def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, capsys):
     import json
 
