@@ -41,7 +41,7 @@ import gc
 import os
 from typing import NamedTuple
 
-from .ner_core import ENTITY_KEYS, InputError
+from .ner_core import ENTITY_KEYS, InputError, literal
 from .ner_formats import PACKAGES, check_file, guess_format, looks_like, parse_json, read_annotated
 from .ner_harem import is_harem, read_harem_pair
 from .ner_hipe import is_hipe, read_hipe, resegment
@@ -49,6 +49,9 @@ from .ner_model_outputs import output_form
 from .ner_progress import steps
 
 DOCSTART = "-DOCSTART-"
+#: the option that skips the token check, as the side of the errors that name it (the command line
+#: names it its own way, ``InputError.renamed``)
+NO_TOKEN_CHECK = "check_tokens=False"
 COMMENT = "#"
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
@@ -213,9 +216,10 @@ def _check_same_sentences(gold, pred, check_tokens=True):
         if check_tokens:
             for j, (a, b) in enumerate(zip(gt, pt)):
                 if a != b:
-                    raise ValueError(
-                        f"token {a!r} at {g} line {gl[j]} but {b!r} at {p} line {pl[j]}: the "
-                        "files must hold the same tokens (check_tokens=False skips this check)"
+                    raise InputError(
+                        literal(f"token {a!r} at {g} line {gl[j]} but {b!r} at {p} line {pl[j]}: the ")
+                        + "files must hold the same tokens ({place} skips this check)",
+                        NO_TOKEN_CHECK,
                     )
     if len(gold.tokens) != len(pred.tokens):
         raise ValueError(
@@ -451,9 +455,10 @@ def read_jsonl_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -
         )
     for i, (a, b) in enumerate(zip(gold.tokens, pred.tokens)):
         if check_tokens and b is not None and a != b:
-            raise ValueError(
-                f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} "
-                "hold different tokens or text (check_tokens=False skips this check)"
+            raise InputError(
+                literal(f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} ")
+                + "hold different tokens or text ({place} skips this check)",
+                NO_TOKEN_CHECK,
             )
     if len(gold.lines) != len(pred.lines):
         raise ValueError(f"{g} has {len(gold.lines)} examples but {p} has {len(pred.lines)}")
@@ -536,7 +541,9 @@ def read_pair(
         if path is not None:
             check_file(path, folder=True)
     if file_format is not None and pred_path is None and file_format != "conll":
-        raise ValueError(f"file_format={file_format!r} reads a gold and a predictions file; give both")
+        raise InputError(
+            "{place}={item!r} reads a gold and a predictions file; give both", "file_format", item=file_format
+        )
     if file_format is not None:
         return _read_as(file_format, gold_path, pred_path, check_tokens, column)
     if pred_path is None:
@@ -548,8 +555,11 @@ def read_pair(
     if is_hipe(gold_path):
         return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
     if column is not None:
-        raise ValueError(
-            f"column={column!r} applies to HIPE TSV files; {os.path.basename(gold_path)} is not one"
+        raise InputError(
+            "{place}={item!r} applies to HIPE TSV files; "
+            + literal(f"{os.path.basename(gold_path)} is not one"),
+            "column",
+            item=column,
         )
     if is_jsonl(gold_path) != is_jsonl(pred_path):
         raise ValueError(
@@ -564,7 +574,11 @@ def read_pair(
 def _read_as(file_format, gold_path, pred_path, check_tokens, column):
     """:func:`read_pair` told the format."""
     if column is not None and file_format != "hipe":
-        raise ValueError(f"column={column!r} applies to HIPE TSV files, not to {file_format!r}")
+        raise InputError(
+            "{place}={item!r} applies to HIPE TSV files, not to " + literal(repr(file_format)),
+            "column",
+            item=column,
+        )
     if file_format == "conll":
         if pred_path is None:
             return read_two_columns(gold_path)

@@ -702,6 +702,24 @@ def read_slices(path: str, n_sentences: int) -> list:
     return values
 
 
+#: the options the readers and the metric name in their messages (as an input error's side, the
+#: keyword a Python caller writes), each as this command line spells it
+FLAGS = {
+    "check_tokens=False": "--no-token-check",
+    "file_format": "--format",
+    "column": "--column",
+    "mode": "--mode",
+    "ci_resamples": "--ci-resamples",
+}
+
+
+def in_flags(error: ValueError) -> ValueError:
+    """``error`` with the options it names written as the command line's flags (:data:`FLAGS`): an
+    input error names its option as its side, which ``renamed`` rewrites; any other error as it is."""
+    renamed = getattr(error, "renamed", None)
+    return renamed(FLAGS) if renamed is not None else error
+
+
 def check_output(path: str, option: str = "--json") -> None:
     """Raise unless ``path`` can be written (checked before any scoring, so nothing is printed in vain)."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -730,8 +748,8 @@ def main(argv: list | None = None) -> int:
                 check_output(path, option)
         text, payload = run(args)
         record = make_cli_record(args, payload) if args.record else None
-    except ValueError as error:
-        print(f"ner_report: {error}", file=sys.stderr)
+    except ValueError as error:  # a rerun's options come from its record, whose keys it names
+        print(f"ner_report: {error if args.rerun else in_flags(error)}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as error:  # a format's optional package (ner_formats.MissingPackage)
         install = getattr(error, "install", None) or f"pip install {error.name}"

@@ -322,6 +322,55 @@ def test_easy_mistakes_are_named(tmp_path, files, message, capsys, monkeypatch):
     assert capsys.readouterr().err.startswith(f"ner_report: {message}")
 
 
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["x1.conll", "x2.conll"],
+            "token 'a' at x1.conll line 1 but 'b' at x2.conll line 1: the files must hold the same tokens"
+            " (--no-token-check skips this check)",
+        ),
+        (
+            ["x1.jsonl", "x2.jsonl"],
+            "example 1 differs: x1.jsonl line 1 and x2.jsonl line 1 hold different tokens or text"
+            " (--no-token-check skips this check)",
+        ),
+        (
+            ["x1.conll", "x1.conll", "--column", "X"],
+            "--column='X' applies to HIPE TSV files; x1.conll is not one",
+        ),
+        (
+            ["x1.conll", "x1.conll", "--format", "conll", "--column", "X"],
+            "--column='X' applies to HIPE TSV files, not to 'conll'",
+        ),
+        (
+            ["x1.jsonl", "--format", "jsonl"],
+            "--format='jsonl' reads a gold and a predictions file; give both",
+        ),
+        (["x1.conll", "x1.conll", "--mode", "strict"], "--mode='strict' needs a scheme, one of ['BILOU', "),
+        (["--golds", "x1.conll", "x1.conll", "--mode", "strict"], "--mode='strict' needs a scheme, one of"),
+        (
+            ["x1.conll", "x1.conll", "--ci-resamples", "-5"],
+            "--ci-resamples must be a non-negative int; got -5",
+        ),
+        (
+            ["x1.conll", "x1.conll", "--ci-resamples", "2000000"],
+            "--ci-resamples must be at most 1,000,000; got 2000000",
+        ),
+    ],
+)
+def test_messages_name_the_flag_a_shell_user_gives(tmp_path, capsys, monkeypatch, args, message):
+    """The readers and the metric name an option by its Python keyword (check_tokens=False, column=,
+    file_format=, mode=, ci_resamples); the command line names its flag instead."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x1.conll").write_text("a O\n")
+    (tmp_path / "x2.conll").write_text("b O\n")
+    (tmp_path / "x1.jsonl").write_text('{"text": "a", "entities": []}\n')
+    (tmp_path / "x2.jsonl").write_text('{"text": "b", "entities": []}\n')
+    assert ner_report.main(args) == 1
+    assert capsys.readouterr().err.startswith(f"ner_report: {message}")
+
+
 def test_a_pipelines_output_is_scored_from_the_command_line(tmp_path, capsys):
     gold = tmp_path / "g.jsonl"
     gold.write_text(
