@@ -42,7 +42,15 @@ import os
 from typing import NamedTuple
 
 from .ner_core import ENTITY_KEYS, InputError, literal
-from .ner_formats import PACKAGES, check_file, guess_format, looks_like, parse_json, read_annotated
+from .ner_formats import (
+    FORMATS,
+    PACKAGES,
+    check_file,
+    guess_format,
+    looks_like,
+    parse_json,
+    read_annotated,
+)
 from .ner_harem import is_harem, read_harem_pair
 from .ner_hipe import is_hipe, read_hipe, resegment
 from .ner_model_outputs import output_form
@@ -487,13 +495,9 @@ def read_second_predictions(
         raise ValueError(
             "a second predictions file needs a gold file of its own, not one with two tag columns"
         )
-    conll = file_format == "conll" or (
-        file_format is None
-        and not (is_harem(gold) or annotated_format(gold) or is_hipe(gold) or is_jsonl(gold))
-    )
-    if not conll:
+    check_file(pred_path, folder=True)
+    if (file_format or pair_format(gold, pred_path)) != "conll":
         return read_pair(gold, pred_path, check_tokens, column, file_format)
-    check_file(pred_path)
     return read_other_predictions(inputs, pred_path, check_tokens)
 
 
@@ -548,27 +552,49 @@ def read_pair(
         return _read_as(file_format, gold_path, pred_path, check_tokens, column)
     if pred_path is None:
         return read_two_columns(gold_path)
-    if is_harem(gold_path):
-        return read_harem_inputs(gold_path, pred_path)
-    if annotated_format(gold_path) is not None:
-        return read_annotated_pair(gold_path, pred_path)
-    if is_hipe(gold_path):
-        return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
-    if column is not None:
+    if column is not None and format_of(gold_path) in ("conll", "jsonl"):
         raise InputError(
             "{place}={item!r} applies to HIPE TSV files; "
             + literal(f"{os.path.basename(gold_path)} is not one"),
             "column",
             item=column,
         )
-    if is_jsonl(gold_path) != is_jsonl(pred_path):
-        raise ValueError(
-            f"{os.path.basename(gold_path)} and {os.path.basename(pred_path)}: one is JSONL, the "
-            "other CoNLL; give both in one format"
-        )
-    if is_jsonl(gold_path):
+    found = pair_format(gold_path, pred_path)
+    if found == "harem":
+        return read_harem_inputs(gold_path, pred_path)
+    if found in FORMATS:
+        return read_annotated_pair(gold_path, pred_path)
+    if found == "hipe":
+        return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
+    if found == "jsonl":
         return read_jsonl_pair(gold_path, pred_path, check_tokens)
     return read_conll_pair(gold_path, pred_path, check_tokens)
+
+
+def format_of(path: str) -> str:
+    """The format of :data:`FILE_FORMATS` a file is read in when none is given, told by its name and
+    content (CoNLL when nothing else fits)."""
+    if is_harem(path):
+        return "harem"
+    return annotated_format(path) or ("hipe" if is_hipe(path) else "jsonl" if is_jsonl(path) else "conll")
+
+
+def pair_format(gold_path: str, pred_path: str) -> str:
+    """The format a gold and a predictions file are read in, told by name and content (the gold's);
+    an :class:`InputError` naming each file's format when the two do not read together. The annotation
+    tools' formats mix (each file is read in its own), and HAREM's reader takes any system file (one
+    without entities has no markup to tell it by)."""
+    gold, pred = format_of(gold_path), format_of(pred_path)
+    if gold == pred or gold == "harem" or (gold in FORMATS and pred in FORMATS):
+        return gold
+    g, p = os.path.basename(gold_path), os.path.basename(pred_path)
+    raise InputError(
+        literal(f"{g} is {gold!r} but {p} is {pred!r}: ")
+        + "the gold and the predictions must be in one format, told by their name and content or given as "
+        + "{place}, one of "
+        + literal(str(list(FILE_FORMATS))),
+        "file_format",
+    )
 
 
 def _read_as(file_format, gold_path, pred_path, check_tokens, column):

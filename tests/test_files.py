@@ -168,7 +168,7 @@ def test_jsonl_pairs_that_do_not_match(tmp_path):
         ner_files.read_pair(gold, jsonl(tmp_path, "p.jsonl", [{"text": "abc", "entities": []}]))
     with pytest.raises(ValueError, match="g.jsonl has 1 examples but p.jsonl has 2"):
         ner_files.read_pair(gold, jsonl(tmp_path, "p.jsonl", [{"text": "ab", "entities": []}] * 2))
-    with pytest.raises(ValueError, match="one is JSONL, the other CoNLL"):
+    with pytest.raises(ValueError, match="g.jsonl is 'jsonl' but pred_a.conll is 'conll': the gold and"):
         ner_files.read_pair(gold, PRED_A)
 
 
@@ -192,6 +192,12 @@ def test_jsonl_pairs_that_do_not_match(tmp_path):
             {"file_format": "jsonl"},
             "file_format='jsonl' reads a gold and a predictions file",
         ),
+        (
+            ("x.spacy", "g.conll"),
+            {},
+            "x.spacy is 'spacy' but g.conll is 'conll': the gold and the predictions must be in one format, "
+            f"told by their name and content or given as file_format, one of {list(ner_files.FILE_FORMATS)}",
+        ),
     ],
 )
 def test_messages_name_the_keyword_a_python_caller_gives(tmp_path, files, options, message):
@@ -199,6 +205,7 @@ def test_messages_name_the_keyword_a_python_caller_gives(tmp_path, files, option
     to its flag: tests/test_report_cli.py)."""
     write(tmp_path, "g.conll", "a O\n")
     write(tmp_path, "p.conll", "b O\n")
+    (tmp_path / "x.spacy").write_bytes(b"not read: its name tells its format")
     jsonl(tmp_path, "g.jsonl", [{"text": "a", "entities": []}])
     jsonl(tmp_path, "p.jsonl", [{"text": "b", "entities": []}])
     paths = [None if name is None else str(tmp_path / name) for name in files]

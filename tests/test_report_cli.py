@@ -294,6 +294,39 @@ def test_format_chooses_the_reader(tmp_path, capsys):
         ner_report.parse_args([GOLD, "--format", "xml"])
 
 
+@pytest.mark.parametrize(
+    "files, found",
+    [
+        (["x.spacy", GOLD], [("x.spacy", "spacy"), ("gold.conll", "conll")]),
+        ([GOLD, "x.spacy"], [("gold.conll", "conll"), ("x.spacy", "spacy")]),
+        ([GOLD, PRED_A, "x.spacy"], [("gold.conll", "conll"), ("x.spacy", "spacy")]),
+        ([os.path.join(DATA, "formats", "brat"), GOLD], [("brat", "brat"), ("gold.conll", "conll")]),
+        (
+            [os.path.join(DATA, "formats", "label_studio.json"), GOLD],
+            [("label_studio.json", "label-studio"), ("gold.conll", "conll")],
+        ),
+        (["g.jsonl", GOLD], [("g.jsonl", "jsonl"), ("gold.conll", "conll")]),
+        (
+            [os.path.join(DATA, "formats", "doccano.jsonl"), "g.jsonl"],
+            [("doccano.jsonl", "doccano"), ("g.jsonl", "jsonl")],
+        ),
+    ],
+)
+def test_files_of_two_formats_are_named_with_each_format(tmp_path, capsys, monkeypatch, files, found):
+    """A gold and predictions in formats that do not read together: each file named with the format
+    its name and content tell, and the flag that gives a format with every format it takes (conll
+    among them), not the Python reader's format= and its list of the tools' formats."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.spacy").write_bytes(b"not read: its name tells its format")
+    (tmp_path / "g.jsonl").write_text('{"text": "a", "entities": []}\n')
+    assert ner_report.main(files) == 1
+    (a, format_a), (b, format_b) = found
+    assert capsys.readouterr().err == (
+        f"ner_report: {a} is {format_a!r} but {b} is {format_b!r}: the gold and the predictions must be in"
+        f" one format, told by their name and content or given as --format, one of {list(ner_files.FILE_FORMATS)}\n"
+    )
+
+
 def test_a_spacy_file_without_spacy_exits_2_naming_the_install_line(tmp_path, capsys, monkeypatch):
     path = tmp_path / "x.spacy"
     path.write_bytes(b"anything")
