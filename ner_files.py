@@ -48,7 +48,9 @@ from .ner_formats import (
     check_file,
     guess_format,
     looks_like,
+    pair_examples,
     parse_json,
+    places,
     read_annotated,
 )
 from .ner_harem import is_harem, read_harem_pair
@@ -99,11 +101,13 @@ class Inputs(NamedTuple):
         return out
 
     def where(self, side: str, sentence: int, item: int | None = None) -> str:
-        """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``."""
+        """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``, or the
+        place a file without lines gives (``"export.json task 17"``)."""
         line = self.lines[side][sentence]
         if isinstance(line, list):
             line = line[item if item is not None and item < len(line) else 0] if line else 0
-        return f"{os.path.basename(self.paths[side])} line {line}"
+        place = line if isinstance(line, str) else f"line {line}"
+        return f"{os.path.basename(os.path.normpath(self.paths[side]))} {place}"
 
 
 def _is_comment(fields, width):
@@ -640,28 +644,26 @@ def annotated_format(path: str) -> str | None:
 
 def read_annotated_pair(gold_path: str, pred_path: str, format: str | None = None) -> Inputs:
     """:class:`Inputs` of two files of an annotation tool's format (``ner_formats``): the same
-    texts on both sides, character spans, scored with ``texts``."""
-    gold = read_annotated(gold_path, format or annotated_format(gold_path))
-    pred = read_annotated(pred_path, format or annotated_format(pred_path))
-    if len(gold.texts) != len(pred.texts):
-        raise ValueError(
-            f"{os.path.basename(gold_path)} holds {len(gold.texts)} examples but "
-            f"{os.path.basename(pred_path)} {len(pred.texts)}"
-        )
-    for k, (a, b) in enumerate(zip(gold.texts, pred.texts)):
-        if a != b:
-            raise ValueError(
-                f"{os.path.basename(pred_path)} line {pred.lines[k]}: its text differs from the gold's "
-                f"(line {gold.lines[k]} of {os.path.basename(gold_path)})"
-            )
+    texts on both sides, character spans, scored with ``texts``. The examples are paired as
+    ``ner_formats.pair_examples`` pairs them (Label Studio's tasks by id or text, brat's documents by
+    name: in the gold's order) and named as ``ner_formats.places`` names them (a task, a document)."""
+    formats = (format or annotated_format(gold_path), format or annotated_format(pred_path))
+    gold, pred = (read_annotated(path, f) for path, f in zip((gold_path, pred_path), formats))
+    order = pair_examples(gold, pred, formats, (_name(gold_path), _name(pred_path)))
+    pred_places = places(pred, formats[1])
     return Inputs(
         gold.entities,
-        pred.entities,
+        [pred.entities[j] for j in order],
         gold.texts,
         {"references": gold_path, "predictions": pred_path},
-        {"references": gold.lines, "predictions": pred.lines},
+        {"references": places(gold, formats[0]), "predictions": [pred_places[j] for j in order]},
         options={"texts": gold.texts},
     )
+
+
+def _name(path: str) -> str:
+    """The name of a file or folder (``brat/`` is ``brat``)."""
+    return os.path.basename(os.path.normpath(path))
 
 
 def _labels_of(items):
