@@ -171,13 +171,15 @@ def _side_of(error, inputs, inputs_b):
 # ---------------------------------------------------------------------------- the printed report
 
 
-def text_table(header: list, rows: list) -> str:
+def text_table(header: list, rows: list, names: int = 1) -> str:
+    """Rows under a header, floats to four places: the first ``names`` columns (names) left-aligned,
+    the others (numbers) right-aligned."""
     cells = [[str(h) for h in header]] + [
         [f"{c:.4f}" if isinstance(c, float) else str(c) for c in r] for r in rows
     ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     return "\n".join(
-        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        "  ".join(c.ljust(w) if i < names else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
         for row in cells
     )
 

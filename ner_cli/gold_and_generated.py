@@ -95,12 +95,29 @@ def generated_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
         cli.signature_line(results),
         "",
     ]
+    if results.get("ladder_gains"):
+        out += [
+            "gains of each matching level over the one before (paired bootstrap interval)",
+            cli.text_table(["step", "score", "gain", "low", "high"], gain_rows(results["ladder_gains"]), 2),
+            "",
+        ]
     names = [args.gold, args.predictions or args.gold]
     text = "\n".join(out) + "\n" + cli.report(results, names, len(records["texts"]))
-    gains = results.get("ladder_gains")
-    if gains:
-        text += f"\ngains of each matching level over the one before: {json.dumps(gains)}\n"
     return text, {"files": {"gold": args.gold, "predictions": names[1]}, "results": results}
+
+
+def gain_rows(gains: list) -> list:
+    """(step, score, gain, low, high) of each of ``results["ladder_gains"]``; ``-`` for an interval
+    not computed."""
+    return [
+        [
+            f"{g['from']} -> {g['to']}",
+            g["score"],
+            g["difference"],
+            *("-" if g[k] is None else g[k] for k in ("low", "high")),
+        ]
+        for g in gains
+    ]
 
 
 #: the matching levels ``--generated`` scores side by side

@@ -568,9 +568,9 @@ def test_two_golds_of_spans_are_refused_with_what_golds_reads(tmp_path, capsys, 
     )
 
 
-def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, capsys):
-    import json
-
+def language_model_files(tmp_path):
+    """A gold of one text and a model's records for it: 'Paris Hilton' twice and 'John' placed
+    exactly, 'paris' from the normalized level on, 'Berlin' nowhere in the text."""
     text = "Paris Hilton flew to Paris. Then John met Paris Hilton in Rome."
     gold = [[0, 12, "PER"], [21, 26, "LOC"], [33, 37, "PER"], [42, 54, "PER"], [58, 62, "LOC"]]
     entities = [{"label": label, "start": start, "end": end} for start, end, label in gold]
@@ -586,6 +586,11 @@ def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, 
     records, golds = tmp_path / "out.jsonl", tmp_path / "gold.jsonl"
     records.write_text(json.dumps({"text": text, "output": "Sure! " + output}) + "\n")
     golds.write_text(json.dumps({"text": text, "entities": entities}) + "\n")
+    return golds, records, text, entities
+
+
+def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, capsys):
+    golds, records, text, entities = language_model_files(tmp_path)
     assert ner_report.main([str(golds), str(records), "--generated"]) == 0
     out = capsys.readouterr().out
     assert "placed 4, hallucinated 1, duplicate 0, off_schema 0, unparseable 0, items 5" in out
@@ -594,6 +599,26 @@ def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, 
     golds.write_text(json.dumps({"text": text + " ", "entities": entities}) + "\n")
     assert ner_report.main([str(golds), str(records), "--generated"]) == 1
     assert "the texts of record 1 differ" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "step, score, gain",
+    [  # by hand: recall 3/5 exact, 4/5 from normalized on, precision 1 throughout (one text: the
+        # resampled interval is the gain itself)
+        ("exact -> normalized", "overall_precision", 0.0),
+        ("exact -> normalized", "overall_recall", 4 / 5 - 3 / 5),
+        ("exact -> normalized", "overall_f1", 8 / 9 - 3 / 4),
+        ("normalized -> fuzzy", "overall_precision", 0.0),
+        ("normalized -> fuzzy", "overall_recall", 0.0),
+        ("normalized -> fuzzy", "overall_f1", 0.0),
+    ],
+)
+def test_the_ladders_gains_print_as_a_table(tmp_path, capsys, step, score, gain):
+    golds, records, _, _ = language_model_files(tmp_path)
+    assert ner_report.main([str(golds), str(records), "--generated"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(rf"^{step} +{score} +{gain:.4f} +{gain:.4f} +{gain:.4f}$", out, re.M), out
+    assert '"difference"' not in out  # the gains as rows, not a line of JSON
 
 
 @pytest.mark.parametrize(
