@@ -243,51 +243,37 @@ def confusion_lines(confusion: dict, top: int = 10) -> list:
     return lines or ["  no entity took another type"]
 
 
-def signature_line(results: dict, results_b: dict | None = None, both: bool = False) -> str:
-    """The line under every table: the options that made its numbers (docs/signature.md). With a
-    second system each line is labelled by its system: A's alone under A's tables, A's and B's
-    under a table of B - A (``both``); a comparison has no signature of its own."""
+def signature_lines(results: dict, results_b: dict | None = None) -> list:
+    """The options that made the numbers (docs/signature.md), said once for every table: with a
+    second system, once if both systems' agree, else each system's, labelled (A's tables carry A's,
+    a table of B - A both; a comparison has no signature of its own)."""
+    a = results.get("signature", "(none)")
     if results_b is None:
-        return f"  signature: {results.get('signature', '(none)')}"
-    sides = (("A", results), ("B", results_b)) if both else (("A", results),)
-    return "\n".join(f"  signature {side}: {r.get('signature', '(none)')}" for side, r in sides)
-
-
-def signed_tables(text: str, results: dict, results_b: dict | None = None) -> str:
-    """``text`` with the signature line under each of its tables (a block of ``|``-free rows that
-    follows a header row): after every blank line that closes a table."""
-    out, header = [], None
-    for line in text.split("\n"):
-        if header is not None and not line.strip():
-            out.append(signature_line(results, results_b, "B - A" in header))
-        if not line.strip():
-            header = None
-        elif header is None and line.lstrip().startswith(TABLE_HEADS):
-            header = line
-        out.append(line)
-    return "\n".join(out)
-
-
-#: the first word of each table's header row (what ``signed_tables`` looks for)
-TABLE_HEADS = ("type ", "mode ", "measure ", "score ", "bucket ", "slice ", "threshold ", "kind ")
+        return [f"signature of every table: {a}"]
+    b = results_b.get("signature", "(none)")
+    if a == b:
+        return [f"signature of every table (A and B alike): {a}"]
+    return [f"signature A (every table): {a}", f"signature B (with A's, each table of B - A): {b}"]
 
 
 def report(
-    results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
+    results: dict,
+    names: list,
+    sentences: int,
+    results_b: dict | None = None,
+    comparison: dict | None = None,
+    first: list | None = None,
 ) -> str:
-    """The text the command line prints, the signature of the results under each table (of each
-    system's results, labelled A and B, when two systems are compared)."""
-    return signed_tables(_report(results, names, sentences, results_b, comparison), results, results_b)
-
-
-def _report(
-    results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
-) -> str:
+    """The text the command line prints: the files, their counts and the signature of every table
+    once, then ``first`` (lines of a report's own tables, the --generated ladder's), the headline
+    and the tables."""
     out = [
         f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
         f"{sentences} sentences, {results['muc']['strict']['possible']} gold entities, "
         f"{results['muc']['strict']['actual']} predicted",
+        *signature_lines(results, results_b),
         "",
+        *(first or []),
         headline(results),
         "",
         "per type (strict counts; f1 of each mode)",

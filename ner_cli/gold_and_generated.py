@@ -92,7 +92,6 @@ def generated_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
     out += [
         "matching ladder (each level's entity scores)",
         cli.text_table(["score", "precision", "recall", "f1"], rows),
-        cli.signature_line(results),
         "",
     ]
     if results.get("ladder_gains"):
@@ -102,7 +101,7 @@ def generated_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
             "",
         ]
     names = [args.gold, args.predictions or args.gold]
-    text = "\n".join(out) + "\n" + cli.report(results, names, len(records["texts"]))
+    text = cli.report(results, names, len(records["texts"]), first=out)  # the signature once, on top
     return text, {"files": {"gold": args.gold, "predictions": names[1]}, "results": results}
 
 

@@ -493,37 +493,39 @@ def test_rerun_of_a_file_that_is_no_record(tmp_path, capsys, content, message):
     assert "cannot read it as a JSON record" in capsys.readouterr().err
 
 
-def test_every_table_carries_the_signature_of_its_numbers(capsys):
-    assert ner_report.main([GOLD, PRED_A]) == 0
-    out = capsys.readouterr().out
-    signature = ner_report.load_metric().compute(
-        **ner_report.ner_files.read_pair(GOLD, PRED_A).compute_inputs(),
-        scores=["seqeval", "muc", "confusion"],
-        errors=True,
-    )["signature"]
-    lines = out.splitlines()
-    assert lines.count(f"  signature: {signature}") == 2  # under the per-type and the modes tables
-    assert lines[lines.index("MUC / SemEval-2013 modes") + 6] == f"  signature: {signature}"
+@pytest.mark.parametrize(
+    "a, b, lines",
+    [
+        ("s", None, ["signature of every table: s"]),
+        ("s", "s", ["signature of every table (A and B alike): s"]),
+        ("s", "t", ["signature A (every table): s", "signature B (with A's, each table of B - A): t"]),
+        (None, None, ["signature of every table: (none)"]),
+    ],
+)
+def test_the_signature_is_said_once_each_system_labelled_only_when_they_differ(a, b, lines):
+    """A comparison has no signature: A's tables carry A's, a table of B - A A's and B's; when the
+    two agree, one line says it for every table."""
+    results = {} if a is None else {"signature": a}
+    assert ner_report.signature_lines(results, None if b is None else {"signature": b}) == lines
 
 
-def test_two_systems_sign_each_table_with_each_systems_signature(tmp_path, capsys):
-    """A comparison has no signature: A's tables carry A's, a table of B - A carries A's and B's."""
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        ([GOLD, PRED_A], "signature of every table: {a}"),
+        ([GOLD, PRED_A, "--buckets"], "signature of every table: {a}"),
+        ([GOLD, PRED_A, PRED_B, "--buckets"], "signature of every table (A and B alike): {a}"),
+    ],
+)
+def test_the_signature_is_printed_once_under_the_counts(tmp_path, capsys, args, line):
+    """Seven tables made with one set of options: their signature once, not under each table."""
     out_json = tmp_path / "out.json"
-    assert ner_report.main([GOLD, PRED_A, PRED_B, "--buckets", "--json", str(out_json)]) == 0
+    assert ner_report.main([*args, "--json", str(out_json)]) == 0
     lines = capsys.readouterr().out.splitlines()
     payload = json.loads(out_json.read_text(encoding="utf-8"))
-    a, b = payload["results"]["signature"], payload["results_b"]["signature"]
-    assert a and b and "signature" not in payload["comparison"]
-    assert not [line for line in lines if line.startswith("  signature: ")]
-    blocks = "\n".join(lines).split("\n\n")  # a title, a table, its signature lines
-    signed = [block for block in blocks if "  signature" in block]
-    for block in signed:
-        table, signatures = block.split("\n  signature", 1)
-        expected = f" A: {a}\n  signature B: {b}" if "B - A" in table else f" A: {a}"
-        assert signatures == expected, block
-    assert sum("B - A" in block for block in signed) == 5  # four bucket tables and the comparison
-    assert len(signed) == 7  # and A's per-type and modes tables
-    assert blocks[-1].startswith("two systems")
+    a = payload["results"]["signature"]
+    assert a and payload.get("results_b", payload["results"])["signature"] == a
+    assert [text for text in lines if "signature" in text] == [line.format(a=a)] == lines[2:3]
 
 
 def test_two_golds_list_what_the_second_changes(capsys):
@@ -596,6 +598,7 @@ def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, 
     assert "placed 4, hallucinated 1, duplicate 0, off_schema 0, unparseable 0, items 5" in out
     assert "exact          1.0000  0.6000  0.7500" in out  # 'paris' is placed from 'normalized' on
     assert "normalized     1.0000  0.8000  0.8889" in out
+    assert len([line for line in out.splitlines() if "signature" in line]) == 1  # the ladder's too
     golds.write_text(json.dumps({"text": text + " ", "entities": entities}) + "\n")
     assert ner_report.main([str(golds), str(records), "--generated"]) == 1
     assert "the texts of record 1 differ" in capsys.readouterr().err
