@@ -80,6 +80,21 @@ def bucket_options(inputs: ner_files.Inputs) -> dict:
     return {"buckets": ["entity_length"]}
 
 
+def length_unit(inputs: ner_files.Inputs) -> str:
+    """What the entity length bucket counts: the offsets' unit, tokens (tags, or spans over tokens)
+    or characters (spans over texts: the annotation tools' files, JSONL with "text", HAREM)."""
+    texts = [isinstance(t, str) for t in inputs.tokens or []] if is_spans(inputs) else []
+    if not any(texts):
+        return "tokens"
+    return "characters" if all(texts) else "characters or tokens, as each example's offsets count"
+
+
+def bucket_title(name: str, unit: str = "tokens") -> str:
+    """The line over a bucket table: the attribute, with the unit of a length."""
+    counted = {"entity_length": unit, "sentence_length": "tokens"}.get(name)
+    return f"per bucket of {name.replace('_', ' ')}" + (f", in {counted}" if counted else "") + " (strict)"
+
+
 def is_scored(inputs: ner_files.Inputs) -> bool:
     """Whether the predictions are span items with a ``"score"`` (then the ranking family runs)."""
     return is_spans(inputs) and any("score" in e for example in inputs.predictions for e in example)
@@ -263,10 +278,11 @@ def report(
     results_b: dict | None = None,
     comparison: dict | None = None,
     first: list | None = None,
+    unit: str = "tokens",
 ) -> str:
     """The text the command line prints: the files, their counts and the signature of every table
     once, then ``first`` (lines of a report's own tables, the --generated ladder's), the headline
-    and the tables."""
+    and the tables; ``unit``: what an entity's length counts (:func:`length_unit`)."""
     out = [
         f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
         f"{sentences} sentences, {results['muc']['strict']['possible']} gold entities, "
@@ -307,7 +323,7 @@ def report(
         out += ["", "scored predictions (ranking and calibration)", ranking_table(results["ranking"])]
     for name, table in results.get("buckets", {}).items():
         compared = (comparison or {}).get("buckets", {}).get(name)
-        out += ["", f"per bucket of {name.replace('_', ' ')} (strict)", bucket_table(table, compared)]
+        out += ["", bucket_title(name, unit), bucket_table(table, compared)]
     if results_b is not None:
         out += ["", "two systems", comparison_text(results, results_b, comparison)]
     return "\n".join(out) + "\n"
@@ -665,7 +681,7 @@ def run(args: argparse.Namespace) -> tuple:
         payload["results"] = results = score(
             inputs, ci_resamples=args.ci_resamples, slices=slices, buckets=args.buckets, **options
         )
-    text = report(results, names, len(inputs.references), results_b, comparison)
+    text = report(results, names, len(inputs.references), results_b, comparison, unit=length_unit(inputs))
     lost = [(d, e) for d, doc in zip(inputs.document_ids or [], inputs.unplaced or []) for e in doc]
     if lost:  # a system that changed the text: what the alignment could not place is said, not dropped
         text += f"\n{len(lost)} predicted entities could not be placed on the gold text (not scored):\n"

@@ -202,12 +202,39 @@ def test_buckets_on_the_command_line(metric, capsys):
     assert ner_report.main([GOLD, PRED_A, "--buckets"]) == 0
     printed = capsys.readouterr().out
     for name, table in expected.items():
-        assert f"per bucket of {name.replace('_', ' ')} (strict)" in printed
+        unit = ", in tokens" if name in ("entity_length", "sentence_length") else ""
+        assert f"per bucket of {name.replace('_', ' ')}{unit} (strict)" in printed
         for label, r in table.items():
             row = f"{r['number']}  {r['predicted']:>4}     {r['precision']:.4f}  {r['recall']:.4f}  {r['f1']:.4f}"
             assert any(line.startswith(label) and row in line for line in printed.splitlines()), (name, label)
     assert ner_report.main([GOLD, PRED_A, PRED_B, "--buckets"]) == 0
     assert "f1 B - A  p (Holm)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "files, unit",
+    [
+        ([GOLD, PRED_A], "tokens"),
+        (["tokens.jsonl", "tokens.jsonl"], "tokens"),
+        (["text.jsonl", "text.jsonl"], "characters"),
+        ([os.path.join(DATA, "formats", "doccano.jsonl")] * 2, "characters"),
+        ([os.path.join(DATA, "formats", "label_studio.json")] * 2, "characters"),
+    ],
+)
+def test_the_entity_length_buckets_say_their_unit(tmp_path, capsys, monkeypatch, files, unit):
+    """A span's length counts its offsets: characters over a text (the tools' files, JSONL with
+    "text"), tokens over tokens; the 1, 2, 3, 4+ of the table mean either."""
+    monkeypatch.chdir(tmp_path)
+    entity = {"label": "PER", "start": 0, "end": 1}
+    (tmp_path / "tokens.jsonl").write_text(
+        json.dumps({"tokens": ["Anna", "sang"], "entities": [entity]}) + "\n"
+    )
+    (tmp_path / "text.jsonl").write_text(json.dumps({"text": "Anna sang", "entities": [entity]}) + "\n")
+    assert ner_report.main([*files, "--buckets"]) == 0
+    titles = [
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("per bucket of entity")
+    ]
+    assert titles == [f"per bucket of entity length, in {unit} (strict)"]
 
 
 def test_scored_jsonl_predictions_print_the_ranking(tmp_path, capsys):
