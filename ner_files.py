@@ -41,13 +41,27 @@ import gc
 import os
 from typing import NamedTuple
 
-from .ner_core import ENTITY_KEYS, InputError
-from .ner_formats import PACKAGES, check_file, guess_format, looks_like, parse_json, read_annotated
+from .ner_core import ENTITY_KEYS, InputError, literal
+from .ner_formats import (
+    FORMATS,
+    PACKAGES,
+    check_file,
+    guess_format,
+    looks_like,
+    pair_examples,
+    parse_json,
+    places,
+    read_annotated,
+)
 from .ner_harem import is_harem, read_harem_pair
+from .ner_hipe import is_hipe, read_hipe, resegment
 from .ner_model_outputs import output_form
 from .ner_progress import steps
 
 DOCSTART = "-DOCSTART-"
+#: the option that skips the token check, as the side of the errors that name it (the command line
+#: names it its own way, ``InputError.renamed``)
+NO_TOKEN_CHECK = "check_tokens=False"
 COMMENT = "#"
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
@@ -87,11 +101,13 @@ class Inputs(NamedTuple):
         return out
 
     def where(self, side: str, sentence: int, item: int | None = None) -> str:
-        """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``."""
+        """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``, or the
+        place a file without lines gives (``"export.json task 17"``)."""
         line = self.lines[side][sentence]
         if isinstance(line, list):
             line = line[item if item is not None and item < len(line) else 0] if line else 0
-        return f"{os.path.basename(self.paths[side])} line {line}"
+        place = line if isinstance(line, str) else f"line {line}"
+        return f"{os.path.basename(os.path.normpath(self.paths[side]))} {place}"
 
 
 def _is_comment(fields, width):
@@ -212,9 +228,10 @@ def _check_same_sentences(gold, pred, check_tokens=True):
         if check_tokens:
             for j, (a, b) in enumerate(zip(gt, pt)):
                 if a != b:
-                    raise ValueError(
-                        f"token {a!r} at {g} line {gl[j]} but {b!r} at {p} line {pl[j]}: the "
-                        "files must hold the same tokens (check_tokens=False skips this check)"
+                    raise InputError(
+                        literal(f"token {a!r} at {g} line {gl[j]} but {b!r} at {p} line {pl[j]}: the ")
+                        + "files must hold the same tokens ({place} skips this check)",
+                        NO_TOKEN_CHECK,
                     )
     if len(gold.tokens) != len(pred.tokens):
         raise ValueError(
@@ -292,113 +309,6 @@ def _check_not_chunks(path, gold):
 
 # ---------------------------------------------------------------------------- HIPE TSV
 
-HIPE_DOCUMENT = ("# document_id", "# hipe2022:document_id")
-HIPE_SEGMENT = "# segment"
-
-
-class HipeFile(NamedTuple):
-    """One HIPE TSV file: per segment its tokens, the tags of one column, the line of each token
-    and its document's id."""
-
-    path: str
-    tokens: list
-    tags: list
-    lines: list
-    document_ids: list
-    marked: bool  # whether the file has document or segment comments
-
-
-def read_hipe(path: str, column: str = "NE-COARSE-LIT", merge_lines: bool = False) -> "HipeFile":
-    """:class:`HipeFile` of a CLEF-HIPE TSV file (2020 and 2022 layouts), reading ``column``.
-
-    The first line names the columns (``TOKEN NE-COARSE-LIT ... MISC``), fields are separated by
-    tabs, and lines starting with ``#`` are comments: ``# document_id = X`` (2020) or ``#
-    hipe2022:document_id = X`` starts a document, ``# segment...`` (2020) a segment within it. A
-    document without segment comments is one segment; ``merge_lines=True`` makes every document
-    one segment, so that an entity may cross a line (HIPE-scorer's ``merge_lines``). Tags are kept
-    as written (IOB or IOBES): the scoring's ``scheme`` judges them.
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "gold.tsv")
-    >>> _ = open(path, "w").write("TOKEN\\tNE-COARSE-LIT\\tMISC\\n# hipe2022:document_id = d1\\n"
-    ...     "Anna\\tB-pers\\t_\\nsang\\tO\\t_\\n# hipe2022:document_id = d2\\nBern\\tB-loc\\t_\\n")
-    >>> f = read_hipe(path)
-    >>> f.tokens, f.tags, f.document_ids
-    ([['Anna', 'sang'], ['Bern']], [['B-pers', 'O'], ['B-loc']], ['d1', 'd2'])
-    >>> read_hipe(path, column="NE-FINE-LIT")
-    Traceback (most recent call last):
-    ValueError: gold.tsv line 1: no column 'NE-FINE-LIT'; the columns are TOKEN, NE-COARSE-LIT, MISC
-    """
-    name = os.path.basename(path)
-    records = [(n, line) for n, line in _raw_lines(path) if line.strip()]
-    if not records:
-        raise ValueError(f"{name}: no lines (an empty file?)")
-    header_line, header = records[0][0], records[0][1].split("\t")
-    if column not in header:
-        raise ValueError(
-            f"{name} line {header_line}: no column {column!r}; the columns are {', '.join(header)}"
-        )
-    index = header.index(column)
-    out = HipeFile(path, [], [], [], [], False)
-    document, count, segment = None, 0, []  # type: ignore[var-annotated]
-
-    def close():
-        if segment:
-            out.tokens.append([token for _, token, _ in segment])
-            out.tags.append([tag for _, _, tag in segment])
-            out.lines.append([n for n, _, _ in segment])
-            out.document_ids.append(document if document is not None else f"#{count}")
-            segment.clear()
-
-    for n, line in records[1:]:
-        if line.startswith("#"):
-            comment = line.split("\t")[0].strip()
-            if comment.startswith(HIPE_DOCUMENT):
-                close()
-                count += 1
-                document = comment.partition("=")[2].strip() or f"#{count}"
-                out = out._replace(marked=True)
-            elif comment.startswith(HIPE_SEGMENT):
-                out = out._replace(marked=True)
-                if not merge_lines:
-                    close()
-            continue
-        fields = line.split("\t")
-        if len(fields) <= index or not fields[index].strip():
-            raise ValueError(f"{name} line {n}: no {column} field (the header names {len(header)})")
-        segment.append((n, fields[0], fields[index].strip()))
-    close()
-    return out
-
-
-def _raw_lines(path):
-    check_file(path)
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            return list(enumerate(f.read().splitlines(), 1))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
-
-
-def _resegment(pred, gold):
-    """A predictions file without document or segment comments, cut like the gold file (as
-    HIPE-scorer does); ValueError when the token counts differ."""
-    flat = [(token, tag, n) for seg in zip(pred.tokens, pred.tags, pred.lines) for token, tag, n in zip(*seg)]
-    total = sum(map(len, gold.tokens))
-    if len(flat) != total:
-        raise ValueError(
-            f"{os.path.basename(pred.path)} has {len(flat)} tokens and no document comments, but "
-            f"{os.path.basename(gold.path)} has {total}: the files must hold the same tokens"
-        )
-    tokens, tags, lines, at = [], [], [], 0
-    for seg in gold.tokens:
-        part = flat[at : at + len(seg)]
-        tokens.append([t for t, _, _ in part])
-        tags.append([g for _, g, _ in part])
-        lines.append([n for _, _, n in part])
-        at += len(seg)
-    return pred._replace(tokens=tokens, tags=tags, lines=lines, document_ids=list(gold.document_ids))
-
 
 def read_hipe_pair(
     gold_path: str,
@@ -413,7 +323,7 @@ def read_hipe_pair(
     gold = read_hipe(gold_path, column, merge_lines)
     pred = read_hipe(pred_path, column, merge_lines)
     if not pred.marked and gold.marked:
-        pred = _resegment(pred, gold)
+        pred = resegment(pred, gold)
     g = Sentences(gold_path, gold.tokens, (gold.tags,), gold.lines)
     p = Sentences(pred_path, pred.tokens, (pred.tags,), pred.lines)
     _check_same_sentences(g, p, check_tokens)
@@ -557,9 +467,10 @@ def read_jsonl_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -
         )
     for i, (a, b) in enumerate(zip(gold.tokens, pred.tokens)):
         if check_tokens and b is not None and a != b:
-            raise ValueError(
-                f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} "
-                "hold different tokens or text (check_tokens=False skips this check)"
+            raise InputError(
+                literal(f"example {i + 1} differs: {g} line {gold.lines[i]} and {p} line {pred.lines[i]} ")
+                + "hold different tokens or text ({place} skips this check)",
+                NO_TOKEN_CHECK,
             )
     if len(gold.lines) != len(pred.lines):
         raise ValueError(f"{g} has {len(gold.lines)} examples but {p} has {len(pred.lines)}")
@@ -588,29 +499,14 @@ def read_second_predictions(
         raise ValueError(
             "a second predictions file needs a gold file of its own, not one with two tag columns"
         )
-    conll = file_format == "conll" or (
-        file_format is None
-        and not (is_harem(gold) or annotated_format(gold) or is_hipe(gold) or is_jsonl(gold))
-    )
-    if not conll:
+    check_file(pred_path, folder=True)
+    if (file_format or pair_format(gold, pred_path)) != "conll":
         return read_pair(gold, pred_path, check_tokens, column, file_format)
-    check_file(pred_path)
     return read_other_predictions(inputs, pred_path, check_tokens)
 
 
 def is_jsonl(path: str) -> bool:
     return str(path).lower().endswith(JSONL_SUFFIXES)
-
-
-def is_hipe(path: str) -> bool:
-    """Whether a file is in HIPE's TSV layout: its first line names the columns, ``TOKEN`` first
-    and a ``NE-`` column among them."""
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            first = f.readline().rstrip("\r\n").split("\t")
-    except (OSError, UnicodeDecodeError):
-        return False
-    return first[0] == "TOKEN" and any(name.startswith("NE-") for name in first)
 
 
 #: formats ``read_pair`` can be told (``file_format``), beyond telling them by name and content,
@@ -653,35 +549,66 @@ def read_pair(
         if path is not None:
             check_file(path, folder=True)
     if file_format is not None and pred_path is None and file_format != "conll":
-        raise ValueError(f"file_format={file_format!r} reads a gold and a predictions file; give both")
+        raise InputError(
+            "{place}={item!r} reads a gold and a predictions file; give both", "file_format", item=file_format
+        )
     if file_format is not None:
         return _read_as(file_format, gold_path, pred_path, check_tokens, column)
     if pred_path is None:
         return read_two_columns(gold_path)
-    if is_harem(gold_path):
+    if column is not None and format_of(gold_path) in ("conll", "jsonl"):
+        raise InputError(
+            "{place}={item!r} applies to HIPE TSV files; "
+            + literal(f"{os.path.basename(gold_path)} is not one"),
+            "column",
+            item=column,
+        )
+    found = pair_format(gold_path, pred_path)
+    if found == "harem":
         return read_harem_inputs(gold_path, pred_path)
-    if annotated_format(gold_path) is not None:
+    if found in FORMATS:
         return read_annotated_pair(gold_path, pred_path)
-    if is_hipe(gold_path):
+    if found == "hipe":
         return read_hipe_pair(gold_path, pred_path, column or "NE-COARSE-LIT", check_tokens=check_tokens)
-    if column is not None:
-        raise ValueError(
-            f"column={column!r} applies to HIPE TSV files; {os.path.basename(gold_path)} is not one"
-        )
-    if is_jsonl(gold_path) != is_jsonl(pred_path):
-        raise ValueError(
-            f"{os.path.basename(gold_path)} and {os.path.basename(pred_path)}: one is JSONL, the "
-            "other CoNLL; give both in one format"
-        )
-    if is_jsonl(gold_path):
+    if found == "jsonl":
         return read_jsonl_pair(gold_path, pred_path, check_tokens)
     return read_conll_pair(gold_path, pred_path, check_tokens)
+
+
+def format_of(path: str) -> str:
+    """The format of :data:`FILE_FORMATS` a file is read in when none is given, told by its name and
+    content (CoNLL when nothing else fits)."""
+    if is_harem(path):
+        return "harem"
+    return annotated_format(path) or ("hipe" if is_hipe(path) else "jsonl" if is_jsonl(path) else "conll")
+
+
+def pair_format(gold_path: str, pred_path: str) -> str:
+    """The format a gold and a predictions file are read in, told by name and content (the gold's);
+    an :class:`InputError` naming each file's format when the two do not read together. The annotation
+    tools' formats mix (each file is read in its own), and HAREM's reader takes any system file (one
+    without entities has no markup to tell it by)."""
+    gold, pred = format_of(gold_path), format_of(pred_path)
+    if gold == pred or gold == "harem" or (gold in FORMATS and pred in FORMATS):
+        return gold
+    g, p = os.path.basename(gold_path), os.path.basename(pred_path)
+    raise InputError(
+        literal(f"{g} is {gold!r} but {p} is {pred!r}: ")
+        + "the gold and the predictions must be in one format, told by their name and content or given as "
+        + "{place}, one of "
+        + literal(str(list(FILE_FORMATS))),
+        "file_format",
+    )
 
 
 def _read_as(file_format, gold_path, pred_path, check_tokens, column):
     """:func:`read_pair` told the format."""
     if column is not None and file_format != "hipe":
-        raise ValueError(f"column={column!r} applies to HIPE TSV files, not to {file_format!r}")
+        raise InputError(
+            "{place}={item!r} applies to HIPE TSV files, not to " + literal(repr(file_format)),
+            "column",
+            item=column,
+        )
     if file_format == "conll":
         if pred_path is None:
             return read_two_columns(gold_path)
@@ -717,28 +644,26 @@ def annotated_format(path: str) -> str | None:
 
 def read_annotated_pair(gold_path: str, pred_path: str, format: str | None = None) -> Inputs:
     """:class:`Inputs` of two files of an annotation tool's format (``ner_formats``): the same
-    texts on both sides, character spans, scored with ``texts``."""
-    gold = read_annotated(gold_path, format or annotated_format(gold_path))
-    pred = read_annotated(pred_path, format or annotated_format(pred_path))
-    if len(gold.texts) != len(pred.texts):
-        raise ValueError(
-            f"{os.path.basename(gold_path)} holds {len(gold.texts)} examples but "
-            f"{os.path.basename(pred_path)} {len(pred.texts)}"
-        )
-    for k, (a, b) in enumerate(zip(gold.texts, pred.texts)):
-        if a != b:
-            raise ValueError(
-                f"{os.path.basename(pred_path)} line {pred.lines[k]}: its text differs from the gold's "
-                f"(line {gold.lines[k]} of {os.path.basename(gold_path)})"
-            )
+    texts on both sides, character spans, scored with ``texts``. The examples are paired as
+    ``ner_formats.pair_examples`` pairs them (Label Studio's tasks by id or text, brat's documents by
+    name: in the gold's order) and named as ``ner_formats.places`` names them (a task, a document)."""
+    formats = (format or annotated_format(gold_path), format or annotated_format(pred_path))
+    gold, pred = (read_annotated(path, f) for path, f in zip((gold_path, pred_path), formats))
+    order = pair_examples(gold, pred, formats, (_name(gold_path), _name(pred_path)))
+    pred_places = places(pred, formats[1])
     return Inputs(
         gold.entities,
-        pred.entities,
+        [pred.entities[j] for j in order],
         gold.texts,
         {"references": gold_path, "predictions": pred_path},
-        {"references": gold.lines, "predictions": pred.lines},
+        {"references": places(gold, formats[0]), "predictions": [pred_places[j] for j in order]},
         options={"texts": gold.texts},
     )
+
+
+def _name(path: str) -> str:
+    """The name of a file or folder (``brat/`` is ``brat``)."""
+    return os.path.basename(os.path.normpath(path))
 
 
 def _labels_of(items):

@@ -18,6 +18,7 @@ word: what a reader leaves out is listed in docs/formats.md.
 import json
 import os
 import zlib
+from collections import defaultdict, deque
 from typing import NamedTuple
 
 from .ner_decoding import tags_to_spans
@@ -627,3 +628,100 @@ def read_annotated(path: str, format: str | None = None, **options: object) -> A
     if format not in READERS:
         raise ValueError(f"format must be one of {list(FORMATS)}; got {format!r}")
     return READERS[format](path, **options)
+
+
+# ---------------------------------------------------------------------------- a gold and a predictions file
+
+
+#: how messages name an example of a format whose examples are not lines of a text file: Label
+#: Studio's tasks by their id (as the reader's own messages do), brat's documents by their name, a
+#: DocBin's docs by their place, counted from 1
+PLACES = {
+    "label-studio": lambda k, key: f"task {key}",
+    "brat": lambda k, key: f"document {key}",
+    "spacy": lambda k, key: f"document {k + 1}",
+}
+
+
+class Pairing(NamedTuple):
+    """How the examples of a gold and a predictions file of one format are paired."""
+
+    what: str  # the examples, as a message names them
+    keys: tuple  # the keys tried in order: the first that pairs every example, texts alike, wins
+    how: str  # the keys in words
+
+
+#: the formats whose examples keep their identity when an export changes their order; the others
+#: are paired in the files' order, as lines are
+PAIRED_BY = {
+    "label-studio": Pairing("tasks", ("id", "text"), "by id, or by text when the ids differ"),
+    "brat": Pairing("documents", ("id",), "by name"),
+}
+KEYS = {"id": lambda annotated: annotated.ids, "text": lambda annotated: annotated.texts}
+
+
+def places(annotated: Annotated, format: str) -> list:
+    """Where each example of a file is, as messages name it: its line (an int), or per :data:`PLACES`."""
+    name = PLACES.get(format)
+    return list(annotated.lines) if name is None else [name(k, key) for k, key in enumerate(annotated.ids)]
+
+
+def at(place: object) -> str:
+    """A place of :func:`places` in words: ``line 3``, ``task 17``."""
+    return place if isinstance(place, str) else f"line {place}"
+
+
+def pair_examples(gold: Annotated, pred: Annotated, formats: tuple, names: tuple) -> list[int]:
+    """For each gold example the index of its predictions' example, the two with one text: by the
+    keys of :data:`PAIRED_BY` when both files are of one such format and hold more than one example
+    (Label Studio's tasks by id, or by text when the ids differ; brat's documents by name), else in
+    the files' order. A ValueError names the examples without a partner on either side, or the
+    first pair whose texts differ (``names``: the files' names)."""
+    pairing = PAIRED_BY.get(formats[0]) if formats[0] == formats[1] else None
+    if pairing is None or (len(gold.texts), len(pred.texts)) == (1, 1):
+        if len(gold.texts) != len(pred.texts):
+            raise ValueError(f"{names[0]} holds {len(gold.texts)} examples but {names[1]} {len(pred.texts)}")
+        return _same_texts(list(range(len(gold.texts))), gold, pred, formats, names)
+    paired = None
+    for key in pairing.keys:
+        order, left = _by_key(KEYS[key](gold), KEYS[key](pred))
+        if None not in order and not left:
+            if all(gold.texts[i] == pred.texts[j] for i, j in enumerate(order)):
+                return order
+            paired = paired or order
+    if paired is not None:
+        return _same_texts(paired, gold, pred, formats, names)
+    gold_places, pred_places = places(gold, formats[0]), places(pred, formats[1])
+    missing = [gold_places[i] for i, j in enumerate(order) if j is None]
+    sides = [(names[0], names[1], missing), (names[1], names[0], [pred_places[j] for j in left])]
+    raise ValueError(
+        f"{names[0]} and {names[1]} do not hold the same {pairing.what} (paired {pairing.how}): "
+        + "; ".join(f"in {a} and not in {b}: {_listed(found)}" for a, b, found in sides if found)
+    )
+
+
+def _by_key(gold_keys: list, pred_keys: list) -> tuple[list, list[int]]:
+    """(for each gold key the index of the same key among the predictions', the k-th occurrence
+    with the k-th, or None; the predictions' indexes left over). Keys compare by their repr (an id
+    may be any JSON value)."""
+    waiting: dict = defaultdict(deque)
+    for j, key in enumerate(pred_keys):
+        waiting[repr(key)].append(j)
+    order = [waiting[repr(key)].popleft() if waiting.get(repr(key)) else None for key in gold_keys]
+    return order, sorted(j for left in waiting.values() for j in left)
+
+
+def _listed(found: list, shown: int = 5) -> str:
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    return ", ".join(at(place) for place in found[:shown]) + more
+
+
+def _same_texts(order: list, gold: Annotated, pred: Annotated, formats: tuple, names: tuple) -> list[int]:
+    """``order``, once each pair's texts are checked alike; a ValueError naming the first that differs."""
+    differs = next((i for i, j in enumerate(order) if gold.texts[i] != pred.texts[j]), None)
+    if differs is not None:
+        raise ValueError(
+            f"{names[1]} {at(places(pred, formats[1])[order[differs]])}: its text differs from the gold's "
+            f"({at(places(gold, formats[0])[differs])} of {names[0]})"
+        )
+    return order

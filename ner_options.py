@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .ner_buckets import check_buckets, check_train_entities, needs_text, needs_train
+from .ner_core import InputError
 from .ner_decoding import SCHEMES, check_scheme, check_suffix
 from .ner_documents import check_id_values
 from .ner_families import check_types
@@ -618,7 +619,7 @@ def _check_mode(mode, scheme):
         raise ValueError(f"mode must be one of {list(MODE_OPTIONS)}; got {mode!r}")
     check_scheme(scheme)
     if mode == "strict" and scheme is None:
-        raise ValueError(f"mode='strict' needs a scheme, one of {list(SCHEMES)}")
+        raise InputError(f"{{place}}={{item!r}} needs a scheme, one of {list(SCHEMES)}", "mode", item=mode)
     if mode is None and scheme is not None:
         raise ValueError(
             f"scheme={scheme!r} only applies with mode='strict' (lenient decoding has no scheme)"

@@ -50,6 +50,7 @@ from .ner_generated import GENERATED, ITEM_OUTCOMES, generated_outcomes, score_g
 from .ner_golds import gold_differences, score_golds
 from .ner_harem import Harem, read_harem
 from .ner_hierarchy import MEASURES
+from .ner_hipe import HipeFile
 from .ner_inputs import as_list
 from .ner_kernels import decode_pair
 from .ner_matching import match

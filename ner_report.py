@@ -80,6 +80,21 @@ def bucket_options(inputs: ner_files.Inputs) -> dict:
     return {"buckets": ["entity_length"]}
 
 
+def length_unit(inputs: ner_files.Inputs) -> str:
+    """What the entity length bucket counts: the offsets' unit, tokens (tags, or spans over tokens)
+    or characters (spans over texts: the annotation tools' files, JSONL with "text", HAREM)."""
+    texts = [isinstance(t, str) for t in inputs.tokens or []] if is_spans(inputs) else []
+    if not any(texts):
+        return "tokens"
+    return "characters" if all(texts) else "characters or tokens, as each example's offsets count"
+
+
+def bucket_title(name: str, unit: str = "tokens") -> str:
+    """The line over a bucket table: the attribute, with the unit of a length."""
+    counted = {"entity_length": unit, "sentence_length": "tokens"}.get(name)
+    return f"per bucket of {name.replace('_', ' ')}" + (f", in {counted}" if counted else "") + " (strict)"
+
+
 def is_scored(inputs: ner_files.Inputs) -> bool:
     """Whether the predictions are span items with a ``"score"`` (then the ranking family runs)."""
     return is_spans(inputs) and any("score" in e for example in inputs.predictions for e in example)
@@ -171,13 +186,15 @@ def _side_of(error, inputs, inputs_b):
 # ---------------------------------------------------------------------------- the printed report
 
 
-def text_table(header: list, rows: list) -> str:
+def text_table(header: list, rows: list, names: int = 1) -> str:
+    """Rows under a header, floats to four places: the first ``names`` columns (names) left-aligned,
+    the others (numbers) right-aligned."""
     cells = [[str(h) for h in header]] + [
         [f"{c:.4f}" if isinstance(c, float) else str(c) for c in r] for r in rows
     ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     return "\n".join(
-        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        "  ".join(c.ljust(w) if i < names else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
         for row in cells
     )
 
@@ -241,51 +258,38 @@ def confusion_lines(confusion: dict, top: int = 10) -> list:
     return lines or ["  no entity took another type"]
 
 
-def signature_line(results: dict, results_b: dict | None = None, both: bool = False) -> str:
-    """The line under every table: the options that made its numbers (docs/signature.md). With a
-    second system each line is labelled by its system: A's alone under A's tables, A's and B's
-    under a table of B - A (``both``); a comparison has no signature of its own."""
+def signature_lines(results: dict, results_b: dict | None = None) -> list:
+    """The options that made the numbers (docs/signature.md), said once for every table: with a
+    second system, once if both systems' agree, else each system's, labelled (A's tables carry A's,
+    a table of B - A both; a comparison has no signature of its own)."""
+    a = results.get("signature", "(none)")
     if results_b is None:
-        return f"  signature: {results.get('signature', '(none)')}"
-    sides = (("A", results), ("B", results_b)) if both else (("A", results),)
-    return "\n".join(f"  signature {side}: {r.get('signature', '(none)')}" for side, r in sides)
-
-
-def signed_tables(text: str, results: dict, results_b: dict | None = None) -> str:
-    """``text`` with the signature line under each of its tables (a block of ``|``-free rows that
-    follows a header row): after every blank line that closes a table."""
-    out, header = [], None
-    for line in text.split("\n"):
-        if header is not None and not line.strip():
-            out.append(signature_line(results, results_b, "B - A" in header))
-        if not line.strip():
-            header = None
-        elif header is None and line.lstrip().startswith(TABLE_HEADS):
-            header = line
-        out.append(line)
-    return "\n".join(out)
-
-
-#: the first word of each table's header row (what ``signed_tables`` looks for)
-TABLE_HEADS = ("type ", "mode ", "measure ", "score ", "bucket ", "slice ", "threshold ", "kind ")
+        return [f"signature of every table: {a}"]
+    b = results_b.get("signature", "(none)")
+    if a == b:
+        return [f"signature of every table (A and B alike): {a}"]
+    return [f"signature A (every table): {a}", f"signature B (with A's, each table of B - A): {b}"]
 
 
 def report(
-    results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
+    results: dict,
+    names: list,
+    sentences: int,
+    results_b: dict | None = None,
+    comparison: dict | None = None,
+    first: list | None = None,
+    unit: str = "tokens",
 ) -> str:
-    """The text the command line prints, the signature of the results under each table (of each
-    system's results, labelled A and B, when two systems are compared)."""
-    return signed_tables(_report(results, names, sentences, results_b, comparison), results, results_b)
-
-
-def _report(
-    results: dict, names: list, sentences: int, results_b: dict | None = None, comparison: dict | None = None
-) -> str:
+    """The text the command line prints: the files, their counts and the signature of every table
+    once, then ``first`` (lines of a report's own tables, the --generated ladder's), the headline
+    and the tables; ``unit``: what an entity's length counts (:func:`length_unit`)."""
     out = [
         f"gold: {names[0]}  predictions: {names[1]}" + (f"  predictions B: {names[2]}" if results_b else ""),
         f"{sentences} sentences, {results['muc']['strict']['possible']} gold entities, "
         f"{results['muc']['strict']['actual']} predicted",
+        *signature_lines(results, results_b),
         "",
+        *(first or []),
         headline(results),
         "",
         "per type (strict counts; f1 of each mode)",
@@ -319,7 +323,7 @@ def _report(
         out += ["", "scored predictions (ranking and calibration)", ranking_table(results["ranking"])]
     for name, table in results.get("buckets", {}).items():
         compared = (comparison or {}).get("buckets", {}).get(name)
-        out += ["", f"per bucket of {name.replace('_', ' ')} (strict)", bucket_table(table, compared)]
+        out += ["", bucket_title(name, unit), bucket_table(table, compared)]
     if results_b is not None:
         out += ["", "two systems", comparison_text(results, results_b, comparison)]
     return "\n".join(out) + "\n"
@@ -677,7 +681,7 @@ def run(args: argparse.Namespace) -> tuple:
         payload["results"] = results = score(
             inputs, ci_resamples=args.ci_resamples, slices=slices, buckets=args.buckets, **options
         )
-    text = report(results, names, len(inputs.references), results_b, comparison)
+    text = report(results, names, len(inputs.references), results_b, comparison, unit=length_unit(inputs))
     lost = [(d, e) for d, doc in zip(inputs.document_ids or [], inputs.unplaced or []) for e in doc]
     if lost:  # a system that changed the text: what the alignment could not place is said, not dropped
         text += f"\n{len(lost)} predicted entities could not be placed on the gold text (not scored):\n"
@@ -700,6 +704,24 @@ def read_slices(path: str, n_sentences: int) -> list:
     if empty is not None:
         raise ValueError(f"--slices {path} line {empty + 1}: empty; every sentence needs a slice value")
     return values
+
+
+#: the options the readers and the metric name in their messages (as an input error's side, the
+#: keyword a Python caller writes), each as this command line spells it
+FLAGS = {
+    "check_tokens=False": "--no-token-check",
+    "file_format": "--format",
+    "column": "--column",
+    "mode": "--mode",
+    "ci_resamples": "--ci-resamples",
+}
+
+
+def in_flags(error: ValueError) -> ValueError:
+    """``error`` with the options it names written as the command line's flags (:data:`FLAGS`): an
+    input error names its option as its side, which ``renamed`` rewrites; any other error as it is."""
+    renamed = getattr(error, "renamed", None)
+    return renamed(FLAGS) if renamed is not None else error
 
 
 def check_output(path: str, option: str = "--json") -> None:
@@ -730,8 +752,8 @@ def main(argv: list | None = None) -> int:
                 check_output(path, option)
         text, payload = run(args)
         record = make_cli_record(args, payload) if args.record else None
-    except ValueError as error:
-        print(f"ner_report: {error}", file=sys.stderr)
+    except ValueError as error:  # a rerun's options come from its record, whose keys it names
+        print(f"ner_report: {error if args.rerun else in_flags(error)}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as error:  # a format's optional package (ner_formats.MissingPackage)
         install = getattr(error, "install", None) or f"pip install {error.name}"

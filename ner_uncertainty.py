@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import t as student_t
 
-from .ner_core import COLUMNS, SpanArrays, check_confidence_level, check_seed, is_int, same_count
+from .ner_core import COLUMNS, InputError, SpanArrays, check_confidence_level, check_seed, is_int, same_count
 from .ner_matching import Matching, count_rows, derive, flat_scores, present_types
 from .ner_progress import steps
 
@@ -58,12 +58,13 @@ MAX_RESAMPLES = 1_000_000
 
 
 def check_resamples(value: Any, name: str = "ci_resamples", minimum: int = 0) -> int:
-    """An int from ``minimum`` to :data:`MAX_RESAMPLES` (a plain int)."""
+    """An int from ``minimum`` to :data:`MAX_RESAMPLES` (a plain int); an :class:`InputError` whose
+    side is the option ``name`` (a front end names it its own way: the command line's flag)."""
     if not (is_int(value) and value >= minimum):
         kind = "non-negative" if minimum == 0 else f">= {minimum}"
-        raise ValueError(f"{name} must be a {kind} int; got {value!r}")
+        raise InputError(f"{{place}} must be a {kind} int; got {{item!r}}", name, item=value)
     if value > MAX_RESAMPLES:
-        raise ValueError(f"{name} must be at most {MAX_RESAMPLES:,}; got {value!r}")
+        raise InputError(f"{{place}} must be at most {MAX_RESAMPLES:,}; got {{item!r}}", name, item=value)
     return int(value)
 
 

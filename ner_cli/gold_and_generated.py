@@ -20,6 +20,10 @@ def gold_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
     inputs = cli.ner_files.read_pair(
         args.gold, args.predictions, not args.no_token_check, args.column, args.format
     )
+    if cli.is_spans(inputs):  # metric.gold_differences reads tags (tokens and their tags) only
+        raise ValueError(
+            f"--golds compares golds of tags (CoNLL, HIPE TSV); {args.gold} and {args.predictions} hold spans"
+        )
     options = dict(
         scheme=args.scheme, mode=args.mode or ("strict" if args.scheme else None), suffix=args.suffix
     )
@@ -41,8 +45,8 @@ def gold_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
     for change in listed:
         words = inputs.tokens[change["unit"]] if inputs.tokens else None
         shown = {side: _span_text(change[side], words) for side in ("a", "b")}
-        out.append(
-            f"  sentence {change['unit']}: {change['kind']} {change['pair']}: {shown['a']} -> {shown['b']}"
+        out.append(  # "unit" indexes the sentences; the text counts them from 1, as every message does
+            f"  sentence {change['unit'] + 1}: {change['kind']} {change['pair']}: {shown['a']} -> {shown['b']}"
         )
     return "\n".join(out) + "\n", {"files": {"a": args.gold, "b": args.predictions}, "differences": diff}
 
@@ -88,15 +92,31 @@ def generated_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
     out += [
         "matching ladder (each level's entity scores)",
         cli.text_table(["score", "precision", "recall", "f1"], rows),
-        cli.signature_line(results),
         "",
     ]
+    if results.get("ladder_gains"):
+        out += [
+            "gains of each matching level over the one before (paired bootstrap interval)",
+            cli.text_table(["step", "score", "gain", "low", "high"], gain_rows(results["ladder_gains"]), 2),
+            "",
+        ]
     names = [args.gold, args.predictions or args.gold]
-    text = "\n".join(out) + "\n" + cli.report(results, names, len(records["texts"]))
-    gains = results.get("ladder_gains")
-    if gains:
-        text += f"\ngains of each matching level over the one before: {json.dumps(gains)}\n"
+    text = cli.report(results, names, len(records["texts"]), first=out)  # the signature once, on top
     return text, {"files": {"gold": args.gold, "predictions": names[1]}, "results": results}
+
+
+def gain_rows(gains: list) -> list:
+    """(step, score, gain, low, high) of each of ``results["ladder_gains"]``; ``-`` for an interval
+    not computed."""
+    return [
+        [
+            f"{g['from']} -> {g['to']}",
+            g["score"],
+            g["difference"],
+            *("-" if g[k] is None else g[k] for k in ("low", "high")),
+        ]
+        for g in gains
+    ]
 
 
 #: the matching levels ``--generated`` scores side by side

@@ -168,8 +168,50 @@ def test_jsonl_pairs_that_do_not_match(tmp_path):
         ner_files.read_pair(gold, jsonl(tmp_path, "p.jsonl", [{"text": "abc", "entities": []}]))
     with pytest.raises(ValueError, match="g.jsonl has 1 examples but p.jsonl has 2"):
         ner_files.read_pair(gold, jsonl(tmp_path, "p.jsonl", [{"text": "ab", "entities": []}] * 2))
-    with pytest.raises(ValueError, match="one is JSONL, the other CoNLL"):
+    with pytest.raises(ValueError, match="g.jsonl is 'jsonl' but pred_a.conll is 'conll': the gold and"):
         ner_files.read_pair(gold, PRED_A)
+
+
+@pytest.mark.parametrize(
+    "files, options, message",
+    [
+        (
+            ("g.conll", "p.conll"),
+            {},
+            "the files must hold the same tokens (check_tokens=False skips this check)",
+        ),
+        (("g.jsonl", "p.jsonl"), {}, "hold different tokens or text (check_tokens=False skips this check)"),
+        (("g.conll", "g.conll"), {"column": "X"}, "column='X' applies to HIPE TSV files; g.conll is not one"),
+        (
+            ("g.conll", "g.conll"),
+            {"column": "X", "file_format": "conll"},
+            "column='X' applies to HIPE TSV files, not to 'conll'",
+        ),
+        (
+            ("g.jsonl", None),
+            {"file_format": "jsonl"},
+            "file_format='jsonl' reads a gold and a predictions file",
+        ),
+        (
+            ("x.spacy", "g.conll"),
+            {},
+            "x.spacy is 'spacy' but g.conll is 'conll': the gold and the predictions must be in one format, "
+            f"told by their name and content or given as file_format, one of {list(ner_files.FILE_FORMATS)}",
+        ),
+    ],
+)
+def test_messages_name_the_keyword_a_python_caller_gives(tmp_path, files, options, message):
+    """The readers name an option by its keyword, as the error's side (the command line renames it
+    to its flag: tests/test_report_cli.py)."""
+    write(tmp_path, "g.conll", "a O\n")
+    write(tmp_path, "p.conll", "b O\n")
+    (tmp_path / "x.spacy").write_bytes(b"not read: its name tells its format")
+    jsonl(tmp_path, "g.jsonl", [{"text": "a", "entities": []}])
+    jsonl(tmp_path, "p.jsonl", [{"text": "b", "entities": []}])
+    paths = [None if name is None else str(tmp_path / name) for name in files]
+    with pytest.raises(ValueError, match=re.escape(message)) as raised:
+        ner_files.read_pair(*paths, **options)
+    assert raised.value.side in message  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("pred, predicted", [("pred_a.conll", (1, 6)), ("pred_b.conll", (1, 5))])

@@ -745,3 +745,121 @@ def label_studio_file(tmp_path, tasks):
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(tasks))
     return str(path)
+
+
+# ---------------------------------------------------------------------------- a gold and a predictions file
+
+
+def ls_task(task_id, text, *spans):
+    """A Label Studio task of one annotation, its regions ``(start, end, label)``."""
+    result = [region([label], start=start, end=end) for start, end, label in spans]
+    return {"id": task_id, "data": {"text": text}, "annotations": [{"result": result}]}
+
+
+LS_GOLD = [
+    ls_task(1, "Ada met Babbage.", (0, 3, "PER"), (8, 15, "PER")),
+    ls_task(2, "In London.", (3, 9, "LOC")),
+    ls_task(3, "Paris is big.", (0, 5, "LOC")),
+]
+
+
+def renumbered(tasks, offset):
+    return [dict(task, id=task["id"] + offset) for task in tasks]
+
+
+@pytest.mark.parametrize(
+    "pred, ids",
+    [
+        (LS_GOLD, [1, 2, 3]),
+        (LS_GOLD[::-1], [1, 2, 3]),  # exported in another order: paired by id
+        ([LS_GOLD[1], LS_GOLD[2], LS_GOLD[0]], [1, 2, 3]),
+        (renumbered(LS_GOLD[::-1], 100), [101, 102, 103]),  # another project's ids: paired by text
+        (renumbered(LS_GOLD, 1)[:2] + [dict(LS_GOLD[2], id=1)], [2, 3, 1]),  # ids that pair the wrong texts
+    ],
+)
+def test_label_studio_tasks_are_paired_by_id_or_text_and_named_as_tasks(tmp_path, pred, ids):
+    from ner_recall import ner_files
+
+    gold_path, pred_path = tmp_path / "gold.json", tmp_path / "pred.json"
+    gold_path.write_text(json.dumps(LS_GOLD))
+    pred_path.write_text(json.dumps(pred))
+    inputs = ner_files.read_pair(str(gold_path), str(pred_path))
+    assert inputs.predictions == inputs.references  # each task beside its own
+    assert [inputs.where("predictions", k) for k in range(3)] == [f"pred.json task {i}" for i in ids]
+    assert inputs.where("references", 2, 0) == "gold.json task 3"  # a task, never "line 0"
+
+
+@pytest.mark.parametrize(
+    "pred, message",
+    [
+        (
+            LS_GOLD[:2],
+            "gold.json and pred.json do not hold the same tasks (paired by id, or by text when the ids"
+            " differ): in gold.json and not in pred.json: task 3",
+        ),
+        (
+            LS_GOLD[::-1] + [ls_task(4, "More.")],
+            "in pred.json and not in gold.json: task 4",
+        ),
+        (
+            renumbered(LS_GOLD[1:], 100) + [ls_task(7, "Other.")],
+            "in gold.json and not in pred.json: task 1; in pred.json and not in gold.json: task 7",
+        ),
+        (  # the same ids, a text changed: the pair whose texts differ
+            [LS_GOLD[0], ls_task(2, "In London!"), LS_GOLD[2]],
+            "pred.json task 2: its text differs from the gold's (task 2 of gold.json)",
+        ),
+    ],
+)
+def test_label_studio_tasks_without_a_partner_are_named(tmp_path, pred, message):
+    from ner_recall import ner_files
+
+    gold_path, pred_path = tmp_path / "gold.json", tmp_path / "pred.json"
+    gold_path.write_text(json.dumps(LS_GOLD))
+    pred_path.write_text(json.dumps(pred))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        ner_files.read_pair(str(gold_path), str(pred_path))
+
+
+def brat_folder(folder, names):
+    folder.mkdir()
+    for name in names:
+        (folder / f"{name}.txt").write_text(f"Anna {name}.", encoding="utf-8")
+        (folder / f"{name}.ann").write_text("T1\tPER 0 4\tAnna\n", encoding="utf-8")
+    return str(folder)
+
+
+@pytest.mark.parametrize(
+    "gold, pred, message",
+    [
+        (["a", "b", "c"], ["a", "c"], "in gold and not in pred: document b"),
+        (["a", "c"], ["a", "b", "c"], "in pred and not in gold: document b"),
+        (
+            ["a", "b"],
+            ["a", "c", "d"],
+            "in gold and not in pred: document b; in pred and not in gold: document c, document d",
+        ),
+        (
+            ["a", "b", "c", "d", "e", "f", "g"],
+            ["z"],
+            "in gold and not in pred: document a, document b, document c, document d, document e and 2 more;"
+            " in pred and not in gold: document z",
+        ),
+    ],
+)
+def test_brat_folders_name_the_documents_one_holds_and_the_other_not(tmp_path, gold, pred, message):
+    from ner_recall import ner_files
+
+    paths = brat_folder(tmp_path / "gold", gold), brat_folder(tmp_path / "pred", pred)
+    with pytest.raises(ValueError) as raised:
+        ner_files.read_pair(*paths)
+    assert str(raised.value) == f"gold and pred do not hold the same documents (paired by name): {message}"
+
+
+def test_brat_folders_pair_their_documents_by_name(tmp_path):
+    from ner_recall import ner_files
+
+    inputs = ner_files.read_pair(
+        brat_folder(tmp_path / "gold", ["a", "b"]), brat_folder(tmp_path / "pred", ["a", "b"])
+    )
+    assert [inputs.where("predictions", k) for k in range(2)] == ["pred document a", "pred document b"]

@@ -202,12 +202,39 @@ def test_buckets_on_the_command_line(metric, capsys):
     assert ner_report.main([GOLD, PRED_A, "--buckets"]) == 0
     printed = capsys.readouterr().out
     for name, table in expected.items():
-        assert f"per bucket of {name.replace('_', ' ')} (strict)" in printed
+        unit = ", in tokens" if name in ("entity_length", "sentence_length") else ""
+        assert f"per bucket of {name.replace('_', ' ')}{unit} (strict)" in printed
         for label, r in table.items():
             row = f"{r['number']}  {r['predicted']:>4}     {r['precision']:.4f}  {r['recall']:.4f}  {r['f1']:.4f}"
             assert any(line.startswith(label) and row in line for line in printed.splitlines()), (name, label)
     assert ner_report.main([GOLD, PRED_A, PRED_B, "--buckets"]) == 0
     assert "f1 B - A  p (Holm)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "files, unit",
+    [
+        ([GOLD, PRED_A], "tokens"),
+        (["tokens.jsonl", "tokens.jsonl"], "tokens"),
+        (["text.jsonl", "text.jsonl"], "characters"),
+        ([os.path.join(DATA, "formats", "doccano.jsonl")] * 2, "characters"),
+        ([os.path.join(DATA, "formats", "label_studio.json")] * 2, "characters"),
+    ],
+)
+def test_the_entity_length_buckets_say_their_unit(tmp_path, capsys, monkeypatch, files, unit):
+    """A span's length counts its offsets: characters over a text (the tools' files, JSONL with
+    "text"), tokens over tokens; the 1, 2, 3, 4+ of the table mean either."""
+    monkeypatch.chdir(tmp_path)
+    entity = {"label": "PER", "start": 0, "end": 1}
+    (tmp_path / "tokens.jsonl").write_text(
+        json.dumps({"tokens": ["Anna", "sang"], "entities": [entity]}) + "\n"
+    )
+    (tmp_path / "text.jsonl").write_text(json.dumps({"text": "Anna sang", "entities": [entity]}) + "\n")
+    assert ner_report.main([*files, "--buckets"]) == 0
+    titles = [
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("per bucket of entity")
+    ]
+    assert titles == [f"per bucket of entity length, in {unit} (strict)"]
 
 
 def test_scored_jsonl_predictions_print_the_ranking(tmp_path, capsys):
@@ -294,6 +321,39 @@ def test_format_chooses_the_reader(tmp_path, capsys):
         ner_report.parse_args([GOLD, "--format", "xml"])
 
 
+@pytest.mark.parametrize(
+    "files, found",
+    [
+        (["x.spacy", GOLD], [("x.spacy", "spacy"), ("gold.conll", "conll")]),
+        ([GOLD, "x.spacy"], [("gold.conll", "conll"), ("x.spacy", "spacy")]),
+        ([GOLD, PRED_A, "x.spacy"], [("gold.conll", "conll"), ("x.spacy", "spacy")]),
+        ([os.path.join(DATA, "formats", "brat"), GOLD], [("brat", "brat"), ("gold.conll", "conll")]),
+        (
+            [os.path.join(DATA, "formats", "label_studio.json"), GOLD],
+            [("label_studio.json", "label-studio"), ("gold.conll", "conll")],
+        ),
+        (["g.jsonl", GOLD], [("g.jsonl", "jsonl"), ("gold.conll", "conll")]),
+        (
+            [os.path.join(DATA, "formats", "doccano.jsonl"), "g.jsonl"],
+            [("doccano.jsonl", "doccano"), ("g.jsonl", "jsonl")],
+        ),
+    ],
+)
+def test_files_of_two_formats_are_named_with_each_format(tmp_path, capsys, monkeypatch, files, found):
+    """A gold and predictions in formats that do not read together: each file named with the format
+    its name and content tell, and the flag that gives a format with every format it takes (conll
+    among them), not the Python reader's format= and its list of the tools' formats."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.spacy").write_bytes(b"not read: its name tells its format")
+    (tmp_path / "g.jsonl").write_text('{"text": "a", "entities": []}\n')
+    assert ner_report.main(files) == 1
+    (a, format_a), (b, format_b) = found
+    assert capsys.readouterr().err == (
+        f"ner_report: {a} is {format_a!r} but {b} is {format_b!r}: the gold and the predictions must be in"
+        f" one format, told by their name and content or given as --format, one of {list(ner_files.FILE_FORMATS)}\n"
+    )
+
+
 def test_a_spacy_file_without_spacy_exits_2_naming_the_install_line(tmp_path, capsys, monkeypatch):
     path = tmp_path / "x.spacy"
     path.write_bytes(b"anything")
@@ -319,6 +379,55 @@ def test_easy_mistakes_are_named(tmp_path, files, message, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c2003.txt").write_text("BREVICOR NNP B-NP B-ORG\nwelcomes VBZ B-VP O\n")
     assert ner_report.main(files) == 1
+    assert capsys.readouterr().err.startswith(f"ner_report: {message}")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["x1.conll", "x2.conll"],
+            "token 'a' at x1.conll line 1 but 'b' at x2.conll line 1: the files must hold the same tokens"
+            " (--no-token-check skips this check)",
+        ),
+        (
+            ["x1.jsonl", "x2.jsonl"],
+            "example 1 differs: x1.jsonl line 1 and x2.jsonl line 1 hold different tokens or text"
+            " (--no-token-check skips this check)",
+        ),
+        (
+            ["x1.conll", "x1.conll", "--column", "X"],
+            "--column='X' applies to HIPE TSV files; x1.conll is not one",
+        ),
+        (
+            ["x1.conll", "x1.conll", "--format", "conll", "--column", "X"],
+            "--column='X' applies to HIPE TSV files, not to 'conll'",
+        ),
+        (
+            ["x1.jsonl", "--format", "jsonl"],
+            "--format='jsonl' reads a gold and a predictions file; give both",
+        ),
+        (["x1.conll", "x1.conll", "--mode", "strict"], "--mode='strict' needs a scheme, one of ['BILOU', "),
+        (["--golds", "x1.conll", "x1.conll", "--mode", "strict"], "--mode='strict' needs a scheme, one of"),
+        (
+            ["x1.conll", "x1.conll", "--ci-resamples", "-5"],
+            "--ci-resamples must be a non-negative int; got -5",
+        ),
+        (
+            ["x1.conll", "x1.conll", "--ci-resamples", "2000000"],
+            "--ci-resamples must be at most 1,000,000; got 2000000",
+        ),
+    ],
+)
+def test_messages_name_the_flag_a_shell_user_gives(tmp_path, capsys, monkeypatch, args, message):
+    """The readers and the metric name an option by its Python keyword (check_tokens=False, column=,
+    file_format=, mode=, ci_resamples); the command line names its flag instead."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x1.conll").write_text("a O\n")
+    (tmp_path / "x2.conll").write_text("b O\n")
+    (tmp_path / "x1.jsonl").write_text('{"text": "a", "entities": []}\n')
+    (tmp_path / "x2.jsonl").write_text('{"text": "b", "entities": []}\n')
+    assert ner_report.main(args) == 1
     assert capsys.readouterr().err.startswith(f"ner_report: {message}")
 
 
@@ -411,37 +520,39 @@ def test_rerun_of_a_file_that_is_no_record(tmp_path, capsys, content, message):
     assert "cannot read it as a JSON record" in capsys.readouterr().err
 
 
-def test_every_table_carries_the_signature_of_its_numbers(capsys):
-    assert ner_report.main([GOLD, PRED_A]) == 0
-    out = capsys.readouterr().out
-    signature = ner_report.load_metric().compute(
-        **ner_report.ner_files.read_pair(GOLD, PRED_A).compute_inputs(),
-        scores=["seqeval", "muc", "confusion"],
-        errors=True,
-    )["signature"]
-    lines = out.splitlines()
-    assert lines.count(f"  signature: {signature}") == 2  # under the per-type and the modes tables
-    assert lines[lines.index("MUC / SemEval-2013 modes") + 6] == f"  signature: {signature}"
+@pytest.mark.parametrize(
+    "a, b, lines",
+    [
+        ("s", None, ["signature of every table: s"]),
+        ("s", "s", ["signature of every table (A and B alike): s"]),
+        ("s", "t", ["signature A (every table): s", "signature B (with A's, each table of B - A): t"]),
+        (None, None, ["signature of every table: (none)"]),
+    ],
+)
+def test_the_signature_is_said_once_each_system_labelled_only_when_they_differ(a, b, lines):
+    """A comparison has no signature: A's tables carry A's, a table of B - A A's and B's; when the
+    two agree, one line says it for every table."""
+    results = {} if a is None else {"signature": a}
+    assert ner_report.signature_lines(results, None if b is None else {"signature": b}) == lines
 
 
-def test_two_systems_sign_each_table_with_each_systems_signature(tmp_path, capsys):
-    """A comparison has no signature: A's tables carry A's, a table of B - A carries A's and B's."""
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        ([GOLD, PRED_A], "signature of every table: {a}"),
+        ([GOLD, PRED_A, "--buckets"], "signature of every table: {a}"),
+        ([GOLD, PRED_A, PRED_B, "--buckets"], "signature of every table (A and B alike): {a}"),
+    ],
+)
+def test_the_signature_is_printed_once_under_the_counts(tmp_path, capsys, args, line):
+    """Seven tables made with one set of options: their signature once, not under each table."""
     out_json = tmp_path / "out.json"
-    assert ner_report.main([GOLD, PRED_A, PRED_B, "--buckets", "--json", str(out_json)]) == 0
+    assert ner_report.main([*args, "--json", str(out_json)]) == 0
     lines = capsys.readouterr().out.splitlines()
     payload = json.loads(out_json.read_text(encoding="utf-8"))
-    a, b = payload["results"]["signature"], payload["results_b"]["signature"]
-    assert a and b and "signature" not in payload["comparison"]
-    assert not [line for line in lines if line.startswith("  signature: ")]
-    blocks = "\n".join(lines).split("\n\n")  # a title, a table, its signature lines
-    signed = [block for block in blocks if "  signature" in block]
-    for block in signed:
-        table, signatures = block.split("\n  signature", 1)
-        expected = f" A: {a}\n  signature B: {b}" if "B - A" in table else f" A: {a}"
-        assert signatures == expected, block
-    assert sum("B - A" in block for block in signed) == 5  # four bucket tables and the comparison
-    assert len(signed) == 7  # and A's per-type and modes tables
-    assert blocks[-1].startswith("two systems")
+    a = payload["results"]["signature"]
+    assert a and payload.get("results_b", payload["results"])["signature"] == a
+    assert [text for text in lines if "signature" in text] == [line.format(a=a)] == lines[2:3]
 
 
 def test_two_golds_list_what_the_second_changes(capsys):
@@ -449,14 +560,46 @@ def test_two_golds_list_what_the_second_changes(capsys):
     out = capsys.readouterr().out
     for row in ("type_changed      MISC->LOC         1", "removed                 LOC         1"):
         assert row in out
-    assert "sentence 1: boundary_changed PER->PER: PER 'Maren Oakhurst' -> PER 'Maren'" in out
     assert ner_report.main(["--golds", GOLD]) == 1
     assert "--golds compares two golds" in capsys.readouterr().err
 
 
-def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, capsys):
-    import json
+@pytest.mark.parametrize(
+    "line",
+    [  # by hand from tests/data: the sentences of gold.conll counted from 1, as every message counts them
+        "sentence 1: type_changed MISC->LOC: MISC 'Tessarian' -> LOC 'Tessarian'",
+        "sentence 2: boundary_changed PER->PER: PER 'Maren Oakhurst' -> PER 'Maren'",
+        "sentence 3: removed LOC: LOC 'HARROWFEN' -> (none)",
+        "sentence 4: added MISC: (none) -> MISC 'Monday'",
+    ],
+)
+def test_two_golds_count_their_sentences_from_1(capsys, line):
+    assert ner_report.main(["--golds", GOLD, PRED_A]) == 0
+    assert f"\n  {line}\n" in capsys.readouterr().out
 
+
+@pytest.mark.parametrize(
+    "name, line",
+    [
+        ("g.jsonl", {"text": "Anna sang in Riga", "entities": [{"label": "PER", "start": 0, "end": 4}]}),
+        ("g.jsonl", {"tokens": ["Anna", "sang"], "entities": [{"label": "PER", "start": 0, "end": 1}]}),
+        ("d.jsonl", {"text": "Anna sang in Riga", "label": [[0, 4, "PER"]]}),
+    ],
+)
+def test_two_golds_of_spans_are_refused_with_what_golds_reads(tmp_path, capsys, name, line):
+    """gold_differences reads tags: span files are refused by name, not with a message about sentence
+    0 and Python forms."""
+    path = tmp_path / name
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    assert ner_report.main(["--golds", str(path), str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"ner_report: --golds compares golds of tags (CoNLL, HIPE TSV); {path} and {path} hold spans\n"
+    )
+
+
+def language_model_files(tmp_path):
+    """A gold of one text and a model's records for it: 'Paris Hilton' twice and 'John' placed
+    exactly, 'paris' from the normalized level on, 'Berlin' nowhere in the text."""
     text = "Paris Hilton flew to Paris. Then John met Paris Hilton in Rome."
     gold = [[0, 12, "PER"], [21, 26, "LOC"], [33, 37, "PER"], [42, 54, "PER"], [58, 62, "LOC"]]
     entities = [{"label": label, "start": start, "end": end} for start, end, label in gold]
@@ -472,14 +615,40 @@ def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, 
     records, golds = tmp_path / "out.jsonl", tmp_path / "gold.jsonl"
     records.write_text(json.dumps({"text": text, "output": "Sure! " + output}) + "\n")
     golds.write_text(json.dumps({"text": text, "entities": entities}) + "\n")
+    return golds, records, text, entities
+
+
+def test_a_language_models_records_are_scored_at_every_matching_level(tmp_path, capsys):
+    golds, records, text, entities = language_model_files(tmp_path)
     assert ner_report.main([str(golds), str(records), "--generated"]) == 0
     out = capsys.readouterr().out
     assert "placed 4, hallucinated 1, duplicate 0, off_schema 0, unparseable 0, items 5" in out
     assert "exact          1.0000  0.6000  0.7500" in out  # 'paris' is placed from 'normalized' on
     assert "normalized     1.0000  0.8000  0.8889" in out
+    assert len([line for line in out.splitlines() if "signature" in line]) == 1  # the ladder's too
     golds.write_text(json.dumps({"text": text + " ", "entities": entities}) + "\n")
     assert ner_report.main([str(golds), str(records), "--generated"]) == 1
     assert "the texts of record 1 differ" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "step, score, gain",
+    [  # by hand: recall 3/5 exact, 4/5 from normalized on, precision 1 throughout (one text: the
+        # resampled interval is the gain itself)
+        ("exact -> normalized", "overall_precision", 0.0),
+        ("exact -> normalized", "overall_recall", 4 / 5 - 3 / 5),
+        ("exact -> normalized", "overall_f1", 8 / 9 - 3 / 4),
+        ("normalized -> fuzzy", "overall_precision", 0.0),
+        ("normalized -> fuzzy", "overall_recall", 0.0),
+        ("normalized -> fuzzy", "overall_f1", 0.0),
+    ],
+)
+def test_the_ladders_gains_print_as_a_table(tmp_path, capsys, step, score, gain):
+    golds, records, _, _ = language_model_files(tmp_path)
+    assert ner_report.main([str(golds), str(records), "--generated"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(rf"^{step} +{score} +{gain:.4f} +{gain:.4f} +{gain:.4f}$", out, re.M), out
+    assert '"difference"' not in out  # the gains as rows, not a line of JSON
 
 
 @pytest.mark.parametrize(
