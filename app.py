@@ -4,7 +4,7 @@ language model's raw output onto its text, measure annotators' agreement,
 estimate stratified recall.
 
 ``python app.py`` serves it on http://127.0.0.1:7860 (``GRADIO_SERVER_PORT`` changes the port);
-it never reaches the internet. The app lives in the package ``ner_app/`` (one module per tab);
+it never reaches the internet. The app lives in the package ``ner_recall/app/`` (one module per tab);
 this file launches it (the Hub Space's ``app_file``). Every number shown comes from the metric
 object, loaded as Hub users load it with ``evaluate.load``, on first use. ``app.demo`` builds the
 page without launching it.
@@ -21,9 +21,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # ner_app beside this file, whatever the working directory
     sys.path.insert(0, str(HERE))
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_app.common import CSS, THEME
-from ner_app.layout import build_demo
+from ner_recall.app.common import CSS, THEME
+from ner_recall.app.layout import build_demo
 
 _built: dict[str, object] = {}
 

@@ -16,46 +16,35 @@ from typing import Any
 import datasets
 import evaluate
 
-# evaluate copies exactly the siblings imported here, one top-level line each and no comment on
-# the line (it would be read as a file to fetch); some are imported for that alone
-from .ner_agreement import agreement
-from .ner_attributes import MORPHOLOGY_OUTCOMES
-from .ner_benchmarks import align, benchmark_sizes, load_benchmark
-from .ner_buckets import EDGES
-from .ner_comparison import compare_scored
-from .ner_conventions import CONVENTIONS
-from .ner_core import MODES, SIZE_KEYS, Span
-from .ner_counts import Counts
-from .ner_counts_state import CountsState, counts_signed
-from .ner_decoding import SCHEMES, tags_to_spans
-from .ner_decoding_report import REASONS
-from .ner_dialects import DIALECTS, read_generated
-from .ner_documents import document_scores
-from .ner_doubt import GROUP
-from .ner_evaluate import EvaluatePatches
-from .ner_families import FAMILIES
-from .ner_fast import fast_results
-from .ner_files import (
-    PAIR_FORMATS,
-    Inputs,
-    located,
-    read_harem_inputs,
-    read_hipe_pair,
-    read_pair,
-    read_second_predictions,
-)
-from .ner_formats import Annotated, read_annotated
-from .ner_fragments import discontinuous_results
-from .ner_generated import GENERATED, ITEM_OUTCOMES, generated_outcomes, score_generated
-from .ner_golds import gold_differences, score_golds
-from .ner_harem import Harem, read_harem
-from .ner_hierarchy import MEASURES
-from .ner_hipe import HipeFile
-from .ner_inputs import as_list
-from .ner_kernels import decode_pair
-from .ner_matching import match
-from .ner_model_outputs import spans_from_outputs
-from .ner_options import (
+from ner_recall.core.counts import Counts
+from ner_recall.core.decoding import SCHEMES, tags_to_spans
+from ner_recall.core.decoding_report import REASONS
+from ner_recall.core.doubt import GROUP
+from ner_recall.core.inputs import as_list
+from ner_recall.core.kernels import decode_pair
+from ner_recall.core.matching import match
+from ner_recall.core.progress import reporting
+from ner_recall.core.spans import place_strings, placement_report
+from ner_recall.core.tags import PREFIXES
+from ner_recall.core.vocabulary import MODES, SIZE_KEYS, Span
+from ner_recall.families.attributes import MORPHOLOGY_OUTCOMES
+from ner_recall.families.buckets import EDGES
+from ner_recall.families.discontinuous import discontinuous_results
+from ner_recall.families.documents import document_scores
+from ner_recall.families.hierarchy import MEASURES
+from ner_recall.families.ranking import RIGHT
+from ner_recall.families.scorings import DEFAULT_SCORES, LISTED_OUTCOMES
+from ner_recall.families.slices import slice_results
+from ner_recall.families.table import FAMILIES
+from ner_recall.generated.conventions import CONVENTIONS
+from ner_recall.generated.dialects import DIALECTS, read_generated
+from ner_recall.generated.scoring import GENERATED, ITEM_OUTCOMES, generated_outcomes, score_generated
+from ner_recall.integrations.evaluate_patches import EvaluatePatches
+from ner_recall.integrations.trainer import make_compute_metrics
+from ner_recall.pipeline.compute import compare_systems, score_spans, score_tags, tag_corpus
+from ner_recall.pipeline.fast import fast_results
+from ner_recall.pipeline.golds import gold_differences, score_golds
+from ner_recall.pipeline.options import (
     ALL_OPTIONS,
     CONFIG_OPTIONS,
     CONFIGS,
@@ -71,13 +60,8 @@ from .ner_options import (
     check_unused,
     is_default,
 )
-from .ner_pipeline import compare_systems, score_spans, score_tags, tag_corpus
-from .ner_planning import neyman_plan
-from .ner_progress import reporting
-from .ner_ranking import RIGHT
-from .ner_record import check_inputs, check_record, flat_results, make_record, model_index
-from .ner_scorings import DEFAULT_SCORES, LISTED_OUTCOMES
-from .ner_signature import (
+from ner_recall.pipeline.record import check_inputs, check_record, flat_results, make_record, model_index
+from ner_recall.pipeline.signature import (
     options_from_signature,
     refuse_convention_in_state,
     scored,
@@ -86,14 +70,31 @@ from .ner_signature import (
     state_options,
     with_convention,
 )
-from .ner_slices import slice_results
-from .ner_spans import place_strings, placement_report
-from .ner_state import State, finalize_state, make_state
-from .ner_stratified import CI_METHODS
-from .ner_tags import PREFIXES
-from .ner_trainer import make_compute_metrics
-from .ner_uncertainty import check_comparison_options
-from .ner_unit_ids import MAX_ID_SLOTS
+from ner_recall.readers.benchmarks import align, benchmark_sizes, load_benchmark
+from ner_recall.readers.files import (
+    PAIR_FORMATS,
+    Inputs,
+    located,
+    read_harem_inputs,
+    read_hipe_pair,
+    read_pair,
+    read_second_predictions,
+)
+from ner_recall.readers.formats import Annotated, read_annotated
+from ner_recall.readers.harem import Harem, read_harem
+from ner_recall.readers.hipe import HipeFile
+from ner_recall.readers.model_outputs import spans_from_outputs
+from ner_recall.state.counts import CountsState, counts_signed
+from ner_recall.state.exact import State, finalize_state, make_state
+from ner_recall.state.unit_ids import MAX_ID_SLOTS
+
+# evaluate copies exactly the siblings imported here, one top-level line each and no comment on
+# the line (it would be read as a file to fetch); some are imported for that alone
+from ner_recall.stats.agreement import agreement
+from ner_recall.stats.comparison import compare_scored
+from ner_recall.stats.planning import neyman_plan
+from ner_recall.stats.stratified import CI_METHODS
+from ner_recall.stats.uncertainty import check_comparison_options
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,

@@ -12,7 +12,7 @@ of 50,000 sentences, then times, in this process:
 - the JSON download, written after the first result is shown,
 - the first result with a second system (the two-system comparison),
 
-and the command line ``python ner_report.py gold pred`` as a new process (start-up included).
+and the command line ``python -m ner_recall gold pred`` as a new process (start-up included).
 Each figure is the median of ``--repeat`` runs, wall clock and CPU (this process and its children):
 on a shared machine the wall clock waits for other jobs and the CPU time does not. The first run of
 the app, which loads the metric, is not counted.
@@ -110,15 +110,15 @@ def _cpu():
 
 
 def measure(paths, repeat):
-    import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-    from ner_app import errors, files
-    from ner_app.common import LENIENT as lenient
-    from ner_recall import ner_files, ner_report
+    from ner_recall.app import errors, files
+    from ner_recall.app.common import LENIENT as lenient
+    from ner_recall.cli import report as ner_report
+    from ner_recall.readers import files as ner_files
 
     gold, pred, pred_b = paths
     state = files.files_view(gold, pred, None, lenient, False, 0)[-1]  # loads the metric once
     inputs = ner_files.read_pair(gold, pred)
-    cli = [sys.executable, str(ROOT / "ner_report.py"), gold, pred]
+    cli = [sys.executable, str(ROOT / "ner_recall/cli/report.py"), gold, pred]
     return {
         "read": median_time(lambda: ner_files.read_pair(gold, pred), repeat),
         "score": median_time(lambda: ner_report.score(inputs), repeat),

@@ -43,9 +43,10 @@ from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall import ner_counts_state, ner_stratified, ner_uncertainty  # noqa: E402
-from ner_recall.ner_core import COLUMNS  # noqa: E402
+from ner_recall.core.vocabulary import COLUMNS  # noqa: E402
+from ner_recall.state import counts as ner_counts_state
+from ner_recall.stats import stratified as ner_stratified
+from ner_recall.stats import uncertainty as ner_uncertainty  # noqa: E402
 
 BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
 METHODS = ("wilson", "weighted_wald", "stratified_wald", "korn_graubard", "bootstrap")
@@ -648,7 +649,8 @@ def exact_gap(args):
     sys.path.insert(0, str(ROOT / "bench"))
     from speed import TAGS, synthetic_corpus
 
-    from ner_recall import ner_decoding, ner_pipeline
+    from ner_recall.core import decoding as ner_decoding
+    from ner_recall.pipeline import compute as ner_pipeline
 
     lengths, gold, pred = synthetic_corpus(1_000_000, seed=args.seed)
     options = ner_pipeline.check_options("default", {})

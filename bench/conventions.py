@@ -14,8 +14,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-import bootstrap  # noqa: E402, F401
-from ner_recall import ner_files  # noqa: E402
+from ner_recall.readers import files as ner_files  # noqa: E402
 
 DATA = os.path.join(ROOT, "tests", "data", "hipe")
 FILES = {

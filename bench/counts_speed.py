@@ -25,8 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from speed import TAGS, synthetic_corpus  # noqa: E402
 
-import bootstrap  # noqa: E402, F401
-
 
 def columns(n, seed=0):
     lengths, gold, pred = synthetic_corpus(n, seed)

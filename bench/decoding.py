@@ -25,9 +25,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from speed import as_lists, synthetic_corpus  # noqa: E402
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall import ner_decoding as D  # noqa: E402
-from ner_recall import ner_decoding_report as R  # noqa: E402
+from ner_recall.core import decoding as D  # noqa: E402
+from ner_recall.core import decoding_report as R  # noqa: E402
 
 
 def best(step, runs):

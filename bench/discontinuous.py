@@ -19,8 +19,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall.ner_pipeline import check_options, score_spans  # noqa: E402
+from ner_recall.pipeline.compute import check_options, score_spans  # noqa: E402
 
 
 def corpus(n, share, seed=0):

@@ -106,8 +106,7 @@ def main():
         "\nOne example of many ALT groups (`ner_doubt.resolve`):\n\n| groups | cpu s |\n|---:|---:|\n"
     )
     sys.path.insert(0, ROOT)
-    import bootstrap  # noqa: F401
-    from ner_recall.ner_doubt import resolve
+    from ner_recall.core.doubt import resolve
 
     for n in args.groups:
         pred_one, gold_one = one_example(n)

@@ -32,8 +32,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import evaluate  # noqa: E402
 
-import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall)
-
 METRIC = os.path.join(ROOT, "ner_recall_metric.py")
 VOCABULARY = [
     ("Paris Hilton", "PER"),
@@ -118,7 +116,7 @@ def _f1(metric, outputs, golds, texts, placement, level="exact") -> tuple:
 
 
 def _document_f1s(metric, outputs, golds, texts, placement, level) -> tuple:
-    from ner_recall import ner_generated as G
+    from ner_recall.generated import scoring as G
 
     settings = G.Settings(placement, level)
     readings = G.read_outputs(outputs, "auto")

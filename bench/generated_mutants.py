@@ -11,33 +11,53 @@ import subprocess
 import sys
 
 MUTANTS = [
-    ("ner_conventions.py", "if key not in out:\n                out.append(key)", "out.append(key)"),
-    ("ner_conventions.py", 'm = re.match(r"\\[(.*?)\\]", answer)', 'm = re.search(r"\\[(.*?)\\]", answer)'),
-    ("ner_conventions.py", "if lower.count(key) < seen[key]:", "if lower.count(key) <= seen[key]:"),
-    ("ner_conventions.py", 'if words and tag[:1] in ("B", "O"):', 'if words and tag[:1] in ("B",):'),
-    ("ner_conventions.py", 'elif tags[k] == "o" and tags[k - 1][2:] == name:', 'elif tags[k] == "o":'),
-    ("ner_conventions.py", "q = bisect_left(tops, v)", "q = bisect_left(tops, v + 1)"),
-    ("ner_generated.py", "            if pick[0] >= cursor:", "            if pick[0] >= 0:"),
-    ("ner_generated.py", "if j < i and de <= s:", "if j < i:"),
     (
-        "ner_generated.py",
+        "ner_recall/generated/conventions.py",
+        "if key not in out:\n                out.append(key)",
+        "out.append(key)",
+    ),
+    (
+        "ner_recall/generated/conventions.py",
+        'm = re.match(r"\\[(.*?)\\]", answer)',
+        'm = re.search(r"\\[(.*?)\\]", answer)',
+    ),
+    (
+        "ner_recall/generated/conventions.py",
+        "if lower.count(key) < seen[key]:",
+        "if lower.count(key) <= seen[key]:",
+    ),
+    (
+        "ner_recall/generated/conventions.py",
+        'if words and tag[:1] in ("B", "O"):',
+        'if words and tag[:1] in ("B",):',
+    ),
+    (
+        "ner_recall/generated/conventions.py",
+        'elif tags[k] == "o" and tags[k - 1][2:] == name:',
+        'elif tags[k] == "o":',
+    ),
+    ("ner_recall/generated/conventions.py", "q = bisect_left(tops, v)", "q = bisect_left(tops, v + 1)"),
+    ("ner_recall/generated/scoring.py", "            if pick[0] >= cursor:", "            if pick[0] >= 0:"),
+    ("ner_recall/generated/scoring.py", "if j < i and de <= s:", "if j < i:"),
+    (
+        "ner_recall/generated/scoring.py",
         'counts["items"] = sum(counts.values())',
         'counts["items"] = sum(counts.values()) - counts["unparseable"]',
     ),
-    ("ner_generated.py", "elif schema is not None and label not in schema:", "elif False:"),
-    ("ner_generated.py", "if not 0 <= start < end <= len(text):", "if not 0 <= start < end:"),
-    ("ner_dialects.py", 'if kind != "O":', "if True:"),
-    ("ner_dialects.py", "if tries > 50:", "if tries > 0:"),
+    ("ner_recall/generated/scoring.py", "elif schema is not None and label not in schema:", "elif False:"),
+    ("ner_recall/generated/scoring.py", "if not 0 <= start < end <= len(text):", "if not 0 <= start < end:"),
+    ("ner_recall/generated/dialects.py", 'if kind != "O":', "if True:"),
+    ("ner_recall/generated/dialects.py", "if tries > 50:", "if tries > 0:"),
     (
-        "ner_dialects.py",
+        "ner_recall/generated/dialects.py",
         "if reading.plain == text:\n        return reading.items",
         "if True:\n        return reading.items",
     ),
 ]
 TESTS = {
-    "ner_conventions.py": "tests/test_conventions.py",
-    "ner_generated.py": "tests/test_generated.py",
-    "ner_dialects.py": "tests/test_generated.py",
+    "ner_recall/generated/conventions.py": "tests/test_conventions.py",
+    "ner_recall/generated/scoring.py": "tests/test_generated.py",
+    "ner_recall/generated/dialects.py": "tests/test_generated.py",
 }
 
 

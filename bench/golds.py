@@ -19,7 +19,6 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-import bootstrap  # noqa: E402, F401
 
 TYPES = ("PER", "LOC", "ORG", "MISC")
 WORDS = ("the", "of", "said", "in", "on", "a", "match", "won", "team", "year")

@@ -10,7 +10,7 @@ white space) and from one where every "do" is written "de o" (a changed text). C
 
     python bench/harem_markup.py --sizes 250 1000 4000 --entities 8000 32000 --runs 3
 
-``--before FILE`` times another copy of ``ner_harem.py`` too (e.g. ``git show b76adce:ner_harem.py >
+``--before FILE`` times another copy of ``ner_recall/readers/harem.py`` too (e.g. ``git show b76adce:ner_recall/readers/harem.py >
 /tmp/ner_harem_before.py``), once, on the first two sizes and the first entity count.
 """
 
@@ -22,8 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-import bootstrap  # noqa: E402, F401
-from ner_recall import ner_harem as H  # noqa: E402
+from ner_recall.readers import harem as H  # noqa: E402
 
 WORDS = "o a de do em no que para com uma os se mais por como foi casa rio dia ano".split()
 NAMES = ["Lisboa", "Porto", "Rui Costa", "Universidade de Lisboa", "Braga", "DCC", "Rua da Prata"]
@@ -138,7 +137,7 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[250, 1000, 4000])
     parser.add_argument("--entities", type=int, nargs="+", default=[8000, 32000])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--before", help="another copy of ner_harem.py to time as well")
+    parser.add_argument("--before", help="another copy of ner_recall/readers/harem.py to time as well")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "harem_markup.md"))
     args = parser.parse_args()
     lines = [

@@ -19,8 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import bootstrap  # noqa: F401
-from ner_recall import ner_planning
+from ner_recall.stats import planning as ner_planning
 
 
 def ranking_inputs(n, seed=0):

@@ -34,10 +34,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from speed import TAGS, as_lists, synthetic_corpus  # noqa: E402
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall import ner_matching as M  # noqa: E402
-from ner_recall import ner_scorings as S  # noqa: E402
-from ner_recall.ner_decoding import SpanArrays, decode, encode  # noqa: E402
+from ner_recall.core import matching as M  # noqa: E402
+from ner_recall.core.decoding import SpanArrays, decode, encode  # noqa: E402
+from ner_recall.families import scorings as S  # noqa: E402
 
 TYPES = ("LOC", "MISC", "ORG", "PER")
 

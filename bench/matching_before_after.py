@@ -1,6 +1,6 @@
 """The matching and the span-aligning scorings of this tree against those of an earlier commit.
 
-Takes ``ner_matching.py`` and ``ner_scorings.py`` as they were at ``--before`` (``git show``), and
+Takes ``ner_recall/core/matching.py`` and ``ner_recall/families/scorings.py`` as they were at ``--before`` (``git show``), and
 times, interleaved (each version first in turn) and best of ``--runs``, on the same SpanArrays of
 ``--sentences`` sentences (``bench/matching.py``'s flat corpora): ``match`` alone, and ``match``
 plus the token, overlap and HAREM counts. Prints a markdown table (the numbers vary by a tenth from run to run on a
@@ -22,7 +22,6 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from matching import flat_corpus  # noqa: E402
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
 from ner_recall import (
     ner_matching,  # noqa: E402
     ner_scorings,  # noqa: E402

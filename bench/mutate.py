@@ -13,7 +13,7 @@ first and deselected.
 ``-k EXPR`` (pytest's) keeps only the tests it selects, in the clean run and in every mutant's run: for a
 test file with slow parity tests, e.g. ``-k "not krippendorff"`` for ``tests/test_agreement.py``.
 ``--names GLOB ...`` runs only the mutants whose names match (mutmut's names: ``ner_recall.MODULE.x_FUNCTION__mutmut_N``,
-e.g. ``"ner_recall.ner_fast.x__counted__mutmut_*"``): the functions a change touched.
+e.g. ``"ner_recall.pipeline.fast.x__counted__mutmut_*"``): the functions a change touched.
 
 Prints mutmut's summary and writes ``<workdir>/<module>/survivors.txt`` (each surviving mutant's diff).
 """

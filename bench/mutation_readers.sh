@@ -1,5 +1,5 @@
 #!/bin/sh
-# Mutation testing of ner_record.py and ner_formats.py with mutmut, each against its own test file
+# Mutation testing of ner_recall/pipeline/record.py and ner_recall/readers/formats.py with mutmut, each against its own test file
 # (bench/mutation.md). mutmut names a mutant by the module path of its file, and the tests import
 # the root modules as the package ner_recall (bootstrap.py): the run happens in a scratch copy where
 # the modules also sit in a folder ner_recall/, and bootstrap points the package there.

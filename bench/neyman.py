@@ -30,8 +30,7 @@ REPLICATES = 4000
 def pilot_of(path):
     import warnings
 
-    import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-    from ner_recall import ner_benchmarks as B
+    from ner_recall.readers import benchmarks as B
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -57,7 +56,7 @@ def simulate(plan, rng):
 
 
 def main():
-    from ner_recall.ner_planning import neyman_plan
+    from ner_recall.stats.planning import neyman_plan
 
     rng = np.random.default_rng(0)
     rows = [

@@ -15,8 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall.ner_options import options_table
+from ner_recall.pipeline.options import options_table
 
 
 def main() -> int:

@@ -52,7 +52,6 @@ from procmem import reset_peak, status_kb
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall; imports nothing of it)
 
 TYPES = ("LOC", "MISC", "ORG", "PER")
 TAGS = ["O"] + [f"{p}-{t}" for t in TYPES for p in "BI"]  # code 1 + 2t: B-t, 2 + 2t: I-t
@@ -274,7 +273,7 @@ def _corpus_step(step, workdir, predictions, references, seed):
 
 def _strata_step(step, seed):
     """A callable: 1M gold entities (stratum, credit) to counts to ``stratified_recall``."""
-    from ner_recall.ner_stratified import stratified_recall
+    from ner_recall.stats.stratified import stratified_recall
 
     rng = np.random.default_rng(seed)
     stratum = rng.integers(0, N_STRATA, N_ENTITIES)
@@ -299,9 +298,9 @@ PROFILE_SIZE = 100_000
 def _profile_stages(workdir, predictions, references):
     """(stage, callable) pairs that split the core (``_compute`` on lists of tags) into its
     steps, each fed by the one before."""
-    from ner_recall import ner_decoding as D
-    from ner_recall import ner_inputs as I
-    from ner_recall import ner_pipeline as pipeline
+    from ner_recall.core import decoding as D
+    from ner_recall.core import inputs as I
+    from ner_recall.pipeline import compute as pipeline
 
     options = pipeline.check_options("default", {})
     state = {}
@@ -359,9 +358,9 @@ def _touch_steps(predictions, references):
     runs it before the matching."""
     from itertools import chain
 
-    from ner_recall.ner_decoding import decode
-    from ner_recall.ner_options import check_options
-    from ner_recall.ner_pipeline import tag_corpus
+    from ner_recall.core.decoding import decode
+    from ner_recall.pipeline.compute import tag_corpus
+    from ner_recall.pipeline.options import check_options
 
     options = check_options("default", {})
     numbered = {tag: code for code, tag in enumerate(TAGS)}

@@ -32,9 +32,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import evaluate  # noqa: E402
 from speed import as_lists, synthetic_corpus  # noqa: E402
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall import ner_decoding as D  # noqa: E402
-from ner_recall.ner_spans import spans_from_arrays  # noqa: E402
+from ner_recall.core import decoding as D  # noqa: E402
+from ner_recall.core.spans import spans_from_arrays  # noqa: E402
 
 METRIC = os.path.join(ROOT, "ner_recall_metric.py")
 OVERLAP_SIZES = (10, 100, 1000, 3000)

@@ -77,8 +77,7 @@ def strata(k, seed=0):
 
 def stratified_case(k, ci_method, n_bootstrap=10_000):
     def setup():
-        import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-        from ner_recall.ner_stratified import stratified_recall
+        from ner_recall.stats.stratified import stratified_recall
 
         groups = strata(k)
         weights = {name: 1 + i % 7 for i, name in enumerate(groups)}

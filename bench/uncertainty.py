@@ -47,8 +47,7 @@ from scipy.stats import beta
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall import ner_uncertainty as U  # noqa: E402
+from ner_recall.stats import uncertainty as U  # noqa: E402
 
 TYPES = ("LOC", "MISC", "ORG", "PER")
 GOLD_RATE, SPURIOUS_RATE, FOUND = 1.64, 0.082, 0.95
@@ -296,8 +295,8 @@ def _timed(step, runs):
 
 def _core_rows(refs, a, b):
     """Per-sentence count rows of two systems (one type space), as the metric builds them."""
-    from ner_recall import ner_decoding as D
-    from ner_recall import ner_matching as M
+    from ner_recall.core import decoding as D
+    from ner_recall.core import matching as M
 
     out = []
     for p in (a, b):

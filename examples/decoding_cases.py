@@ -13,8 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from seqeval.metrics.sequence_labeling import get_entities  # noqa: E402
 from seqeval.scheme import IOB2, Tokens  # noqa: E402
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall.ner_decoding import tags_to_spans  # noqa: E402
+from ner_recall.core.decoding import tags_to_spans  # noqa: E402
 
 #: (what the case shows, tags, options of ours)
 CASES = [

@@ -28,8 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import bootstrap  # noqa: F401  (the root modules as the package ner_recall)
-from ner_recall.ner_benchmarks import align  # noqa: E402
+from ner_recall.readers.benchmarks import align  # noqa: E402
 
 MODEL_NAME = "EstNLTK-default-NER"
 

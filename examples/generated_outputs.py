@@ -18,8 +18,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import evaluate  # noqa: E402
 
-import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall)
-
 TEXT = "Paris Hilton flew to Paris. Then John met Paris Hilton in Rome."
 GOLD = [
     {"label": "PER", "start": 0, "end": 12},

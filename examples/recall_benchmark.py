@@ -24,8 +24,7 @@ import evaluate  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall)
-from ner_recall.ner_benchmarks import PUBLISHED  # noqa: E402
+from ner_recall.readers.benchmarks import PUBLISHED  # noqa: E402
 
 SHARED = os.path.join(ROOT, "..", "shared", "benchmarks", "amundsen_01", "data_description.csv")
 

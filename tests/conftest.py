@@ -8,7 +8,6 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
-import bootstrap  # noqa: E402, F401  (the root modules as the package ner_recall)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -61,7 +60,7 @@ def metric():
 @pytest.fixture(scope="session")
 def compiled():
     """The compiled kernels of the class-id path (``ner_fast.compiled``); numba required."""
-    from ner_recall import ner_fast
+    from ner_recall.pipeline import fast as ner_fast
 
     require("numba", "the compiled path of class ids")
     run = ner_fast.compiled()

@@ -9,7 +9,7 @@ import pytest
 from test_parity import random_corpus
 
 from conftest import METRIC_PATH, require
-from ner_recall import ner_agreement as A
+from ner_recall.stats import agreement as A
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from ner_recall import ner_agreement as A
+from ner_recall.stats import agreement as A
 
 SPAN = {"label": "A", "start": 0, "end": 1}
 
@@ -405,7 +405,7 @@ def test_alpha_without_any_entity_is_one():
 def test_the_alpha_interval_is_the_percentile_of_its_draws():
     """The interval is the two percentiles of the level over the draws of alpha from resampled
     sentences' pieces (the generator: the first child of ``SeedSequence(seed)``)."""
-    from ner_recall.ner_uncertainty import bootstrap_totals, group_rows
+    from ner_recall.stats.uncertainty import bootstrap_totals, group_rows
 
     annotations = random_span_annotators(8, 3, sentences=15)
     texts = ["x" * 16] * 15

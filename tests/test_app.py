@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from ner_app import about, agreement, charts, common, compare, examples, files, golds, uploads
-from ner_app import errors as browser
-from ner_app import generated as gen
-from ner_app import stratified as strat
-from ner_recall import ner_files
+from ner_recall.app import about, agreement, charts, common, compare, examples, files, golds, uploads
+from ner_recall.app import errors as browser
+from ner_recall.app import generated as gen
+from ner_recall.app import stratified as strat
+from ner_recall.readers import files as ner_files
 
 LENIENT = next(iter(common.decodings()))
 
@@ -737,7 +737,7 @@ def test_io_files_with_bare_types_and_untyped_files_score_in_the_files_tab(tmp_p
 def test_files_tab_slices_and_buckets(tmp_path):
     """A slices file gives the per-slice table (the worst slice marked, equal to the metric's
     slices); the bucket charts draw the metric's strict F1 per bucket."""
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     n = len(ner_files.read_pair(GOLD, PRED_A).references)
     values = ["news" if i % 2 else "web" for i in range(n)]
@@ -841,7 +841,7 @@ def test_agreement_tab_shows_the_metrics_numbers():
     paths = examples.example_annotation_files()
     error, _, table, _, listing, state = agreement.agreement_view(paths, LENIENT, False, 100)
     assert error == ""
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     first = ner_files.read_pair(paths[0], paths[1])
     annotations = [
@@ -1260,7 +1260,7 @@ def test_the_app_is_a_launcher_over_a_package_that_loads_nothing_at_import():
     code = (
         "import sys; sys.path.insert(0, '.'); import app, importlib\n"
         f"for m in {modules!r}: importlib.import_module('ner_app.' + m)\n"
-        "from ner_app import common\n"
+        "from ner_recall.app import common\n"
         "print(common.metric.cache_info().currsize, 'demo' in app._built)"
     )
     out = subprocess.run(

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from conftest import METRIC_PATH, ROOT, require
-from ner_app import common, compare, examples, files
-from ner_app import stratified as strat
+from ner_recall.app import common, compare, examples, files
+from ner_recall.app import stratified as strat
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -319,7 +319,7 @@ def error_count(page):
 
 
 def test_files_tab_shows_the_metrics_numbers(page, metric):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     page.get_by_role("tab", name="Files").click()
     for elem_id, name in (
@@ -397,7 +397,7 @@ def test_files_tab_shows_the_metrics_numbers(page, metric):
 def test_files_tab_slices_and_bucket_charts(page, metric, tmp_path):
     """A slices file uploaded beside the gold: the per-slice table with the worst slice marked, and
     the bucket charts, both the metric's numbers."""
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     inputs = ner_files.read_conll_pair(str(DATA / "gold.conll"), str(DATA / "pred_a.conll"))
     values = ["news" if i % 2 else "web" for i in range(len(inputs.references))]
@@ -436,7 +436,7 @@ def test_files_tab_slices_and_bucket_charts(page, metric, tmp_path):
 def test_agreement_tab_shows_the_metrics_numbers(page, metric):
     """The Agreement tab's example files: the pair table with intervals, kappa and alpha, and the
     disagreements of each pair drawn in their sentences."""
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     page.get_by_role("tab", name="Agreement").click()
     page.click("#agreement-example")
@@ -660,7 +660,7 @@ def test_files_tab_harem_charts_fit(page):
 def test_files_tab_two_systems_with_slices(page, tmp_path):
     """Two systems and a slices file: the slice table and the bucket charts do not overlap, and
     each slice shows its F1 interval and B - A with its interval."""
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     n = len(ner_files.read_pair(str(DATA / "gold.conll"), str(DATA / "pred_a.conll")).references)
     slices = tmp_path / "genre.txt"
@@ -894,7 +894,7 @@ def test_files_tab_example_files_fill_the_multi_file_slots(page):
 def test_generated_tab_example_and_hostile_output(page):
     """The Generated tab's example: the model's items marked on the text as the metric places
     them, the ladder's F1 per level and its signature; a hostile output stays text."""
-    from ner_app import generated as gen
+    from ner_recall.app import generated as gen
 
     page.get_by_role("tab", name="Generated").click()
     page.click("#gen-example")

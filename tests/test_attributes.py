@@ -247,7 +247,7 @@ def items_by_brute_force(gold_attributes, pred_attributes, places):
 def test_many_attribute_names_are_each_counted_once(seed):
     """Hundreds of names, values shared and not: each name's and value's counts from one pass equal
     a brute-force count, and the names come out sorted."""
-    from ner_recall import ner_attributes as T
+    from ner_recall.families import attributes as T
 
     rng = random.Random(seed)
     names = [f"n{k}" for k in range(300)]
@@ -288,7 +288,7 @@ def test_many_attribute_names_are_each_counted_once(seed):
     ],
 )
 def test_a_bool_is_not_the_int_it_equals(gold, pred, right, outcome):
-    from ner_recall import ner_attributes as T
+    from ner_recall.families import attributes as T
 
     places = [(0, 0, 1)]
     out = T.item_scores([{"x": gold}], [{"x": pred}], places, places)
@@ -318,7 +318,7 @@ def test_a_bool_is_not_the_int_it_equals(gold, pred, right, outcome):
 def test_attribute_errors_are_whole(attributes, message):
     import re
 
-    from ner_recall import ner_attributes as T
+    from ner_recall.families import attributes as T
 
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         T.check_attributes(attributes, lambda k: f"entity {k}")
@@ -326,7 +326,7 @@ def test_attribute_errors_are_whole(attributes, message):
 
 @pytest.mark.parametrize("value", ["M", True, False, 0, 7, ["a", "b"], ("a",)])
 def test_attribute_values_that_pass(value):
-    from ner_recall import ner_attributes as T
+    from ner_recall.families import attributes as T
 
     assert T.check_attributes([None, {"x": value}], lambda k: f"entity {k}") is None
 
@@ -348,13 +348,13 @@ def test_attribute_values_that_pass(value):
     ],
 )
 def test_harem_outcomes_table(gold, pred, found):
-    from ner_recall import ner_attributes as T
+    from ner_recall.families import attributes as T
 
     assert T.outcome(gold, pred) == found
 
 
 def test_outcomes_are_counted_per_pair():
-    from ner_recall import ner_attributes as T
+    from ner_recall.families import attributes as T
 
     pairs = [({"g": "M"}, {"g": "M"}), ({"g": "M"}, {"g": "M"}), ({"g": "M"}, None), (None, {"n": "S"})]
     assert T.pair_outcomes(pairs) == {
@@ -370,7 +370,7 @@ def test_beta_and_zero_division_reach_the_items(spans):
     assert out["overall"]["f2"] == pytest.approx(5 * 0.5 * 1 / (4 * 0.5 + 1))
     assert out["per_attribute"]["y"]["recall"] == 1.0  # 0/0 gold items of y
     assert out["per_attribute"]["y"]["precision"] == 0.0 and "f1" not in out["overall"]
-    from ner_recall import ner_attributes as T
+    from ner_recall.families import attributes as T
 
     empty = T.item_scores([None], [None], [(0, 0, 1)], [(0, 0, 1)], zero_division=1.0)
     assert empty["overall"]["precision"] == 1.0 and empty["overall"]["recall"] == 1.0
@@ -378,7 +378,7 @@ def test_beta_and_zero_division_reach_the_items(spans):
 
 def test_item_scores_default_to_f1_and_zero_for_nothing():
     """The defaults: F1 (beta 1) and 0 for 0/0 (no predicted item of a value)."""
-    from ner_recall import ner_attributes as T
+    from ner_recall.families import attributes as T
 
     places = [(0, 0, 1)]
     got = T.item_scores([{"neg": True}], [None], places, places)

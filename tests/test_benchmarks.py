@@ -12,8 +12,8 @@ import pytest
 from seqeval.metrics.sequence_labeling import get_entities
 
 from conftest import benchmark_csv
-from ner_recall import ner_benchmarks
-from ner_recall.ner_benchmarks import align, benchmark_sizes, load_benchmark, spans_to_tags
+from ner_recall.readers import benchmarks as ner_benchmarks
+from ner_recall.readers.benchmarks import align, benchmark_sizes, load_benchmark, spans_to_tags
 
 SUBGROUPS = {
     "amundsen_01": {"levinumad": 350, "mitmetahenduslikud": 13, "ulejaanud": 172},
@@ -514,7 +514,7 @@ def test_numpy_integer_offsets_align_like_ints():
 
 
 def test_size_keys_are_the_weights_keys_of_the_stratified_recall():
-    from ner_recall import ner_stratified
+    from ner_recall.stats import stratified as ner_stratified
 
     assert ner_benchmarks.SIZE_KEYS == ner_stratified.SIZE_KEYS
 

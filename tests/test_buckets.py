@@ -9,7 +9,7 @@ import pytest
 from test_parity import random_corpus
 
 from conftest import METRIC_PATH
-from ner_recall import ner_buckets
+from ner_recall.families import buckets as ner_buckets
 
 ALL = list(ner_buckets.ATTRIBUTES)
 WORDS = ("Anna", "NATO", "riga", "1984", "de", "Bern", "iPhone", "UN", "x")
@@ -122,7 +122,7 @@ def econ_by_definition(corpus):
     """ExplainaBoard's eCon, straight from its definition: per lower-cased training entity text, per
     label, the occurrences of the text (every window of tokens of every width) with that label
     (the entity's type where the window is an entity, O elsewhere) over all its occurrences."""
-    from ner_recall.ner_decoding import tags_to_spans
+    from ner_recall.core.decoding import tags_to_spans
 
     sentences = []
     for words, tags in zip(corpus["tokens"], corpus["tags"]):
@@ -199,7 +199,7 @@ def test_label_consistency_bucket_edges(value, bucket):
 def test_numeric_bucket_edges(name, values, buckets):
     labels = ner_buckets.labels_of(name)
     if name == "entity_length":
-        from ner_recall.ner_core import SpanArrays
+        from ner_recall.core.vocabulary import SpanArrays
 
         n = len(values)
         spans = SpanArrays(
@@ -211,7 +211,7 @@ def test_numeric_bucket_edges(name, values, buckets):
         )
         got = ner_buckets._numeric_buckets(name, spans, [100] * n)
     elif name == "sentence_length":
-        from ner_recall.ner_core import SpanArrays
+        from ner_recall.core.vocabulary import SpanArrays
 
         n = len(values)
         spans = SpanArrays(
@@ -354,7 +354,7 @@ def test_tokens_belong_to_the_tag_configs(spans_metric):
 
 
 def test_two_systems_per_bucket_with_holm(metric):
-    from ner_recall.ner_core import holm
+    from ner_recall.core.vocabulary import holm
 
     references, predictions = random_corpus(1, 300)
     better = [r if i % 2 else p for i, (r, p) in enumerate(zip(references, predictions))]

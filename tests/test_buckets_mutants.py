@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from ner_recall import ner_buckets as B
-from ner_recall.ner_decoding import tags_to_spans
+from ner_recall.core.decoding import tags_to_spans
+from ner_recall.families import buckets as B
 
 ALL = list(B.ATTRIBUTES)
 LISTED = (
@@ -324,15 +324,15 @@ def test_intervals_of_identical_units_in_three_attributes_are_their_points(metri
 
 def _spans(starts, ends, sentences, offsets):
     """SpanArrays of one type: (start, end, type, sentence, offset)."""
-    from ner_recall.ner_core import SpanArrays
+    from ner_recall.core.vocabulary import SpanArrays
 
     columns = [np.array(c, dtype=np.int64) for c in (starts, ends, [0] * len(starts), sentences, offsets)]
     return SpanArrays(*columns)
 
 
 def test_bucket_scores_defaults():
-    from ner_recall import ner_decoding as D
-    from ner_recall import ner_matching as M
+    from ner_recall.core import decoding as D
+    from ner_recall.core import matching as M
 
     corpus = D.encode([["B-PER", "I-PER", "O", "O"]], [["B-PER", "I-PER", "O", "B-LOC"]])  # predictions first
     gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)

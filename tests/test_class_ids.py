@@ -5,7 +5,7 @@ import pytest
 from test_parity import random_corpus
 
 from conftest import require
-from ner_recall import ner_inputs as I
+from ner_recall.core import inputs as I
 
 NAMES = ["O", "B-A", "I-A", "B-B", "I-B", "B-C", "I-C", "B-D", "I-D"]
 ID = {name: i for i, name in enumerate(NAMES)}

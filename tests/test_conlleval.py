@@ -59,7 +59,7 @@ def iobes_differs(metric):
 
 
 def docstart_is_no_token(tmp_path, metric):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     path = tmp_path / "both.conll"
     path.write_text("-DOCSTART- O O\n\nAnna B-PER B-PER\nsang O B-LOC\n", encoding="utf-8")

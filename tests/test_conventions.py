@@ -75,7 +75,7 @@ TEXTS = [" ".join(t) for t in TOKENS]
 
 
 def _spans(tags, tokens):
-    from ner_recall.ner_generated import gold_from_tags
+    from ner_recall.generated.scoring import gold_from_tags
 
     return gold_from_tags(tags, tokens)[1]
 
@@ -196,7 +196,7 @@ EUROEVAL_TABLE = [
 
 @pytest.mark.parametrize("row", range(len(EUROEVAL_TABLE)))
 def test_euroeval_tags_follow_its_source(row):
-    from ner_recall.ner_conventions import euroeval_tags
+    from ner_recall.generated.conventions import euroeval_tags
 
     output, expected = EUROEVAL_TABLE[row]
     assert euroeval_tags(TOKENS[row], output, ["LOC", "ORG", "PER"], {}) == expected
@@ -238,7 +238,7 @@ def test_seqeval_chunks_are_seqeval_on_random_tags():
     import random
 
     sequence_labeling = pytest.importorskip("seqeval.metrics.sequence_labeling")
-    from ner_recall.ner_conventions import seqeval_chunks
+    from ner_recall.generated.conventions import seqeval_chunks
 
     rng = random.Random(0)
     vocab = ["o", "b-per", "i-per", "b-loc", "O", "B-PER", "I-PER", "E-PER", "S-LOC", "I-LOC", "B-LOC"]
@@ -255,7 +255,7 @@ def test_the_common_subsequence_is_gners_on_random_words():
 
     pytest.importorskip("transformers")
     module = load_module("gner_eval", peer_source("gner"))
-    from ner_recall.ner_conventions import _common_subsequence
+    from ner_recall.generated.conventions import _common_subsequence
 
     rng = random.Random(0)
     for _ in range(500):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
-from ner_recall import ner_counts_state as C
+from ner_recall.state import counts as C
 
 SETTINGS = [
     {},

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
-from ner_recall import ner_counts_state as C
-from ner_recall.ner_matching import present_types
-from ner_recall.ner_uncertainty import score_table
+from ner_recall.core.matching import present_types
+from ner_recall.state import counts as C
+from ner_recall.stats.uncertainty import score_table
 
 
 def intervals_by_definition(state, families, beta, zero, level, method):

@@ -16,8 +16,8 @@ from seqeval.metrics import accuracy_score, classification_report
 from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import IOB2, Tokens
 
-from ner_recall import ner_decoding as D
-from ner_recall import ner_decoding_report as R
+from ner_recall.core import decoding as D
+from ner_recall.core import decoding_report as R
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "decoding.md")
 

@@ -11,9 +11,9 @@ from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Tokens
 
 from conftest import require
-from ner_recall import ner_decoding as D
-from ner_recall import ner_decoding_report as R
-from ner_recall import ner_tags as T
+from ner_recall.core import decoding as D
+from ner_recall.core import decoding_report as R
+from ner_recall.core import tags as T
 
 SEQEVAL_SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -126,7 +126,8 @@ def test_two_threads_score_what_one_thread_scores(scheme, monkeypatch):
     threads: every result (errors, intervals, buckets included) is the one-thread result."""
     from test_parity import random_corpus
 
-    from ner_recall import ner_matching, ner_pipeline
+    from ner_recall.core import matching as ner_matching
+    from ner_recall.pipeline import compute as ner_pipeline
 
     references, predictions = random_corpus(f"threads {scheme}", 1500, prefixes="OOOBI")
     options = ner_pipeline.check_options(

@@ -279,8 +279,9 @@ def test_the_stream_refuses_fragments(spans):
 
 def test_fragment_free_input_takes_the_plain_path(spans, monkeypatch):
     """Without fragments the matching is never given any: the plain path, as fast as before."""
-    from ner_recall import ner_fragments, ner_matching
-    from ner_recall.ner_spans import encode_spans
+    from ner_recall.core import matching as ner_matching
+    from ner_recall.core.spans import encode_spans
+    from ner_recall.families import discontinuous as ner_fragments
 
     def fail(*args, **kwargs):
         raise AssertionError("fragment logic on plain input")
@@ -300,8 +301,8 @@ def test_the_matching_takes_the_fragment_overlap_from_its_caller():
     (here one saying that every candidate pair shares no position: no pair survives)."""
     import numpy as np
 
-    from ner_recall import ner_matching
-    from ner_recall.ner_spans import encode_spans
+    from ner_recall.core import matching as ner_matching
+    from ner_recall.core.spans import encode_spans
 
     def disjoint(g, p, gold, pred):
         n = len(g)
@@ -365,8 +366,8 @@ def test_a_later_sentence_shifts_fragments_into_flat_positions():
     """Sentence 1 starts at flat position 2 (a span corpus leaves room after each sentence): the
     fragments read in flat positions, the pieces sorted by start, end and type, their offsets back
     within the sentence."""
-    from ner_recall import ner_fragments as F
-    from ner_recall.ner_spans import encode_spans
+    from ner_recall.core.spans import encode_spans
+    from ner_recall.families import discontinuous as F
 
     # sentence 1: "B" of fragments [1, 2) and [4, 6); "A" [0, 7) and [1, 3); "C" [4, 6)
     disc = ent("B", 1, 6, (1, 2), (4, 6))
@@ -433,9 +434,9 @@ def test_beta_weighs_the_discontinuous_scores(spans, sample):
 
 def test_the_discontinuous_results_default_to_f1_and_zero():
     """No prediction: precision 0 (zero_division 0), the F-score named f1 (beta 1); an empty side."""
-    from ner_recall import ner_fragments as F
-    from ner_recall import ner_matching
-    from ner_recall.ner_spans import encode_spans
+    from ner_recall.core import matching as ner_matching
+    from ner_recall.core.spans import encode_spans
+    from ner_recall.families import discontinuous as F
 
     corpus = encode_spans([[], []], [[MUSCLE_PAIN], [JOINT_PAIN]])
     fragments = (
@@ -481,8 +482,8 @@ PAIRS = [
 def test_the_pair_overlap_counts_shared_positions(gold, pred, pairs, want):
     import numpy as np
 
-    from ner_recall import ner_fragments as F
-    from ner_recall.ner_spans import encode_spans
+    from ner_recall.core.spans import encode_spans
+    from ner_recall.families import discontinuous as F
 
     corpus = encode_spans([pred], [gold])
     fragments = tuple(
@@ -508,7 +509,7 @@ def test_the_pair_overlap_counts_shared_positions(gold, pred, pairs, want):
     ],
 )
 def test_what_refuse_fragments_lets_pass(examples):
-    from ner_recall import ner_fragments as F
+    from ner_recall.families import discontinuous as F
 
     assert F.refuse_fragments(examples, "references", "x") is None
 
@@ -518,8 +519,8 @@ def test_the_codes_that_tell_one_extent_apart():
     code moved by the number of types per code, the names repeated once per code."""
     import numpy as np
 
-    from ner_recall import ner_fragments as F
-    from ner_recall.ner_spans import encode_spans
+    from ner_recall.core.spans import encode_spans
+    from ner_recall.families import discontinuous as F
 
     upper, lower = ent("B", 0, 6, (0, 3), (5, 6)), ent("B", 0, 6, (0, 2), (4, 6))
     references = [[ent("A", 0, 6), upper, ent("B", 0, 6, (0, 6)), lower, upper]]

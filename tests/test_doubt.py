@@ -202,7 +202,7 @@ def test_the_docs_cost_is_the_bench_output():
 
 
 def _resolve(pred, gold):
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     return ner_doubt.resolve([pred], [gold])
 
@@ -318,7 +318,7 @@ def test_an_optional_entity_and_the_predictions_on_it_only(name, gold, pred, kep
 
 
 def test_the_report_of_a_corpus_adds_its_examples():
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     gold = [
         [ALT([E("A", 0, 2)], [E("A", 0, 1)]), E(["A", "B"], 3, 4)],
@@ -352,7 +352,7 @@ def test_the_report_of_a_corpus_adds_its_examples():
     ],
 )
 def test_overlapping_finds_every_pair_whatever_the_nesting(queries, intervals, expected):
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     assert ner_doubt.overlapping(queries, intervals) == expected
 
@@ -362,7 +362,7 @@ def test_resolving_one_example_does_work_linear_in_its_groups(monkeypatch, n):
     """4,000 ALT groups in one example took 14 s (each group scanned every prediction): the
     entities and predictions handed to the overlap search, over the whole resolution, grow as the
     example does."""
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     work = []
     real = ner_doubt.overlapping
@@ -380,7 +380,7 @@ def test_resolving_one_example_does_work_linear_in_its_groups(monkeypatch, n):
 
 
 def test_a_nested_group_is_named_by_its_place():
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     nested = ALT([E("A", 0, 1)], [E("A", 0, 1), ALT([E("A", 0, 1)], [])])
     with pytest.raises(ValueError) as error:
@@ -391,7 +391,7 @@ def test_a_nested_group_is_named_by_its_place():
 def test_the_checked_references_hold_plain_stand_ins_at_the_places_of_doubt():
     """For the type checks of plain entities: a group by a one-token stand-in, a vague label by its
     first type, an optional entity without its flag; plain examples as they are."""
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     plain = [E("A", 0, 1)]
     checked = ner_doubt.check_doubt(
@@ -473,7 +473,7 @@ CHECKS = [
 
 @pytest.mark.parametrize("item, message", CHECKS, ids=[m.split(": ", 1)[-1][:40] for _, m in CHECKS])
 def test_each_bad_doubt_is_named_exactly(item, message):
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     with pytest.raises(ValueError) as error:
         ner_doubt.check_doubt([[item]])
@@ -499,7 +499,7 @@ def test_each_bad_doubt_is_named_exactly(item, message):
     ],
 )
 def test_several_references_are_checked_by_name(references, message):
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     with pytest.raises(ValueError) as error:
         ner_doubt.check_doubt(references, "golds")
@@ -507,7 +507,7 @@ def test_several_references_are_checked_by_name(references, message):
 
 
 def test_the_checks_accept_attributes_fragments_and_several_references():
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     entity = E("A", 0, 2, attributes={"gender": "M"}, fragments=[[0, 1]], optional=False)
     several = {"alternatives": [[E("A", 0, 1)], [E(["A", "B"], 0, 1)]]}
@@ -534,14 +534,14 @@ def test_the_checks_accept_attributes_fragments_and_several_references():
     ],
 )
 def test_has_doubt_says_whether_any_example_holds_doubt(references, expected):
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     assert ner_doubt.has_doubt(references) is expected
 
 
 def test_several_references_holding_doubt_report_it_once():
     """Each reference is tried on a copy of the report; only the one chosen counts, once."""
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     several = {"alternatives": [[ALT([E("A", 0, 2)], [E("A", 0, 1)]), E(["A", "B"], 3, 4)], [E("A", 0, 2)]]}
     pred = [E("A", 0, 1), E("B", 3, 4)]
@@ -551,7 +551,7 @@ def test_several_references_holding_doubt_report_it_once():
 
 
 def test_the_report_counts_every_vague_label_and_the_gold_loses_the_optional_flag():
-    from ner_recall import ner_doubt
+    from ner_recall.core import doubt as ner_doubt
 
     gold = [E(["A", "B"], 0, 1), E(["A", "B"], 2, 3), E("C", 4, 5, optional=False)]
     _, out_gold, report = ner_doubt.resolve([[]], [gold])

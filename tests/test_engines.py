@@ -11,8 +11,6 @@ import sys
 import textwrap
 
 # isort: off
-import bootstrap  # noqa: F401  (engine workers import this module without conftest)
-
 # isort: on
 from test_parity import random_corpus
 
@@ -140,7 +138,6 @@ GLOO = textwrap.dedent("""
     import os, pickle, sys
     import torch.distributed as dist
     sys.path[:0] = [sys.argv[3], os.path.join(sys.argv[3], "tests")]
-    import bootstrap
     import test_engines as T
     rank, out = int(sys.argv[1]), sys.argv[2]
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[4])

@@ -4,7 +4,7 @@ import evaluate
 import pytest
 
 from conftest import METRIC_PATH, require
-from ner_recall.ner_spans import occurrences, place_example, place_strings, placement_report
+from ner_recall.core.spans import occurrences, place_example, place_strings, placement_report
 
 MODES = ("strict", "exact", "partial", "type")
 COUNTS = ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual")

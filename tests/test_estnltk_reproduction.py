@@ -94,7 +94,7 @@ def test_amundsen_01_rows_agree_with_correct_column(prerequisites):
     sys.path.insert(0, EXAMPLES)
     from estnltk_tagger import EstnltkNer, tag_dataset
 
-    from ner_recall.ner_benchmarks import load_benchmark
+    from ner_recall.readers.benchmarks import load_benchmark
 
     data = load_benchmark(os.path.join(SHARED, "amundsen_01", "data_description.csv"))
     tagged = tag_dataset(data, EstnltkNer())

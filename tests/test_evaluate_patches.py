@@ -12,7 +12,7 @@ import datasets
 import evaluate
 import pytest
 
-from ner_recall import ner_evaluate
+from ner_recall.integrations import evaluate_patches as ner_evaluate
 
 
 class Plain(evaluate.Metric):

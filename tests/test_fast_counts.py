@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from test_fast_ids import VOCABULARIES, _corpus
 
-from ner_recall import ner_counts_state as C
-from ner_recall import ner_fast, ner_kernels
+from ner_recall.core import kernels as ner_kernels
+from ner_recall.pipeline import fast as ner_fast
+from ner_recall.state import counts as C
 
 
 def _state(monkeypatch, fast, pred, ref, **options):
@@ -313,7 +314,8 @@ def test_a_vocabulary_it_cannot_table_is_left_to_the_general_path(compiled):
 @pytest.mark.parametrize("seed", range(3))
 def test_unit_entries_bin_into_each_units_count_row(seed):
     """``unit_entries`` (what bench/ci_coverage.py reads): binned, each unit's row of ``count_rows``."""
-    from ner_recall import ner_counts, ner_pipeline
+    from ner_recall.core import counts as ner_counts
+    from ner_recall.pipeline import compute as ner_pipeline
 
     names = VOCABULARIES["iob2"]
     rng = np.random.default_rng(seed)

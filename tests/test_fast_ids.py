@@ -13,7 +13,10 @@ import pyarrow as pa
 import pytest
 
 from conftest import METRIC_PATH, require
-from ner_recall import ner_fast, ner_kernels, ner_options, ner_pipeline
+from ner_recall.core import kernels as ner_kernels
+from ner_recall.pipeline import compute as ner_pipeline
+from ner_recall.pipeline import fast as ner_fast
+from ner_recall.pipeline import options as ner_options
 
 VOCABULARIES = {
     "iob2": ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"],
@@ -215,8 +218,8 @@ def test_the_kernels_as_plain_python_equal_the_compiled_ones(compiled, vocabular
 
 def test_pairs_are_the_candidates_of_the_general_matching(compiled):
     """Every overlapping pair, in order, with each entity's count: as ner_matching._candidates finds them."""
-    from ner_recall import ner_matching
-    from ner_recall.ner_core import SpanArrays
+    from ner_recall.core import matching as ner_matching
+    from ner_recall.core.vocabulary import SpanArrays
 
     names = VOCABULARIES["iob2"]
     for seed in range(5):

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conftest import ROOT
-from ner_recall import ner_files
+from ner_recall.readers import files as ner_files
 
 DATA = os.path.join(ROOT, "tests", "data")
 GOLD, PRED_A, PRED_B, BOTH = (
@@ -281,7 +281,7 @@ TAG_FILES = [
 
 @pytest.mark.parametrize("gold, pred, options, message", TAG_FILES)
 def test_tags_are_judged_by_the_decoder_and_located_in_the_file(tmp_path, gold, pred, options, message):
-    from ner_recall import ner_report
+    from ner_recall.cli import report as ner_report
 
     inputs = ner_files.read_pair(write(tmp_path, "g.conll", gold), write(tmp_path, "p.conll", pred))
     if message is None:
@@ -352,7 +352,7 @@ PIPELINE = [
 
 
 def test_a_pipelines_own_output_is_read_and_scored(tmp_path):
-    from ner_recall import ner_report
+    from ner_recall.cli import report as ner_report
 
     gold = jsonl(
         tmp_path,

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import METRIC_PATH, ROOT, require
-from ner_recall import ner_formats as F
+from ner_recall.readers import formats as F
 
 DATA = os.path.join(ROOT, "tests", "data", "formats")
 
@@ -161,7 +161,7 @@ def test_conllu_with_a_tag_column_after_the_ten(tmp_path):
 
 
 def test_files_of_a_tool_are_scored_by_the_command_line_and_read_pair(tmp_path):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     inputs = ner_files.read_pair(os.path.join(DATA, "doccano.jsonl"), os.path.join(DATA, "doccano.jsonl"))
     assert inputs.compute_inputs()["texts"] == inputs.tokens and inputs.references == inputs.predictions
@@ -245,7 +245,7 @@ def test_hostile_json_records_are_named(tmp_path, fmt, line, message):
     ],
 )
 def test_guessing_a_hostile_jsonl_is_a_named_error(tmp_path, first, message):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     path = tmp_path / "x.jsonl"
     path.write_text(first + "\n", encoding="utf-8")
@@ -778,7 +778,7 @@ def renumbered(tasks, offset):
     ],
 )
 def test_label_studio_tasks_are_paired_by_id_or_text_and_named_as_tasks(tmp_path, pred, ids):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     gold_path, pred_path = tmp_path / "gold.json", tmp_path / "pred.json"
     gold_path.write_text(json.dumps(LS_GOLD))
@@ -812,7 +812,7 @@ def test_label_studio_tasks_are_paired_by_id_or_text_and_named_as_tasks(tmp_path
     ],
 )
 def test_label_studio_tasks_without_a_partner_are_named(tmp_path, pred, message):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     gold_path, pred_path = tmp_path / "gold.json", tmp_path / "pred.json"
     gold_path.write_text(json.dumps(LS_GOLD))
@@ -848,7 +848,7 @@ def brat_folder(folder, names):
     ],
 )
 def test_brat_folders_name_the_documents_one_holds_and_the_other_not(tmp_path, gold, pred, message):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     paths = brat_folder(tmp_path / "gold", gold), brat_folder(tmp_path / "pred", pred)
     with pytest.raises(ValueError) as raised:
@@ -857,7 +857,7 @@ def test_brat_folders_name_the_documents_one_holds_and_the_other_not(tmp_path, g
 
 
 def test_brat_folders_pair_their_documents_by_name(tmp_path):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     inputs = ner_files.read_pair(
         brat_folder(tmp_path / "gold", ["a", "b"]), brat_folder(tmp_path / "pred", ["a", "b"])

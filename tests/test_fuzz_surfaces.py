@@ -161,7 +161,7 @@ lines = st.lists(
 @FUZZ
 @given(gold=lines, pred=lines, suffix=st.sampled_from([".conll", ".jsonl"]))
 def test_readers_read_or_name_the_file_and_line(tmp_path_factory, gold, pred, suffix):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     folder = tmp_path_factory.mktemp("files")
     paths = [str(folder / f"{name}{suffix}") for name in ("g", "p")]
@@ -176,7 +176,7 @@ def test_readers_read_or_name_the_file_and_line(tmp_path_factory, gold, pred, su
 CLI = """
 import resource, runpy, sys
 resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
-sys.argv = ["ner_report.py"] + sys.argv[1:]
+sys.argv = ["ner_recall/cli/report.py"] + sys.argv[1:]
 runpy.run_path(sys.argv.pop(1), run_name="__main__")
 """
 
@@ -194,7 +194,7 @@ def test_the_command_line_from_another_folder_prints_or_names_the_problem(tmp_pa
         (folder / name).write_text("\n".join(text) + "\n", encoding="utf-8")
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH="")
     done = subprocess.run(
-        [sys.executable, "-c", CLI, os.path.join(ROOT, "ner_report.py"), "g.conll", "p.conll"],
+        [sys.executable, "-c", CLI, os.path.join(ROOT, "ner_recall/cli/report.py"), "g.conll", "p.conll"],
         cwd=folder,
         env=env,
         capture_output=True,

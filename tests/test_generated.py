@@ -6,8 +6,8 @@ import evaluate
 import pytest
 
 from conftest import METRIC_PATH
-from ner_recall import ner_dialects as D
-from ner_recall import ner_generated as G
+from ner_recall.generated import dialects as D
+from ner_recall.generated import scoring as G
 
 TEXT = "Paris Hilton flew to Paris. Then John met Paris Hilton in Rome."
 #: the gold: Paris Hilton twice (PER), Paris (LOC) once as a word of its own, John (PER), Rome (LOC)

@@ -9,7 +9,8 @@ import evaluate
 import pytest
 
 from conftest import METRIC_PATH, ROOT
-from ner_recall import ner_core, ner_options
+from ner_recall.core import vocabulary as ner_core
+from ner_recall.pipeline import options as ner_options
 
 REFERENCES = [
     [

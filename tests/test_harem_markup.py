@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import METRIC_PATH, ROOT
-from ner_recall import ner_harem as H
+from ner_recall.readers import harem as H
 
 DATA = os.path.join(ROOT, "tests", "data", "harem")
 GOLD, SYSTEM = os.path.join(DATA, "gold.txt"), os.path.join(DATA, "system.txt")
@@ -128,7 +128,7 @@ def test_the_pair_scores_through_the_loaded_metric():
 
 def test_the_command_line_scores_a_harem_pair_and_names_what_it_could_not_place(tmp_path):
     out = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "ner_report.py"), GOLD, SYSTEM],
+        [sys.executable, os.path.join(ROOT, "ner_recall/cli/report.py"), GOLD, SYSTEM],
         capture_output=True,
         text=True,
         cwd=str(tmp_path),
@@ -141,7 +141,7 @@ def test_the_command_line_scores_a_harem_pair_and_names_what_it_could_not_place(
         open(SYSTEM, encoding="utf-8").read().replace(">Braga<", ">Braganca<"), encoding="utf-8"
     )
     out = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "ner_report.py"), GOLD, str(changed)],
+        [sys.executable, os.path.join(ROOT, "ner_recall/cli/report.py"), GOLD, str(changed)],
         capture_output=True,
         text=True,
         cwd=str(tmp_path),
@@ -301,7 +301,7 @@ def test_documents_without_an_id_get_distinct_ones_by_position():
 
 def _report(tmp_path, *paths):
     return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "ner_report.py"), *map(str, paths)],
+        [sys.executable, os.path.join(ROOT, "ner_recall/cli/report.py"), *map(str, paths)],
         capture_output=True,
         text=True,
         cwd=str(tmp_path),
@@ -310,7 +310,7 @@ def _report(tmp_path, *paths):
 
 
 def test_a_file_of_repeated_ids_scored_against_itself_is_refused_by_name(tmp_path):
-    """``ner_report.py g.txt g.txt`` printed F1 0.6667 for a file of two documents of one id: the
+    """``ner_recall/cli/report.py g.txt g.txt`` printed F1 0.6667 for a file of two documents of one id: the
     system's first was dropped and its second scored twice. Now the file is refused."""
     twice = tmp_path / "g.txt"
     twice.write_text(

@@ -5,7 +5,7 @@ away from the start of the text, and the occurrence tables' cache and fast paths
 
 import pytest
 
-from ner_recall import ner_harem as H
+from ner_recall.readers import harem as H
 
 # ---------------------------------------------------------------------------- reading: errors whole
 

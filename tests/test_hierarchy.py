@@ -248,7 +248,7 @@ def test_every_denominator_by_hand(spans, scope, measure, correct, gold, predict
 def test_the_types_measure_by_hand_in_the_function():
     import numpy as np
 
-    from ner_recall import ner_hierarchy as H
+    from ner_recall.families import hierarchy as H
 
     h = H.hierarchy_of(("A", "A:x", "A:y", "B", "B:z"), ":", None)
     assert (
@@ -298,7 +298,7 @@ def test_a_category_named_like_another_beta_is_kept(spans):
     ],
 )
 def test_a_label_splits_at_its_first_separator(labels, categories, types):
-    from ner_recall import ner_hierarchy as H
+    from ner_recall.families import hierarchy as H
 
     h = H.hierarchy_of(labels, ":", None)
     assert h.categories == categories and h.type.tolist() == types
@@ -356,7 +356,7 @@ def test_beta_and_zero_division_reach_every_measure(spans):
 
 
 def test_the_reserved_names_default_to_f1():
-    from ner_recall import ner_hierarchy as H
+    from ner_recall.families import hierarchy as H
 
     assert H.reserved_categories() == H.reserved_categories(1.0)
     assert "overall_f1" in H.reserved_categories() and "overall_f2" not in H.reserved_categories()
@@ -369,14 +369,14 @@ def test_the_reserved_names_default_to_f1():
 
 
 def test_a_hierarchy_of_no_label_keeps_integer_codes():
-    from ner_recall import ner_hierarchy as H
+    from ner_recall.families import hierarchy as H
 
     h = H.hierarchy_of((), ":", None)
     assert h.categories == () and all(a.dtype == np.int64 and a.size == 0 for a in h[1:])
 
 
 def test_the_message_shows_the_first_five_labels():
-    from ner_recall import ner_hierarchy as H
+    from ner_recall.families import hierarchy as H
 
     labels = ("A", "B", "C", "D", "E", "F")
     message = (

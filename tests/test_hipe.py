@@ -25,7 +25,7 @@ import os
 import pytest
 
 from conftest import ROOT
-from ner_recall import ner_files
+from ner_recall.readers import files as ner_files
 
 DATA = os.path.join(ROOT, "tests", "data", "hipe")
 MODES = {"strict": "strict", "exact": "exact", "partial": "partial", "ent_type": "type"}
@@ -172,7 +172,7 @@ def test_hipe_predictions_without_comments_are_cut_like_the_gold(tmp_path, metri
 def test_hipe_files_on_the_command_line_and_in_compare(metric, capsys):
     """ner_report reads HIPE files by their header and prints the per-document table; compare gives
     each system the documents block compute gives."""
-    from ner_recall import ner_report
+    from ner_recall.cli import report as ner_report
 
     gold, pred = paths("unittest-true_bundle3_de_1")
     inputs = ner_files.read_pair(gold, pred, column="NE-FINE-LIT")

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from conftest import METRIC_PATH
-from ner_recall import ner_uncertainty as U
+from ner_recall.stats import uncertainty as U
 
 OK = [["B-PER", "O"]]
 
@@ -154,7 +154,8 @@ def test_placing_one_string_many_times_takes_each_next_occurrence(metric):
 
 
 def _bad_calls():
-    from ner_recall import ner_benchmarks, ner_files
+    from ner_recall.readers import benchmarks as ner_benchmarks
+    from ner_recall.readers import files as ner_files
 
     example = {
         "text": "a b",
@@ -251,14 +252,14 @@ def test_document_ids_as_a_numpy_array(metric):
     ],
 )
 def test_trainer_helper_names_ragged_and_misshapen_arrays(labels, predictions, message):
-    from ner_recall.ner_trainer import eval_prediction_ids
+    from ner_recall.integrations.trainer import eval_prediction_ids
 
     with pytest.raises(ValueError, match=re.escape(message)):
         eval_prediction_ids((predictions, labels))
 
 
 def test_a_sentence_break_holding_only_a_tab_is_blank(tmp_path):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     path = tmp_path / "x.conll"
     path.write_text("a\tB-PER\n\t\nb\tO\n \t \nc\tO\n", encoding="utf-8")
@@ -277,7 +278,7 @@ def test_a_sentence_break_holding_only_a_tab_is_blank(tmp_path):
     ],
 )
 def test_jsonl_refuses_booleans_as_offsets_and_deep_nesting(tmp_path, line, message):
-    from ner_recall import ner_files
+    from ner_recall.readers import files as ner_files
 
     path = tmp_path / "x.jsonl"
     path.write_text(line + "\n", encoding="utf-8")

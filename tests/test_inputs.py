@@ -15,7 +15,7 @@ import pytest
 from test_parity import random_corpus
 
 from conftest import METRIC_PATH, require
-from ner_recall import ner_inputs as I
+from ner_recall.core import inputs as I
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 OPTION_FAMILIES = [

@@ -70,7 +70,9 @@ def test_no_fact_of_the_vocabulary_is_defined_twice():
         owners = [os.path.basename(p) for p in MODULES + [os.path.join(ROOT, "app.py")] if name in defined(p)]
         assert len(owners) <= 1, f"{name} is defined in {owners}"
         if name != "_is_int":
-            assert owners == ["ner_core.py"], f"{name} is defined in {owners}, not ner_core.py"
+            assert owners == ["ner_recall/core/vocabulary.py"], (
+                f"{name} is defined in {owners}, not ner_recall/core/vocabulary.py"
+            )
 
 
 def test_the_script_imports_every_sibling_the_siblings_import():

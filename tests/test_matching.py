@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from nervaluate import Evaluator
 
-from ner_recall import ner_decoding as D
-from ner_recall import ner_matching as M
-from ner_recall import ner_scorings as S
+from ner_recall.core import decoding as D
+from ner_recall.core import matching as M
+from ner_recall.families import scorings as S
 
 NERVALUATE_MODE = {"strict": "strict", "exact": "exact", "partial": "partial", "type": "ent_type"}
 OUTCOME_KEYS = ("correct", "incorrect", "partial", "missed", "spurious")

@@ -8,7 +8,7 @@ import evaluate
 import pytest
 
 from conftest import METRIC_PATH, require
-from ner_recall.ner_model_outputs import output_form, spans_from_outputs
+from ner_recall.readers.model_outputs import output_form, spans_from_outputs
 
 LABELS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 WORDS = [

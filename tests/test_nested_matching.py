@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from ner_recall import ner_decoding as D
-from ner_recall import ner_matching as M
-from ner_recall import ner_scorings as S
+from ner_recall.core import decoding as D
+from ner_recall.core import matching as M
+from ner_recall.families import scorings as S
 
 TYPES = ("LOC", "ORG", "PER")
 

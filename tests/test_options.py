@@ -6,7 +6,7 @@ import re
 import pytest
 
 from conftest import METRIC_PATH
-from ner_recall import ner_options
+from ner_recall.pipeline import options as ner_options
 
 OK = [["B-PER", "O"]]
 

@@ -9,8 +9,8 @@ from nervaluate import Evaluator
 from seqeval import scheme as seqeval_scheme
 from seqeval.metrics import accuracy_score, classification_report
 
-from ner_recall import ner_decoding as D
-from ner_recall import ner_tags as T
+from ner_recall.core import decoding as D
+from ner_recall.core import tags as T
 
 MUC_KEYS = ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual")
 NERVALUATE_MODE = {"strict": "strict", "exact": "exact", "partial": "partial", "type": "ent_type"}

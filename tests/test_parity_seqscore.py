@@ -16,8 +16,8 @@ import random
 import pytest
 
 from conftest import require
-from ner_recall import ner_decoding as D
-from ner_recall import ner_decoding_report as R
+from ner_recall.core import decoding as D
+from ner_recall.core import decoding_report as R
 
 seqscore_encoding = require("seqscore.encoding", "decoding parity with seqscore")
 from seqscore.validation import validate_labels  # noqa: E402

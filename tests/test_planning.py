@@ -9,7 +9,7 @@ from statistics import NormalDist
 import pytest
 
 from conftest import ROOT
-from ner_recall import ner_planning as P
+from ner_recall.stats import planning as P
 
 PILOT = {"news": (20, 18), "web": (20, 10)}
 SIZES = {"news": 3000, "web": 1000}

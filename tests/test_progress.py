@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from ner_recall import ner_progress
+from ner_recall.core import progress as ner_progress
 
 TAGS = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-ORG", "O", "O"]] * 50
 OTHER = [["B-PER", "O", "O", "B-LOC"], ["O", "B-ORG", "O", "O"]] * 50

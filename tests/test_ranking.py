@@ -330,7 +330,7 @@ def test_exact_ties_go_to_the_highest_threshold(spans_metric):
     ],
 )
 def test_best_index_by_hand(tp, kept, n_gold, beta, expected):
-    from ner_recall import ner_ranking as R
+    from ner_recall.families import ranking as R
 
     assert R.best_index(tp, kept, n_gold, beta) == expected
 
@@ -338,7 +338,7 @@ def test_best_index_by_hand(tp, kept, n_gold, beta, expected):
 def test_best_threshold_is_the_exact_maximum_on_random_sets():
     from fractions import Fraction
 
-    from ner_recall import ner_ranking as R
+    from ner_recall.families import ranking as R
 
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -356,7 +356,7 @@ def test_best_threshold_is_the_exact_maximum_on_random_sets():
 
 @pytest.mark.parametrize("bins", [1, 2, 3, 10, 1000])
 def test_a_score_of_one_lands_in_the_last_bin(bins):
-    from ner_recall import ner_ranking as R
+    from ner_recall.families import ranking as R
 
     scores = np.array([1.0, 1.0 - 1e-12, 0.0])
     table = R.calibration(scores, np.array([True, True, False]), bins)
@@ -381,7 +381,7 @@ def test_a_score_of_one_lands_in_the_last_bin(bins):
     ],
 )
 def test_reliability_rows_by_hand(scores, right, bins, rows):
-    from ner_recall import ner_ranking as R
+    from ner_recall.families import ranking as R
 
     table = R.calibration(np.array(scores), np.array(right), bins)
     assert [
@@ -438,7 +438,7 @@ def test_threshold_from_bounds_apply(spans_metric, threshold, kept):
 
 def test_per_type_tables_with_many_types_are_each_types_own():
     """Grouping by type (two sorts) gives each type its predictions in input order and by score."""
-    from ner_recall import ner_ranking as R
+    from ner_recall.families import ranking as R
 
     rng = np.random.default_rng(3)
     kinds = rng.integers(0, 50, 400)
@@ -455,7 +455,7 @@ def test_per_type_tables_with_many_types_are_each_types_own():
 
 
 def _ranking():
-    from ner_recall import ner_ranking as R
+    from ner_recall.families import ranking as R
 
     return R
 
@@ -644,7 +644,7 @@ def test_per_type_tables_cover_types_with_gold_only():
     """A type with gold and no prediction has its table (recall 0); one with neither has none."""
     from types import SimpleNamespace
 
-    from ner_recall.ner_core import SpanArrays
+    from ner_recall.core.vocabulary import SpanArrays
 
     R = _ranking()
     z = np.zeros(3, dtype=np.int64)

@@ -44,7 +44,7 @@ def test_a_record_holds_what_produced_the_results(metrics):
 def test_rerun_reproduces_the_results_to_the_bit(metrics, config):
     refs, preds = random_corpus(5, 60)
     if config == "spans":
-        from ner_recall.ner_decoding import tags_to_spans
+        from ner_recall.core.decoding import tags_to_spans
 
         refs, preds = (
             [[dict(label=s.label, start=s.start, end=s.end) for s in tags_to_spans(t)] for t in side]
@@ -60,7 +60,7 @@ def test_rerun_reproduces_the_results_to_the_bit(metrics, config):
     again = metrics[config].rerun(
         record, predictions=preds, references=refs, document_ids=[i // 4 for i in range(60)]
     )
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     assert ner_record.same_results(record, again)
     assert json.loads(json.dumps(again)) == record["results"]
@@ -88,7 +88,7 @@ def test_a_changed_input_is_found_by_its_hash_and_the_metric_stays_usable(metric
 
 
 def test_hashes_see_values_not_containers():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     tags = [["B-A", "O"], ["O"]]
     assert ner_record.fingerprint(tags) == ner_record.fingerprint(tuple(map(tuple, tags)))
@@ -121,7 +121,7 @@ def test_model_index_and_evaluate_save(metrics, tmp_path):
 
 def _cli(*argv, cwd):
     return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "ner_report.py"), *argv],
+        [sys.executable, os.path.join(ROOT, "ner_recall/cli/report.py"), *argv],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -156,7 +156,7 @@ def test_the_command_line_records_and_reruns(tmp_path):
 
 
 def _record(**changes):
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     record = ner_record.make_record(
         "default",
@@ -170,7 +170,7 @@ def _record(**changes):
 
 
 def test_make_record_keeps_options_hashes_data_and_fills_defaults():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     record = _record()
     assert record["format"] == ner_record.RECORD_FORMAT and record["version"] == ner_record.RECORD_VERSION
@@ -189,7 +189,7 @@ def test_make_record_keeps_options_hashes_data_and_fills_defaults():
 
 
 def test_a_hash_does_not_depend_on_dict_key_order():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     a = [[{"label": "PER", "start": 0, "end": 2}]]
     b = [[{"end": 2, "start": 0, "label": "PER"}]]
@@ -212,7 +212,7 @@ class _Tensor:
 
 
 def test_columns_and_tensors_hash_as_the_lists_they_hold():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     assert ner_record.canonical(_Arrow()) == b"[1,[2,3]]"
     assert ner_record.canonical({"t": _Tensor()}) == b'{"t":[[4]]}'
@@ -239,7 +239,7 @@ TAMPERED = [
 
 @pytest.mark.parametrize("change, message", TAMPERED)
 def test_a_tampered_record_is_a_named_error(change, message):
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     with pytest.raises(ValueError, match=message):
         ner_record.check_record(_record(**change))
@@ -247,7 +247,7 @@ def test_a_tampered_record_is_a_named_error(change, message):
 
 @pytest.mark.parametrize("part", ["config", "options", "inputs", "results"])
 def test_a_record_without_a_part_is_refused(part):
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     record = _record()
     del record[part]
@@ -256,7 +256,7 @@ def test_a_record_without_a_part_is_refused(part):
 
 
 def test_a_recursive_or_unwritable_record_is_refused():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     record = _record()
     record["results"]["self"] = record
@@ -274,7 +274,7 @@ def test_a_recursive_or_unwritable_record_is_refused():
 
 
 def test_check_inputs_names_the_input_that_differs():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     record = _record()
     given = {"predictions": [["B-A"]], "references": [["B-A"]], "texts": ["a"]}
@@ -291,7 +291,7 @@ def test_check_inputs_names_the_input_that_differs():
 
 
 def test_same_results_and_differences_to_the_bit():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     record = _record(results={"a": 1.0, "b": {"c": 0.5, "d": [1, 2]}, "e": 1})
     assert ner_record.same_results(record, {"b": {"d": (1, 2), "c": 0.5}, "a": 1.0, "e": 1})
@@ -305,7 +305,7 @@ def test_same_results_and_differences_to_the_bit():
 
 
 def test_model_index_metrics_and_dataset():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     results = {
         "overall_precision": 0.5,
@@ -333,7 +333,7 @@ def test_model_index_metrics_and_dataset():
 
 
 def test_flat_results_keep_numbers_only():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     results = {"a": 1, "b": {"c": 0.5, "d": {"e": 2}}, "s": "x", "l": [1], "t": True, "n": None}
     assert ner_record.flat_results(results) == {"a": 1, "b/c": 0.5, "b/d/e": 2}
@@ -343,7 +343,7 @@ def test_flat_results_keep_numbers_only():
 def test_versions_name_python_and_each_package():
     import platform
 
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     found = ner_record.versions()
     assert found["python"] == platform.python_version() and list(found) == ["python", *ner_record.PACKAGES]
@@ -351,20 +351,20 @@ def test_versions_name_python_and_each_package():
 
 
 def test_a_package_not_installed_has_no_version(monkeypatch):
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     monkeypatch.setattr(ner_record, "PACKAGES", ("numpy", "no-such-package-here"))
     assert ner_record.versions()["no-such-package-here"] is None
 
 
 def test_a_record_with_nan_results_is_a_record():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     ner_record.check_record(_record(results={"f1": float("nan")}))  # JSON as Python writes it
 
 
 def test_the_hash_that_differs_is_the_given_inputs():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     given = {"predictions": [["B-A"]], "references": [["O"]], "texts": ["a"]}
     digest = ner_record.fingerprint([["O"]])
@@ -375,7 +375,7 @@ def test_the_hash_that_differs_is_the_given_inputs():
 
 
 def test_differences_between_a_table_and_a_number():
-    from ner_recall import ner_record
+    from ner_recall.pipeline import record as ner_record
 
     record = _record(results={"a": {"b": 1}, "c": 2})
     assert ner_record.differences(record, {"a": 5, "c": 2}) == ["a"]

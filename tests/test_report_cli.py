@@ -9,13 +9,14 @@ import sys
 import pytest
 
 from conftest import ROOT
-from ner_recall import ner_files, ner_report
+from ner_recall.cli import report as ner_report
+from ner_recall.readers import files as ner_files
 
 DATA = os.path.join(ROOT, "tests", "data")
 GOLD, PRED_A, PRED_B, BOTH = (
     os.path.join(DATA, name) for name in ("gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll")
 )
-SCRIPT = os.path.join(ROOT, "ner_report.py")
+SCRIPT = os.path.join(ROOT, "ner_recall/cli/report.py")
 
 
 def run(*args, cwd):

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from test_parity import random_corpus
 
 from conftest import assert_signed, require, unsigned
-from ner_recall import ner_decoding as D
-from ner_recall import ner_matching as M
+from ner_recall.core import decoding as D
+from ner_recall.core import matching as M
 
 
 def core_counts(references, predictions, extra_types=()):

@@ -10,9 +10,9 @@ import random
 import pytest
 
 from conftest import unsigned
-from ner_recall import ner_scorings as S
-from ner_recall.ner_decoding import decode, encode, tags_to_spans
-from ner_recall.ner_matching import match
+from ner_recall.core.decoding import decode, encode, tags_to_spans
+from ner_recall.core.matching import match
+from ner_recall.families import scorings as S
 
 # EDS-NLP's example (edsnlp/metrics/ner.py): "La patiente a une fièvre aiguë ."
 EDS_TOKENS = ["La", "patiente", "a", "une", "fièvre", "aiguë", "."]

@@ -16,8 +16,8 @@ import pytest
 from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Entities, Prefix, Token, Tokens, auto_detect
 
-from ner_recall import ner_decoding as D
-from ner_recall import ner_tags as T
+from ner_recall.core import decoding as D
+from ner_recall.core import tags as T
 
 SEQEVAL = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 

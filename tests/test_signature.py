@@ -18,9 +18,9 @@ import sys
 import pytest
 
 from conftest import ROOT
-from ner_recall import ner_signature as S
-from ner_recall.ner_options import ALL_OPTIONS, CONFIG_OPTIONS, GENERATED_CONFIGS
-from ner_recall.ner_options import COMPUTE_OPTIONS as OPTIONS
+from ner_recall.pipeline import signature as S
+from ner_recall.pipeline.options import ALL_OPTIONS, CONFIG_OPTIONS, GENERATED_CONFIGS
+from ner_recall.pipeline.options import COMPUTE_OPTIONS as OPTIONS
 
 TYPES = ("PER", "LOC", "ORG", "MISC")
 

@@ -148,7 +148,7 @@ def test_holm_equals_statsmodels():
     multitest = require("statsmodels.stats.multitest", "pip install -r requirements-extras.txt")
     import numpy as np
 
-    from ner_recall.ner_core import holm
+    from ner_recall.core.vocabulary import holm
 
     rng = np.random.default_rng(0)
     for _ in range(20):

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
-from ner_recall import ner_slices
-from ner_recall import ner_uncertainty as U
-from ner_recall.ner_matching import count_rows
+from ner_recall.core.matching import count_rows
+from ner_recall.families import slices as ner_slices
+from ner_recall.stats import uncertainty as U
 
 
 def reference_bca(samples, estimate, level, jackknife, weights):
@@ -130,8 +130,9 @@ def mask_unit_rows(view, code, units, m):
 @pytest.mark.parametrize("documents", [False, True])
 @pytest.mark.parametrize("seed", range(3))
 def test_value_unit_rows_from_one_count_equal_a_count_per_value(metric, seed, documents):
-    from ner_recall import ner_options, ner_pipeline
-    from ner_recall.ner_uncertainty import document_units
+    from ner_recall.pipeline import compute as ner_pipeline
+    from ner_recall.pipeline import options as ner_options
+    from ner_recall.stats.uncertainty import document_units
 
     references, predictions = random_corpus(seed, 120, prefixes="OOOBIES")
     options = ner_options.check_options("default", {})

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
-from ner_recall import ner_decoding as D
-from ner_recall import ner_matching as M
-from ner_recall import ner_scorings as S
-from ner_recall import ner_tags as T
-from ner_recall.ner_spans import SpanCorpus, check_entities, encode_spans, spans_from_arrays
+from ner_recall.core import decoding as D
+from ner_recall.core import matching as M
+from ner_recall.core import tags as T
+from ner_recall.core.spans import SpanCorpus, check_entities, encode_spans, spans_from_arrays
+from ner_recall.families import scorings as S
 
 
 def ent(label, start, end):
@@ -874,7 +874,7 @@ def test_live_comparison_with_nervaluate_on_nested_corpora(spans_metric):
 
 
 def test_extras_split_off_in_input_order_and_sorted_with_the_spans():
-    from ner_recall.ner_spans import split_extras
+    from ner_recall.core.spans import split_extras
 
     refs = [
         [ent("A", 5, 6), dict(ent("B", 0, 1), attributes={"negated": True})],

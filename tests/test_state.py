@@ -304,7 +304,7 @@ def test_the_scale_out_table_is_the_bench_output():
 
 
 def test_entity_extras_travel_in_the_state_as_given():
-    from ner_recall import ner_state
+    from ner_recall.state import exact as ner_state
 
     refs = [[{"label": "A", "start": 0, "end": 3, "fragments": [[0, 1], [2, 3]]}], []]
     preds = [
@@ -430,7 +430,7 @@ def test_a_future_layout_is_refused(metrics):
 
 
 def test_a_decompression_bomb_stops_before_its_size(metrics, monkeypatch):
-    from ner_recall import ner_state
+    from ner_recall.state import exact as ner_state
 
     layout = tag_layout(metrics)
     block = layout["blocks"][0]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import METRIC_PATH
-from ner_recall import ner_state
+from ner_recall.state import exact as ner_state
 
 LIMIT = ner_state.MAX_PACKED_EXAMPLES
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from conftest import METRIC_PATH, unsigned
-from ner_recall import ner_counts_state as C
-from ner_recall import ner_state as S
+from ner_recall.state import counts as C
+from ner_recall.state import exact as S
 
 REFERENCES = [["B-A", "I-A"], ["O"], ["B-B"]]
 PREDICTIONS = [["B-A", "O"], ["B-B"], ["B-B"]]
@@ -191,7 +191,7 @@ def test_a_bad_header_is_named(data, message):
 
 
 def test_the_blocks_report_their_progress(metric):
-    from ner_recall import ner_progress
+    from ner_recall.core import progress as ner_progress
 
     data = (metric.state(predictions=PREDICTIONS, references=REFERENCES)).to_bytes()
     seen = []

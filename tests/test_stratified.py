@@ -12,8 +12,8 @@ import pytest
 from scipy import stats
 
 from conftest import SHARED_BENCHMARKS, benchmark_csv
-from ner_recall import ner_stratified
-from ner_recall.ner_stratified import CI_METHODS, stratified_recall
+from ner_recall.stats import stratified as ner_stratified
+from ner_recall.stats.stratified import CI_METHODS, stratified_recall
 
 Z = stats.norm.ppf(0.975)
 

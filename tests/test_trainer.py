@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, require
-from ner_recall import ner_trainer as T
+from ner_recall.integrations import trainer as T
 
 NAMES = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
 X = T.IGNORE_INDEX

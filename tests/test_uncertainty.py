@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, unsigned
-from ner_recall import ner_decoding as D
-from ner_recall import ner_matching as M
-from ner_recall import ner_uncertainty as U
+from ner_recall.core import decoding as D
+from ner_recall.core import matching as M
+from ner_recall.stats import uncertainty as U
 
 TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
 

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from ner_recall import ner_unit_ids as U
+from ner_recall.state import unit_ids as U
 
 
 @pytest.mark.parametrize(

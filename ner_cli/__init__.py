@@ -1,1 +1,0 @@
-"""Parts of the command line (``ner_report.py``) in modules of their own."""

@@ -1,0 +1,10 @@
+"""ner_recall: entity, span and generated-output evaluation in one matching pass.
+
+The floors, from the bottom: ``core`` (the vocabulary, tags and decoding, matching, counts, inputs),
+``stats`` (intervals, paired tests, stratified recall, planning, agreement), ``families`` (one module
+per scoring family and breakdown), ``readers`` (one module per file format), ``generated`` (a
+language model's raw output), ``pipeline`` (options, ``compute``, the signature, several golds, the
+compiled path), ``state`` (the exact and the counts states), ``integrations`` (evaluate, transformers),
+and the front ends ``cli`` and ``app``. ``ner_recall_metric.py`` beside the package is the
+``evaluate.Metric`` over it.
+"""

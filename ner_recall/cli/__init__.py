@@ -1,0 +1,1 @@
+"""The command line: ``ner-recall`` and ``python -m ner_recall``."""

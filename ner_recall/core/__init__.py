@@ -1,0 +1,1 @@
+"""The vocabulary and the engine every family shares: tags, decoding, matching, counts, inputs."""

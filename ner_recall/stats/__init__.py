@@ -1,0 +1,1 @@
+"""Statistics from counts: bootstrap intervals, paired tests, stratified recall, planning, agreement."""
