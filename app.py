@@ -18,7 +18,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # ner_app beside this file, whatever the working directory
+if str(HERE) not in sys.path:  # the package beside this file, whatever the working directory
     sys.path.insert(0, str(HERE))
 
 from ner_recall.app.common import CSS, THEME

@@ -16,35 +16,47 @@ from typing import Any
 import datasets
 import evaluate
 
-from ner_recall.core.counts import Counts
-from ner_recall.core.decoding import SCHEMES, tags_to_spans
-from ner_recall.core.decoding_report import REASONS
-from ner_recall.core.doubt import GROUP
-from ner_recall.core.inputs import as_list
-from ner_recall.core.kernels import decode_pair
-from ner_recall.core.matching import match
-from ner_recall.core.progress import reporting
-from ner_recall.core.spans import place_strings, placement_report
-from ner_recall.core.tags import PREFIXES
-from ner_recall.core.vocabulary import MODES, SIZE_KEYS, Span
-from ner_recall.families.attributes import MORPHOLOGY_OUTCOMES
-from ner_recall.families.buckets import EDGES
-from ner_recall.families.discontinuous import discontinuous_results
-from ner_recall.families.documents import document_scores
-from ner_recall.families.hierarchy import MEASURES
-from ner_recall.families.ranking import RIGHT
-from ner_recall.families.scorings import DEFAULT_SCORES, LISTED_OUTCOMES
-from ner_recall.families.slices import slice_results
-from ner_recall.families.table import FAMILIES
-from ner_recall.generated.conventions import CONVENTIONS
-from ner_recall.generated.dialects import DIALECTS, read_generated
-from ner_recall.generated.scoring import GENERATED, ITEM_OUTCOMES, generated_outcomes, score_generated
-from ner_recall.integrations.evaluate_patches import EvaluatePatches
-from ner_recall.integrations.trainer import make_compute_metrics
-from ner_recall.pipeline.compute import compare_systems, score_spans, score_tags, tag_corpus
-from ner_recall.pipeline.fast import fast_results
-from ner_recall.pipeline.golds import gold_differences, score_golds
-from ner_recall.pipeline.options import (
+# The library this metric wraps. evaluate's loader reads each import line below and, where the
+# package is not installed, asks for "pip install" of the text after "From:" (run in the folder of
+# this script: a clone of the repository or of its Space).
+from ner_recall import __version__  # From: -e .
+from ner_recall.core.decoding import SCHEMES, tags_to_spans  # From: -e .
+from ner_recall.core.inputs import as_list  # From: -e .
+from ner_recall.core.progress import reporting  # From: -e .
+from ner_recall.core.spans import (  # From: -e .
+    place_strings,
+    placement_report,
+)
+from ner_recall.core.vocabulary import MODES, SIZE_KEYS, Span  # From: -e .
+from ner_recall.families.attributes import (  # From: -e .
+    MORPHOLOGY_OUTCOMES,
+)
+from ner_recall.families.scorings import (  # From: -e .
+    DEFAULT_SCORES,
+    LISTED_OUTCOMES,
+)
+from ner_recall.generated.dialects import (  # From: -e .
+    DIALECTS,
+    read_generated,
+)
+from ner_recall.generated.scoring import (  # From: -e .
+    GENERATED,
+    ITEM_OUTCOMES,
+    generated_outcomes,
+    score_generated,
+)
+from ner_recall.integrations.evaluate_patches import (  # From: -e .
+    EvaluatePatches,
+)
+from ner_recall.integrations.trainer import (  # From: -e .
+    make_compute_metrics,
+)
+from ner_recall.pipeline.compute import compare_systems  # From: -e .
+from ner_recall.pipeline.golds import (  # From: -e .
+    gold_differences,
+    score_golds,
+)
+from ner_recall.pipeline.options import (  # From: -e .
     ALL_OPTIONS,
     CONFIG_OPTIONS,
     CONFIGS,
@@ -53,15 +65,20 @@ from ner_recall.pipeline.options import (
     SUBGROUP_CONFIGS,
     TAG_CONFIGS,
     WITH_GENERATED,
-    __version__,
     card_args,
     check_options,
     check_subgroups,
     check_unused,
     is_default,
 )
-from ner_recall.pipeline.record import check_inputs, check_record, flat_results, make_record, model_index
-from ner_recall.pipeline.signature import (
+from ner_recall.pipeline.record import (  # From: -e .
+    check_inputs,
+    check_record,
+    flat_results,
+    make_record,
+    model_index,
+)
+from ner_recall.pipeline.signature import (  # From: -e .
     options_from_signature,
     refuse_convention_in_state,
     scored,
@@ -70,8 +87,12 @@ from ner_recall.pipeline.signature import (
     state_options,
     with_convention,
 )
-from ner_recall.readers.benchmarks import align, benchmark_sizes, load_benchmark
-from ner_recall.readers.files import (
+from ner_recall.readers.benchmarks import (  # From: -e .
+    align,
+    benchmark_sizes,
+    load_benchmark,
+)
+from ner_recall.readers.files import (  # From: -e .
     PAIR_FORMATS,
     Inputs,
     located,
@@ -80,21 +101,26 @@ from ner_recall.readers.files import (
     read_pair,
     read_second_predictions,
 )
-from ner_recall.readers.formats import Annotated, read_annotated
-from ner_recall.readers.harem import Harem, read_harem
-from ner_recall.readers.hipe import HipeFile
-from ner_recall.readers.model_outputs import spans_from_outputs
-from ner_recall.state.counts import CountsState, counts_signed
-from ner_recall.state.exact import State, finalize_state, make_state
-from ner_recall.state.unit_ids import MAX_ID_SLOTS
-
-# evaluate copies exactly the siblings imported here, one top-level line each and no comment on
-# the line (it would be read as a file to fetch); some are imported for that alone
-from ner_recall.stats.agreement import agreement
-from ner_recall.stats.comparison import compare_scored
-from ner_recall.stats.planning import neyman_plan
-from ner_recall.stats.stratified import CI_METHODS
-from ner_recall.stats.uncertainty import check_comparison_options
+from ner_recall.readers.formats import (  # From: -e .
+    Annotated,
+    read_annotated,
+)
+from ner_recall.readers.harem import Harem, read_harem  # From: -e .
+from ner_recall.state.counts import (  # From: -e .
+    CountsState,
+    counts_signed,
+)
+from ner_recall.state.exact import (  # From: -e .
+    State,
+    finalize_state,
+    make_state,
+)
+from ner_recall.stats.agreement import agreement  # From: -e .
+from ner_recall.stats.planning import neyman_plan  # From: -e .
+from ner_recall.stats.stratified import CI_METHODS  # From: -e .
+from ner_recall.stats.uncertainty import (  # From: -e .
+    check_comparison_options,
+)
 
 _CITATION = """\
 @inproceedings{segura-bedmar-etal-2013-semeval,
@@ -263,7 +289,7 @@ Examples:
 class NerRecallMetric(EvaluatePatches, evaluate.Metric):
     """Entity-level NER evaluation: seqeval-compatible scores and the four MUC modes."""
 
-    #: the metric's version (``ner_options.__version__``; renamed result keys: docs/glossary.md)
+    #: the metric's version (``ner_recall.__version__``; renamed result keys: docs/glossary.md)
     VERSION = __version__
     #: the values of the ``scheme``, ``recall_mode`` and ``ci_method`` options
     SCHEMES = SCHEMES

@@ -16,7 +16,6 @@ results are checked equal to the general path's.
 """
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -67,8 +66,8 @@ def forms(pred, ref):
 
 def _general_switch(metric):
     """A function that turns the metric's compiled path off (True) or on (False)."""
-    package = type(metric).__module__.rpartition(".")[0]
-    signature = importlib.import_module(f"{package}.ner_signature")
+    from ner_recall.pipeline import signature
+
     fast = signature.fast_results
 
     def switch(off):

@@ -60,8 +60,9 @@ def steps(predictions, references):
         out["report"] = lambda: report(corpus, sides[None][0][1], sides[None][1][1])
         out["report strict"] = lambda: report(strict, sides["IOB2"][0][1], sides["IOB2"][1][1], "IOB2")
     metric = _metric()
-    # the pipeline beside the loaded metric script calls the report
-    module = sys.modules[type(metric).__module__.rpartition(".")[0] + ".ner_pipeline"]
+    # the pipeline calls the report
+    from ner_recall.pipeline import compute as module
+
     reports = getattr(module, "decoding_reports", None)
 
     def core(scheme, with_report=True):

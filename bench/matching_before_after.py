@@ -22,10 +22,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from matching import flat_corpus  # noqa: E402
 
-from ner_recall import (
-    ner_matching,  # noqa: E402
-    ner_scorings,  # noqa: E402
-)
+from ner_recall.core import matching as ner_matching  # noqa: E402
+from ner_recall.families import scorings as ner_scorings  # noqa: E402
 
 
 def earlier(commit, name, folder):

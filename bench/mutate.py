@@ -1,18 +1,17 @@
-"""Mutation testing of one root module against its own test files, with mutmut (3.x).
+"""Mutation testing of one module of the package against its own test files, with mutmut (3.x).
 
-mutmut names each mutant after its module's path and switches mutants on by comparing that name with
-the importing module's ``__name__``. The repository imports its root modules as ``ner_recall.X``
-(``bootstrap.py``) and, through ``evaluate.load``, under a hashed name: mutants would never be on. So
-the run happens in a scratch copy where the root modules form a real package folder ``ner_recall/``
-and the tests' ``evaluate.load`` of the metric script builds the metric from that package (the mutated
-modules). Tests that need files beyond the package (docs, bench, examples) are listed by a clean run
-first and deselected.
+mutmut names each mutant after its module's dotted path (``ner_recall.stats.planning``) and switches
+mutants on by comparing that name with the importing module's ``__name__``; the package is imported
+under that name everywhere, the metric script included (it imports the package), so the run needs no
+more than a scratch copy of the package, the script, the tests and the files the tests read. Tests
+that need files beyond those (examples, the app's launcher) are listed by a clean run first and
+deselected.
 
-    python bench/mutate.py ner_planning tests/test_planning.py [--workdir /tmp/mutate] [--max-children 2]
+    python bench/mutate.py ner_recall/stats/planning.py tests/test_planning.py [--workdir /tmp/mutate] [--max-children 2]
 
 ``-k EXPR`` (pytest's) keeps only the tests it selects, in the clean run and in every mutant's run: for a
 test file with slow parity tests, e.g. ``-k "not krippendorff"`` for ``tests/test_agreement.py``.
-``--names GLOB ...`` runs only the mutants whose names match (mutmut's names: ``ner_recall.MODULE.x_FUNCTION__mutmut_N``,
+``--names GLOB ...`` runs only the mutants whose names match (mutmut's names: ``ner_recall.SUB.MODULE.x_FUNCTION__mutmut_N``,
 e.g. ``"ner_recall.pipeline.fast.x__counted__mutmut_*"``): the functions a change touched.
 
 Prints mutmut's summary and writes ``<workdir>/<module>/survivors.txt`` (each surviving mutant's diff).
@@ -27,45 +26,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-BOOTSTRAP = '''"""The package folder ner_recall/ of a mutation run (a real package: mutmut names it)."""
-from pathlib import Path
 
-NAME = "ner_recall"
-ROOT = Path(__file__).resolve().parent / NAME
-'''
-
-# appended to the copied tests/conftest.py: the metric script loads from the mutated package
-CONFTEST = """
-
-def _load_from_package(path, config_name=None, *args, **kwargs):
-    if str(path).endswith("ner_recall_metric.py"):
-        from ner_recall.ner_recall_metric import NerRecallMetric
-
-        return NerRecallMetric(config_name=config_name)
-    return _evaluate_load(path, config_name, *args, **kwargs)
-
-
-import evaluate as _evaluate  # noqa: E402
-
-_evaluate_load = _evaluate.load
-_evaluate.load = _load_from_package
-"""
-
-
-def workspace(module: str, tests: list[str], where: Path) -> Path:
-    """A scratch copy: ner_recall/ (every root module), bootstrap.py, tests/, docs/, bench/*.md."""
+def workspace(where: Path) -> Path:
+    """A scratch copy: the package, the metric script, tests/, docs/, tests' data and bench/*.md."""
     if where.exists():
         shutil.rmtree(where)
-    package = where / "ner_recall"
-    package.mkdir(parents=True)
-    for path in ROOT.glob("*.py"):
-        if path.name not in ("bootstrap.py", "app.py"):
-            shutil.copy2(path, package / path.name)
-    (package / "__init__.py").write_text('"""The root modules, for a mutation run."""\n')
-    (where / "bootstrap.py").write_text(BOOTSTRAP)
+    where.mkdir(parents=True)
+    shutil.copytree(ROOT / "ner_recall", where / "ner_recall", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "ner_recall_metric.py", where / "ner_recall_metric.py")
     shutil.copytree(ROOT / "tests", where / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-    with open(where / "tests" / "conftest.py", "a") as conftest:
-        conftest.write(CONFTEST)
     shutil.copytree(ROOT / "docs", where / "docs")
     (where / "bench").mkdir()
     for path in (ROOT / "bench").glob("*.md"):
@@ -94,8 +63,8 @@ def configure(
     args = ["-p", "no:cacheprovider", "-q", "-x", *keyword] + [f"--deselect={t}" for t in deselect]
     (where / "pyproject.toml").write_text(
         "[tool.mutmut]\n"
-        f'source_paths = ["ner_recall/{module}.py"]\n'
-        'also_copy = ["ner_recall", "bootstrap.py", "docs", "bench"]\n'
+        f'source_paths = ["{module}"]\n'
+        'also_copy = ["ner_recall", "ner_recall_metric.py", "docs", "bench"]\n'
         f"pytest_add_cli_args_test_selection = {tests!r}\n"
         f"pytest_add_cli_args = {args!r}\n"
         f"max_children = {max_children}\n".replace("'", '"')
@@ -104,7 +73,7 @@ def configure(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("module")
+    parser.add_argument("module", help="the module's path, e.g. ner_recall/stats/planning.py")
     parser.add_argument("tests", nargs="+")
     parser.add_argument("--workdir", default="/tmp/mutate")
     parser.add_argument("--max-children", type=int, default=2)
@@ -112,7 +81,11 @@ def main() -> None:
     parser.add_argument("--names", nargs="+", default=[], help="mutmut's mutant names (globs) to run")
     args = parser.parse_args()
     keyword = ["-k", args.keyword] if args.keyword else []
-    where = workspace(args.module, args.tests, Path(args.workdir) / args.module)
+    if not (ROOT / args.module).is_file() or not args.module.startswith("ner_recall/"):
+        parser.error(
+            f"{args.module}: not a module of the package (give its path, e.g. ner_recall/stats/planning.py)"
+        )
+    where = workspace(Path(args.workdir) / Path(args.module).stem)
     deselect = clean_failures(where, args.tests, keyword)
     print(f"deselected (need files beyond the package): {deselect}")
     configure(where, args.module, args.tests, deselect, args.max_children, keyword)

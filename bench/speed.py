@@ -203,8 +203,9 @@ def _subgroups_step(step, workdir, predictions, references, seed):
     names = [f"stratum{k:03d}" for k in range(N_STRATA)]
     subgroups = [names[k] for k in np.random.default_rng(seed).integers(0, N_STRATA, len(references))]
     method = {"ci_method": "bootstrap", "n_bootstrap": N_BOOTSTRAP} if step.endswith("bootstrap") else {}
-    package = type(metric).__module__.rpartition(".")[0]  # the folder evaluate copied the siblings to
-    _time_inside(sys.modules[f"{package}.ner_pipeline"], "_stratified_recall")
+    from ner_recall.pipeline import compute
+
+    _time_inside(compute, "_stratified_recall")
     return lambda: metric._compute(
         predictions=predictions, references=references, subgroups=subgroups, **method
     )

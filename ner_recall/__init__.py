@@ -8,3 +8,7 @@ compiled path), ``state`` (the exact and the counts states), ``integrations`` (e
 and the front ends ``cli`` and ``app``. ``ner_recall_metric.py`` beside the package is the
 ``evaluate.Metric`` over it.
 """
+
+#: the library's and the metric's version: 1.1.0 named the gold count ``number`` in every family that
+#: counts items (``gold`` and ``predictions`` still read, with a FutureWarning, until 1.2.0; docs/glossary.md)
+__version__ = "1.1.0"

@@ -382,7 +382,7 @@ def test_app_constants_are_the_metrics():
         "ner_core",
         "ner_scorings",
     }
-    for path in [*(common.ROOT / "ner_app").glob("*.py"), common.ROOT / "app.py"]:
+    for path in [*(common.ROOT / "ner_recall" / "app").glob("*.py"), common.ROOT / "app.py"]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
         imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
@@ -1253,13 +1253,18 @@ def test_the_app_is_a_launcher_over_a_package_that_loads_nothing_at_import():
     import sys
 
     assert len((common.ROOT / "app.py").read_text(encoding="utf-8").splitlines()) <= 250
-    modules = sorted(p.stem for p in (common.ROOT / "ner_app").glob("*.py") if p.stem != "__init__")
+    modules = sorted(
+        p.stem for p in (common.ROOT / "ner_recall" / "app").glob("*.py") if p.stem != "__init__"
+    )
     assert {"compare", "files", "agreement", "stratified", "about", "charts", "common"} <= set(modules)
     for name in modules:
-        assert len((common.ROOT / "ner_app" / f"{name}.py").read_text(encoding="utf-8").splitlines()) <= 800
+        assert (
+            len((common.ROOT / "ner_recall" / "app" / f"{name}.py").read_text(encoding="utf-8").splitlines())
+            <= 800
+        )
     code = (
         "import sys; sys.path.insert(0, '.'); import app, importlib\n"
-        f"for m in {modules!r}: importlib.import_module('ner_app.' + m)\n"
+        f"for m in {modules!r}: importlib.import_module('ner_recall.app.' + m)\n"
         "from ner_recall.app import common\n"
         "print(common.metric.cache_info().currsize, 'demo' in app._built)"
     )
@@ -1272,7 +1277,7 @@ def test_the_app_is_a_launcher_over_a_package_that_loads_nothing_at_import():
 def test_the_apps_public_functions_are_annotated():
     import ast
 
-    for path in [*(common.ROOT / "ner_app").glob("*.py"), common.ROOT / "app.py"]:
+    for path in [*(common.ROOT / "ner_recall" / "app").glob("*.py"), common.ROOT / "app.py"]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
         for node in tree.body + [f for c in classes for f in c.body]:  # module and class level

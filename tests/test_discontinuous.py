@@ -319,20 +319,18 @@ def test_the_matching_takes_the_fragment_overlap_from_its_caller():
     assert list(ner_matching.match(corpus.gold, corpus.pred, disjoint).gold) == []
 
 
-@pytest.mark.parametrize("module", ["ner_core", "ner_tags", "ner_decoding", "ner_matching", "ner_counts"])
+@pytest.mark.parametrize("module", ["vocabulary", "tags", "decoding", "matching", "counts"])
 def test_the_core_imports_no_feature_module(module):
-    """``ner_core``, ``ner_decoding`` and ``ner_matching`` (and the counting it re-exports) import
-    no sibling but the core's own modules."""
+    """The vocabulary, decoding and matching (and the counting beside it) import nothing of the
+    package but the core's own modules."""
     import ast
 
-    core = {"ner_core", "ner_tags", "ner_decoding", "ner_matching", "ner_counts"}
-    with open(os.path.join(ROOT, f"{module}.py"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "ner_recall", "core", f"{module}.py"), encoding="utf-8") as f:
         tree = ast.parse(f.read())
-    siblings = {
-        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1
-    }
-    imported = {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
-    assert siblings <= core and not {name for name in imported if name.startswith("ner_")}
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    ours = {name for name in imported if name and name.startswith("ner_recall")}
+    assert ours and all(name.startswith("ner_recall.core.") for name in ours), ours
 
 
 def test_one_extent_twice_is_one_entity_only_with_the_same_fragments(spans):

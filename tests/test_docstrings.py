@@ -9,16 +9,17 @@ import pytest
 
 from conftest import ROOT
 
+#: the package's modules that hold code (not the packages' one-line docstrings, the app's tabs or ``__main__``)
 CORE_MODULES = sorted(
-    os.path.basename(path)[:-3]
-    for path in glob.glob(os.path.join(ROOT, "ner_*.py"))
-    if os.path.basename(path) != "ner_recall_metric.py"
+    os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+    for path in glob.glob(os.path.join(ROOT, "ner_recall", "*", "*.py"))
+    if not path.endswith("__init__.py") and os.sep + "app" + os.sep not in path
 )
 
 
 @pytest.mark.parametrize("name", CORE_MODULES)
 def test_module_examples_run(name):
-    module = importlib.import_module(f"ner_recall.{name}")
+    module = importlib.import_module(name)
     failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert failed == 0
     assert attempted > 0, f"{name} has no examples"

@@ -13,7 +13,7 @@ import tracemalloc
 
 import pytest
 
-from conftest import METRIC_PATH, ROOT, require
+from conftest import METRIC_PATH, require
 
 hypothesis = require("hypothesis", "pip install -r requirements-dev.txt")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -176,8 +176,8 @@ def test_readers_read_or_name_the_file_and_line(tmp_path_factory, gold, pred, su
 CLI = """
 import resource, runpy, sys
 resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))
-sys.argv = ["ner_recall/cli/report.py"] + sys.argv[1:]
-runpy.run_path(sys.argv.pop(1), run_name="__main__")
+sys.argv = ["ner_recall"] + sys.argv[1:]
+runpy.run_module("ner_recall", run_name="__main__")
 """
 
 
@@ -192,9 +192,9 @@ def test_the_command_line_from_another_folder_prints_or_names_the_problem(tmp_pa
     folder = tmp_path_factory.mktemp("cli")
     for name, text in (("g.conll", gold), ("p.conll", pred)):
         (folder / name).write_text("\n".join(text) + "\n", encoding="utf-8")
-    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH="")
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
     done = subprocess.run(
-        [sys.executable, "-c", CLI, os.path.join(ROOT, "ner_recall/cli/report.py"), "g.conll", "p.conll"],
+        [sys.executable, "-c", CLI, "g.conll", "p.conll"],
         cwd=folder,
         env=env,
         capture_output=True,

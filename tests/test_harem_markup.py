@@ -3,11 +3,10 @@ errors with their line, the alignment of a changed system text, and the command 
 
 import os
 import subprocess
-import sys
 
 import pytest
 
-from conftest import METRIC_PATH, ROOT
+from conftest import CLI, METRIC_PATH, ROOT
 from ner_recall.readers import harem as H
 
 DATA = os.path.join(ROOT, "tests", "data", "harem")
@@ -128,7 +127,7 @@ def test_the_pair_scores_through_the_loaded_metric():
 
 def test_the_command_line_scores_a_harem_pair_and_names_what_it_could_not_place(tmp_path):
     out = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "ner_recall/cli/report.py"), GOLD, SYSTEM],
+        [*CLI, GOLD, SYSTEM],
         capture_output=True,
         text=True,
         cwd=str(tmp_path),
@@ -141,7 +140,7 @@ def test_the_command_line_scores_a_harem_pair_and_names_what_it_could_not_place(
         open(SYSTEM, encoding="utf-8").read().replace(">Braga<", ">Braganca<"), encoding="utf-8"
     )
     out = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "ner_recall/cli/report.py"), GOLD, str(changed)],
+        [*CLI, GOLD, str(changed)],
         capture_output=True,
         text=True,
         cwd=str(tmp_path),
@@ -301,7 +300,7 @@ def test_documents_without_an_id_get_distinct_ones_by_position():
 
 def _report(tmp_path, *paths):
     return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "ner_recall/cli/report.py"), *map(str, paths)],
+        [*CLI, *map(str, paths)],
         capture_output=True,
         text=True,
         cwd=str(tmp_path),

@@ -296,10 +296,9 @@ def test_the_cache_of_tags_is_read_batch_by_batch_into_codes(metrics, monkeypatc
     """One process that added tag strings reads evaluate's cache one record batch at a time
     (``ner_inputs.CachedColumns``): the same results as the direct path, across a switch from
     one-byte codes to int32 codes when the 257th distinct tag arrives in a later batch."""
-    import sys
+    from ner_recall.core import inputs as package
 
     metric = metrics["default"]
-    package = sys.modules[type(metric).__module__.rpartition(".")[0] + ".ner_inputs"]
     reads = []
     original = package.CachedColumns.__init__
 

@@ -17,13 +17,14 @@ from conftest import ROOT, benchmark_csv
 README = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
 PAGES = sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
 DOCS = {path: open(path, encoding="utf-8").read() for path in [os.path.join(ROOT, "README.md"), *PAGES]}
-#: what a Hub Space of the metric holds
-#: what a Hub Space holds: the metric and its siblings, the app (its launcher, its package and the
-#: bootstrap it imports the root modules through), the card and the requirements
+#: what a Hub Space holds: the metric script, the package it wraps, the app's launcher, the card and
+#: the requirements
 SPACE_FILES = [
-    *glob.glob(os.path.join(ROOT, "ner_*.py")),
-    *glob.glob(os.path.join(ROOT, "ner_app", "*.py")),
-    *(os.path.join(ROOT, name) for name in ("app.py", "bootstrap.py", "README.md", "requirements.txt")),
+    *glob.glob(os.path.join(ROOT, "ner_recall", "**", "*.py"), recursive=True),
+    *(
+        os.path.join(ROOT, name)
+        for name in ("ner_recall_metric.py", "app.py", "README.md", "requirements.txt")
+    ),
 ]
 
 
@@ -71,7 +72,7 @@ def test_yaml_header_is_a_metric_card():
 
 def test_readme_opens_with_the_two_commands_and_ci_runs_the_second():
     commands = re.findall(r"```bash\n(.*?)\n```", README, re.S)[:2]
-    assert "pip install -r requirements.txt" in commands[0] and "python examples/" in commands[0]
+    assert "pip install -e ." in commands[0] and "python examples/" in commands[0]
     test_command = commands[1].split("&&")[-1].strip()
     assert test_command.startswith("python -m pytest")
     ci = open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8").read()
@@ -125,8 +126,8 @@ def space(tmp_path):
     """A copy of the metric's folder laid out as a Hub Space, named like its script."""
     folder = tmp_path / "ner_recall_metric"
     folder.mkdir()
-    (folder / "ner_app").mkdir()
     for path in SPACE_FILES:
+        (folder / os.path.relpath(path, ROOT)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, folder / os.path.relpath(path, ROOT))
     return folder
 

@@ -4,13 +4,12 @@ changed input is found by its hash, the model card's metadata, ``evaluate.save``
 import json
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 from test_parity import random_corpus
 
-from conftest import METRIC_PATH, ROOT
+from conftest import CLI, METRIC_PATH, ROOT
 
 DATA = os.path.join(ROOT, "tests", "data")
 
@@ -121,7 +120,7 @@ def test_model_index_and_evaluate_save(metrics, tmp_path):
 
 def _cli(*argv, cwd):
     return subprocess.run(
-        [sys.executable, os.path.join(ROOT, "ner_recall/cli/report.py"), *argv],
+        [*CLI, *argv],
         capture_output=True,
         text=True,
         cwd=cwd,

@@ -16,11 +16,11 @@ DATA = os.path.join(ROOT, "tests", "data")
 GOLD, PRED_A, PRED_B, BOTH = (
     os.path.join(DATA, name) for name in ("gold.conll", "pred_a.conll", "pred_b.conll", "gold_pred_a.conll")
 )
-SCRIPT = os.path.join(ROOT, "ner_recall/cli/report.py")
+SCRIPT = os.path.join(ROOT, "ner_recall", "cli", "report.py")
 
 
 def run(*args, cwd):
-    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH="")
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
     return subprocess.run(
         [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
@@ -28,7 +28,7 @@ def run(*args, cwd):
 
 def test_script_from_another_folder_with_json(tmp_path, metric):
     out = tmp_path / "out.json"
-    done = run(SCRIPT, GOLD, PRED_A, PRED_B, "--json", str(out), cwd=tmp_path)
+    done = run("-m", "ner_recall", GOLD, PRED_A, PRED_B, "--json", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     inputs = ner_files.read_conll_pair(GOLD, PRED_A)
     expected = metric.compute(**inputs.compute_inputs())
@@ -50,7 +50,7 @@ def test_script_from_another_folder_with_json(tmp_path, metric):
 
 
 def test_module_from_the_repo_root():
-    done = run("-m", "ner_report", BOTH, "--scheme", "IOB2", "--mode", "strict", cwd=ROOT)
+    done = run("-m", "ner_recall", BOTH, "--scheme", "IOB2", "--mode", "strict", cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "4 sentences, 7 gold entities, 7 predicted" in done.stdout
 
@@ -70,7 +70,7 @@ def test_bad_files_exit_1_with_the_message(tmp_path, files, message):
     (tmp_path / "short.conll").write_text(
         "BREVICOR B-ORG\nwelcomes O\nValdorian B-MISC\nplan O\nto O\nimport O\nTessarian B-LOC\nwool O\n. O\n"
     )
-    done = run(SCRIPT, *files, cwd=tmp_path)
+    done = run("-m", "ner_recall", *files, cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.startswith(f"ner_report: {message}")
 
@@ -94,7 +94,7 @@ def test_jsonl_with_tokens_scores_like_the_tags(tmp_path, metric):
                 f.write(json.dumps({"tokens": tokens, "entities": entities}) + "\n")
     spans = ner_files.read_pair(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))
     assert ner_report.score(spans)["muc"] == ner_report.score(inputs)["muc"]
-    done = run(SCRIPT, str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), cwd=tmp_path)
+    done = run("-m", "ner_recall", str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     # spans have no tokens to count: no token accuracy in the headline
     assert f"overall (seqeval): precision {4 / 7:.4f}  recall {4 / 7:.4f}  f1 {4 / 7:.4f}\n" in done.stdout
@@ -136,21 +136,31 @@ def test_io_files_with_bare_types_and_untyped_files_from_another_folder(tmp_path
     gold.write_text("Anna PER\nsang O\nin O\nRiga LOC\n", encoding="utf-8")
     pred.write_text("Anna PER\nsang O\nin O\nRiga PER\n", encoding="utf-8")
     done = run(
-        SCRIPT, str(gold), str(pred), "--scheme", "IO", "--json", str(tmp_path / "io.json"), cwd=tmp_path
+        "-m",
+        "ner_recall",
+        str(gold),
+        str(pred),
+        "--scheme",
+        "IO",
+        "--json",
+        str(tmp_path / "io.json"),
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     strict = json.loads((tmp_path / "io.json").read_text())["results"]["muc"]["strict"]
     assert (strict["correct"], strict["incorrect"]) == (1, 1)  # Anna right, Riga typed PER for LOC
     gold.write_text("Anna B\nKarenina I\nsang O\n", encoding="utf-8")
     pred.write_text("Anna B\nKarenina O\nsang O\n", encoding="utf-8")
-    done = run(SCRIPT, str(gold), str(pred), "--json", str(tmp_path / "untyped.json"), cwd=tmp_path)
+    done = run(
+        "-m", "ner_recall", str(gold), str(pred), "--json", str(tmp_path / "untyped.json"), cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     partial = json.loads((tmp_path / "untyped.json").read_text())["results"]["muc"]["partial"]
     assert (partial["partial"], partial["correct"]) == (1, 0)
 
 
 def test_json_into_a_missing_folder_fails_before_printing(tmp_path):
-    done = run(SCRIPT, GOLD, PRED_A, "--json", "no/such/dir/out.json", cwd=tmp_path)
+    done = run("-m", "ner_recall", GOLD, PRED_A, "--json", "no/such/dir/out.json", cwd=tmp_path)
     assert done.returncode == 1 and done.stdout == "" and "Traceback" not in done.stderr
     assert "--json no/such/dir/out.json: the folder" in done.stderr and "does not exist" in done.stderr
 
@@ -172,7 +182,7 @@ def test_the_per_type_table_by_hand(tmp_path):
 def test_slices_from_a_file_print_a_table_per_slice(tmp_path, metric):
     slices = tmp_path / "genre.txt"
     slices.write_text("news\nweb\nnews\nweb\n", encoding="utf-8")
-    done = run(SCRIPT, GOLD, PRED_A, PRED_B, "--slices", str(slices), cwd=tmp_path)
+    done = run("-m", "ner_recall", GOLD, PRED_A, PRED_B, "--slices", str(slices), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     inputs = ner_files.read_conll_pair(GOLD, PRED_A)
     for genre, at in (("news", [0, 2]), ("web", [1, 3])):
@@ -185,7 +195,7 @@ def test_slices_from_a_file_print_a_table_per_slice(tmp_path, metric):
         r"^worst: (news|web) \(overall_f1 \d\.\d{4}, \d\.\d{4} below the whole\)$", done.stdout, re.M
     )
     slices.write_text("news\n\nnews\nweb\n", encoding="utf-8")
-    done = run(SCRIPT, GOLD, PRED_A, "--slices", str(slices), cwd=tmp_path)
+    done = run("-m", "ner_recall", GOLD, PRED_A, "--slices", str(slices), cwd=tmp_path)
     assert (
         done.returncode == 1 and "genre.txt line 2: empty; every sentence needs a slice value" in done.stderr
     )

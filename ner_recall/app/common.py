@@ -22,7 +22,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import gradio as gr  # noqa: E402
 
 #: the repository (the metric script beside the app)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 METRIC_PATH = ROOT / "ner_recall_metric.py"
 
 MODE_WORDS = {
@@ -162,13 +162,13 @@ def colours_of(types: Iterable[str]) -> dict[str, str]:
     return {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(sorted(types))}
 
 
-Span = Sequence  # (label, start, end), end exclusive
+SpanLike = Sequence  # (label, start, end), end exclusive: a tuple, a list or a core Span
 
 
 def sentence_grid_html(
     tokens: Sequence[str],
-    gold_spans: Iterable[Span],
-    pred_spans: Iterable[Span],
+    gold_spans: Iterable[SpanLike],
+    pred_spans: Iterable[SpanLike],
     colours: dict[str, str],
     tags: tuple[Sequence[str], Sequence[str]] | None = None,
     focus: Iterable[tuple] = (),
@@ -219,7 +219,7 @@ def entity_pairs(results: dict) -> list[tuple[tuple, dict[str, str]]]:
     return sorted(pairs.items(), key=lambda item: min(span[1:] for span in item[0] if span))
 
 
-def span_text(span: Span | None, tokens: Sequence[str] | str | None) -> str:
+def span_text(span: SpanLike | None, tokens: Sequence[str] | str | None) -> str:
     """A span as its type and words (or characters of a text; token numbers without tokens)."""
     if span is None:
         return "–"

@@ -23,16 +23,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # ner_files beside this file, whatever the working directory
-    sys.path.insert(0, str(HERE))
+from ner_recall.pipeline import record as ner_record
+from ner_recall.readers import files as ner_files
 
-from ner_recall import (
-    ner_files,  # noqa: E402
-    ner_record,  # noqa: E402
-)
-
-METRIC_PATH = HERE / "ner_recall_metric.py"
+#: the metric script, beside the package (the root of a clone or a Space)
+METRIC_PATH = Path(__file__).resolve().parents[2] / "ner_recall_metric.py"
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
 
 

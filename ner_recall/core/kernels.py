@@ -17,8 +17,8 @@ from numpy.typing import NDArray
 from ner_recall.core.decoding import _END as END  # the transition bits of ner_decoding's pair table
 from ner_recall.core.decoding import _START as START
 from ner_recall.core.vocabulary import (
-    IGNORE_INDEX as IGNORE,
-)  # a reference id whose position is dropped on both sides
+    IGNORE_INDEX as IGNORE,  # a reference id whose position is dropped on both sides
+)
 
 
 def decode_pair(

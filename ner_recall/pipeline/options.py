@@ -18,29 +18,26 @@ ValueError: seed=3 changes nothing here: it needs ci_resamples > 0 (or the strat
 
 import reprlib
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ner_recall.core.decoding import SCHEMES, check_scheme, check_suffix
 from ner_recall.core.inputs import check_label_names
 from ner_recall.core.matching import MODES, check_beta, check_zero_division
 from ner_recall.core.spans import check_texts
 from ner_recall.core.vocabulary import InputError
-from ner_recall.families.buckets import check_buckets, check_train_entities, needs_text, needs_train
+from ner_recall.families.buckets import Training, check_buckets, check_train_entities, needs_text, needs_train
 from ner_recall.families.documents import check_id_values
 from ner_recall.families.hierarchy import check_hierarchy_options
 from ner_recall.families.ranking import DEFAULT_BINS, check_bins, check_threshold_from
-from ner_recall.families.scorings import DEFAULT_SCORES, check_scoring_options
+from ner_recall.families.scorings import DEFAULT_SCORES, ScoringOptions, check_scoring_options
 from ner_recall.families.slices import check_slices
 from ner_recall.families.table import check_types
 from ner_recall.stats.stratified import check_stratified_options
 from ner_recall.stats.uncertainty import check_uncertainty_options
-
-#: the metric's version: 1.1.0 named the gold count ``number`` in every family that counts items
-#: (``gold`` and ``predictions`` still read, with a FutureWarning, until 1.2.0; docs/glossary.md)
-__version__ = "1.1.0"
 
 # ---------------------------------------------------------------------------- options, declared once
 
@@ -466,23 +463,23 @@ def options_table() -> str:
 class Options(NamedTuple):
     """Every option of a ``compute`` call, validated."""
 
-    scheme: object
-    mode: object
+    scheme: str | None
+    mode: str | None
     suffix: bool
-    label_names: object
+    label_names: tuple[str, ...] | None
     zero_division: float
     beta: float
-    scoring: object
-    stratified: object
-    texts: object
-    intervals: object
-    slices: object
-    document_ids: object = None
-    buckets: object = None
-    tokens: object = None
-    train: object = None  # (texts Counter, (text, type) Counter) of train_entities
-    ranking: object = None  # {"bins", "threshold_from", "on_scored_set", "token_scores"} with "ranking"
-    hierarchy: object = None  # (type_separator, type_hierarchy) when a label splits into levels
+    scoring: ScoringOptions
+    stratified: dict[str, Any] | None  # the stratified recall's options, in the subgroup configs
+    texts: list[str] | None
+    intervals: dict[str, Any] | None  # check_uncertainty_options; None without resamples
+    slices: dict[str, list] | None
+    document_ids: Sequence[Hashable] | NDArray[Any] | None = None
+    buckets: tuple[str, ...] | None = None
+    tokens: Sequence[Sequence[str]] | None = None
+    train: Training | None = None  # (texts Counter, (text, type) Counter) of train_entities
+    ranking: dict[str, Any] | None = None  # {"bins", "threshold_from", "on_scored_set", "token_scores"}
+    hierarchy: tuple[str | None, dict[str, str] | None] | None = None  # (type_separator, type_hierarchy)
 
 
 def is_default(value: Any, default: Any) -> bool:

@@ -33,13 +33,14 @@ from typing import Any
 
 import numpy as np
 
+from ner_recall import __version__
 from ner_recall.core.inputs import as_list
 from ner_recall.pipeline.compute import score_spans, score_tags, tag_corpus
 from ner_recall.pipeline.fast import fast_results
-from ner_recall.pipeline.options import SPAN_CONFIGS, __version__, check_options
+from ner_recall.pipeline.options import SPAN_CONFIGS, check_options
 from ner_recall.state.exact import State, check_whole, merged_columns
 
-#: the metric's version (major.minor of ``ner_options.__version__``), first in every signature: a
+#: the metric's version (major.minor of ``ner_recall.__version__``), first in every signature: a
 #: change of any default or rule bumps it
 METRIC_VERSION = ".".join(__version__.split(".")[:2])
 MAX_LENGTH = 120

@@ -1,0 +1,6 @@
+"""``python -m ner_recall``: the command line (``ner_recall.cli.report``)."""
+
+from ner_recall.cli.report import main
+
+if __name__ == "__main__":
+    main()
