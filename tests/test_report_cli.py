@@ -113,9 +113,9 @@ def test_confusion_matches_hand_counts():
 def test_docs_sample_is_the_output(capsys, monkeypatch):
     """docs/app.md shows what the command prints on tests/data."""
     text = open(os.path.join(ROOT, "docs", "app.md"), encoding="utf-8").read()
-    command, output = re.search(r"```\n\$ (python ner_report\.py [^\n]+)\n(.*?)```", text, re.S).groups()
+    command, output = re.search(r"```\n\$ (python -m ner_recall [^\n]+)\n(.*?)```", text, re.S).groups()
     monkeypatch.chdir(ROOT)
-    assert ner_report.main(command.split()[2:]) == 0
+    assert ner_report.main(command.split()[3:]) == 0
     assert capsys.readouterr().out == output
 
 

@@ -1,13 +1,11 @@
-"""Score NER files from a shell: ``python -m ner_recall gold.conll pred.conll [pred_b.conll]``.
+"""Score NER files from a shell: ``ner-recall gold.conll pred.conll [pred_b.conll]`` (or ``python -m ner_recall``).
 
 Prints the headline scores, the per-type table, the four MUC modes, the type confusion and, with a
-second predictions file, both systems compared (``metric.compare``: the paired intervals and test). ``--json out.json`` writes every result. Runs from any working directory
-(the metric is loaded from this file's folder) and as ``python -m ner_report`` from that folder.
-Files are read by ``ner_files`` (CoNLL, one file with two tag columns, JSONL spans); exit status
-1 with the message when a file or the metric refuses the input.
-
-This is the command line, not a module the metric copies: it loads the metric with
-``evaluate.load`` and reads files with ``ner_files``, both found beside it.
+second predictions file, both systems compared (``metric.compare``: the paired intervals and test).
+``--json out.json`` writes every result. Runs from any working directory. Files are read by
+``ner_recall.readers.files`` (CoNLL, one file with two tag columns, JSONL spans); exit status 1 with the
+message when a file or the metric refuses the input. The metric is the script beside the package,
+loaded with ``evaluate.load``.
 
 >>> print(text_table(["score", "A"], [["overall_f1", 0.5]]))
 score       A
