@@ -3,6 +3,7 @@
 import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -35,6 +36,22 @@ def test_pair_and_two_columns_agree(metric):
     assert pair.compute_inputs() == both.compute_inputs()
     assert pair.tokens == both.tokens
     assert metric.compute(**pair.compute_inputs())["overall_f1"] == pytest.approx(4 / 7)  # hand-counted
+
+
+@pytest.mark.parametrize(
+    "gold, pred",
+    [
+        (GOLD, PRED_A),
+        (BOTH, None),
+        tuple(os.path.join(DATA, "hipe", f"unittest-ner-1-{side}.tsv") for side in ("true", "pred")),
+        (os.path.join(DATA, "formats", "doccano.jsonl"),) * 2,
+    ],
+    ids=["conll", "two columns", "hipe", "doccano"],
+)
+def test_pair_reads_a_path_object_as_its_str(gold, pred):
+    """read_pair takes an os.PathLike as its check says: a pathlib.Path reads as its str does."""
+    as_path = ner_files.read_pair(Path(gold), None if pred is None else Path(pred))
+    assert as_path.compute_inputs() == ner_files.read_pair(gold, pred).compute_inputs()
 
 
 @pytest.mark.parametrize(

@@ -625,6 +625,7 @@ def _read_as(file_format, gold_path, pred_path, check_tokens, column):
 def annotated_format(path: str) -> str | None:
     """The annotation tool's format of a file (``ner_formats``), or None for this module's own
     layouts (CoNLL, JSONL with "entities" of label/start/end, HIPE)."""
+    path = os.fspath(path)
     if os.path.isdir(path):
         return "brat"
     if path.endswith(".json"):
