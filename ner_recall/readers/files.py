@@ -70,7 +70,7 @@ class Sentences(NamedTuple):
     """One CoNLL file: per sentence its tokens, the tags of each tag column asked for, and the
     1-based line of each token."""
 
-    path: str
+    path: str | os.PathLike
     tokens: list
     columns: tuple  # one list of tag sequences per tag column read
     lines: list
@@ -159,7 +159,7 @@ def _fields(line):
     return line.split("\t") if "\t" in line else line.split()
 
 
-def read_conll(path: str, tag_columns: tuple = (-1,)) -> Sentences:
+def read_conll(path: str | os.PathLike, tag_columns: tuple = (-1,)) -> Sentences:
     """:class:`Sentences` of a CoNLL file, reading the tags of ``tag_columns`` (default: the last).
 
     >>> import os, tempfile
@@ -241,7 +241,9 @@ def _check_same_sentences(gold, pred, check_tokens=True):
         )
 
 
-def read_conll_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -> Inputs:
+def read_conll_pair(
+    gold_path: str | os.PathLike, pred_path: str | os.PathLike, check_tokens: bool = True
+) -> Inputs:
     """:class:`Inputs` of a gold and a predicted CoNLL file (each token, tag last)."""
     gold, pred = read_conll(gold_path), read_conll(pred_path)
     _check_same_sentences(gold, pred, check_tokens)
@@ -254,7 +256,7 @@ def read_conll_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -
     )
 
 
-def read_other_predictions(inputs: Inputs, pred_path: str, check_tokens: bool = True) -> Inputs:
+def read_other_predictions(inputs: Inputs, pred_path: str | os.PathLike, check_tokens: bool = True) -> Inputs:
     """``inputs`` with the predictions of another CoNLL file, checked against the same sentences
     (the gold file is not read again)."""
     pred = read_conll(pred_path)
@@ -269,7 +271,7 @@ def read_other_predictions(inputs: Inputs, pred_path: str, check_tokens: bool = 
     )
 
 
-def read_two_columns(path: str) -> Inputs:
+def read_two_columns(path: str | os.PathLike) -> Inputs:
     """:class:`Inputs` of one file with a gold and a predicted tag column (token, ..., gold, pred).
 
     >>> import os, tempfile
@@ -311,8 +313,8 @@ def _check_not_chunks(path, gold):
 
 
 def read_hipe_pair(
-    gold_path: str,
-    pred_path: str,
+    gold_path: str | os.PathLike,
+    pred_path: str | os.PathLike,
     column: str = "NE-COARSE-LIT",
     merge_lines: bool = False,
     check_tokens: bool = True,
@@ -347,7 +349,7 @@ def read_hipe_pair(
 class Examples(NamedTuple):
     """One JSONL file: per example its tokens (list) or text (str), entities and line."""
 
-    path: str
+    path: str | os.PathLike
     tokens: list
     entities: list
     lines: list
@@ -412,7 +414,7 @@ def _span(entity, size, where):
     return {"label": label, "start": start, "end": end}
 
 
-def read_jsonl(path: str) -> "Examples":
+def read_jsonl(path: str | os.PathLike) -> "Examples":
     """:class:`Examples` of a JSONL file of spans; blank lines are skipped. A line may also be a
     model's output for one text, as ``compute`` takes it (``ner_model_outputs``): a JSON list of a
     token-classification pipeline's or GLiNER's entity dicts (its text is the gold's), or an
@@ -451,7 +453,9 @@ def _text_lines(path):
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
 
 
-def read_jsonl_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -> Inputs:
+def read_jsonl_pair(
+    gold_path: str | os.PathLike, pred_path: str | os.PathLike, check_tokens: bool = True
+) -> Inputs:
     """:class:`Inputs` of a gold and a predicted JSONL file: lists of span dicts per example."""
     gold, pred = read_jsonl(gold_path), read_jsonl(pred_path)
     g, p = os.path.basename(gold_path), os.path.basename(pred_path)
@@ -486,7 +490,7 @@ def read_jsonl_pair(gold_path: str, pred_path: str, check_tokens: bool = True) -
 
 def read_second_predictions(
     inputs: Inputs,
-    pred_path: str,
+    pred_path: str | os.PathLike,
     check_tokens: bool = True,
     column: str | None = None,
     file_format: str | None = None,
@@ -505,7 +509,7 @@ def read_second_predictions(
     return read_other_predictions(inputs, pred_path, check_tokens)
 
 
-def is_jsonl(path: str) -> bool:
+def is_jsonl(path: str | os.PathLike) -> bool:
     return str(path).lower().endswith(JSONL_SUFFIXES)
 
 
@@ -527,8 +531,8 @@ PAIR_FORMATS = tuple(FILE_FORMATS)
 
 
 def read_pair(
-    gold_path: str,
-    pred_path: str | None = None,
+    gold_path: str | os.PathLike,
+    pred_path: str | os.PathLike | None = None,
     check_tokens: bool = True,
     column: str | None = None,
     file_format: str | None = None,
@@ -622,7 +626,7 @@ def _read_as(file_format, gold_path, pred_path, check_tokens, column):
     return read_annotated_pair(gold_path, pred_path, file_format)
 
 
-def annotated_format(path: str) -> str | None:
+def annotated_format(path: str | os.PathLike) -> str | None:
     """The annotation tool's format of a file (``ner_formats``), or None for this module's own
     layouts (CoNLL, JSONL with "entities" of label/start/end, HIPE)."""
     path = os.fspath(path)
@@ -643,7 +647,9 @@ def annotated_format(path: str) -> str | None:
         return None
 
 
-def read_annotated_pair(gold_path: str, pred_path: str, format: str | None = None) -> Inputs:
+def read_annotated_pair(
+    gold_path: str | os.PathLike, pred_path: str | os.PathLike, format: str | None = None
+) -> Inputs:
     """:class:`Inputs` of two files of an annotation tool's format (``ner_formats``): the same
     texts on both sides, character spans, scored with ``texts``. The examples are paired as
     ``ner_formats.pair_examples`` pairs them (Label Studio's tasks by id or text, brat's documents by
@@ -673,7 +679,7 @@ def _labels_of(items):
             yield from entity["label"] if isinstance(entity["label"], list) else [entity["label"]]
 
 
-def read_harem_inputs(gold_path: str, system_path: str) -> Inputs:
+def read_harem_inputs(gold_path: str | os.PathLike, system_path: str | os.PathLike) -> Inputs:
     """:class:`Inputs` of a HAREM gold file and a system file in the same markup (``ner_harem``):
     per document its text, the gold items (doubt included) and the system's entities placed on
     the gold text; ``options`` gives ``texts`` and, when a label has a type, ``type_separator``."""

@@ -38,7 +38,7 @@ PACKAGES: dict[str, tuple[str, str] | None] = {
 class MissingPackage(ModuleNotFoundError):
     """A format's optional package is not installed; the message names it and its install line."""
 
-    def __init__(self, format: str, path: str) -> None:
+    def __init__(self, format: str, path: str | os.PathLike) -> None:
         package, install = PACKAGES[format] or (format, f"pip install {format}")
         super().__init__(
             f"{os.path.basename(path)}: reading a {format} file needs {package}, which is not installed: {install}"
@@ -46,7 +46,7 @@ class MissingPackage(ModuleNotFoundError):
         self.name, self.install = package, install
 
 
-def check_file(path: str, folder: bool = False) -> None:
+def check_file(path: str | os.PathLike, folder: bool = False) -> None:
     """Raise ``ValueError("no such file: PATH")`` unless ``path`` exists: every reader says so alike
     (``folder``: a folder will do, as for brat)."""
     if not isinstance(path, (str, os.PathLike)):
@@ -145,7 +145,7 @@ def _brat_fragments(offsets, path, line):
     return merged
 
 
-def read_brat_pair(ann_path: str, txt_path: str | None = None) -> tuple:
+def read_brat_pair(ann_path: str | os.PathLike, txt_path: str | os.PathLike | None = None) -> tuple:
     """One brat document: the ``.txt`` beside the ``.ann``. ``T`` lines are entities (several
     ``start end`` fragments separated by ``;`` make a discontinuous one; their text is checked
     against the ``.txt``), ``A`` and ``M`` lines their attributes (a binary attribute is True);
@@ -210,7 +210,7 @@ def read_brat_pair(ann_path: str, txt_path: str | None = None) -> tuple:
     return text, ordered
 
 
-def read_brat(path: str) -> Annotated:
+def read_brat(path: str | os.PathLike) -> Annotated:
     """A brat ``.ann`` file (its ``.txt`` beside it) or a folder of them, one example each."""
     check_file(path, folder=True)
     paths = (
@@ -255,7 +255,7 @@ def _list_field(record, key, path, number, format):
     return value
 
 
-def read_doccano(path: str) -> Annotated:
+def read_doccano(path: str | os.PathLike) -> Annotated:
     """doccano's JSONL export: ``{"text", "label": [[start, end, "TYPE"], ...]}`` or the newer
     ``"entities": [{"start_offset", "end_offset", "label"}]``."""
     texts: list = []
@@ -292,7 +292,7 @@ def read_doccano(path: str) -> Annotated:
 ANSWERS = ("accept", "reject", "ignore")
 
 
-def read_prodigy(path: str, answers: tuple = ("accept",)) -> Annotated:
+def read_prodigy(path: str | os.PathLike, answers: tuple = ("accept",)) -> Annotated:
     """Prodigy's JSONL (``{"text", "spans": [{"start", "end", "label"}], "answer"}``): the records
     whose answer is in ``answers`` (rejected and ignored ones are left out unless asked)."""
     texts: list = []
@@ -359,7 +359,7 @@ def _ls_annotations(task, where):
     return [a for a in annotations if not a.get("was_cancelled")]
 
 
-def read_label_studio(path: str, text_key: str = "text") -> Annotated:
+def read_label_studio(path: str | os.PathLike, text_key: str = "text") -> Annotated:
     """Label Studio's JSON export (a list of tasks). Each task's text is ``data[text_key]``; its
     annotations not cancelled become annotators, in order (``annotators[k]``: the k-th annotation of
     every task); ``entities`` is the first. Every task needs as many annotations for agreement."""
@@ -418,7 +418,7 @@ MAX_DOCBIN_BYTES = 1 << 29
 MAX_EMPTY_DOCS = 10_000
 
 
-def read_docbin(path: str, spans_key: str | None = None) -> Annotated:
+def read_docbin(path: str | os.PathLike, spans_key: str | None = None) -> Annotated:
     """A spaCy ``.spacy`` file (``DocBin``). Its declared sizes are checked before spaCy builds
     anything (:func:`check_docbin`); spaCy missing is :class:`MissingPackage`."""
     check_file(path)
@@ -495,7 +495,7 @@ def check_docbin(data: bytes, name: str) -> None:
 # ---------------------------------------------------------------------------- CoNLL-U
 
 
-def read_conllu(path: str, column: int | None = None, misc_key: str = "NER") -> Annotated:
+def read_conllu(path: str | os.PathLike, column: int | None = None, misc_key: str = "NER") -> Annotated:
     """CoNLL-U with NER tags in MISC (``NER=B-PER``, the key ``misc_key``) or in a column after the
     ten of CoNLL-U (the last one, or ``column``, 0-based). Multiword token lines (``1-2``) and empty nodes
     (``1.1``) are skipped; a token without a tag is ``O``. Entities are character offsets into the
@@ -572,7 +572,7 @@ def read_conllu(path: str, column: int | None = None, misc_key: str = "NER") -> 
 # ---------------------------------------------------------------------------- choosing the reader
 
 
-def guess_format(path: str) -> str:
+def guess_format(path: str | os.PathLike) -> str:
     """The format of a file or folder by its name and, where names are shared, its content."""
     path = os.fspath(path)
     if os.path.isdir(path) or path.endswith(".ann"):
@@ -618,7 +618,7 @@ READERS = {
 }
 
 
-def read_annotated(path: str, format: str | None = None, **options: object) -> Annotated:
+def read_annotated(path: str | os.PathLike, format: str | None = None, **options: object) -> Annotated:
     """:class:`Annotated` of a file (or a brat folder) in one of :data:`FORMATS`, told by its name
     and content unless ``format`` says. A missing file is ``ValueError("no such file: PATH")``
     whatever the format; a format's missing package is :class:`MissingPackage`."""
