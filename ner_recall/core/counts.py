@@ -400,7 +400,10 @@ def seqeval_results_rows(
     overall, macro, weighted = (s[k].T.tolist() for k in ("overall", "macro", "weighted"))
     out = []
     for r, (n, scored) in enumerate(zip(number, per_type)):
-        results = {types[i]: {**dict(zip(names, v)), "number": n[i]} for i, v in zip(s["present"], scored)}
+        # per type a dict, then the overall, macro and weighted scores and the accuracy as floats
+        results: dict[str, Any] = {
+            types[i]: {**dict(zip(names, v)), "number": n[i]} for i, v in zip(s["present"], scored)
+        }
         results.update({f"overall_{name}": v for name, v in zip(names, overall[r])})
         results["overall_accuracy"] = divide(tokens_correct[r], tokens[r], zero_division)
         results.update({f"macro_{name}": v for name, v in zip(names, macro[r])})

@@ -66,7 +66,6 @@ from ner_recall.families.discontinuous import pair_overlap
 
 if TYPE_CHECKING:  # these modules import this one, or import what does
     from ner_recall.core.matching import Matching
-    from ner_recall.families.table import View
 
 SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion", "ranking")
 DEFAULT_SCORES = ("seqeval", "muc")
@@ -88,11 +87,11 @@ class ScoringOptions(NamedTuple):
 class Selection(NamedTuple):
     """Both sides after relabelling and selection, in one type space ``types``."""
 
-    gold: object
-    pred: object
-    types: tuple
+    gold: SpanArrays
+    pred: SpanArrays
+    types: tuple[str, ...]
     tokens_correct: int
-    pred_kept: object = None  # which predictions the selection kept (None: every one)
+    pred_kept: NDArray[np.bool_] | None = None  # which predictions the selection kept (None: every one)
 
 
 # ---------------------------------------------------------------------------- options
@@ -479,7 +478,7 @@ def _unpaired(n, paired):
 
 
 def error_listing(
-    view: View,
+    view: Selection,
     matching: Matching,
     outcome_table: Mapping[str, Sequence[str]],
     overlap: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
@@ -487,7 +486,8 @@ def error_listing(
 ) -> dict[str, Any]:
     """Per mode, the (sentence, gold span, predicted span) entries of each outcome.
 
-    ``matching`` holds the one-to-one pairs ``gold``, ``pred`` and their ``scenario``;
+    ``view`` is the :class:`Selection` (its ``gold``, ``pred`` and ``types``) that ``matching``
+    matched; ``matching`` holds the one-to-one pairs ``gold``, ``pred`` and their ``scenario``;
     ``outcome_table`` maps each MUC mode to the outcome name of every scenario. ``overlap``
     (the :func:`overlap_hits`) and ``harem`` (the :func:`harem_alignment`) add those listings.
     """

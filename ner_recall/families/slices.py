@@ -118,7 +118,8 @@ def slice_views(
         scores = None if view.pred_scores is None else view.pred_scores[p]
         attributes = None
         if view.attributes is not None:
-            attributes = tuple([side[k] for k in at.tolist()] for side, at in zip(view.attributes, (g, p)))
+            gold_attributes, pred_attributes = view.attributes
+            attributes = ([gold_attributes[k] for k in g.tolist()], [pred_attributes[k] for k in p.tolist()])
         pieces = None if fragments is None else (fragments[0][i], fragments[1][i])
         yield View(view.options, selection, matching, int(tokens[i]), scores, pieces, attributes)
 
@@ -196,8 +197,8 @@ def slice_results(
         by_row = _row_families(view, rows, correct, tokens)
         views = slice_views(view, code, tokens, correct) if others else None
         stats = None
-        if view.options.intervals is not None:
-            o = view.options
+        o = view.options
+        if o.intervals is not None:
             stats = many_intervals(
                 value_unit_rows(view, code, units, m),
                 view.types,

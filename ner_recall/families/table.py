@@ -342,8 +342,10 @@ def run_families(view: View) -> Results:
 
 
 def interval_scores(view: View, stats: NDArray[np.int64]) -> Results:
-    """``results["intervals"]`` of the view's families from per-unit count rows ``stats``."""
+    """``results["intervals"]`` of the view's families from per-unit count rows ``stats``; only
+    where the options ask for intervals."""
     o = view.options
+    assert o.intervals is not None  # its one caller runs it only where the options ask for intervals
     return interval_results(
         stats,
         view.types,

@@ -88,6 +88,7 @@ def score_view(
         None if units is None else count_rows(view.gold, view.pred, view.matching, len(view.types), *units)
     )
     if options.intervals is not None:
+        assert stats is not None  # intervals give units above, and units give the per-unit rows
         results["intervals"] = interval_scores(view, stats)
     if options.buckets and paired_units:
         results["buckets"], bucket_rows = _buckets(corpus, view, options, units, keep_rows=True)
@@ -268,7 +269,7 @@ def _check_fragments_read(corpus, options):
 
 def score_system(
     predictions: Any, references: Any, options: Options, units: Units, name: str
-) -> tuple[Results, NDArray[np.int64] | None, tuple[str, ...], BucketRows | None]:
+) -> tuple[Results, NDArray[np.int64], tuple[str, ...], BucketRows | None]:
     """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
     try:
         corpus = tag_corpus(predictions, references, options)
@@ -276,7 +277,9 @@ def score_system(
         raise error.renamed({"predictions": name}) from None
     except ValueError as error:
         raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
-    return score_tags(corpus, options, None, units)
+    results, stats, types, bucket_rows = score_tags(corpus, options, None, units)
+    assert stats is not None  # score_tags counts per unit whenever units are given
+    return results, stats, types, bucket_rows
 
 
 def compare_systems(

@@ -545,6 +545,7 @@ def check_options(config_name: str, options: Mapping[str, Any]) -> "Options":
     texts = check_texts(o["texts"])
     buckets = check_buckets(o["buckets"], config in SPAN_CONFIGS)
     if needs_text(buckets) and o["texts" if config in SPAN_CONFIGS else "tokens"] is None:
+        assert buckets is not None  # needs_text holds for some buckets only
         raise ValueError(
             f"buckets {list(buckets)} read each entity's text: pass "
             + (
@@ -554,6 +555,7 @@ def check_options(config_name: str, options: Mapping[str, Any]) -> "Options":
             )
         )
     if needs_train(buckets) and o["train_entities"] is None:
+        assert buckets is not None  # needs_train holds for some buckets only
         raise ValueError(
             f"buckets {list(buckets)} compare with the training entities: pass train_entities= "
             "((type, text) pairs, or {'tokens': ..., 'tags': ...})"

@@ -18,7 +18,9 @@ False
 import hashlib
 import json
 import platform
+from collections.abc import Mapping
 from importlib import metadata
+from typing import Any
 
 import numpy as np
 
@@ -152,7 +154,7 @@ def check_record(record: object) -> None:
         ) from None
 
 
-def check_inputs(record: dict, given: dict) -> None:
+def check_inputs(record: Mapping[str, Any], given: Mapping[str, Any]) -> None:
     """Raise, naming the input, unless ``given`` {name: value} are the inputs the record hashed."""
     for name, digest in record["inputs"].items():
         if name not in given or given[name] is None:
@@ -189,7 +191,7 @@ def differences(record: dict, results: dict, limit: int = 5) -> list:
 
 
 def model_index(
-    results: dict,
+    results: Mapping[str, Any],
     model_name: str,
     dataset_name: str,
     dataset_type: str,
@@ -226,7 +228,7 @@ def model_index(
     }
 
 
-def flat_results(results: dict, prefix: str = "") -> dict:
+def flat_results(results: Mapping[str, Any], prefix: str = "") -> dict:
     """The results as one level of ``a/b/c`` keys with number values (for ``evaluate.save`` and
     logging tools); lists and strings are left out."""
     out = {}

@@ -557,6 +557,7 @@ def state_options(state: State) -> dict[str, Any]:
     columns.pop("subgroups", None)
     if "texts" in blocks[0]:
         columns["texts"] = [t for b in blocks for t in b["texts"]]
+    assert state.options is not None  # a state with blocks has its options (State.of, from_bytes)
     return {**json.loads(state.options), **columns}
 
 

@@ -39,7 +39,7 @@ file and line.
 import contextlib
 import gc
 import os
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ner_recall.core.progress import steps
 from ner_recall.core.vocabulary import ENTITY_KEYS, InputError, literal
@@ -685,7 +685,7 @@ def read_harem_inputs(gold_path: str | os.PathLike, system_path: str | os.PathLi
     the gold text; ``options`` gives ``texts`` and, when a label has a type, ``type_separator``."""
     gold, predictions, unplaced = read_harem_pair(gold_path, system_path)
     labels = {label for items in gold.items + predictions for label in _labels_of(items)}
-    options = {"texts": gold.texts}
+    options: dict[str, Any] = {"texts": gold.texts}
     if any(":" in label for label in labels):
         options["type_separator"] = ":"
     return Inputs(

@@ -329,7 +329,7 @@ class CountsState:
         settings: dict | None = None,
         types: tuple = (),
         row: npt.NDArray[np.int64] | None = None,
-        tokens: tuple = (0, 0),
+        tokens: tuple[int, int] = (0, 0),
         decoding: dict | None = None,
         resamples: npt.NDArray[np.int64] | None = None,
         sentences: int = 0,
@@ -681,7 +681,8 @@ def _bias_corrected(
 
 
 def counts_intervals(state: CountsState, method: str = "percentile") -> dict:
-    """``results["intervals"]`` of a merged counts state: ``{score name: [low, high]}``."""
+    """``results["intervals"]`` of a merged counts state with resamples: ``{score name: [low, high]}``."""
+    assert state.resamples is not None  # finalize_counts asks only a state with resamples
     options = json.loads(cast(dict, state.settings)["options"])
     families = tuple(f for f in INTERVAL_FAMILIES if f in options.get("scores", INTERVAL_FAMILIES))
     beta, zero = float(options.get("beta", 1.0)), float(options.get("zero_division", 0))
@@ -732,8 +733,9 @@ def finalize_counts(config: str, state: CountsState, interval: str = "percentile
     derived = derive(row, types, families, checked.zero_division, checked.beta)
     results = {}
     if "seqeval" in families:
+        tokens_correct, tokens = state.tokens
         results.update(
-            seqeval_results(row, types, derived, *state.tokens, checked.zero_division, checked.beta)
+            seqeval_results(row, types, derived, tokens_correct, tokens, checked.zero_division, checked.beta)
         )
     if "muc" in families:
         results["muc"] = muc_results(row, types, derived, checked.beta)

@@ -170,7 +170,7 @@ def agreement(
     own = dict(document_ids=document_ids, ci_resamples=ci_resamples, confidence_level=confidence_level)
     check_unused("agreement", config, {**own, "seed": seed})
     resamples = check_resamples(ci_resamples)
-    intervals = (
+    intervals: dict[str, Any] = (
         {"ci_resamples": resamples, "confidence_level": confidence_level, "seed": seed} if resamples else {}
     )
     if resamples and document_ids is not None:
