@@ -579,7 +579,7 @@ def read_pair(
     return read_conll_pair(gold_path, pred_path, check_tokens)
 
 
-def format_of(path: str) -> str:
+def format_of(path: str | os.PathLike) -> str:
     """The format of :data:`FILE_FORMATS` a file is read in when none is given, told by its name and
     content (CoNLL when nothing else fits)."""
     if is_harem(path):
@@ -587,7 +587,7 @@ def format_of(path: str) -> str:
     return annotated_format(path) or ("hipe" if is_hipe(path) else "jsonl" if is_jsonl(path) else "conll")
 
 
-def pair_format(gold_path: str, pred_path: str) -> str:
+def pair_format(gold_path: str | os.PathLike, pred_path: str | os.PathLike) -> str:
     """The format a gold and a predictions file are read in, told by name and content (the gold's);
     an :class:`InputError` naming each file's format when the two do not read together. The annotation
     tools' formats mix (each file is read in its own), and HAREM's reader takes any system file (one
@@ -668,7 +668,7 @@ def read_annotated_pair(
     )
 
 
-def _name(path: str) -> str:
+def _name(path: str | os.PathLike) -> str:
     """The name of a file or folder (``brat/`` is ``brat``)."""
     return os.path.basename(os.path.normpath(path))
 

@@ -660,9 +660,9 @@ PAIRED_BY = {
 KEYS = {"id": lambda annotated: annotated.ids, "text": lambda annotated: annotated.texts}
 
 
-def places(annotated: Annotated, format: str) -> list:
+def places(annotated: Annotated, format: str | None) -> list:
     """Where each example of a file is, as messages name it: its line (an int), or per :data:`PLACES`."""
-    name = PLACES.get(format)
+    name = None if format is None else PLACES.get(format)
     return list(annotated.lines) if name is None else [name(k, key) for k, key in enumerate(annotated.ids)]
 
 

@@ -16,7 +16,7 @@ class HipeFile(NamedTuple):
     """One HIPE TSV file: per segment its tokens, the tags of one column, the line of each token
     and its document's id."""
 
-    path: str
+    path: str | os.PathLike
     tokens: list
     tags: list
     lines: list
@@ -24,7 +24,9 @@ class HipeFile(NamedTuple):
     marked: bool  # whether the file has document or segment comments
 
 
-def read_hipe(path: str, column: str = "NE-COARSE-LIT", merge_lines: bool = False) -> "HipeFile":
+def read_hipe(
+    path: str | os.PathLike, column: str = "NE-COARSE-LIT", merge_lines: bool = False
+) -> "HipeFile":
     """:class:`HipeFile` of a CLEF-HIPE TSV file (2020 and 2022 layouts), reading ``column``.
 
     The first line names the columns (``TOKEN NE-COARSE-LIT ... MISC``), fields are separated by
@@ -116,7 +118,7 @@ def resegment(pred: HipeFile, gold: HipeFile) -> HipeFile:
     return pred._replace(tokens=tokens, tags=tags, lines=lines, document_ids=list(gold.document_ids))
 
 
-def is_hipe(path: str) -> bool:
+def is_hipe(path: str | os.PathLike) -> bool:
     """Whether a file is in HIPE's TSV layout: its first line names the columns, ``TOKEN`` first
     and a ``NE-`` column among them."""
     try:
