@@ -40,9 +40,9 @@ from ner_recall.pipeline.options import (
     check_options,
     check_subgroups,
 )
-from ner_recall.stats.comparison import compare_scored
+from ner_recall.stats.comparison import check_same_layout, compare_scored
 from ner_recall.stats.stratified import strata_counts, stratified_recall
-from ner_recall.stats.uncertainty import check_same_layout, document_units
+from ner_recall.stats.uncertainty import document_units
 
 #: what this module offers, with the names modules written before the split still read from here
 #: (their home is ner_options)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ner_recall.core.vocabulary import holm
+from ner_recall.core.vocabulary import holm, same_count
 from ner_recall.families.buckets import compare_buckets
 from ner_recall.families.documents import by_unit, document_scores
 from ner_recall.families.slices import SLICE_KEY, group_by, slice_codes
@@ -165,3 +165,23 @@ def _slice_comparisons(rows_a, rows_b, units, types, options, settings, families
                 t.setdefault("p_values_holm", {})[name] = p
         out[key] = {"values": table, "correction": "holm"}
     return out
+
+
+def check_same_layout(predictions_b: Any, references: Any, name: str = "predictions_b") -> None:
+    """Raise unless the second system has as many sentences as the references, each as long
+    (the references first: a bad one is named as such)."""
+    for side, value in (("references", references), (name, predictions_b)):
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+            raise ValueError(
+                f"{side} must be a list of tag lists, one per sentence; got {type(value).__name__}"
+            )
+    if isinstance(predictions_b, (str, bytes)) or not hasattr(predictions_b, "__len__"):
+        raise ValueError(
+            f"{name} must be a list of tag lists, one per sentence; got {type(predictions_b).__name__}"
+        )
+    same_count(name, len(predictions_b), "references", len(references))
+    for i, (pred, ref) in enumerate(zip(predictions_b, references)):
+        if isinstance(pred, (str, bytes)) or not hasattr(pred, "__len__"):
+            raise ValueError(f"{name}[{i}] must be a list of tags; got {type(pred).__name__}")
+        if hasattr(ref, "__len__") and len(pred) != len(ref):
+            raise ValueError(f"{name}[{i}] has {len(pred)} tags but references[{i}] has {len(ref)}")
