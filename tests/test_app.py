@@ -1330,7 +1330,7 @@ def test_generated_example_shows_the_metrics_outcomes_on_the_text_and_its_ladder
         for lv, r in results["ladder"].items()
     ]
     assert html.escape(results["signature"]) in ladder and 'class="ner-signature"' in ladder
-    assert [lv for lv, *_ in rows] == list(gen.LADDER) and rows[0][3] < rows[1][3]  # the ladder gains
+    assert [lv for lv, *_ in rows] == list(gen.LEVELS) and rows[0][3] < rows[1][3]  # the ladder gains
 
 
 @pytest.mark.parametrize("level", ["exact", "normalized", "fuzzy"])

@@ -907,7 +907,7 @@ def test_generated_tab_example_and_hostile_output(page):
     placed = [text[s:e] + i["label"] for i in listing if i["outcome"] == "placed" for s, e in i["places"]]
     marks = page.locator("#gen-drawn .gen-text").first.locator("mark").all_inner_texts()
     assert sorted(t.replace("\n", "") for t in marks) == sorted(placed)
-    results = m.compute(predictions=[output], references=[entities], texts=[text], matching=list(gen.LADDER))
+    results = m.compute(predictions=[output], references=[entities], texts=[text], matching=list(gen.LEVELS))
     for level, values in results["ladder"].items():
         row = page.locator("#gen-ladder table[data-key=ladder] tr", has_text=level).first.inner_text().split()
         assert float(row[3]) == pytest.approx(values["overall_f1"], abs=5e-5)

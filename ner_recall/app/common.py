@@ -21,9 +21,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import gradio as gr  # noqa: E402
 
-#: the repository (the metric script beside the app)
-ROOT = Path(__file__).resolve().parents[2]
-METRIC_PATH = ROOT / "ner_recall_metric.py"
+from ner_recall.integrations.script import METRIC_PATH  # noqa: E402
+
+#: the repository (the metric script beside the package)
+ROOT = METRIC_PATH.parent
 
 MODE_WORDS = {
     "strict": "exact boundaries and the right type",

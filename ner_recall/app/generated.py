@@ -25,11 +25,11 @@ from ner_recall.app.common import (
     signature_html,
     simple_table,
 )
+from ner_recall.generated.scoring import LEVELS
 
 #: the output-format choice that lets the metric tell the dialect
 AUTO = "auto"
 #: the matching levels of the ladder shown with a gold
-LADDER = ("exact", "normalized", "fuzzy")
 
 FENCE = "`" * 3
 EXAMPLE_TEXT = "Paris Hilton flew to Paris on Monday. Then John met Paris Hilton in Rome."
@@ -171,13 +171,13 @@ def generated_view(
     output_format: str = AUTO,
     gold: str | None = "",
     types: str | None = "",
-    matching: str = LADDER[0],
+    matching: str = LEVELS[0],
 ) -> tuple[str, str, str, str]:
     """The tab's outputs: error box, the text with the items placed at the ``matching`` level (and
     the gold) marked, the items listing with counts, the ladder (with a gold). Bad input shows the
     metric's message."""
     try:
-        given = (parse_gold(gold), parse_types(types), matching or LADDER[0])
+        given = (parse_gold(gold), parse_types(types), matching or LEVELS[0])
         return _view(text or "", output or "", output_format or AUTO, *given)
     except Exception as error:  # noqa: BLE001 -- shown in the page
         heading = failed_heading(error, "Cannot read this output", {"references": GOLD_BOX})
@@ -196,7 +196,7 @@ def _view(
             references=[gold],
             texts=[text],
             output_format=output_format,
-            matching=list(LADDER),
+            matching=list(LEVELS),
             **options,
         )
         types = types or sorted({g["label"] for g in gold})  # the schema compute judged by
@@ -217,7 +217,7 @@ def _view(
 def example_fields() -> tuple[str, str, str, str, str, str]:
     """The example: a text, a chatty model output with a fenced JSON list (a name in lower case
     with a double space: placed from the normalized level on), its gold, auto, no types, exact."""
-    return EXAMPLE_TEXT, EXAMPLE_OUTPUT, AUTO, EXAMPLE_GOLD, "", LADDER[0]
+    return EXAMPLE_TEXT, EXAMPLE_OUTPUT, AUTO, EXAMPLE_GOLD, "", LEVELS[0]
 
 
 def generated_tab() -> None:
@@ -237,7 +237,7 @@ def generated_tab() -> None:
             output_formats(), value=AUTO, label="Output format", elem_id="gen-format", scale=1
         )
         matching = gr.Dropdown(
-            list(LADDER), value=LADDER[0], label="Matching (the text view)", elem_id="gen-matching", scale=1
+            list(LEVELS), value=LEVELS[0], label="Matching (the text view)", elem_id="gen-matching", scale=1
         )
         example = gr.Button("Example", scale=1, elem_id="gen-example")
         button = gr.Button("Read output", variant="primary", scale=1, elem_id="gen-button")

@@ -6,6 +6,8 @@ import argparse
 import json
 from types import ModuleType
 
+from ner_recall.generated.scoring import LEVELS
+
 
 def run(args: argparse.Namespace, cli: ModuleType) -> tuple:
     """(text, JSON-ready dict) of ``--golds`` or ``--generated``."""
@@ -80,14 +82,14 @@ def generated_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
         predictions=records["predictions"],
         references=records["references"],
         texts=records["texts"],
-        matching=list(LADDER),
+        matching=list(LEVELS),
         scores=["seqeval", "muc", "confusion"],
     )
     counts = results["generated"]["counts"]
     out = ["items of the model's output: " + ", ".join(f"{k} {v}" for k, v in counts.items()), ""]
     rows = [
         [level, *(results["ladder"][level][f"overall_{s}"] for s in ("precision", "recall", "f1"))]
-        for level in LADDER
+        for level in LEVELS
     ]
     out += [
         "matching ladder (each level's entity scores)",
@@ -120,7 +122,6 @@ def gain_rows(gains: list) -> list:
 
 
 #: the matching levels ``--generated`` scores side by side
-LADDER = ("exact", "normalized", "fuzzy")
 
 
 def read_generated_gold(path: str) -> dict:

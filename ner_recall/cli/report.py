@@ -18,14 +18,12 @@ import hashlib
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
+from ner_recall.integrations.script import METRIC_PATH
 from ner_recall.pipeline import record as ner_record
 from ner_recall.readers import files as ner_files
 
-#: the metric script, beside the package (the root of a clone or a Space)
-METRIC_PATH = Path(__file__).resolve().parents[2] / "ner_recall_metric.py"
 MUC_COLUMNS = ("correct", "incorrect", "partial", "missed", "spurious", "precision", "recall", "f1")
 
 
