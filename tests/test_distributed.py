@@ -95,7 +95,7 @@ def run_two_processes(tmp_path, jobs_per_process):
         args_file, out = tmp_path / f"args{process_id}.pkl", tmp_path / f"out{process_id}.pkl"
         with open(args_file, "wb") as f:
             pickle.dump(dict(process_id=process_id, cache_dir=str(cache_dir), jobs=jobs, out=str(out)), f)
-        code = f"import sys; sys.path[:0] = [{TESTS!r}, {ROOT!r}]; import bootstrap; from test_distributed import worker; worker({str(args_file)!r})"
+        code = f"import sys; sys.path[:0] = [{TESTS!r}, {ROOT!r}]; from test_distributed import worker; worker({str(args_file)!r})"
         procs.append(
             subprocess.Popen(
                 [sys.executable, "-c", code],
@@ -268,7 +268,7 @@ def test_two_runs_sharing_an_experiment_id_fail_loudly(tmp_path):
                 f,
             )
         code = (
-            f"import sys; sys.path[:0] = [{TESTS!r}, {ROOT!r}]; import bootstrap; from test_distributed import shared_worker; "
+            f"import sys; sys.path[:0] = [{TESTS!r}, {ROOT!r}]; from test_distributed import shared_worker; "
             f"shared_worker({str(args_file)!r})"
         )
         procs[role] = subprocess.Popen(
