@@ -346,6 +346,32 @@ def test_bucket_errors_name_what_is_missing(metric, options, message):
     assert metric.compute(predictions=[["B-PER"]], references=[["B-PER"]])["overall_f1"] == 1.0
 
 
+def test_span_configs_bucket_sentences_by_the_characters_of_their_texts(spans_metric):
+    """A text of 13 characters with 2 entities: length 1-60, density 15.4 per 100 characters;
+    a text of 130 with one: 121-240, 0.77 per 100. Each bucket's counts are its entities'."""
+    texts = ["Anna met NATO", "Bern " * 26]
+    gold = [
+        [{"label": "PER", "start": 0, "end": 4}, {"label": "ORG", "start": 9, "end": 13}],
+        [{"label": "LOC", "start": 0, "end": 4}],
+    ]
+    pred = [gold[0][:1], gold[1]]
+    out = spans_metric.compute(
+        predictions=pred, references=gold, texts=texts, buckets=["sentence_length", "density"]
+    )["buckets"]
+    assert out["sentence_length"]["1-60"] == out["density"]["5+"]
+    assert (out["sentence_length"]["1-60"]["number"], out["sentence_length"]["1-60"]["recall"]) == (2, 0.5)
+    assert out["sentence_length"]["121-240"]["number"] == out["density"]["0-1.5"]["number"] == 1
+    assert set(out["sentence_length"]) == {"1-60", "121-240"} and set(out["density"]) == {"0-1.5", "5+"}
+
+
+def test_span_configs_need_texts_for_the_sentence_attributes(spans_metric):
+    for name in ("sentence_length", "density"):
+        with pytest.raises(
+            ValueError, match=r"count its example's characters: pass texts= \(one str per example\)"
+        ):
+            spans_metric.compute(predictions=[[]], references=[[]], buckets=[name])
+
+
 def test_tokens_belong_to_the_tag_configs(spans_metric):
     with pytest.raises(ValueError, match="tokens needs the 'default' config"):
         spans_metric.compute(predictions=[[]], references=[[]], tokens=[[]])

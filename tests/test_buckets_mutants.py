@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ner_recall.core.decoding import tags_to_spans
+from ner_recall.core.vocabulary import SpanArrays
 from ner_recall.families import buckets as B
 
 ALL = list(B.ATTRIBUTES)
@@ -22,36 +23,27 @@ LISTED = (
 
 
 @pytest.mark.parametrize(
-    "buckets, span_config, expected",
+    "buckets, expected",
     [
-        (None, False, None),
-        (["seen", "entity_length", "seen"], False, ("seen", "entity_length")),  # once each, in order
-        (("density",), False, ("density",)),
-        (["entity_length", "capitalisation"], True, ("entity_length", "capitalisation")),
-        ("entity_length", False, f"buckets must be a list of attributes from {LISTED}; got 'entity_length'"),
-        (b"seen", False, f"buckets must be a list of attributes from {LISTED}; got b'seen'"),
-        ({"seen"}, False, f"buckets must be a list of attributes from {LISTED}; got {{'seen'}}"),
-        ([], False, f"buckets must be a list of attributes from {LISTED}; got []"),
-        (["seen", "shape"], False, f"buckets must be a list of attributes from {LISTED}; got 'shape'"),
-        (
-            ["entity_length", "sentence_length"],
-            True,
-            "the bucket 'sentence_length' needs tokens: the span configs have none (entity_length works)",
-        ),
-        (["density"], False, ("density",)),
+        (None, None),
+        (["seen", "entity_length", "seen"], ("seen", "entity_length")),  # once each, in order
+        (("density",), ("density",)),
+        (["entity_length", "capitalisation"], ("entity_length", "capitalisation")),
+        ("entity_length", f"buckets must be a list of attributes from {LISTED}; got 'entity_length'"),
+        (b"seen", f"buckets must be a list of attributes from {LISTED}; got b'seen'"),
+        ({"seen"}, f"buckets must be a list of attributes from {LISTED}; got {{'seen'}}"),
+        ([], f"buckets must be a list of attributes from {LISTED}; got []"),
+        (["seen", "shape"], f"buckets must be a list of attributes from {LISTED}; got 'shape'"),
+        (["density", "sentence_length"], ("density", "sentence_length")),
     ],
 )
-def test_check_buckets(buckets, span_config, expected):
+def test_check_buckets(buckets, expected):
     if isinstance(expected, str):
         with pytest.raises(ValueError) as error:
-            B.check_buckets(buckets, span_config)
+            B.check_buckets(buckets)
         assert str(error.value) == expected
     else:
-        assert B.check_buckets(buckets, span_config) == expected
-
-
-def test_check_buckets_is_for_the_tag_configs_by_default():
-    assert B.check_buckets(["density", "sentence_length"]) == ("density", "sentence_length")
+        assert B.check_buckets(buckets) == expected
 
 
 @pytest.mark.parametrize(
@@ -68,6 +60,69 @@ def test_check_buckets_is_for_the_tag_configs_by_default():
 )
 def test_what_the_attributes_read(buckets, text, train):
     assert (B.needs_text(buckets), B.needs_train(buckets)) == (text, train)
+
+
+@pytest.mark.parametrize(
+    "buckets, text",
+    [
+        (["entity_length"], False),
+        (["sentence_length"], True),  # the span configs count the text's characters
+        (["density"], True),
+        (["capitalisation"], True),
+        (["seen"], True),
+    ],
+)
+def test_what_the_attributes_read_in_the_span_configs(buckets, text):
+    assert B.needs_text(buckets, span_config=True) == text
+
+
+def test_the_span_configs_sentence_attributes_count_characters():
+    assert {name: list(B.labels_of(name, characters=True)) for name in ALL} == {
+        "entity_length": ["1", "2", "3", "4+"],
+        "sentence_length": ["1-60", "61-120", "121-240", "241+"],
+        "density": ["0-1.5", "1.5-3", "3-5", "5+"],
+        "capitalisation": ["upper", "title", "lower", "none"],
+        "seen": ["seen", "unseen"],
+        "train_frequency": ["0", "1-2", "3-9", "10+"],
+        "label_consistency": ["unseen", "0", "0-0.5", "0.5-1", "1"],
+    }
+
+
+@pytest.mark.parametrize(
+    "characters, bucket",
+    [
+        (1, "1-60"),
+        (60, "1-60"),  # both ends of each edge
+        (61, "61-120"),
+        (120, "61-120"),
+        (121, "121-240"),
+        (240, "121-240"),
+        (241, "241+"),
+    ],
+)
+def test_a_text_is_bucketed_by_its_characters(characters, bucket):
+    zero = np.zeros(1, dtype=np.int64)
+    spans = SpanArrays(zero, zero + 1, zero, zero, zero)  # (start, end, type, sentence, offset)
+    got = B.assign("sentence_length", spans, [characters], ["PER"], characters=True)
+    assert B.labels_of("sentence_length", True)[int(got[0])] == bucket
+
+
+@pytest.mark.parametrize(
+    "entities, characters, bucket",
+    [
+        (1, 100, "0-1.5"),  # 1 per 100 characters
+        (3, 200, "1.5-3"),  # 1.5 per 100: the lower edge belongs to its bucket
+        (3, 101, "1.5-3"),  # just under 3
+        (3, 100, "3-5"),
+        (5, 100, "5+"),
+        (1, 20, "5+"),
+    ],
+)
+def test_a_texts_density_counts_entities_per_100_characters(entities, characters, bucket):
+    zeros = np.zeros(entities, dtype=np.int64)
+    spans = SpanArrays(zeros, zeros, zeros + 1, zeros, zeros)
+    got = B.assign("density", spans, [characters], ["PER"], characters=True)
+    assert {B.labels_of("density", True)[int(b)] for b in got} == {bucket}
 
 
 def test_every_attribute_has_its_labels():

@@ -213,8 +213,12 @@ def test_buckets_on_the_command_line(metric, capsys):
     assert ner_report.main([GOLD, PRED_A, "--buckets"]) == 0
     printed = capsys.readouterr().out
     for name, table in expected.items():
-        unit = ", in tokens" if name in ("entity_length", "sentence_length") else ""
-        assert f"per bucket of {name.replace('_', ' ')}{unit} (strict)" in printed
+        unit = {
+            "entity_length": ", in tokens",
+            "sentence_length": ", in tokens",
+            "density": ", entities per token",
+        }
+        assert f"per bucket of {name.replace('_', ' ')}{unit.get(name, '')} (strict)" in printed
         for label, r in table.items():
             row = f"{r['number']}  {r['predicted']:>4}     {r['precision']:.4f}  {r['recall']:.4f}  {r['f1']:.4f}"
             assert any(line.startswith(label) and row in line for line in printed.splitlines()), (name, label)
@@ -246,6 +250,30 @@ def test_the_entity_length_buckets_say_their_unit(tmp_path, capsys, monkeypatch,
         line for line in capsys.readouterr().out.splitlines() if line.startswith("per bucket of entity")
     ]
     assert titles == [f"per bucket of entity length, in {unit} (strict)"]
+
+
+def test_span_files_over_a_text_bucket_sentences_by_its_characters(capsys):
+    """A Label Studio export (spans over texts) gets the charts CoNLL gets: its sentence attributes
+    count the text's characters, as the metric's span config does given the texts."""
+    studio = os.path.join(DATA, "formats", "label_studio.json")
+    inputs = ner_files.read_pair(studio, studio)
+    expected = ner_report.load_metric("spans").compute(
+        **inputs.compute_inputs(), buckets=["sentence_length", "density"]
+    )["buckets"]
+    assert ner_report.main([studio, studio, "--buckets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    titles = [line for line in lines if line.startswith("per bucket of")]
+    assert titles == [
+        "per bucket of entity length, in characters (strict)",
+        "per bucket of sentence length, in characters of the text (strict)",
+        "per bucket of density, entities per 100 characters of the text (strict)",
+        "per bucket of capitalisation (strict)",
+    ]
+    for name in ("sentence_length", "density"):
+        at = lines.index(next(t for t in titles if name.replace("_", " ") in t))
+        assert [line.split()[0] for line in lines[at + 2 : at + 2 + len(expected[name])]] == list(
+            expected[name]
+        )
 
 
 def test_scored_jsonl_predictions_print_the_ranking(tmp_path, capsys):

@@ -157,17 +157,25 @@ def type_f1_svg(results: dict) -> str:
     return "".join(parts) + f'</svg><div class="legend">F1 per type: {legend}</div>'
 
 
-#: each bucket chart's title: the attribute and what it counts ({unit}: an entity's offsets)
+#: each bucket chart's title per unit of the offsets (tokens, or characters of a text): the
+#: attribute and what it counts
 BUCKET_TITLES = {
-    "entity_length": "entity length ({unit})",
-    "sentence_length": "sentence length (tokens)",
-    "density": "density (entities per token of the sentence)",
+    "tokens": {
+        "entity_length": "entity length (tokens)",
+        "sentence_length": "sentence length (tokens)",
+        "density": "density (entities per token of the sentence)",
+    },
+    "characters": {
+        "entity_length": "entity length (characters)",
+        "sentence_length": "text length (characters)",
+        "density": "density (entities per 100 characters of the text)",
+    },
 }
 
 
 def bucket_title(name: str, unit: str = "tokens") -> str:
     """A bucket chart's title, with its unit: ``entity length (characters)``."""
-    return BUCKET_TITLES.get(name, name.replace("_", " ")).format(unit=unit)
+    return BUCKET_TITLES[unit].get(name, name.replace("_", " "))
 
 
 def buckets_svg(results: dict, unit: str = "tokens") -> str:

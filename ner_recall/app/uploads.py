@@ -202,12 +202,12 @@ def over_texts(inputs: Any) -> bool:
 
 def bucket_options(inputs: Any) -> dict:
     """The entity buckets the files allow, with the option that gives their text: for tags every
-    attribute that needs no training set (with the tokens); for spans entity length and, for
-    texts, the capitalisation."""
+    attribute that needs no training set (with the tokens); for spans over texts the same (the
+    sentence attributes count the text's characters), over tokens the entity length alone."""
     if not is_spans(inputs):
         return {"buckets": list(TAG_BUCKETS), "tokens": inputs.tokens}
     if over_texts(inputs):
-        return {"buckets": ["entity_length", "capitalisation"], "texts": inputs.tokens}
+        return {"buckets": list(TAG_BUCKETS), "texts": inputs.tokens}
     return {"buckets": ["entity_length"]}
 
 
@@ -216,11 +216,11 @@ def offset_unit(inputs: Any) -> str:
     return "characters" if is_spans(inputs) and over_texts(inputs) else "tokens"
 
 
-#: why span files get no chart of an attribute tag files get
+#: why span files over tokens (no text) get no chart of an attribute tag files get
 NO_BUCKET = {
-    "sentence_length": "bucketed by the tokens of the entity's sentence, which the metric's span "
-    "scoring does not take",
-    "density": "entities per token of the sentence, which the metric's span scoring does not take",
+    "sentence_length": "the span scoring counts a sentence in the characters of its text, and these files"
+    " give tokens",
+    "density": "the span scoring counts entities per 100 characters of a text, and these files give tokens",
     "capitalisation": "it reads an entity's text from the characters of a text, and these files give tokens",
 }
 

@@ -58,15 +58,18 @@ def _metric(inputs):
 
 def bucket_options(inputs: ner_files.Inputs) -> dict:
     """The entity buckets the files allow, with the option that gives their text: every attribute
-    that needs no training set for tags (with the tokens), entity length and, for texts, the
-    capitalisation for spans."""
+    that needs no training set for tags (with the tokens) and for spans over texts (the sentence
+    attributes count the text's characters); the entity length alone for spans over tokens."""
     if not is_spans(inputs):
         return {
             "buckets": ["entity_length", "sentence_length", "density", "capitalisation"],
             "tokens": inputs.tokens,
         }
     if inputs.tokens and all(isinstance(t, str) for t in inputs.tokens):
-        return {"buckets": ["entity_length", "capitalisation"], "texts": inputs.tokens}
+        return {
+            "buckets": ["entity_length", "sentence_length", "density", "capitalisation"],
+            "texts": inputs.tokens,
+        }
     return {"buckets": ["entity_length"]}
 
 
@@ -80,9 +83,14 @@ def length_unit(inputs: ner_files.Inputs) -> str:
 
 
 def bucket_title(name: str, unit: str = "tokens") -> str:
-    """The line over a bucket table: the attribute, with the unit of a length."""
-    counted = {"entity_length": unit, "sentence_length": "tokens"}.get(name)
-    return f"per bucket of {name.replace('_', ' ')}" + (f", in {counted}" if counted else "") + " (strict)"
+    """The line over a bucket table: the attribute, with the unit of a length or a density."""
+    characters = unit == "characters"
+    counted = {
+        "entity_length": f", in {unit}",
+        "sentence_length": ", in characters of the text" if characters else ", in tokens",
+        "density": ", entities per 100 characters of the text" if characters else ", entities per token",
+    }.get(name, "")
+    return f"per bucket of {name.replace('_', ' ')}{counted} (strict)"
 
 
 def is_scored(inputs: ner_files.Inputs) -> bool:

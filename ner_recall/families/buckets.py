@@ -8,9 +8,12 @@ across systems and corpora):
 
 * ``entity_length``: tokens (offset units in the span configs): ``1``, ``2``, ``3``, ``4+``;
 * ``sentence_length``: tokens of the entity's sentence (tag configs): ``1-10``, ``11-20``, ``21-40``,
-  ``41+``;
+  ``41+``; in the span configs, characters of the example's text (``texts``): ``1-60``, ``61-120``,
+  ``121-240``, ``241+``;
 * ``density``: entities of the entity's side per token of its sentence (tag configs): ``0-0.1``,
-  ``0.1-0.2``, ``0.2-0.3``, ``0.3+``;
+  ``0.1-0.2``, ``0.2-0.3``, ``0.3+``; in the span configs, per 100 characters of the example's text:
+  ``0-1.5``, ``1.5-3``, ``3-5``, ``5+`` (the tag configs' edges taken at six characters a token,
+  rounded; the length edges likewise);
 * ``capitalisation`` (needs the entity's text: ``tokens`` in the tag configs, ``texts`` in the span
   configs): ``upper`` (every letter upper case, two letters or more: ``NATO``), ``title`` (the first
   letter upper case: ``Anna``, ``New york``, ``A``), ``lower`` (the first letter lower case: ``de
@@ -80,15 +83,22 @@ EDGES = {
     # unseen is -1; a share strictly between 0 and 0.5 is in "0-0.5", from 0.5 below 1 in "0.5-1"
     "label_consistency": ((-1.0, 0.0, 1e-12, 0.5, 1.0), ("unseen", "0", "0-0.5", "0.5-1", "1")),
 }
+#: the span configs' sentence attributes, over the characters of the example's text (``texts``):
+#: length in characters, density in entities per 100 characters
+CHARACTER_EDGES = {
+    "sentence_length": ((1, 61, 121, 241), ("1-60", "61-120", "121-240", "241+")),
+    "density": ((0.0, 1.5, 3.0, 5.0), ("0-1.5", "1.5-3", "3-5", "5+")),
+}
 CATEGORIES = {
     "capitalisation": ("upper", "title", "lower", "none"),
     "seen": ("seen", "unseen"),
 }
-#: what each attribute needs beyond the entities: tokens (tag configs), the entity's text, training
+#: what each attribute needs beyond the entities: the sentence's length (tokens in the tag configs,
+#: ``texts`` in the span configs), the entity's text, training
 NEEDS = {
     "entity_length": "",
-    "sentence_length": "tokens",
-    "density": "tokens",
+    "sentence_length": "length",
+    "density": "length",
     "capitalisation": "text",
     "seen": "train",
     "train_frequency": "train",
@@ -97,12 +107,22 @@ NEEDS = {
 ATTRIBUTES = tuple(NEEDS)
 
 
-def labels_of(name: str) -> Sequence[str]:
-    """The bucket labels of an attribute, in order."""
-    return EDGES[name][1] if name in EDGES else CATEGORIES[name]
+def edges_of(name: str, characters: bool = False) -> tuple[tuple[float, ...], tuple[str, ...]]:
+    """A numeric attribute's lower edges and bucket names; ``characters``: the span configs' sentence
+    attributes, over the characters of a text."""
+    return CHARACTER_EDGES[name] if characters and name in CHARACTER_EDGES else EDGES[name]
 
 
-def check_buckets(buckets: Any, span_config: bool = False) -> tuple[str, ...] | None:
+def labels_of(name: str, characters: bool = False) -> Sequence[str]:
+    """The bucket labels of an attribute, in order (``characters``: as :func:`edges_of`).
+
+    >>> labels_of("sentence_length"), labels_of("sentence_length", characters=True)
+    (('1-10', '11-20', '21-40', '41+'), ('1-60', '61-120', '121-240', '241+'))
+    """
+    return CATEGORIES[name] if name in CATEGORIES else edges_of(name, characters)[1]
+
+
+def check_buckets(buckets: Any) -> tuple[str, ...] | None:
     """A tuple of attribute names (None: none)."""
     if buckets is None:
         return None
@@ -111,16 +131,14 @@ def check_buckets(buckets: Any, span_config: bool = False) -> tuple[str, ...] | 
     for name in buckets:
         if name not in NEEDS:
             raise ValueError(f"buckets must be a list of attributes from {list(ATTRIBUTES)}; got {name!r}")
-        if span_config and NEEDS[name] == "tokens":
-            raise ValueError(
-                f"the bucket {name!r} needs tokens: the span configs have none (entity_length works)"
-            )
     return tuple(dict.fromkeys(buckets))
 
 
-def needs_text(buckets: Any) -> bool:
-    """Whether an attribute reads the entity's text."""
-    return bool(buckets) and any(NEEDS[name] in ("text", "train") for name in buckets)
+def needs_text(buckets: Any, span_config: bool = False) -> bool:
+    """Whether an attribute reads the entity's text (in the span configs, ``texts``: also the
+    sentence attributes, which count its characters)."""
+    read = ("text", "train", "length") if span_config else ("text", "train")
+    return bool(buckets) and any(NEEDS[name] in read for name in buckets)
 
 
 def needs_train(buckets: Any) -> bool:
@@ -268,22 +286,23 @@ def capitalisation(texts: Sequence[str]) -> npt.NDArray[np.int64]:
     return out
 
 
-def _bucket_of(values, name):
-    return np.searchsorted(np.asarray(EDGES[name][0], dtype=float), values, side="right") - 1
+def _bucket_of(values, name, characters=False):
+    edges = np.asarray(edges_of(name, characters)[0], dtype=float)
+    return np.searchsorted(edges, values, side="right") - 1
 
 
-def _numeric_buckets(name, spans, lengths):
+def _numeric_buckets(name, spans, lengths, characters=False):
     """The bucket of each entity by a numeric attribute; the sentence attributes are bucketed once
-    per sentence."""
+    per sentence (``characters``: ``lengths`` count a text's characters, density per 100)."""
     if name == "entity_length":
         return np.minimum(spans.end - spans.start, 4) - 1  # 1, 2, 3, 4+
     if name == "sentence_length":  # bucketed once per length, not once per sentence
         lengths = np.asarray(lengths, dtype=np.int64)
-        by_length = _bucket_of(np.arange(int(lengths.max(initial=0)) + 1, dtype=float), name)
+        by_length = _bucket_of(np.arange(int(lengths.max(initial=0)) + 1, dtype=float), name, characters)
         return by_length[lengths[spans.sentence]]
     sentence_length = np.asarray(lengths, dtype=float)
-    count = np.bincount(spans.sentence, minlength=len(sentence_length))
-    return _bucket_of(count / np.maximum(sentence_length, 1), name)[spans.sentence]
+    count = np.bincount(spans.sentence, minlength=len(sentence_length)) * (100.0 if characters else 1.0)
+    return _bucket_of(count / np.maximum(sentence_length, 1), name, characters)[spans.sentence]
 
 
 def _train(name, texts, kinds, train):
@@ -320,12 +339,14 @@ def assign(
     types: Sequence[str],
     texts: Any = None,
     train: Training | None = None,
+    characters: bool = False,
 ) -> npt.NDArray[np.int64]:
-    """The bucket index of each entity of one side."""
+    """The bucket index of each entity of one side (``characters``: ``lengths`` count the
+    characters of each example's text, as in the span configs)."""
     if name == "capitalisation":
         return capitalisation(texts)
     if NEEDS[name] != "train":
-        return _numeric_buckets(name, spans, lengths)
+        return _numeric_buckets(name, spans, lengths, characters)
     values = _train(name, texts, [types[c] for c in spans.type.tolist()], train)
     return values if name in CATEGORIES else _bucket_of(values, name)
 
@@ -347,6 +368,7 @@ def bucket_scores(
     units: tuple[npt.NDArray[np.intp], int] | None = None,
     intervals: dict[str, Any] | None = None,
     keep_rows: bool = False,
+    characters: bool = False,
 ) -> dict[str, Any] | tuple[dict[str, Any], BucketRows]:
     """``results["buckets"]``: per attribute, per bucket with an entity on either side, the strict
     ``precision``, ``recall``, F, ``number`` (gold entities) and ``predicted``; with ``intervals``
@@ -355,6 +377,8 @@ def bucket_scores(
 
     ``texts``: (gold texts, predicted texts), one per entity, for the attributes that need them.
     ``keep_rows``: also return the :class:`BucketRows` of ``units`` (what ``compare`` pairs).
+    ``characters``: ``lengths`` count each example's characters (the span configs' sentence
+    attributes, :data:`CHARACTER_EDGES`).
     """
     exact = np.asarray(matching.scenario) == 0  # same span and type
     found = np.zeros(len(gold), dtype=bool)
@@ -363,10 +387,10 @@ def bucket_scores(
     right[np.asarray(matching.pred)[exact]] = True
     out, blocks = {}, []
     for name in buckets:
-        labels = labels_of(name)
+        labels = labels_of(name, characters)
         k = len(labels)
-        g = assign(name, gold, lengths, types, texts and texts[0], train)
-        p = assign(name, pred, lengths, types, texts and texts[1], train)
+        g = assign(name, gold, lengths, types, texts and texts[0], train, characters)
+        p = assign(name, pred, lengths, types, texts and texts[1], train, characters)
         number, hits = _counted(g, found, k)
         predicted, correct = _counted(p, right, k)
         table = {}

@@ -108,9 +108,11 @@ def score_view(
 
 
 def _buckets(corpus, view, options, units, keep_rows=False):
-    texts = None
+    texts, lengths, characters = None, corpus.lengths, options.texts is not None
+    if characters:  # span configs: an entity's characters, a sentence's length the text's
+        lengths = np.array([len(text) for text in options.texts], dtype=np.int64)
     if needs_text(options.buckets):
-        if options.texts is not None:  # span configs: the entity's characters
+        if characters:
             sources, joiner = options.texts, None
         else:
             sources, joiner = check_tokens(options.tokens, corpus.lengths), " "
@@ -119,7 +121,7 @@ def _buckets(corpus, view, options, units, keep_rows=False):
         view.gold,
         view.pred,
         view.matching,
-        corpus.lengths,
+        lengths,
         options.buckets,
         options.zero_division,
         options.beta,
@@ -129,6 +131,7 @@ def _buckets(corpus, view, options, units, keep_rows=False):
         units=units,
         intervals=options.intervals,
         keep_rows=keep_rows,
+        characters=characters,
     )
 
 

@@ -543,15 +543,16 @@ def check_options(config_name: str, options: Mapping[str, Any]) -> "Options":
         _check_stratified(stratified)
     check_unused("compute", config, options)
     texts = check_texts(o["texts"])
-    buckets = check_buckets(o["buckets"], config in SPAN_CONFIGS)
-    if needs_text(buckets) and o["texts" if config in SPAN_CONFIGS else "tokens"] is None:
+    buckets = check_buckets(o["buckets"])
+    spans = config in SPAN_CONFIGS
+    if needs_text(buckets, spans) and o["texts" if spans else "tokens"] is None:
         assert buckets is not None  # needs_text holds for some buckets only
         raise ValueError(
-            f"buckets {list(buckets)} read each entity's text: pass "
+            f"buckets {list(buckets)} read each entity's text"
             + (
-                "texts= (one str per example)"
-                if config in SPAN_CONFIGS
-                else "tokens= (one list of str per sentence)"
+                " or count its example's characters: pass texts= (one str per example)"
+                if spans
+                else ": pass tokens= (one list of str per sentence)"
             )
         )
     if needs_train(buckets) and o["train_entities"] is None:
