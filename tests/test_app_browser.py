@@ -433,6 +433,41 @@ def test_files_tab_slices_and_bucket_charts(page, metric, tmp_path):
     assert page.outside_requests == []
 
 
+def test_files_tab_draws_a_span_files_sentence_charts_in_characters(page):
+    """A Label Studio export (spans over texts): the four charts tag files get, the sentence ones
+    titled in characters, each bar the metric's number from the span config given the texts."""
+    from ner_recall.readers import files as ner_files
+
+    studio = DATA / "formats" / "label_studio.json"
+    page.get_by_role("tab", name="Files").click()
+    upload(page, "gold-file", studio)
+    upload(page, "pred-file", studio)
+    page.click("#files-button")
+    page.wait_for_selector("#files-buckets svg", timeout=60_000)
+    titles = page.locator("#files-buckets h4").all_inner_texts()
+    assert titles == [
+        "entity length (characters)",
+        "text length (characters)",
+        "density (entities per 100 characters of the text)",
+        "capitalisation",
+    ]
+    inputs = ner_files.read_pair(str(studio), str(studio))
+    import evaluate
+
+    results = evaluate.load(METRIC_PATH, "spans").compute(
+        **inputs.compute_inputs(), buckets=["entity_length", "sentence_length", "density", "capitalisation"]
+    )
+    bars = page.locator("#files-buckets rect[data-bucket]").evaluate_all(
+        "nodes => nodes.map(n => [n.closest('svg').dataset.attribute, n.dataset.bucket, n.dataset.f1])"
+    )
+    assert sorted((name, label) for name, label, _ in bars) == sorted(
+        (name, label) for name, table in results["buckets"].items() for label in table
+    )
+    for name, label, f1 in bars:
+        assert float(f1) == pytest.approx(results["buckets"][name][label]["f1"], abs=5e-5)
+    assert page.outside_requests == []
+
+
 def test_agreement_tab_shows_the_metrics_numbers(page, metric):
     """The Agreement tab's example files: the pair table with intervals, kappa and alpha, and the
     disagreements of each pair drawn in their sentences."""
