@@ -255,9 +255,10 @@ def test_bucket_counts_add_up_to_the_strict_counts(metric, seed):
         assert sum(round(b["recall"] * b["number"]) for b in table.values()) == strict["correct"]
 
 
-def test_buckets_that_need_tokens_are_refused_in_span_configs(spans_metric):
-    with pytest.raises(ValueError, match="the bucket 'density' needs tokens"):
+def test_sentence_buckets_in_span_configs_need_the_texts(spans_metric):
+    with pytest.raises(ValueError, match=r"count its example's characters: pass texts="):
         spans_metric.compute(predictions=[[]], references=[[]], buckets=["density"])
+    spans_metric.compute(predictions=[[]], references=[[]], buckets=["density"], texts=[""])
     with pytest.raises(ValueError, match="buckets must be a list of attributes"):
         spans_metric.compute(predictions=[[]], references=[[]], buckets=["shape"])
 
