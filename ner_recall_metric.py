@@ -57,7 +57,6 @@ from ner_recall.pipeline.golds import (  # From: -e .
     score_golds,
 )
 from ner_recall.pipeline.options import (  # From: -e .
-    ALL_OPTIONS,
     CONFIG_OPTIONS,
     CONFIGS,
     GENERATED_CONFIGS,
@@ -65,7 +64,10 @@ from ner_recall.pipeline.options import (  # From: -e .
     SUBGROUP_CONFIGS,
     TAG_CONFIGS,
     WITH_GENERATED,
+    all_options,
     card_args,
+    card_family_args,
+    card_returns,
     check_options,
     check_subgroups,
     check_unused,
@@ -193,35 +195,13 @@ Args:
     the placed spans ("generated" in the results: each outcome's count), and:
 """
     + card_args(GENERATED_CONFIGS, WITH_GENERATED)
+    + card_family_args()
     + """
 
 Returns:
-    TYPE (dict): per entity type with a gold or predicted entity:
-        "precision", "recall", "f1" (float) and "number" (int, gold entities of the type).
-    overall_precision, overall_recall, overall_f1 (float): micro averages over entities.
-    overall_accuracy (float): token-level accuracy of the tags (not in the span configs:
-        without tokens it is not defined).
-    macro_precision, macro_recall, macro_f1 (float): unweighted means of the per-type scores.
-    weighted_precision, weighted_recall, weighted_f1 (float): per-type scores weighted by
-        "number".
-    muc (dict): for each mode "strict", "exact", "partial", "type": "correct", "incorrect",
-        "partial", "missed", "spurious", "possible", "actual" (int), "precision", "recall",
-        "f1" (float) and "per_type" {TYPE: the same keys}. Per type, the gold side
-        (correct, incorrect, partial, missed, possible, recall) counts gold entities of the type
-        and the predicted side (spurious, actual, precision) predicted entities of the type.
-    token (dict, with "token" in scores): each (token, type) pair inside an entity is an item:
-        "precision", "recall", "f1", macro_* and weighted_* (float), "correct", "number",
-        "predicted" (int) and "per_type" {TYPE: "precision", "recall", "f1", "correct",
-        "number", "predicted"}.
-    overlap (dict, with "overlap" in scores): a predicted span is right, and a gold span found,
-        when a span of the same type on the other side has a Dice coefficient of at least
-        "threshold": the keys of "token" with "matched_gold" and "matched_pred" for "correct".
-    harem (dict, with "harem" in scores): HAREM identification, types ignored: "correct",
-        "partial_excess", "partial_shortage" (aligned pairs), "missed", "spurious", "possible",
-        "actual" (int), "credit", "precision", "recall", "f1" (float).
-    confusion (dict, with "confusion" in scores): type confusion of the one-to-one matching:
-        "same_span" and "overlap" {GOLD TYPE: {PREDICTED TYPE: int}} (matched pairs on the
-        same span, and overlapping), "missed" and "spurious" {TYPE: int}; nonzero entries only.
+"""
+    + card_returns()
+    + """
     errors (dict, with errors=True): per mode ("strict", "exact", "partial", "type", and
         "overlap" / "harem" when scored), per outcome, a list of {"sentence": int,
         "gold": [TYPE, start, end] or None, "pred": [TYPE, start, end] or None}, offsets in
@@ -236,18 +216,9 @@ Returns:
         _recall, _f1) with "seqeval" in scores, "muc_MODE_precision" (and _recall, _f1) and
         "muc_MODE_TYPE_precision" (...) with "muc"; bootstrap (expanded BCa) over sentences,
         or documents with document_ids; see docs/uncertainty.md.
-    attributes (dict, span configs, when an entity carries attributes): EDS-NLP's items
-        "overall" and "per_attribute" {NAME: the keys of "overall" and "per_value" {VALUE: ...}}
-        ("precision", "recall", "f1", "correct", "number", "predicted"), and HAREM's "outcomes"
-        {NAME: "correct", "partial", "wrong", "missing", "spurious", "overspecified"}.
     doubt (dict, span configs, when the references hold doubt): what was resolved: "groups",
         "chosen" {position: count}, "vague", "references", "optional_found",
         "optional_not_found", "predictions_ignored" (int).
-    hierarchy (dict, with type_separator or type_hierarchy): "categories" {CATEGORY: number
-        of its types}, "coarse" (the seqeval keys above over categories, matched again), and
-        HAREM's classification measures "absolute" and "relative" (aligned pairs only), each
-        with "categories", "types", "combined", "flat": "precision", "recall", "f1", "correct",
-        "number", "predicted"; see docs/harem.md.
     discontinuous (dict, span configs, when an entity has several fragments): Dai et al.'s
         exact-match "precision", "recall", "f1" (float), "correct", "number", "predicted" (int)
         over discontinuous entities, and "sentences" (the same over the examples holding one).
@@ -379,10 +350,18 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         normalize=None,
         fuzzy_threshold=0.9,
         convention=None,
+        **family_options,
     ):
-        given = locals()
+        """``compute``: the options above and those of the registered families (``family_options``)."""
+        given = {**locals(), **family_options}
+        table = all_options()
+        unknown = sorted(set(family_options) - set(table))
+        if unknown:
+            raise ValueError(f"unknown compute option {unknown[0]!r}; options: {sorted(table)}")
         chosen = {
-            name: given[name] for name, default in ALL_OPTIONS.items() if not is_default(given[name], default)
+            name: given[name]
+            for name, default in table.items()
+            if name in given and not is_default(given[name], default)
         }
         if self.config_name == GENERATED:  # model output as text: ner_generated reads, places and scores it
             return score_generated(predictions, references, chosen)  # compute signs it
@@ -392,7 +371,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             check_subgroups(subgroups, "subgroups")
         elif subgroups is not None:
             raise ValueError("subgroups needs the 'subgroups' config: evaluate.load(path, 'subgroups')")
-        return scored(self.config_name, predictions, references, chosen, ALL_OPTIONS, subgroups, options)
+        return scored(self.config_name, predictions, references, chosen, table, subgroups, options)
 
     def compare(
         self,
@@ -424,7 +403,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
         )
         result = compare_systems(predictions, predictions_b, references, options, settings, document_ids)
-        return signed_comparison(result, compute_options, ALL_OPTIONS, document_ids)
+        return signed_comparison(result, compute_options, all_options(), document_ids)
 
     def agreement(
         self,
@@ -477,10 +456,10 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
             options = json.loads(settings.get("options", "{}"))
             if settings.get("resamples"):  # the resamples' count and seed are the state's settings
                 options["ci_resamples"] = settings["resamples"]
-                if not is_default(settings["seed"], ALL_OPTIONS["seed"]):
+                if not is_default(settings["seed"], all_options()["seed"]):
                     options["seed"] = settings["seed"]
-            return signed(results, self.config_name, *counts_signed(state, options, interval, ALL_OPTIONS))
-        return signed(results, self.config_name, state_options(state), ALL_OPTIONS)
+            return signed(results, self.config_name, *counts_signed(state, options, interval, all_options()))
+        return signed(results, self.config_name, state_options(state), all_options())
 
     #: the state class, for an empty state and ``State.from_bytes`` (which reads a counts state too)
     State = State
@@ -674,7 +653,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         numbers, to the bit). Options signed by a hash only (per-sentence data such as
         ``document_ids``, ``texts``, ``slices``; long lists) are given again in ``data`` and
         checked against it. See docs/signature.md."""
-        return options_from_signature(signature, self.config_name, ALL_OPTIONS, data)
+        return options_from_signature(signature, self.config_name, all_options(), data)
 
     def compute_golds(
         self, *, predictions: object, references: dict, texts: object = None, **options: object
@@ -685,7 +664,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         ("split", "predictions", "disputed"), each gold against each ("gold_vs_gold"). Golds of
         different tokenizations: every side as ``{"tokens": ..., "tags": ...}``, aligned on the
         characters of ``texts`` (one str per document) or of the tokens. See docs/golds.md."""
-        return score_golds(self.config_name, predictions, references, texts, options, ALL_OPTIONS)
+        return score_golds(self.config_name, predictions, references, texts, options, all_options())
 
     def gold_differences(
         self, gold_a: object, gold_b: object, texts: object = None, **options: object
@@ -748,7 +727,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         )
         own = {"ci_resamples": int(system_intervals), "confidence_level": confidence_level, "seed": seed}
         return signed_comparison(
-            result, compute_options, ALL_OPTIONS, document_ids, own if system_intervals else None
+            result, compute_options, all_options(), document_ids, own if system_intervals else None
         )
 
     def compute(self, *, predictions: Any = None, references: Any = None, **options: Any) -> Any:
@@ -757,10 +736,10 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         if self.config_name != GENERATED:
             return super().compute(predictions=predictions, references=references, **options)
         chosen = {
-            k: v for k, v in options.items() if k not in ALL_OPTIONS or not is_default(v, ALL_OPTIONS[k])
+            k: v for k, v in options.items() if k not in all_options() or not is_default(v, all_options()[k])
         }
         return signed(
-            score_generated(predictions, references, options), self.config_name, chosen, ALL_OPTIONS
+            score_generated(predictions, references, options), self.config_name, chosen, all_options()
         )
 
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:

@@ -9,6 +9,7 @@ from nervaluate import Evaluator
 
 from ner_recall.core import decoding as D
 from ner_recall.core import matching as M
+from ner_recall.core import registry
 from ner_recall.families import scorings as S
 
 NERVALUATE_MODE = {"strict": "strict", "exact": "exact", "partial": "partial", "type": "ent_type"}
@@ -331,7 +332,7 @@ def _families(preds, refs):
     """Every score family and the error listing, from the core functions (no evaluate)."""
     corpus = D.encode(preds, refs)
     gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
-    options = S.check_scoring_options(scores=list(S.SCORES), errors=True)
+    options = S.check_scoring_options(scores=list(registry.selectable()), errors=True)
     selection = S.select_and_relabel(corpus, gold, pred, options)
     gold, pred, types = selection.gold, selection.pred, selection.types
     matching = M.match(gold, pred)

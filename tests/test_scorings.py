@@ -175,7 +175,7 @@ def test_harem_many_to_one(metric):
         ({"scores": "token"}, r"scores must be a list of names; got 'token'"),
         (
             {"scores": ["seqeval", "tokens"]},
-            r"scores must be a subset of \['seqeval', 'muc', 'token', 'overlap', 'harem', 'confusion', 'ranking'\]; got 'tokens'",
+            r"scores must be a subset of \['seqeval', 'muc', 'confusion', 'token', 'overlap', 'harem', 'ranking'\]; got 'tokens'",
         ),
         ({"scores": []}, r"scores must name at least one; got \[\]"),
         ({"types": "PER"}, r"types must be a list of names; got 'PER'"),

@@ -9,6 +9,7 @@ from test_parity import random_corpus
 
 from ner_recall.core import decoding as D
 from ner_recall.core import matching as M
+from ner_recall.core import registry
 from ner_recall.core import tags as T
 from ner_recall.core.spans import SpanCorpus, check_entities, encode_spans, spans_from_arrays
 from ner_recall.families import scorings as S
@@ -23,7 +24,7 @@ def ent(label, start, end):
 
 def core_scores(corpus, gold, pred, types=None, label_map=None, zero_division=0):
     """What the metric computes from one side's spans, through the core functions."""
-    options = S.check_scoring_options(scores=S.SCORES, types=types, label_map=label_map)
+    options = S.check_scoring_options(scores=registry.selectable(), types=types, label_map=label_map)
     view = S.select_and_relabel(corpus, gold, pred, options)
     matching = M.match(view.gold, view.pred)
     counts = M.count(view.gold, view.pred, matching, view.types, view.tokens_correct, 1)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from numbers import Integral
 from typing import Any
 
+from ner_recall.core.registry import Family, register
 from ner_recall.core.vocabulary import Renamed, prf_scores
 
 MORPHOLOGY_OUTCOMES = ("correct", "partial", "wrong", "missing", "spurious", "overspecified")
@@ -173,3 +174,33 @@ def attribute_results(
     ]
     out["outcomes"] = pair_outcomes(pairs)
     return out
+
+
+# ---------------------------------------------------------------------------- the family
+
+
+def _view(view: Any) -> Any:
+    return view
+
+
+def _attributes(view: Any, _: Any) -> dict[str, Any]:
+    o = view.options
+    gold, pred = view.attributes
+    return attribute_results(view.gold, view.pred, view.matching, gold, pred, o.zero_division, o.beta)
+
+
+FAMILY = register(
+    Family(
+        "attributes",
+        "attributes",
+        _view,
+        _attributes,
+        returns="""attributes (dict, span configs, when an entity carries attributes): EDS-NLP's items
+    "overall" and "per_attribute" {NAME: the keys of "overall" and "per_value" {VALUE: ...}}
+    ("precision", "recall", "f1", "correct", "number", "predicted"), and HAREM's "outcomes"
+    {NAME: "correct", "partial", "wrong", "missing", "spurious", "overspecified"}.""",
+        supports=frozenset({"discontinuous", "golds"}),
+        wanted=lambda view: view.attributes is not None,
+        module=__name__,
+    )
+)

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ner_recall.core.matching import count_rows, derive, match, seqeval_results
+from ner_recall.core.registry import Family, register
 from ner_recall.core.vocabulary import Renamed, prf_scores, score_names
 
 MEASURES = ("categories", "types", "combined", "flat")
@@ -238,3 +239,35 @@ def hierarchy_results(
         "absolute": classification(h, gold, pred, matching, False, zero_division, beta),
         "relative": classification(h, gold, pred, matching, True, zero_division, beta),
     }
+
+
+# ---------------------------------------------------------------------------- the family
+
+
+def _view(view: Any) -> Any:
+    return view
+
+
+def _hierarchy(view: Any, _: Any) -> dict[str, Any]:
+    o = view.options
+    return hierarchy_results(
+        view.gold, view.pred, view.matching, view.types, o.hierarchy, o.zero_division, o.beta
+    )
+
+
+FAMILY = register(
+    Family(
+        "hierarchy",
+        "hierarchy",
+        _view,
+        _hierarchy,
+        returns="""hierarchy (dict, with type_separator or type_hierarchy): "categories" {CATEGORY: number
+    of its types}, "coarse" (the seqeval keys above over categories, matched again), and
+    HAREM's classification measures "absolute" and "relative" (aligned pairs only), each
+    with "categories", "types", "combined", "flat": "precision", "recall", "f1", "correct",
+    "number", "predicted"; see docs/harem.md.""",
+        supports=frozenset({"discontinuous", "golds"}),
+        wanted=lambda view: view.options.hierarchy is not None,
+        module=__name__,
+    )
+)

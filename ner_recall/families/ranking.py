@@ -47,6 +47,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
+from ner_recall.core.registry import Family, register
 from ner_recall.core.vocabulary import Renamed, SpanArrays, fbeta_array, fbeta_key, prf_scores, same_count
 
 #: scenarios of a matched pair that make a prediction right, per matching
@@ -344,3 +345,33 @@ def ranking_results(
     if chosen is not None:
         out["threshold"] = chosen["threshold"]
     return out
+
+
+# ---------------------------------------------------------------------------- the family
+
+
+def _view(view: Any) -> Any:
+    return view
+
+
+def _ranking(view: Any, _: Any) -> dict[str, Any]:
+    return ranking_results(view.gold, view.pred, view.matching, view.types, view.pred_scores, view.options)
+
+
+FAMILY = register(
+    Family(
+        "ranking",
+        "ranking",
+        _view,
+        _ranking,
+        returns="""ranking (dict, with "ranking" in scores: span items with a "score", or token_scores):
+    "bins" (int), "fingerprint" (str, of the scored set: threshold_from refuses its own) and per
+    matching ("strict", "partial") "average_precision", "average_precision_gold", "ece"
+    (float), "curve" (per threshold: "threshold", "precision", "recall"), "best" (the
+    threshold of the highest F with its scores), "calibration" (per bin: "count",
+    "confidence", "accuracy") and "per_type" {TYPE: the same}; with threshold_from, "applied"
+    (the threshold and its scores here); see docs/ranking.md.""",
+        supports=frozenset({"discontinuous", "golds"}),
+        module=__name__,
+    )
+)

@@ -61,13 +61,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ner_recall.core.decoding import sentence_of
+from ner_recall.core.registry import selectable
 from ner_recall.core.vocabulary import SpanArrays, prf_scores, shared_length, union_length
 from ner_recall.families.discontinuous import pair_overlap
 
 if TYPE_CHECKING:  # these modules import this one, or import what does
     from ner_recall.core.matching import Matching
 
-SCORES = ("seqeval", "muc", "token", "overlap", "harem", "confusion", "ranking")
 DEFAULT_SCORES = ("seqeval", "muc")
 DEFAULT_OVERLAP_THRESHOLD = 0.5
 HAREM_OUTCOMES = ("correct", "partial_excess", "partial_shortage", "missed", "spurious")
@@ -146,16 +146,17 @@ def check_scoring_options(
 ) -> ScoringOptions:
     """Validate the scoring options; raise ``ValueError`` naming the first bad one."""
     scores = _names(scores, "scores")
-    unknown = [s for s in scores if s not in SCORES]
+    known = selectable()  # the registered families that scores may name, in the order of the results
+    unknown = [s for s in scores if s not in known]
     if unknown:
-        raise ValueError(f"scores must be a subset of {list(SCORES)}; got {unknown[0]!r}")
+        raise ValueError(f"scores must be a subset of {list(known)}; got {unknown[0]!r}")
     if types is not None:
         types = tuple(sorted(set(_names(types, "types"))))
     if not isinstance(errors, bool):
         raise ValueError(f"errors must be True or False; got {errors!r}")
     threshold = _check_threshold(overlap_threshold, scores)
     return ScoringOptions(
-        tuple(s for s in SCORES if s in scores), types, _check_label_map(label_map), threshold, errors
+        tuple(s for s in known if s in scores), types, _check_label_map(label_map), threshold, errors
     )
 
 

@@ -14,9 +14,11 @@ from numpy.typing import NDArray
 
 from ner_recall.core.decoding import Numbered
 from ner_recall.core.matching import count_rows, derive, muc_results_rows, seqeval_results_rows, sides
+from ner_recall.core.registry import registered
 from ner_recall.core.vocabulary import fbeta_key, same_count
 from ner_recall.families.documents import check_id_values
-from ner_recall.families.table import FAMILIES, Results, View, view_row
+from ner_recall.families.seqeval import view_row
+from ner_recall.families.table import Results, View
 from ner_recall.stats.uncertainty import families_of, many_intervals
 
 #: each sentence's unit (itself, or its document) and the number of units
@@ -152,16 +154,15 @@ def value_unit_rows(
 
 
 def headline(results: Results, beta: float) -> tuple[str, float] | None:
-    """(name, value) of the score the worst slice is chosen by: seqeval's overall F, else the
-    strict MUC F, else the first family's F; None for a family without one."""
+    """(name, value) of the score the worst slice is chosen by: the F of the first family of the
+    registry that supports the slices' headline and has results here (seqeval's overall F, else
+    the strict MUC F, else token, overlap, HAREM); None for families without one."""
     fkey = fbeta_key(beta)
-    if f"overall_{fkey}" in results:
-        return f"overall_{fkey}", results[f"overall_{fkey}"]
-    if "muc" in results:
-        return f"muc_strict_{fkey}", results["muc"]["strict"][fkey]
-    for family in ("token", "overlap", "harem"):
-        if family in results:
-            return f"{family}_{fkey}", results[family][fkey]
+    for family in registered():
+        if "slices_headline" in family.supports and family.headline is not None:
+            found = family.headline(results, fkey)
+            if found is not None:
+                return found
     return None
 
 
@@ -184,7 +185,7 @@ def slice_results(
     n = len(lengths)
     lengths = np.asarray(lengths)
     scores = view.options.scoring.scores
-    others = [name for name in FAMILIES if name in scores and FAMILIES[name].counts is not view_row]
+    others = [f for f in registered() if f.wanted is None and f.name in scores and f.counts is not view_row]
     out = {}
     for key, values in slices.items():
         where = "slices" if key == SLICE_KEY and len(slices) == 1 else f"slices[{key!r}]"
@@ -212,9 +213,12 @@ def slice_results(
             results = {"sentences": int(sentences[i]), **by_row[i]}
             if views is not None:
                 sub = next(views)
-                for name in others:
-                    family = FAMILIES[name]
-                    results[family.key] = family.derive(family.counts(sub), sub)
+                for family in others:
+                    derived = family.derive(family.counts(sub), sub)
+                    if family.key is None:
+                        results.update(derived)
+                    else:
+                        results[family.key] = derived
             if stats is not None:
                 results["intervals"] = stats[i]
             table[value] = results

@@ -1,14 +1,12 @@
 """The view and the table of score families.
 
-:data:`FAMILIES` holds one row per score family: its name (as in ``scores``), the function that
-counts from the :class:`View` and the one that derives the results from those counts. A view is
+:func:`run_families` runs every family of the registry (``ner_recall.core.registry``) the options
+ask for: each counts from the :class:`View` and derives its results from those counts. A view is
 the corpus after relabelling and selection with its one matching; what several families share
 (count rows, pair table, overlap hits, HAREM alignment) is counted once, when first asked. A new
-family is one row and its two functions.
+family is one module that registers itself.
 
 >>> from ner_recall.families import table as ner_families
->>> list(ner_families.FAMILIES)[:3]
-['seqeval', 'muc', 'confusion']
 >>> ner_families.check_types(["PER", "muc"])
 Traceback (most recent call last):
 ...
@@ -17,41 +15,26 @@ ValueError: entity type 'muc' (types lists 'muc') collides with a result key; re
 
 from collections.abc import Callable, Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ner_recall.core.matching import (
-    OUTCOME_TABLE,
-    Matching,
-    confusion,
-    count,
-    count_rows,
-    derive,
-    match,
-    muc_results,
-    prf_table,
-    seqeval_results,
-)
+from ner_recall.core.matching import OUTCOME_TABLE, Matching, count_rows, derive, match
+from ner_recall.core.registry import registered
 from ner_recall.core.vocabulary import SpanArrays, fbeta_key
-from ner_recall.families.attributes import attribute_results, check_attributes
-from ner_recall.families.discontinuous import fragment_overlap, pieces, view_fragments
-from ner_recall.families.hierarchy import hierarchy_results
-from ner_recall.families.ranking import check_token_scores, ranking_results, tag_entity_scores
+from ner_recall.families.attributes import check_attributes
+from ner_recall.families.discontinuous import fragment_overlap, view_fragments
+from ner_recall.families.ranking import check_token_scores, tag_entity_scores
 from ner_recall.families.scorings import (
-    SCORES,
     HaremAlignment,
     Selection,
     error_listing,
     harem_alignment,
-    harem_scores,
-    overlap_counts,
     overlap_hits,
     select_and_relabel,
-    token_counts,
 )
-from ner_recall.stats.uncertainty import INTERVAL_FAMILIES, families_of, interval_results
+from ner_recall.stats.uncertainty import families_of, interval_results
 
 if TYPE_CHECKING:  # the options module imports this one
     from ner_recall.pipeline.options import Options
@@ -59,38 +42,35 @@ if TYPE_CHECKING:  # the options module imports this one
 #: a family's results, or a whole result dict: plain JSON values
 Results = dict[str, Any]
 
-#: top-level result keys an entity type may not take
-RESERVED_KEYS = frozenset(
+#: top-level result keys an entity type may not take besides the families' (:func:`reserved_keys`)
+BASE_RESERVED_KEYS = frozenset(
     [
-        "muc",
         "stratified_recall",
-        "token",
-        "overlap",
-        "harem",
-        "confusion",
         "errors",
         "decoding",
         "intervals",
         "slices",
         "documents",
         "buckets",
-        "ranking",
-        "hierarchy",
         "discontinuous",
-        "attributes",
         "doubt",
         "signature",
         "convention",
     ]
-    + [f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")]
-    + ["overall_accuracy"]
 )
+
+
+def reserved_keys() -> frozenset[str]:
+    """Every top-level result key an entity type may not take: the families' keys and the keys
+    they write (from the registry), and the breakdowns' and the record's."""
+    families = registered()
+    return BASE_RESERVED_KEYS | {f.key for f in families if f.key} | {k for f in families for k in f.reserved}
 
 
 def check_types(types: Iterable[str], beta: float = 1.0, where: Callable[[str], str] | None = None) -> None:
     """Raise if an entity type would collide with a top-level result key; ``where(type)`` names
     the place it comes from (the ``types`` option by default)."""
-    reserved = RESERVED_KEYS | {f"{a}_{fbeta_key(beta)}" for a in ("overall", "macro", "weighted")}
+    reserved = reserved_keys() | {f"{a}_{fbeta_key(beta)}" for a in ("overall", "macro", "weighted")}
     clash = sorted(set(types) & reserved)
     if clash:
         place = where(clash[0]) if where else f"types lists {clash[0]!r}"
@@ -205,125 +185,11 @@ def _entity_scores(corpus, pred, options):
     return tag_entity_scores(check_token_scores(options.ranking["token_scores"], corpus.lengths), pred)
 
 
-# each family: a counts function (view -> counts) and a derive function (counts, view -> results)
-
-
-def view_row(view: View) -> NDArray[np.int64]:
-    """The counts of the seqeval and MUC families: the view's one count row."""
-    return view.row
-
-
-def _seqeval(row, view):
-    o = view.options
-    return seqeval_results(
-        row, view.types, view.derived, view.selection.tokens_correct, view.tokens, o.zero_division, o.beta
-    )
-
-
-def _muc(row, view):
-    return muc_results(row, view.types, view.derived, view.options.beta)
-
-
-def _pairs(view):
-    return count(view.gold, view.pred, view.matching, view.types, 0, 0)
-
-
-def _confusion(counts, view):
-    return confusion(counts)
-
-
-def _token_counts(view):
-    gold, pred = view.gold, view.pred
-    if view.fragments is not None:  # a discontinuous entity's items are its fragments' positions
-        gold, pred = pieces(gold, view.fragments[0]), pieces(pred, view.fragments[1])
-    correct, number, predicted = token_counts(gold, pred, len(view.types))
-    return correct, correct, number, predicted
-
-
-def _prf(names):
-    def derive(counts, view):
-        return prf_table(
-            *counts, view.types, view.options.zero_division, hit_names=names, beta=view.options.beta
-        )
-
-    return derive
-
-
-def _overlap_counts(view):
-    return overlap_counts(view.gold, view.pred, view.hits, len(view.types))
-
-
-def _overlap(counts, view):
-    table = _prf(("matched_gold", "matched_pred"))(counts, view)
-    table["threshold"] = view.options.scoring.overlap_threshold
-    return table
-
-
-def _alignment(view):
-    return view.alignment
-
-
-def _view(view):
-    return view
-
-
-def _ranking(view, _):
-    return ranking_results(view.gold, view.pred, view.matching, view.types, view.pred_scores, view.options)
-
-
-def _hierarchy(view, _):
-    o = view.options
-    return hierarchy_results(
-        view.gold, view.pred, view.matching, view.types, o.hierarchy, o.zero_division, o.beta
-    )
-
-
-def _attributes(view, _):
-    o = view.options
-    return attribute_results(view.gold, view.pred, view.matching, *view.attributes, o.zero_division, o.beta)
-
-
-def _harem(alignment, view):
-    return harem_scores(view.gold, view.pred, alignment, view.options.zero_division, view.options.beta)
-
-
-class Family(NamedTuple):
-    """A score family: where its results go (None: the top level, as seqeval's keys), the function
-    that counts from the view, the one that derives the results from the counts, and whether its
-    scores get intervals (from the per-unit count rows: ``results["intervals"]``)."""
-
-    key: object
-    counts: Callable
-    derive: Callable
-    intervals: bool = False
-    wanted: Callable | None = None  # view -> whether it runs (None: when ``scores`` names it)
-
-
-#: every score family, in the order of the results
-FAMILIES = {
-    "seqeval": Family(None, view_row, _seqeval, intervals=True),
-    "muc": Family("muc", view_row, _muc, intervals=True),
-    "confusion": Family("confusion", _pairs, _confusion),
-    "token": Family("token", _token_counts, _prf(("correct", "correct"))),
-    "overlap": Family("overlap", _overlap_counts, _overlap),
-    "harem": Family("harem", _alignment, _harem),
-    "ranking": Family("ranking", _view, _ranking),
-    "hierarchy": Family("hierarchy", _view, _hierarchy, wanted=lambda v: v.options.hierarchy is not None),
-    "attributes": Family("attributes", _view, _attributes, wanted=lambda v: v.attributes is not None),
-}
-assert {n for n, f in FAMILIES.items() if f.wanted is None} == set(SCORES), (
-    "every family in ner_scorings.SCORES has a row"
-)
-assert tuple(n for n, f in FAMILIES.items() if f.intervals) == INTERVAL_FAMILIES, (
-    "the interval families agree"
-)
-
-
 def run_families(view: View) -> Results:
     """The results of every family the options ask for, then the error listing."""
     results = {}
-    for name, family in FAMILIES.items():
-        if name in view.options.scoring.scores if family.wanted is None else family.wanted(view):
+    for family in registered():
+        if family.name in view.options.scoring.scores if family.wanted is None else family.wanted(view):
             out = family.derive(family.counts(view), view)
             if family.key is None:
                 results.update(out)

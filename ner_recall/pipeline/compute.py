@@ -25,6 +25,7 @@ from ner_recall.core.decoding_report import REPORT_PLACES, decoding_reports
 from ner_recall.core.doubt import check_doubt, has_doubt, resolve
 from ner_recall.core.inputs import input_codes
 from ner_recall.core.matching import check_duplicates, count_rows, gold_outcomes
+from ner_recall.core.registry import family
 from ner_recall.core.spans import check_entity_types, encode_spans, has_duplicates, in_input_order
 from ner_recall.core.vocabulary import PARALLEL_POSITIONS, InputError, SpanArrays, same_count, side_by_side
 from ner_recall.families.buckets import BucketRows, bucket_scores, check_tokens, entity_texts, needs_text
@@ -32,7 +33,7 @@ from ner_recall.families.discontinuous import discontinuous_results, keyed_by_fr
 from ner_recall.families.documents import check_id_values, document_scores
 from ner_recall.families.scorings import tokens_correct_by_sentence
 from ner_recall.families.slices import Units, slice_results
-from ner_recall.families.table import RESERVED_KEYS, Results, View, build_view, interval_scores, run_families
+from ner_recall.families.table import Results, View, build_view, interval_scores, reserved_keys, run_families
 from ner_recall.pipeline.options import (
     SPAN_CONFIGS,
     SUBGROUP_CONFIGS,
@@ -49,7 +50,6 @@ from ner_recall.stats.uncertainty import document_units
 __all__ = [
     "SPAN_CONFIGS",
     "SUBGROUP_CONFIGS",
-    "RESERVED_KEYS",
     "check_options",
     "check_subgroups",
     "compare_systems",
@@ -197,7 +197,7 @@ def score_spans(
         same_count("predictions", len(predictions), "references", len(references), "examples")
         predictions, references, doubt = resolve(predictions, references)
     corpus = encode_spans(
-        predictions, references, RESERVED_KEYS, options.texts, scored=options.ranking is not None
+        predictions, references, reserved_keys(), options.texts, scored=options.ranking is not None
     )
     if len(corpus.lengths) == 0:
         raise ValueError("no examples: predictions and references are empty")
@@ -228,9 +228,9 @@ def score_spans(
 
 #: the entity extras (``ner_spans.ENTITY_EXTRAS``) that some part of the scoring reads
 EXTRAS_READ = ("fragments", "attributes")
-#: what does not read fragments yet: refused when an entity has two fragments or more
+#: what besides the families does not read fragments yet: refused when an entity has two
+#: fragments or more (a family says so in the registry: it does not support "discontinuous")
 FRAGMENTS_REFUSED = {
-    "harem": "the 'harem' family (its excess and shortage are of contiguous spans)",
     "buckets": "buckets (an entity's length and text are of contiguous spans)",
     "errors": "errors=True (the listing gives [TYPE, start, end])",
 }
@@ -255,12 +255,13 @@ def _check_fragments_read(corpus, options):
     ]
     if not several:
         return
-    asked = {
-        "harem": "harem" in options.scoring.scores,
-        "buckets": bool(options.buckets),
-        "errors": bool(options.scoring.errors),
-    }
-    refused = [FRAGMENTS_REFUSED[key] for key, on in asked.items() if on]
+    asked = {"buckets": bool(options.buckets), "errors": bool(options.scoring.errors)}
+    families = [f for f in options.scoring.scores if "discontinuous" not in family(f).supports]
+    refused = [
+        f"the {name!r} family ({family(name).why_not.get('discontinuous', 'contiguous spans only')})"
+        for name in families
+    ]
+    refused += [FRAGMENTS_REFUSED[key] for key, on in asked.items() if on]
     if refused:
         name, k, extras = several[0]
         order = corpus.gold_order if name == "references" else corpus.pred_order

@@ -33,6 +33,7 @@ import numpy as np
 
 from ner_recall.core.decoding import decode
 from ner_recall.core.inputs import as_list
+from ner_recall.core.registry import refuse_unsupported
 from ner_recall.pipeline.compute import tag_corpus
 from ner_recall.pipeline.options import ALL_OPTIONS, SPAN_CONFIGS, check_options, is_default
 from ner_recall.pipeline.signature import read_convention, scored, signed, with_convention
@@ -529,6 +530,7 @@ def score_golds(
             "compute_golds reads tags: use the 'default' config (spans: score each gold with compute)"
         )
     given = chosen_options(config, given, table)
+    refuse_unsupported("compute_golds", "golds", given.get("scores", ()))
     golds = check_golds(references)
     decoding, _ = split_options(given)
     prepared = prepare({PREDICTIONS: predictions, **golds}, texts, decoding)

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from ner_recall.core.decoding import SCHEMES, check_scheme, check_suffix
 from ner_recall.core.inputs import check_label_names
 from ner_recall.core.matching import MODES, check_beta, check_zero_division
+from ner_recall.core.registry import family_options, registered
 from ner_recall.core.spans import check_texts
 from ner_recall.core.vocabulary import InputError
 from ner_recall.families.buckets import Training, check_buckets, check_train_entities, needs_text, needs_train
@@ -420,6 +421,31 @@ def card_args(*configs: tuple[str, ...]) -> str:
     return "\n".join(card_option(name) for name, o in COMPUTE_OPTIONS.items() if o.configs in configs)
 
 
+def card_family_args() -> str:
+    """The card's Args lines of the options the registered families declare (an empty string
+    where none does), each naming its family."""
+    lines = [
+        textwrap.fill(
+            f"{name} ({option.type}, default {_shown(option.default)}; with {family.name!r} in scores): {option.doc}.",
+            100,
+            initial_indent=" " * 4,
+            subsequent_indent=" " * 8,
+        )
+        for name, (family, option) in family_options().items()
+    ]
+    return "\n\n    The options of the registered families:\n" + "\n".join(lines) if lines else ""
+
+
+def card_returns() -> str:
+    """The card's Returns entries of every registered family, in the order of the results, each
+    as its module declares it (indented as the card is):
+
+    >>> print(card_returns().splitlines()[0])
+        TYPE (dict): per entity type with a gold or predicted entity:
+    """
+    return "\n".join(textwrap.indent(f.returns, " " * 4) for f in registered())
+
+
 #: the rows of the README's options table: options that go together, every option of ``compute`` once
 README_ROWS = (
     ("scheme", "mode", "suffix", "label_names"),
@@ -480,6 +506,35 @@ class Options(NamedTuple):
     train: Training | None = None  # (texts Counter, (text, type) Counter) of train_entities
     ranking: dict[str, Any] | None = None  # {"bins", "threshold_from", "on_scored_set", "token_scores"}
     hierarchy: tuple[str | None, dict[str, str] | None] | None = None  # (type_separator, type_hierarchy)
+    #: the options registered families declare (``core.registry.FamilyOption``), checked: every
+    #: one, at its default where not given
+    family: Mapping[str, Any] = {}
+
+
+def check_family_options(given: Mapping[str, Any], scores: Sequence[str]) -> dict[str, Any]:
+    """The values of the registered families' options: each given one checked by its family's
+    check, and refused when given another value than its default while its family does not run
+    (the one no-op rule); the others at their defaults.
+
+    >>> check_family_options({}, ("seqeval",))
+    {}
+    """
+    declared = family_options()
+    out = {name: option.default for name, (_, option) in declared.items()}
+    for name, value in given.items():
+        family, option = declared[name]
+        if family.wanted is None and family.name not in scores and not is_default(value, option.default):
+            raise ValueError(f"{name}={value!r} changes nothing here: it needs {family.name!r} in scores")
+        try:
+            out[name] = option.check(value)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{name}: {error}") from None
+    return out
+
+
+def all_options() -> dict[str, Any]:
+    """Every option of ``compute`` with its default: the table's and the registered families'."""
+    return {**ALL_OPTIONS, **{name: option.default for name, (_, option) in family_options().items()}}
 
 
 def is_default(value: Any, default: Any) -> bool:
@@ -503,7 +558,8 @@ def check_options(config_name: str, options: Mapping[str, Any]) -> "Options":
             "slices",
         ):
             raise ValueError(f"{name} must be a plain value, not an array or a complex number; got {value!r}")
-    unknown = sorted(set(options) - set(CONFIG_OPTIONS[config]))
+    declared = family_options()
+    unknown = sorted(set(options) - set(CONFIG_OPTIONS[config]) - set(declared))
     if unknown:
         name = unknown[0]
         if name in OPTION_CONFIGS:
@@ -511,7 +567,9 @@ def check_options(config_name: str, options: Mapping[str, Any]) -> "Options":
                 f"{name} needs the {OPTION_CONFIGS[name]!r} config: "
                 f"evaluate.load(path, {OPTION_CONFIGS[name]!r})"
             )
-        raise ValueError(f"unknown compute option {name!r}; options: {sorted(CONFIG_OPTIONS[config])}")
+        raise ValueError(
+            f"unknown compute option {name!r}; options: {sorted([*CONFIG_OPTIONS[config], *declared])}"
+        )
     o = {**ALL_OPTIONS, **options}
     _check_mode(o["mode"], o["scheme"])
     check_suffix(o["suffix"])
@@ -596,6 +654,7 @@ def check_options(config_name: str, options: Mapping[str, Any]) -> "Options":
         check_train_entities(o["train_entities"]),
         ranking,
         check_hierarchy_options(o["type_separator"], o["type_hierarchy"]),
+        check_family_options({k: v for k, v in options.items() if k in declared}, scoring.scores),
     )
 
 
@@ -605,6 +664,8 @@ def check_unused(method: str, config: str, given: Mapping[str, Any]) -> None:
     values = {name: o.default_of(method) for name, o in OPTIONS.items() if method in o.methods}
     values.update(given)
     for name, value in given.items():
+        if name not in OPTIONS:  # a registered family's option: check_family_options holds it
+            continue
         option = OPTIONS[name]
         if option.needs is None or is_default(value, option.default_of(method)):
             continue

@@ -35,6 +35,7 @@ import numpy as np
 
 from ner_recall import __version__
 from ner_recall.core.inputs import as_list
+from ner_recall.core.registry import family_options
 from ner_recall.pipeline.compute import score_spans, score_tags, tag_corpus
 from ner_recall.pipeline.fast import fast_results
 from ner_recall.pipeline.options import SPAN_CONFIGS, check_options
@@ -242,6 +243,18 @@ def at_default(value: Any, default: Any) -> bool:
         return False
 
 
+def code_of(name: str) -> str:
+    """An option's code in a signature: :data:`CODES`, or the one its family registered.
+
+    >>> code_of("overlap_threshold")
+    'ot'
+    """
+    if name in CODES:
+        return CODES[name]
+    declared = family_options()
+    return declared[name][1].code if name in declared else name
+
+
 def _entries(given: Mapping[str, Any], table: Mapping[str, Any]) -> list[list[Any]]:
     """[name, code, text or None (hashed), value] of each option the signature names, in table order
     (an option given at its default, such as the default ``scores`` as a list, is not named)."""
@@ -252,7 +265,7 @@ def _entries(given: Mapping[str, Any], table: Mapping[str, Any]) -> list[list[An
         if name not in ALWAYS and at_default(given[name], default):
             continue
         value = CANONICAL.get(name, lambda v: v)(given.get(name, default))
-        entries.append([name, CODES.get(name, name), None if name in DATA else spell(value), value])
+        entries.append([name, code_of(name), None if name in DATA else spell(value), value])
     return entries
 
 
@@ -344,7 +357,7 @@ def options_from_signature(
     data = dict(data or {})
     if not isinstance(sig, str) or len(sig) > MAX_LENGTH or "|" not in sig:
         raise ValueError(f"not a signature: {sig!r}")
-    by_code = {CODES.get(name, name): name for name in table}
+    by_code = {code_of(name): name for name in table}
     parts = sig.split("|")
     _head(parts[0], config, sig)
     options: dict[str, Any] = {}

@@ -39,11 +39,18 @@ from ner_recall.core.counts import count_parts
 from ner_recall.core.decoding import decode
 from ner_recall.core.decoding_report import REASONS, decoding_reports
 from ner_recall.core.matching import derive, muc_results, present_types, seqeval_results
+from ner_recall.core.registry import supporting
 from ner_recall.core.vocabulary import COLUMNS
 from ner_recall.pipeline.compute import SPAN_CONFIGS, SUBGROUP_CONFIGS, build_view, check_options, tag_corpus
 from ner_recall.pipeline.fast import compiled, fast_counts
 from ner_recall.state.unit_ids import MAX_ID_SLOTS, held_ids, id_slots, merged_ids, read_ids
-from ner_recall.stats.uncertainty import INTERVAL_FAMILIES, align_types, document_units, score_table
+from ner_recall.stats.uncertainty import (
+    INTERVAL_FAMILIES,
+    align_types,
+    document_units,
+    families_of,
+    score_table,
+)
 
 COUNTS_FORMAT = "ner_recall_metric.counts"
 COUNTS_VERSION = 2
@@ -572,10 +579,11 @@ def _refuse(config: str, options: dict, checked: Any) -> None:
     for name, words in REFUSED.items():
         if options.get(name) not in (None, False):
             raise ValueError(f"keep='counts' cannot give {name}: {words}; use keep='exact'")
-    other = [f for f in checked.scoring.scores if f not in INTERVAL_FAMILIES]
+    held = supporting("counts_state")
+    other = [f for f in checked.scoring.scores if f not in held]
     if other:
         raise ValueError(
-            f"keep='counts' holds the counts of {list(INTERVAL_FAMILIES)}; scores asks for {other}: use keep='exact'"
+            f"keep='counts' holds the counts of {list(held)}; scores asks for {other}: use keep='exact'"
         )
     if checked.intervals is not None and checked.intervals["seed"] is None:
         raise ValueError("keep='counts' needs a seed (an int): every partition must draw the same weights")
@@ -684,7 +692,7 @@ def counts_intervals(state: CountsState, method: str = "percentile") -> dict:
     """``results["intervals"]`` of a merged counts state with resamples: ``{score name: [low, high]}``."""
     assert state.resamples is not None  # finalize_counts asks only a state with resamples
     options = json.loads(cast(dict, state.settings)["options"])
-    families = tuple(f for f in INTERVAL_FAMILIES if f in options.get("scores", INTERVAL_FAMILIES))
+    families = families_of(options.get("scores", INTERVAL_FAMILIES))
     beta, zero = float(options.get("beta", 1.0)), float(options.get("zero_division", 0))
     level = float(options.get("confidence_level", 0.95))
     present = present_types(state.row[None], len(state.types))
@@ -728,7 +736,7 @@ def finalize_counts(config: str, state: CountsState, interval: str = "percentile
     checked = check_options(
         config, {k: options[k] for k in ("zero_division", "beta", "scores") if k in options}
     )
-    families = tuple(f for f in INTERVAL_FAMILIES if f in checked.scoring.scores)
+    families = families_of(checked.scoring.scores)
     row, types = state.row[None], state.types
     derived = derive(row, types, families, checked.zero_division, checked.beta)
     results = {}

@@ -38,8 +38,8 @@ from ner_recall.core.progress import steps
 from ner_recall.core.spans import encode_spans, split_extras
 from ner_recall.core.vocabulary import PARALLEL_POSITIONS, side_by_side
 from ner_recall.families.discontinuous import refuse_fragments
+from ner_recall.families.table import reserved_keys
 from ner_recall.pipeline.compute import (
-    RESERVED_KEYS,
     SPAN_CONFIGS,
     SUBGROUP_CONFIGS,
     check_options,
@@ -684,7 +684,7 @@ def _partition_block(config, predictions, references, checked):
     references = spans_from_outputs(references, "references", checked.texts)
     for name, side in (("predictions", predictions), ("references", references)):
         refuse_fragments(side, name, "the state (it stores label, start and end)")
-    encode_spans(predictions, references, RESERVED_KEYS, checked.texts, scored)  # every check of compute
+    encode_spans(predictions, references, reserved_keys(), checked.texts, scored)  # every check of compute
     return span_block(predictions, references, scored)
 
 

@@ -41,6 +41,7 @@ from scipy.stats import t as student_t
 
 from ner_recall.core.matching import Matching, count_rows, derive, flat_scores, present_types
 from ner_recall.core.progress import steps
+from ner_recall.core.registry import RegistryError, supporting
 from ner_recall.core.vocabulary import (
     COLUMNS,
     InputError,
@@ -51,6 +52,8 @@ from ner_recall.core.vocabulary import (
     same_count,
 )
 
+#: the families whose scores derive from the count row (``core.counts``): what the bootstrap here
+#: resamples; a family of the registry that supports "intervals" must be one of them
 INTERVAL_FAMILIES = ("seqeval", "muc")
 METHODS = ("percentile", "expanded", "bca", "expanded_bca")
 DEFAULT_METHOD = "expanded_bca"
@@ -636,8 +639,17 @@ def _p_values(differences, total_a, total_b, observed, permutations, rng, score)
 
 
 def families_of(scores: Iterable[str]) -> tuple[str, ...]:
-    """The score families with intervals among the families ``scores`` asks for."""
-    return tuple(f for f in INTERVAL_FAMILIES if f in scores)
+    """The score families with intervals among the families ``scores`` asks for: those of the
+    registry that support "intervals" (each must derive from the count row)."""
+    wanted = tuple(scores)
+    families = supporting("intervals", wanted)
+    strange = [f for f in families if f not in INTERVAL_FAMILIES]
+    if strange:
+        raise RegistryError(
+            f"family {strange[0]!r} supports 'intervals', but the bootstrap resamples the count row of"
+            f" {list(INTERVAL_FAMILIES)} only: its scores must derive from that row"
+        )
+    return families
 
 
 def interval_results(
