@@ -384,6 +384,7 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         document_ids: Any = None,
         confidence_level: Any = 0.95,
         seed: Any = 0,
+        system_intervals: Any = 0,
         **compute_options: Any,
     ) -> dict[str, Any]:
         """Two systems on the same references: each headline score's difference (b - a) with a
@@ -391,6 +392,9 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
 
         Resamples and permutes sentences, or documents with ``document_ids`` (one id per
         sentence). ``compute_options`` (scheme, mode, scores, types, ...) apply to both systems.
+        ``system_intervals``: each system's own "intervals" in ["a"] and ["b"] (and per slice
+        with ``slices``) at that many bootstrap resamples of the same per-sentence rows, as
+        ``compute(ci_resamples=...)`` gives them for one system (0: none).
         Returns "a" and "b" (each system's ``compute`` results), "difference", "intervals",
         "p_values" ({score name: ...}, the names of ``compute``'s "intervals"), "table" (one
         row per score: "score", "a", "b", "difference", "low", "high", "p_value") and
@@ -400,10 +404,22 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         own = dict(permutations=permutations, ci_resamples=ci_resamples, document_ids=document_ids)
         check_unused("compare", "default", {**own, "confidence_level": confidence_level, "seed": seed})
         settings = check_comparison_options(
-            permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
+            permutations,
+            ci_resamples,
+            confidence_level,
+            seed,
+            document_ids,
+            options.scoring.scores,
+            system_intervals,
         )
-        result = compare_systems(predictions, predictions_b, references, options, settings, document_ids)
-        return signed_comparison(result, compute_options, all_options(), document_ids)
+        systems = settings["system_intervals"]
+        result = compare_systems(
+            predictions, predictions_b, references, options, settings, document_ids, systems
+        )
+        signed_own = {"ci_resamples": systems, "confidence_level": confidence_level, "seed": seed}
+        return signed_comparison(
+            result, compute_options, all_options(), document_ids, signed_own if systems else None
+        )
 
     def agreement(
         self,
@@ -701,34 +717,9 @@ class NerRecallMetric(EvaluatePatches, evaluate.Metric):
         is on when the error names it otherwise (a comparison's ``predictions_b``)."""
         return str(located(error, inputs, side))
 
-    def compare_with_intervals(
-        self,
-        *,
-        predictions: list,
-        predictions_b: list,
-        references: list,
-        system_intervals: int = 0,
-        ci_resamples: int = 1_000,
-        permutations: int = 10_000,
-        document_ids: list | None = None,
-        confidence_level: float = 0.95,
-        seed: int = 0,
-        **compute_options: object,
-    ) -> dict:
-        """``compare``, and each system's own ``"intervals"`` in ``["a"]`` and ``["b"]`` (and per slice
-        with ``slices``) at ``system_intervals`` bootstrap resamples of the same per-sentence rows
-        (0: none), as ``compute(ci_resamples=...)`` gives them for one system."""
-        options = check_options("default", compute_options)
-        settings = check_comparison_options(
-            permutations, ci_resamples, confidence_level, seed, document_ids, options.scoring.scores
-        )
-        result = compare_systems(
-            predictions, predictions_b, references, options, settings, document_ids, int(system_intervals)
-        )
-        own = {"ci_resamples": int(system_intervals), "confidence_level": confidence_level, "seed": seed}
-        return signed_comparison(
-            result, compute_options, all_options(), document_ids, own if system_intervals else None
-        )
+    def compare_with_intervals(self, **arguments: Any) -> dict[str, Any]:
+        """``compare(system_intervals=...)`` under its former name: the same entry, the same results."""
+        return self.compare(**arguments)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **options: Any) -> Any:
         """Score the inputs (see the Args); the "generated" config reads, places and scores them

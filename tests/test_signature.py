@@ -567,7 +567,7 @@ def test_each_system_of_a_comparison_is_signed_as_compute_signs_it(metric, optio
     data = {k: [i // 4 for i in range(n)] for k in data}
     call = dict(predictions=predictions, predictions_b=predictions_b, references=references, permutations=20)
     if system_intervals:
-        out = metric.compare_with_intervals(
+        out = metric.compare(
             **call, ci_resamples=0, system_intervals=system_intervals, seed=3, **data, **options
         )
     else:
@@ -578,6 +578,27 @@ def test_each_system_of_a_comparison_is_signed_as_compute_signs_it(metric, optio
         back = metric.options_from_signature(out[side]["signature"], **hashed_data)
         again = metric.compute(predictions=system, references=references, **back)
         assert again == out[side]  # the same numbers (key order aside: compare adds documents last)
+
+
+def test_compare_is_the_one_entry_and_checks_system_intervals(metric):
+    """compare(system_intervals=n) is the comparison with each system's own intervals; the former
+    name gives the same results; a bad count is refused naming the option."""
+    references, predictions = corpus(11)
+    call = dict(
+        predictions=predictions,
+        predictions_b=second_system(references, 12),
+        references=references,
+        permutations=20,
+        ci_resamples=30,
+        system_intervals=40,
+    )
+    out = metric.compare(**call)
+    assert "intervals" in out["a"] and "intervals" in out["b"]
+    assert metric.compare_with_intervals(**call) == out
+    assert "intervals" not in metric.compare(**{**call, "system_intervals": 0})["a"]
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match=rf"system_intervals must be a non-negative int; got {bad!r}"):
+            metric.compare(**{**call, "system_intervals": bad})
 
 
 @pytest.mark.parametrize(

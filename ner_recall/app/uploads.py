@@ -3,7 +3,7 @@
 their own under their own names, so that an error names the user's file, never a server path.
 
 Reading goes through ``metric.read_systems`` and scoring through ``metric.compute`` and
-``metric.compare_with_intervals``; an error about a sentence is placed in its file and line by
+``metric.compare`` (with ``system_intervals``); an error about a sentence is placed in its file and line by
 ``metric.locate``.
 """
 
@@ -286,7 +286,7 @@ def score_two(
     options = score_options(inputs, tag_options, slices, 0)
     options.pop("ci_resamples")
     try:
-        out = metric().compare_with_intervals(
+        out = metric().compare(
             predictions=inputs.predictions,
             predictions_b=inputs_b.predictions,
             references=inputs.references,

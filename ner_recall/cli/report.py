@@ -159,7 +159,7 @@ def score_two(
     if buckets:
         given.update(bucket_options(inputs))
     try:
-        out = load_metric().compare_with_intervals(
+        out = load_metric().compare(
             predictions=inputs.predictions,
             predictions_b=inputs_b.predictions,
             references=inputs.references,
