@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from conftest import METRIC_PATH
+from ner_recall.stats import interval_methods as IM
 from ner_recall.stats import uncertainty as U
 
 OK = [["B-PER", "O"]]
@@ -69,9 +70,9 @@ def test_percentile_interval_cuts_both_tails_by_half_the_rest():
 def test_draws_beyond_the_memory_bound_are_binned_within_one_bin(monkeypatch):
     rows, types = rows_for(3, units=300)
     exact = U.intervals(rows, types, resamples=3000, seed=0)
-    monkeypatch.setattr(U, "MAX_CELLS", 1000)  # 3000 resamples x 60 scores: binned, 1024 bins
+    monkeypatch.setattr(IM, "MAX_CELLS", 1000)  # 3000 resamples x 60 scores: binned, 1024 bins
     boot = U.bootstrap(rows, types, resamples=3000, seed=0)
-    assert isinstance(boot.samples, U.Binned) and boot.samples.bins == 1024
+    assert isinstance(boot.samples, IM.Binned) and boot.samples.bins == 1024
     binned = U.intervals(rows, types, resamples=3000, seed=0)
     for name in exact:
         assert binned[name] == pytest.approx(exact[name], abs=2 / 1024), name
@@ -290,7 +291,7 @@ def test_jsonl_refuses_booleans_as_offsets_and_deep_nesting(tmp_path, line, mess
 def test_binned_draws_give_the_order_statistics_at_bin_centres():
     """Draws at the centres of distinct bins: the binned quantiles are the exact ones."""
     bins = 1024
-    binned = U.Binned(np.zeros(1))
+    binned = IM.Binned(np.zeros(1))
     assert binned.bins == 65536
     binned.bins, binned.hist = bins, np.zeros(bins, dtype=np.int64)
     rng = np.random.default_rng(0)

@@ -13,7 +13,7 @@ from conftest import ROOT
 #: the layers, lowest first: each group of modules imports only from its own layer or below
 LAYERS = (
     ("__init__", "core"),
-    ("stats.uncertainty", "stats.stratified", "stats.planning", "readers"),
+    ("stats.interval_methods", "stats.uncertainty", "stats.stratified", "stats.planning", "readers"),
     ("families",),
     ("pipeline.options", "pipeline.fast"),
     ("stats.comparison",),

@@ -12,13 +12,14 @@ from test_parity import random_corpus
 
 from ner_recall.core.matching import count_rows
 from ner_recall.families import slices as ner_slices
+from ner_recall.stats import interval_methods as IM
 from ner_recall.stats import uncertainty as U
 
 
 def reference_bca(samples, estimate, level, jackknife, weights):
     """The BCa interval column by column, as the definition reads (np.quantile per column)."""
     normal = NormalDist()
-    alpha = (1 - min(level, U.MAX_LEVEL)) / 2
+    alpha = (1 - min(level, IM.MAX_LEVEL)) / 2
     out = np.empty((2, samples.shape[1]))
     for j in range(samples.shape[1]):
         s, jack = samples[:, j], jackknife[:, j]
@@ -64,7 +65,7 @@ def test_quantiles_of_sorted_columns_equal_numpys_column_by_column(kind, seed):
         [rng.random(samples.shape[1]), rng.choice([0.0, 1.0, 0.5, 1 - 1e-12], samples.shape[1])]
     )
     defined = np.count_nonzero(~np.isnan(samples), axis=0)
-    got = U.sorted_quantiles(np.sort(samples, axis=0), defined, levels)
+    got = IM.sorted_quantiles(np.sort(samples, axis=0), defined, levels)
     for j in np.flatnonzero(defined):
         column = samples[:, j][~np.isnan(samples[:, j])]
         want = np.quantile(column, levels[:, j])
@@ -87,7 +88,7 @@ def test_bca_in_batches_equals_the_column_by_column_definition(kind, level, seed
     if seed == 1:
         jackknife[:] = jackknife[:, :1]  # every score with the same undefined rows
     weights = rng.integers(1, 50, n_rows)
-    got = U._bca_interval(samples, estimate, level, jackknife, weights)
+    got = IM.bca_interval(samples, estimate, level, jackknife, weights)
     want = reference_bca(samples, estimate, level, jackknife, weights)
     assert np.array_equal(got, want, equal_nan=True)
 
@@ -195,7 +196,7 @@ def test_many_intervals_in_batches_equal_one_interval_call_each(monkeypatch, see
 
 
 def test_many_intervals_beyond_the_kept_draws_bin_as_one_call_does(monkeypatch):
-    monkeypatch.setattr(U, "MAX_CELLS", 1000)  # 300 resamples x names: binned draws
+    monkeypatch.setattr(IM, "MAX_CELLS", 1000)  # 300 resamples x names: binned draws
     rng = np.random.default_rng(9)
     stats = [unit_rows(rng, 20, 2, 0.5) for _ in range(3)]
     options = {"resamples": 300, "confidence_level": 0.95, "seed": 1}

@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT, unsigned
 from ner_recall.core import decoding as D
 from ner_recall.core import matching as M
+from ner_recall.stats import interval_methods as IM
 from ner_recall.stats import uncertainty as U
 
 TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
@@ -240,7 +241,7 @@ def test_a_resample_where_a_score_is_undefined_is_left_out():
 
 @pytest.mark.parametrize("n, level", [(20, 0.95), (100, 0.9), (10_000, 0.95)])
 def test_expanded_level_widens_for_few_units(n, level):
-    expanded = U.expanded_level(level, n)
+    expanded = IM.expanded_level(level, n)
     assert level < expanded < 1 and (expanded - level < 1e-3) == (n >= 10_000)
 
 
