@@ -2,6 +2,7 @@
 evaluate's loader turns into an install hint), and a metric that loads from a copied folder."""
 
 import ast
+import functools
 import glob
 import os
 import re
@@ -44,6 +45,7 @@ VOCABULARY = (
 )
 
 
+@functools.cache
 def tree(path):
     with open(path, encoding="utf-8") as f:
         return ast.parse(f.read())
@@ -55,8 +57,9 @@ def defined(path):
     for node in tree(path).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
     return names
 
 
@@ -174,3 +177,74 @@ def test_the_layout_page_names_every_module_once():
     ]
     assert len(named) == len(set(named)), "a module named twice"
     assert sorted(m for m in named if m.startswith("ner_recall/")) == sorted(modules)
+
+
+def module_name(path):
+    name = os.path.relpath(path, ROOT).replace(os.sep, "/").removesuffix(".py").replace("/", ".")
+    return name.removesuffix(".__init__")
+
+
+def annotations(module):
+    for node in ast.walk(module):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            yield node.annotation
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            yield node.returns
+        elif isinstance(node, ast.AnnAssign):
+            yield node.annotation
+
+
+def read_names(module):
+    """The names a module reads, in its code and in annotations written as strings ("Options");
+    not the strings of an ``__all__``."""
+    names = {node.id for node in ast.walk(module) if isinstance(node, ast.Name)}
+    for annotation in annotations(module):
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names |= {
+                    n.id for n in ast.walk(ast.parse(node.value, mode="eval")) if isinstance(n, ast.Name)
+                }
+    return names
+
+
+def package_imports(module):
+    """(line, module, name, bound name) of every ``from ner_recall... import name [as bound]``."""
+    return [
+        (node.lineno, node.module, alias.name, alias.asname or alias.name)
+        for node in ast.walk(module)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ner_recall")
+        for alias in node.names
+    ]
+
+
+def test_no_module_imports_a_name_only_to_offer_it():
+    """A name of the package is imported where it is read: an import kept for others to read from
+    there (a ``noqa: F401`` re-export, an ``__all__`` of imported names) makes two homes for one name."""
+    kept = []
+    for path in MODULES:
+        module = tree(path)
+        read = read_names(module) | defined(path)
+        kept += [
+            f"{os.path.relpath(path, ROOT)}:{line}: {name} from {home}"
+            for line, home, name, bound in package_imports(module)
+            if bound not in read
+        ]
+    assert not kept, "imported and never read: " + ", ".join(kept)
+
+
+def test_every_name_of_the_package_is_imported_from_its_home():
+    """``from ner_recall.x import name`` names a module of the package or a name x defines, in the
+    package, its script and app, the tests, bench and examples."""
+    homes = {module_name(path): defined(path) for path in MODULES}
+    files = [SCRIPT, os.path.join(ROOT, "app.py")] + [
+        path
+        for folder in ("tests", "bench", "examples")
+        for path in glob.glob(os.path.join(ROOT, folder, "*.py"))
+    ]
+    elsewhere = [
+        f"{os.path.relpath(path, ROOT)}:{line}: {name} from {module}"
+        for path in MODULES + files
+        for line, module, name, _ in package_imports(tree(path))
+        if f"{module}.{name}" not in homes and name not in homes.get(module, {name})
+    ]
+    assert not elsewhere, "imported from a module that does not define it: " + ", ".join(elsewhere)

@@ -14,14 +14,13 @@ Each matched pair is in one of ``ner_core.SCENARIOS``; ``ner_core.OUTCOME_TABLE`
 an outcome per mode. An unmatched gold span is ``missed`` and an unmatched predicted one
 ``spurious`` in every mode.
 
-State and scores. The state is a count row per corpus or per unit (:func:`count_rows`, the
-blocks of ``ner_core.COLUMNS``): per type, the matched gold spans of each scenario, the
-predicted spans of the other-type scenarios, the missed and the spurious ones. Every seqeval
-and MUC score derives from summed rows in one place, :func:`derive`, vectorised over a batch
-of rows: the point estimate is a batch of one, bootstrap resamples and permutations a batch of
-many. :class:`Counts` adds the pair table (gold type x predicted type) of the confusion family.
+State and scores are ``ner_counts``'s, which reads a matching through its fields: a count row
+per corpus or per unit (``ner_counts.count_rows``, the blocks of ``ner_core.COLUMNS``) and every
+seqeval and MUC score derived from summed rows in one place (``ner_counts.derive``).
 
 >>> from ner_recall.core import decoding as D
+>>> from ner_recall.core.counts import count, muc_scores
+>>> from ner_recall.core.vocabulary import SCENARIOS
 >>> corpus = D.encode([["B-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O"]])
 >>> gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
 >>> matching = match(gold, pred)
@@ -38,53 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ner_recall.core.counts import (  # noqa: F401  (re-exported: counting and scores live there)
-    CONFUSION_SPANS,
-    OUTCOME_MATRIX,
-    Counts,
-    Pairs,
-    averages,
-    check_beta,
-    check_zero_division,
-    confusion,
-    count,
-    count_rows,
-    derive,
-    flat_scores,
-    gold_outcomes,
-    muc_results,
-    muc_results_rows,
-    muc_scores,
-    present_types,
-    prf,
-    prf_table,
-    rows_of,
-    seqeval_results,
-    seqeval_results_rows,
-    seqeval_scores,
-    sides,
-)
-from ner_recall.core.vocabulary import (  # noqa: F401  (re-exported: the scores' vocabulary)
-    COLUMNS,
-    CREDIT,
-    MODES,
-    OUTCOME_CODES,
-    OUTCOME_TABLE,
-    OUTCOMES,
-    PARALLEL_SPANS,
-    SCENARIO_CREDIT,
-    SCENARIOS,
-    ZERO_DIVISION,
-    SpanArrays,
-    divide,
-    fbeta,
-    fbeta_array,
-    fbeta_key,
-    ratio,
-    score_names,
-    shared_length,
-    side_by_side,
-)
+from ner_recall.core.vocabulary import PARALLEL_SPANS, SpanArrays, shared_length, side_by_side
 
 #: ``overlap(g, p, gold, pred)`` for candidate pairs ``g, p`` (index arrays into the SpanArrays
 #: ``gold`` and ``pred``): ``(mask, shared, size_g, size_p, equal)``, the pairs it decides, and for
@@ -119,7 +72,7 @@ def check_duplicates(spans: SpanArrays, side_name: str, types: Sequence[str] | N
     Entities are numbered within their sentence in the order ``spans`` lists them; ``types``
     (names of the type codes) only makes the message readable.
 
-    >>> from ner_recall.core.decoding import SpanArrays
+    >>> from ner_recall.core.vocabulary import SpanArrays
     >>> a = lambda *v: np.array(v)
     >>> check_duplicates(SpanArrays(a(0, 1, 0), a(3, 2, 3), a(0, 0, 0), a(0, 0, 0), a(0, 1, 0)), "references", ["PER"])
     Traceback (most recent call last):

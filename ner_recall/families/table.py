@@ -22,19 +22,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ner_recall.core.matching import (
-    OUTCOME_TABLE,
-    Matching,
+from ner_recall.core.counts import (
     confusion,
     count,
     count_rows,
     derive,
-    match,
     muc_results,
     prf_table,
     seqeval_results,
 )
-from ner_recall.core.vocabulary import SpanArrays, fbeta_key
+from ner_recall.core.matching import Matching, match
+from ner_recall.core.vocabulary import OUTCOME_TABLE, SpanArrays, fbeta_key
 from ner_recall.families.attributes import attribute_results, check_attributes
 from ner_recall.families.discontinuous import fragment_overlap, pieces, view_fragments
 from ner_recall.families.hierarchy import hierarchy_results
@@ -131,7 +129,7 @@ class View:
 
     @cached_property
     def derived(self) -> dict[str, Any]:
-        """The scores of :attr:`row` (``ner_matching.derive``), for seqeval and MUC."""
+        """The scores of :attr:`row` (``ner_counts.derive``), for seqeval and MUC."""
         families = families_of(self.options.scoring.scores)
         return derive(self.row, self.types, families, self.options.zero_division, self.options.beta)
 

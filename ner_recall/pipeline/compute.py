@@ -20,11 +20,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ner_recall.core.counts import count_rows, gold_outcomes
 from ner_recall.core.decoding import EncodedCorpus, corpus_from_codes, decode, encode
 from ner_recall.core.decoding_report import REPORT_PLACES, decoding_reports
 from ner_recall.core.doubt import check_doubt, has_doubt, resolve
 from ner_recall.core.inputs import input_codes
-from ner_recall.core.matching import check_duplicates, count_rows, gold_outcomes
+from ner_recall.core.matching import check_duplicates
 from ner_recall.core.spans import check_entity_types, encode_spans, has_duplicates, in_input_order
 from ner_recall.core.vocabulary import PARALLEL_POSITIONS, InputError, SpanArrays, same_count, side_by_side
 from ner_recall.families.buckets import BucketRows, bucket_scores, check_tokens, entity_texts, needs_text
@@ -33,32 +34,10 @@ from ner_recall.families.documents import check_id_values, document_scores
 from ner_recall.families.scorings import tokens_correct_by_sentence
 from ner_recall.families.slices import Units, slice_results
 from ner_recall.families.table import RESERVED_KEYS, Results, View, build_view, interval_scores, run_families
-from ner_recall.pipeline.options import (
-    SPAN_CONFIGS,
-    SUBGROUP_CONFIGS,
-    Options,
-    check_options,
-    check_subgroups,
-)
+from ner_recall.pipeline.options import Options
 from ner_recall.stats.comparison import check_same_layout, compare_scored
 from ner_recall.stats.stratified import strata_counts, stratified_recall
 from ner_recall.stats.uncertainty import document_units
-
-#: what this module offers, with the names modules written before the split still read from here
-#: (their home is ner_options)
-__all__ = [
-    "SPAN_CONFIGS",
-    "SUBGROUP_CONFIGS",
-    "RESERVED_KEYS",
-    "check_options",
-    "check_subgroups",
-    "compare_systems",
-    "score_spans",
-    "score_system",
-    "score_tags",
-    "score_view",
-    "tag_corpus",
-]
 
 # ---------------------------------------------------------------------------- the pipeline
 

@@ -35,13 +35,14 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from ner_recall.core.counts import count_parts
+from ner_recall.core.counts import count_parts, derive, muc_results, present_types, seqeval_results
 from ner_recall.core.decoding import decode
 from ner_recall.core.decoding_report import REASONS, decoding_reports
-from ner_recall.core.matching import derive, muc_results, present_types, seqeval_results
 from ner_recall.core.vocabulary import COLUMNS
-from ner_recall.pipeline.compute import SPAN_CONFIGS, SUBGROUP_CONFIGS, build_view, check_options, tag_corpus
+from ner_recall.families.table import build_view
+from ner_recall.pipeline.compute import tag_corpus
 from ner_recall.pipeline.fast import compiled, fast_counts
+from ner_recall.pipeline.options import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options
 from ner_recall.state.unit_ids import MAX_ID_SLOTS, held_ids, id_slots, merged_ids, read_ids
 from ner_recall.stats.uncertainty import INTERVAL_FAMILIES, align_types, document_units, score_table
 
@@ -169,7 +170,7 @@ def poisson_weights(keys: npt.NDArray[np.uint64], seed: int, resamples: int) -> 
 
 
 def sentence_entries(view: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """(sentence, column of :data:`COLUMNS`) of every counted entity (``ner_matching.count_rows``
+    """(sentence, column of :data:`COLUMNS`) of every counted entity (``ner_counts.count_rows``
     before its bincount): the sparse per-sentence count rows."""
     # always four parts: the matched gold, the other-type predictions, the missed, the spurious
     parts = count_parts(view.gold, view.pred, view.matching, len(view.types))

@@ -38,16 +38,9 @@ from ner_recall.core.progress import steps
 from ner_recall.core.spans import encode_spans, split_extras
 from ner_recall.core.vocabulary import PARALLEL_POSITIONS, side_by_side
 from ner_recall.families.discontinuous import refuse_fragments
-from ner_recall.pipeline.compute import (
-    RESERVED_KEYS,
-    SPAN_CONFIGS,
-    SUBGROUP_CONFIGS,
-    check_options,
-    check_subgroups,
-    score_spans,
-    score_tags,
-    tag_corpus,
-)
+from ner_recall.families.table import RESERVED_KEYS
+from ner_recall.pipeline.compute import score_spans, score_tags, tag_corpus
+from ner_recall.pipeline.options import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
 from ner_recall.readers.model_outputs import spans_from_outputs
 from ner_recall.state.counts import (
     COUNTS_FORMAT,

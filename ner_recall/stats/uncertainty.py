@@ -39,7 +39,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import t as student_t
 
-from ner_recall.core.matching import Matching, count_rows, derive, flat_scores, present_types
+from ner_recall.core.counts import count_rows, derive, flat_scores, present_types
+from ner_recall.core.matching import Matching
 from ner_recall.core.progress import steps
 from ner_recall.core.vocabulary import (
     COLUMNS,
@@ -164,7 +165,7 @@ def unit_stats(
     units: NDArray[np.intp],
     n_units: int,
 ) -> NDArray[np.int64]:
-    """Per unit, the count row of :data:`COLUMNS` (``ner_matching.count_rows``)."""
+    """Per unit, the count row of :data:`COLUMNS` (``ner_counts.count_rows``)."""
     return count_rows(gold, pred, matching, n_types, units, n_units)
 
 
@@ -220,7 +221,7 @@ def score_table(
     undefined: bool = False,
 ) -> tuple[list[str], NDArray[np.float64]]:
     """Every headline score of each row of summed statistics: (names, rows x names array), from
-    the one derivation ``ner_matching.derive``.
+    the one derivation ``ner_counts.derive``.
 
     ``present``: the types of the seqeval per-type keys (default: those seen in the first row).
     ``undefined``: a score whose denominator is 0 is NaN (a resample where it is undefined),
