@@ -634,7 +634,7 @@ def poisson_row(scenario, args, rng):
         ok = ~np.isnan(estimate[keep])
         defined += ok
         for method, interval in (
-            ("percentile", ner_counts_state._percentile),
+            ("percentile", ner_uncertainty.percentile_bounds),
             ("bias_corrected", ner_counts_state._bias_corrected),
         ):
             bounds = interval(samples[:, keep], estimate[keep], 0.95)
@@ -667,7 +667,7 @@ def exact_gap(args):
     )
     present = ner_counts.present_types(view.row, len(view.types))
     names, estimate = ner_uncertainty.score_table(view.row, view.types, present=present)
-    poisson = ner_counts_state._percentile(
+    poisson = ner_uncertainty.percentile_bounds(
         ner_uncertainty.score_table(sampled, view.types, present=present, undefined=True)[1],
         estimate[0],
         0.95,

@@ -44,7 +44,13 @@ from ner_recall.pipeline.compute import tag_corpus
 from ner_recall.pipeline.fast import compiled, fast_counts
 from ner_recall.pipeline.options import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options
 from ner_recall.state.unit_ids import MAX_ID_SLOTS, held_ids, id_slots, merged_ids, read_ids
-from ner_recall.stats.uncertainty import INTERVAL_FAMILIES, align_types, document_units, score_table
+from ner_recall.stats.uncertainty import (
+    INTERVAL_FAMILIES,
+    align_types,
+    document_units,
+    percentile_bounds,
+    score_table,
+)
 
 COUNTS_FORMAT = "ner_recall_metric.counts"
 COUNTS_VERSION = 2
@@ -650,17 +656,6 @@ def _counted(predictions: object, references: object, checked: Any, entries: boo
     return view.types, view.row[0], tokens, decoding, len(corpus.lengths), placed
 
 
-def _percentile(
-    samples: npt.NDArray[np.float64], estimate: npt.NDArray[np.float64], level: float
-) -> np.ndarray:
-    alpha = (1 - level) / 2
-    bounds = np.tile(np.asarray(estimate, dtype=float), (2, 1))
-    defined = ~np.isnan(samples).all(axis=0)
-    if defined.any():
-        bounds[:, defined] = np.nanquantile(samples[:, defined], [alpha, 1 - alpha], axis=0)
-    return bounds
-
-
 def _bias_corrected(
     samples: npt.NDArray[np.float64], estimate: npt.NDArray[np.float64], level: float
 ) -> np.ndarray:
@@ -668,7 +663,7 @@ def _bias_corrected(
     jackknife of every unit): the percentile levels moved by ``z0``, the normal quantile of the
     share of resamples below the estimate."""
     normal, alpha = NormalDist(), (1 - level) / 2
-    bounds = _percentile(samples, estimate, level)
+    bounds = percentile_bounds(samples, estimate, level)
     for j in range(samples.shape[1]):
         s = samples[:, j][~np.isnan(samples[:, j])]
         below = (np.count_nonzero(s < estimate[j]) + 0.5 * np.count_nonzero(s == estimate[j])) / max(
@@ -691,7 +686,7 @@ def counts_intervals(state: CountsState, method: str = "percentile") -> dict:
     present = present_types(state.row[None], len(state.types))
     names, estimate = score_table(state.row[None], state.types, families, beta, zero, present)
     samples = score_table(state.resamples, state.types, families, beta, zero, present, undefined=True)[1]
-    bounds = (_percentile if method == "percentile" else _bias_corrected)(samples, estimate[0], level)
+    bounds = (percentile_bounds if method == "percentile" else _bias_corrected)(samples, estimate[0], level)
     return {name: [float(bounds[0, j]), float(bounds[1, j])] for j, name in enumerate(names)}
 
 

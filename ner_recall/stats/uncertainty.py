@@ -264,9 +264,11 @@ def permutation_shifts(
         yield rng.binomial(counts, 0.5, size=(size, len(counts))).astype(float) @ matrix
 
 
-def _quantile_interval(samples, estimate, level):
-    """Percentile interval of each column of ``samples`` over its defined (not NaN) values; a
-    score undefined in every resample gets its estimate at both ends."""
+def percentile_bounds(
+    samples: NDArray[np.float64], estimate: NDArray[np.float64], level: float
+) -> NDArray[np.float64]:
+    """(2 x columns) percentile interval of each column of ``samples`` over its defined (not NaN)
+    values; a score undefined in every resample gets its estimate at both ends."""
     alpha = (1 - level) / 2
     bounds = np.tile(np.asarray(estimate, dtype=float), (2, 1))
     defined = ~np.isnan(samples).all(axis=0)
@@ -501,7 +503,9 @@ def interval_bounds(
     boot: Bootstrap, confidence_level: float = 0.95, method: str = DEFAULT_METHOD
 ) -> NDArray[np.float64]:
     """(2 x names) lower and upper bounds of a :class:`Bootstrap`'s intervals."""
-    percentile = _binned_percentile if isinstance(boot.samples, Binned) else _quantile_interval
+    percentile: Callable[..., NDArray[np.float64]] = (
+        _binned_percentile if isinstance(boot.samples, Binned) else percentile_bounds
+    )
     if method == "percentile":
         return percentile(boot.samples, boot.estimate, confidence_level)
     if method == "expanded":
