@@ -248,3 +248,85 @@ def test_every_name_of_the_package_is_imported_from_its_home():
         if f"{module}.{name}" not in homes and name not in homes.get(module, {name})
     ]
     assert not elsewhere, "imported from a module that does not define it: " + ", ".join(elsewhere)
+
+
+def reads_text(nodes, name):
+    """Whether ``nodes`` read the text of the exception bound to ``name``: ``str()``, ``repr()``,
+    ``format()``, an f-string or ``.args``."""
+    for node in (n for top in nodes for n in ast.walk(top)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("str", "repr", "format"):
+            if any(isinstance(a, ast.Name) and a.id == name for a in node.args):
+                return True
+        if (
+            isinstance(node, ast.FormattedValue)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+        ):
+            return True
+        if (
+            isinstance(node, ast.Attribute)
+            and getattr(node.value, "id", None) == name
+            and node.attr == "args"
+        ):
+            return True
+    return False
+
+
+def calls_the_package(nodes, path):
+    """Whether ``nodes`` call a function of the package: one the module defines or imports from it,
+    or one of a module of it (``ner_files.read_pair``)."""
+    module = tree(path)
+    ours = defined(path) | {bound for _, _, _, bound in package_imports(module)}
+    for node in (n for top in nodes for n in ast.walk(top)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            if isinstance(func, ast.Name) and func.id in ours | {"self"}:
+                return True
+    return False
+
+
+def text_readers(path):
+    """{function of the module: positions of the parameters whose text it reads}."""
+    return {
+        node.name: {k for k, arg in enumerate(node.args.args) if reads_text(node.body, arg.arg)}
+        for node in tree(path).body
+        if isinstance(node, ast.FunctionDef)
+    }
+
+
+def rewords(handler, path):
+    """Whether an ``except ... as name`` that raises reads the text of ``name``, itself or through a
+    function of the module it hands ``name`` to."""
+    if not any(isinstance(n, ast.Raise) for top in handler.body for n in ast.walk(top)):
+        return False
+    readers = text_readers(path)
+    handed = any(
+        isinstance(node, ast.Call)
+        and any(
+            isinstance(a, ast.Name) and a.id == handler.name and k in readers.get(node.func.id, ())
+            for k, a in enumerate(node.args)
+        )
+        for top in handler.body
+        for node in ast.walk(top)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    )
+    return handed or reads_text(handler.body, handler.name)
+
+
+def test_no_error_of_the_package_is_reworded():
+    """An error the package raised reaches the user as it was written: an ``except`` that raises
+    again never reads the caught error's text (its place is renamed, noted or framed through
+    ``InputError``'s own methods). Errors of other libraries (json, zlib, spaCy) have only their
+    text to tell what went wrong: a handler of a block that calls no function of the package may
+    quote it."""
+    reworded = [
+        f"{os.path.relpath(path, ROOT)}:{handler.lineno}"
+        for path in MODULES
+        for node in ast.walk(tree(path))
+        if isinstance(node, ast.Try) and calls_the_package(node.body, path)
+        for handler in node.handlers
+        if handler.name and rewords(handler, path)
+    ]
+    assert not reworded, "an except that rewords the error it caught: " + ", ".join(reworded)

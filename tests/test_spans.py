@@ -885,11 +885,8 @@ def test_extras_split_off_in_input_order_and_sorted_with_the_spans():
     plain, extras = split_extras(refs, "references")
     assert plain == [[ent("A", 5, 6), ent("B", 0, 1)], [ent("A", 0, 2)]]
     assert extras.values == {"attributes": [None, {"negated": True}, None], "optional": [None, None, True]}
-    assert [extras.where("references", k) for k in range(3)] == [
-        "references[0][0]",
-        "references[0][1]",
-        "references[1][0]",
-    ]
+    assert [extras.place(k) for k in range(3)] == [(0, 0), (0, 1), (1, 0)]
+    assert str(extras.error("references", 2, " is optional")) == "references[1][0] is optional"
     corpus = encode_spans([[], []], refs)
     assert corpus.gold.start.tolist() == [0, 5, 7]  # B first: sorted by start
     assert corpus.gold_extras.values["attributes"] == [{"negated": True}, None, None]

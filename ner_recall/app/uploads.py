@@ -125,7 +125,7 @@ def gather(upload: Any, slot: str) -> Upload | None:
     try:
         return Upload(paths, slot) if paths else None
     except ValueError as error:
-        raise InputFailed(str(error), f"{slot} file") from None
+        raise InputFailed.of(error, f"{slot} file") from None
 
 
 #: the metric's sides, in the order of the upload slots that hold them (gold, predictions, second
@@ -165,7 +165,7 @@ def read_slices(path: str, name: str, n_sentences: int) -> list[str]:
     try:
         return _slices(path, name, n_sentences)
     except ValueError as error:
-        raise InputFailed(str(error), "slices file") from None
+        raise InputFailed.of(error, "slices file") from None
 
 
 def _slices(path: str, name: str, n_sentences: int) -> list[str]:
@@ -258,7 +258,7 @@ def score_two(
             return results, score(inputs_b, {}, slices, ci_resamples), None
         except InputFailed as error:  # its predictions are the second file's
             side = "predictions_b" if error.side == "predictions" else error.side
-            raise InputFailed(str(error), side=side) from None
+            raise InputFailed.of(error, side=side) from None
     options = score_options(inputs, tag_options, slices, 0)
     options.pop("ci_resamples")
     try:

@@ -577,10 +577,7 @@ def read_record(record_path: str) -> dict:
             record = json.load(f)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ValueError(f"--rerun {record_path}: cannot read it as a JSON record ({error})") from None
-    try:
-        ner_record.check_record(record)
-    except ValueError as error:
-        raise ValueError(f"--rerun {record_path}: {error}") from None
+    ner_record.check_record(record, f"--rerun {record_path}: ")
     if record["config"] != "ner_report" or "files" not in record:
         raise ValueError(f"--rerun {record_path}: a record of metric.record, not of the command line")
     files = record["files"]

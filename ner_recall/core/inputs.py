@@ -20,7 +20,7 @@ each module beside the metric script on its own). Two jobs:
 (('O', 'B-PER', 'I-PER'), array([1, 2]), array([1, 2]), array([2]))
 >>> check_batch([["O", 5]], [["O", "O"]])
 Traceback (most recent call last):
-ValueError: predictions[0][1] is a class id (5) but the other items are tags
+ner_recall.core.vocabulary.InputError: predictions[0][1] is a class id (5) but the other items are tags
 """
 
 import numbers
@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ner_recall.core.decoding import joined, tag_codes
-from ner_recall.core.vocabulary import IGNORE_INDEX, InputError, same_count
+from ner_recall.core.vocabulary import IGNORE_INDEX, InputError, literal, same_count
 
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
 TAG, CLASS_ID = "tag", "class id"
@@ -120,21 +120,26 @@ def column(value: Any, name: str) -> Any:
     arrow = _arrow(value)
     if arrow is not None:
         if not _is_list_type(arrow.type):
-            raise ValueError(
-                f"{name} is an Arrow column of {arrow.type}; expected one list of tags per sentence"
+            raise InputError(
+                f"{{place}} is an Arrow column of {literal(str(arrow.type))}; expected one list of tags per"
+                " sentence",
+                name,
             )
         if arrow.null_count:
             i = int(np.flatnonzero(arrow.is_null().to_numpy(zero_copy_only=False))[0])
-            raise ValueError(f"{name}[{i}] is None; every sentence is a list of tags or class ids")
+            raise InputError("{place} is None; every sentence is a list of tags or class ids", name, i)
         return arrow
     if hasattr(value, "iloc") and hasattr(value, "columns"):
-        raise ValueError(f"{name} is a DataFrame; pass one of its columns (one list of tags per sentence)")
+        raise InputError(
+            "{place} is a DataFrame; pass one of its columns (one list of tags per sentence)", name
+        )
     if hasattr(value, "iloc") and hasattr(value, "index"):  # a pandas Series
         index = value.index
         if not (type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1):
-            raise ValueError(
-                f"{name} is a pandas Series indexed {list(index[:3])}...; sentences pair up by"
-                f" position, so pass series.reset_index(drop=True) or series.tolist()"
+            raise InputError(
+                f"{{place}} is a pandas Series indexed {literal(str(list(index[:3])))}...; sentences pair up"
+                " by position, so pass series.reset_index(drop=True) or series.tolist()",
+                name,
             )
         return value.tolist()
     value = _tensor(value)
@@ -143,20 +148,22 @@ def column(value: Any, name: str) -> Any:
             return list(value)
         if value.ndim != 2:
             hint = " (logits? take the argmax over the last axis)" if value.ndim == 3 else ""
-            raise ValueError(
-                f"{name} is an array of shape {value.shape}; expected 2-D (sentences x tokens),"
-                f" or a list of sentences{hint}"
+            raise InputError(
+                f"{{place}} is an array of shape {value.shape}; expected 2-D (sentences x tokens),"
+                f" or a list of sentences{hint}",
+                name,
             )
         return value
     if isinstance(value, (list, tuple)):
         return value
     what = "None" if value is None else type(value).__name__
-    raise ValueError(
-        f"{name} must be a list of sentences (or a 2-D array, a tensor, an Arrow list column); got {what}"
+    raise InputError(
+        f"{{place}} must be a list of sentences (or a 2-D array, a tensor, an Arrow list column); got {what}",
+        name,
     )
 
 
-def _sentence(value, where):
+def _sentence(value, name, i=None):
     """One sentence of a list column: a list, tuple or 1-D array (tensors become arrays)."""
     if isinstance(value, (list, tuple)):
         return value
@@ -166,7 +173,7 @@ def _sentence(value, where):
     what = "None" if value is None else f"a {type(value).__name__}"
     if isinstance(value, np.ndarray):
         what = f"an array of shape {value.shape}"
-    raise ValueError(f"{where} is {what}; a sentence is a list of tags (str) or class ids (int)")
+    raise InputError(f"{{place}} is {what}; a sentence is a list of tags (str) or class ids (int)", name, i)
 
 
 def _sentences(col, name):
@@ -174,7 +181,7 @@ def _sentences(col, name):
     types = set(map(type, col))
     if types <= {list, tuple} or (types == {np.ndarray} and set(map(_NDIM, col)) == {1}):
         return col
-    return [_sentence(s, f"{name}[{i}]") for i, s in enumerate(col)]
+    return [_sentence(s, name, i) for i, s in enumerate(col)]
 
 
 def _list_lengths(col):
@@ -250,10 +257,6 @@ def _only_ids(sentences):
     return all(issubclass(k, (int, np.integer)) and not issubclass(k, (bool, np.bool_)) for k in kinds)
 
 
-def _where(name, i, j, single):
-    return f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
-
-
 def _misfit(sentences, name, single):
     """The error for a list column that mixes kinds: the first item of the rarer kind (or of
     no kind) is named, so that one stray item is blamed, not the ones after it."""
@@ -263,12 +266,20 @@ def _misfit(sentences, name, single):
         for j, value in enumerate(sentence.tolist() if isinstance(sentence, np.ndarray) else sentence):
             kind = _kind(value)
             if kind is None:
-                return ValueError(
-                    f"{_where(name, i, j, single)} is {value!r}, neither a tag (str) nor a class id (int)"
+                return InputError(
+                    "{place} is {item!r}, neither a tag (str) nor a class id (int)",
+                    name,
+                    None if single else i,
+                    j,
+                    value,
                 )
             if kind != expected:
-                return ValueError(
-                    f"{_where(name, i, j, single)} is a {kind} ({value!r}) but the other items are {expected}s"
+                return InputError(
+                    f"{{place}} is a {kind} ({{item!r}}) but the other items are {expected}s",
+                    name,
+                    None if single else i,
+                    j,
+                    value,
                 )
     return None
 
@@ -300,7 +311,11 @@ def _list_kind(sentences, name, single, every_tag=True):
     for i, s in enumerate(sentences):
         kind = _dtype_kind(s.dtype) if isinstance(s, np.ndarray) else "object"
         if kind is None:
-            raise ValueError(f"{name}[{i}] holds {s.dtype} values, neither tags (str) nor class ids (int)")
+            raise InputError(
+                f"{{place}} holds {literal(str(s.dtype))} values, neither tags (str) nor class ids (int)",
+                name,
+                i,
+            )
         if len(s):
             kinds.add(kind)
     if "object" in kinds or len(kinds) > 1:
@@ -314,22 +329,27 @@ def kind_of(col: Any, name: str, single: bool = False, every_tag: bool = True) -
     if isinstance(col, ARROW):
         kind = _arrow_kind(col)
         if kind is None:
-            raise ValueError(
-                f"{name} holds {col.type.value_type} values, neither tags (str) nor class ids (int)"
+            raise InputError(
+                f"{{place}} holds {literal(str(col.type.value_type))} values, neither tags (str) nor class"
+                " ids (int)",
+                name,
             )
         values = pc.list_flatten(col)
         if values.null_count:
             i, j = _place(
                 col_lengths(col), int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
             )
-            raise ValueError(
-                f"{_where(name, i, j, single)} is None, neither a tag (str) nor a class id (int)"
+            raise InputError(
+                "{place} is None, neither a tag (str) nor a class id (int)", name, None if single else i, j
             )
         return kind if len(values) else None
     if isinstance(col, np.ndarray):
         kind = _dtype_kind(col.dtype)
         if kind is None:
-            raise ValueError(f"{name} holds {col.dtype} values, neither tags (str) nor class ids (int)")
+            raise InputError(
+                f"{{place}} holds {literal(str(col.dtype))} values, neither tags (str) nor class ids (int)",
+                name,
+            )
         return kind if col.size else None
     return _list_kind(col, name, single, every_tag)
 
@@ -418,9 +438,14 @@ def check_batch(predictions: Any, references: Any, single: bool = False, every_t
     firsts = [_first_item(n, c, lengths[0]) for n, c in zip(names, cols)]
     if kinds[0] and kinds[1] and kinds[0] != kinds[1]:
         side, i, j, value = firsts[1]
-        raise ValueError(
-            f"{_where(side, i, j, single)} is a {kinds[1]} ({value!r}) but {names[0]} hold"
-            f" {kinds[0]}s; both sides are tags, or both class ids"
+        raise InputError(
+            f"{{place}} is a {kinds[1]} ({{item!r}}) but {{other}} hold {kinds[0]}s; both sides are tags,"
+            " or both class ids",
+            side,
+            None if single else i,
+            j,
+            value,
+            other=(names[0],),
         )
     _check_int64(cols, names, kinds[0] or kinds[1], lengths[0], single)
     if not single and not isinstance(cols[0], (*ARROW, np.ndarray)):
@@ -463,7 +488,7 @@ def _one(value, name):
     """One sentence, as ``add`` takes it."""
     if value is None or isinstance(value, (str, bytes, dict, set)):
         what = "None" if value is None else f"a {type(value).__name__}"
-        raise ValueError(f"{name} is {what}; a sentence is a list of tags (str) or class ids (int)")
+        raise InputError(f"{{place}} is {what}; a sentence is a list of tags (str) or class ids (int)", name)
     return _sentence(value, name)
 
 
@@ -485,8 +510,12 @@ def _check_int64(cols, names, kind, lengths, single):
                 (k, v) for k, v in enumerate(_flat_items(col)) if not _INT64.min <= v <= _INT64.max
             )
             i, j = _place(lengths, k)
-            raise ValueError(
-                f"{_where(name, i, j, single)} = {value} is not a class id: out of the int64 range"
+            raise InputError(
+                "{place} = {item} is not a class id: out of the int64 range",
+                name,
+                None if single else i,
+                j,
+                value,
             ) from None
 
 
@@ -613,7 +642,9 @@ def _not_an_id(side, i, j, value, n):
         hint = f"{IGNORE_INDEX} marks an ignored position only where the reference is {IGNORE_INDEX}"
     elif value < 0:
         hint = f"{IGNORE_INDEX}, not {value}, marks a position to ignore"
-    return ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id: label_names has {n} names ({hint})")
+    return InputError(
+        f"{{place}} = {{item!r}} is not a class id: label_names has {n} names ({hint})", side, i, j, value
+    )
 
 
 def check_kind(kind: str | None, first: tuple | None, label_names: tuple[str, ...] | None) -> None:

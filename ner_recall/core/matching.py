@@ -37,7 +37,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ner_recall.core.vocabulary import PARALLEL_SPANS, SpanArrays, shared_length, side_by_side
+from ner_recall.core.vocabulary import (
+    PARALLEL_SPANS,
+    InputError,
+    SpanArrays,
+    literal,
+    shared_length,
+    side_by_side,
+)
 
 #: ``overlap(g, p, gold, pred)`` for candidate pairs ``g, p`` (index arrays into the SpanArrays
 #: ``gold`` and ``pred``): ``(mask, shared, size_g, size_p, equal)``, the pairs it decides, and for
@@ -77,7 +84,7 @@ def check_duplicates(spans: SpanArrays, side_name: str, types: Sequence[str] | N
     >>> check_duplicates(SpanArrays(a(0, 1, 0), a(3, 2, 3), a(0, 0, 0), a(0, 0, 0), a(0, 1, 0)), "references", ["PER"])
     Traceback (most recent call last):
     ...
-    ValueError: references[0] entities 0 and 2 are the same entity ('PER', 0, 3); each entity may appear once
+    ner_recall.core.vocabulary.InputError: references[0] entities 0 and 2 are the same entity ('PER', 0, 3); each entity may appear once
     """
     n = len(spans.start)
     if n < 2:
@@ -93,9 +100,11 @@ def check_duplicates(spans: SpanArrays, side_name: str, types: Sequence[str] | N
         label = types[t] if types is not None else t
         start = int(spans.offset[first])
         end = start + int(spans.end[first] - spans.start[first])
-        raise ValueError(
-            f"{side_name}[{sentence}] entities {int(rank[first])} and {int(rank[second])} are the same "
-            f"entity ({label!r}, {start}, {end}); each entity may appear once"
+        raise InputError(
+            f"{{place}} entities {int(rank[first])} and {int(rank[second])} are the same entity "
+            f"({literal(repr(label))}, {start}, {end}); each entity may appear once",
+            side_name,
+            sentence,
         )
 
 

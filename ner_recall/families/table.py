@@ -180,7 +180,7 @@ def _view_attributes(corpus, selection):
         values = None if extras is None else extras.values.get("attributes")
         if values is not None:
             order = getattr(corpus, f"{side}_order")
-            check_attributes(values, lambda k, e=extras, n=name, o=order: e.where(n, int(o[k])))
+            check_attributes(values, lambda k, e=extras, n=name, o=order: (n, *e.place(int(o[k]))))
         sides.append(values)
     if sides == [None, None]:
         return None

@@ -442,16 +442,22 @@ def _blob(values: npt.NDArray[np.int64]) -> dict:
     }
 
 
+class InflatesBeyond(ValueError):
+    """zlib data that inflates beyond the bytes allowed it (a decompression bomb, or a count
+    declared too small): a reader that bounds it by more than one limit tells which was passed."""
+
+
 def inflate(data: bytes, limit: int, where: str) -> bytes:
-    """zlib-inflate ``data`` to at most ``limit`` bytes: a ``ValueError`` naming ``where`` for
-    more (a decompression bomb stops at the limit, never allocating beyond it) or bad bytes."""
+    """zlib-inflate ``data`` to at most ``limit`` bytes: :class:`InflatesBeyond` naming ``where``
+    for more (a decompression bomb stops at the limit, never allocating beyond it), a
+    ``ValueError`` for bad bytes."""
     inflater = zlib.decompressobj()
     try:
         out = inflater.decompress(data, limit + 1)
     except zlib.error:
         raise ValueError(f"{where}: the bytes are not zlib data") from None
     if len(out) > limit or inflater.unconsumed_tail:
-        raise ValueError(f"{where}: inflates beyond its declared {limit:,} bytes")
+        raise InflatesBeyond(f"{where}: inflates beyond its declared {limit:,} bytes")
     if not inflater.eof:
         raise ValueError(f"{where}: the zlib data is cut short")
     return out

@@ -47,6 +47,7 @@ from ner_recall.state.counts import (
     INTERVAL_METHODS,
     KEEPS,
     CountsState,
+    InflatesBeyond,
     finalize_counts,
     inflate,
     make_counts_state,
@@ -128,10 +129,12 @@ def _from_array(field, where, budget=None, per_byte=None):
         dense = _check_density(count, len(data), per_byte, where)
         try:
             data = inflate(data, limit if dense is None else min(limit, dense * itemsize), where)
-        except ValueError as error:
-            if "beyond" in str(error) and dense is not None and dense * itemsize < limit:  # no count
+        except InflatesBeyond as error:
+            if dense is not None and dense * itemsize < limit:  # the density bounded it, not a count
                 raise _density_error(f"more than {dense:,}", len(data), per_byte, where) from None
-            raise (error if "beyond" in str(error) else ValueError(bad)) from None
+            raise error from None
+        except ValueError:
+            raise ValueError(bad) from None
     if (count is not None and len(data) != limit) or len(data) % itemsize:
         raise ValueError(bad + ("" if count is None else f" ({count:,} declared)"))
     budget[0] -= len(data)
