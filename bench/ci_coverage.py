@@ -43,8 +43,10 @@ from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from ner_recall.core import counts as ner_counts
 from ner_recall.core.vocabulary import COLUMNS  # noqa: E402
 from ner_recall.state import counts as ner_counts_state
+from ner_recall.stats import interval_methods  # noqa: E402
 from ner_recall.stats import stratified as ner_stratified
 from ner_recall.stats import uncertainty as ner_uncertainty  # noqa: E402
 
@@ -633,7 +635,7 @@ def poisson_row(scenario, args, rng):
         ok = ~np.isnan(estimate[keep])
         defined += ok
         for method, interval in (
-            ("percentile", ner_counts_state._percentile),
+            ("percentile", interval_methods.percentile_bounds),
             ("bias_corrected", ner_counts_state._bias_corrected),
         ):
             bounds = interval(samples[:, keep], estimate[keep], 0.95)
@@ -650,22 +652,23 @@ def exact_gap(args):
     from speed import TAGS, synthetic_corpus
 
     from ner_recall.core import decoding as ner_decoding
-    from ner_recall.pipeline import compute as ner_pipeline
+    from ner_recall.families import table as ner_families
+    from ner_recall.pipeline import options as ner_options
 
     lengths, gold, pred = synthetic_corpus(1_000_000, seed=args.seed)
-    options = ner_pipeline.check_options("default", {})
+    options = ner_options.check_options("default", {})
     corpus = ner_decoding.corpus_from_codes(TAGS, pred, gold, lengths)
     g, p = ner_decoding.decode(corpus.references, corpus), ner_decoding.decode(corpus.predictions, corpus)
-    view = ner_pipeline.build_view(corpus, g, p, options)
+    view = ner_families.build_view(corpus, g, p, options)
     units = np.arange(len(lengths))
     width = len(COLUMNS) * len(view.types)
     entries = ner_counts_state.unit_entries(view, units)
     sampled = ner_counts_state.resampled_rows(
         entries, units.astype(np.uint64), width, args.seed, args.resamples
     )
-    present = ner_uncertainty.present_types(view.row, len(view.types))
+    present = ner_counts.present_types(view.row, len(view.types))
     names, estimate = ner_uncertainty.score_table(view.row, view.types, present=present)
-    poisson = ner_counts_state._percentile(
+    poisson = interval_methods.percentile_bounds(
         ner_uncertainty.score_table(sampled, view.types, present=present, undefined=True)[1],
         estimate[0],
         0.95,

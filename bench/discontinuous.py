@@ -19,7 +19,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from ner_recall.pipeline.compute import check_options, score_spans  # noqa: E402
+from ner_recall.pipeline.compute import score_spans  # noqa: E402
+from ner_recall.pipeline.options import check_options  # noqa: E402
 
 
 def corpus(n, share, seed=0):

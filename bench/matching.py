@@ -35,7 +35,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from speed import TAGS, as_lists, synthetic_corpus  # noqa: E402
 
 from ner_recall.core import matching as M  # noqa: E402
-from ner_recall.core.decoding import SpanArrays, decode, encode  # noqa: E402
+from ner_recall.core.decoding import decode, encode  # noqa: E402
+from ner_recall.core.vocabulary import SpanArrays  # noqa: E402
 from ner_recall.families import scorings as S  # noqa: E402
 
 TYPES = ("LOC", "MISC", "ORG", "PER")

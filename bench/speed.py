@@ -299,15 +299,16 @@ PROFILE_SIZE = 100_000
 def _profile_stages(workdir, predictions, references):
     """(stage, callable) pairs that split the core (``_compute`` on lists of tags) into its
     steps, each fed by the one before."""
+    from ner_recall.core import cache as ner_cache
     from ner_recall.core import decoding as D
-    from ner_recall.core import inputs as I
     from ner_recall.pipeline import compute as pipeline
+    from ner_recall.pipeline import options as ner_options
 
-    options = pipeline.check_options("default", {})
+    options = ner_options.check_options("default", {})
     state = {}
 
     def codes():
-        state["codes"] = I.input_codes(predictions, references)
+        state["codes"] = ner_cache.input_codes(predictions, references)
 
     def corpus():
         state["corpus"] = D.corpus_from_codes(**state["codes"]._asdict())
@@ -317,7 +318,7 @@ def _profile_stages(workdir, predictions, references):
         state["spans"] = (D.decode(c.references, c), D.decode(c.predictions, c))
 
     return [
-        ("options checked (`check_options`)", lambda: pipeline.check_options("default", {})),
+        ("options checked (`check_options`)", lambda: ner_options.check_options("default", {})),
         (
             "one pass over both sides: every item a str, tags to one-byte codes, lengths compared"
             " (`check_batch`, `ner_decoding.tag_codes`)",

@@ -47,6 +47,7 @@ from scipy.stats import beta
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+from ner_recall.core import vocabulary as ner_core
 from ner_recall.stats import uncertainty as U  # noqa: E402
 
 TYPES = ("LOC", "MISC", "ORG", "PER")
@@ -107,7 +108,7 @@ def simulate(process, rng, rho=0.0):
     sentence = np.repeat(np.arange(n), gold_n)
     kind = rng.integers(0, k, len(sentence))
     difficulty = rng.random(len(sentence))
-    width = len(U.COLUMNS) * k
+    width = len(ner_core.COLUMNS) * k
     systems = []
     for found in process.found:
         q = _found_rates(found, z, process.documents)[doc[sentence]]

@@ -13,6 +13,7 @@ from ner_recall.app import about, agreement, charts, common, compare, examples, 
 from ner_recall.app import errors as browser
 from ner_recall.app import generated as gen
 from ner_recall.app import stratified as strat
+from ner_recall.generated.scoring import LEVELS
 from ner_recall.readers import files as ner_files
 
 LENIENT = next(iter(common.decodings()))
@@ -582,7 +583,7 @@ def test_the_golds_error_heading_names_the_gold_that_failed(tmp_path):
         (GOLD, str(bad), "Cannot read the second gold file"),
         (GOLD, None, "Cannot compare these golds"),
     ):
-        error = golds.golds_view([first], second and [second], LENIENT, False, files.AUTO_FORMAT)[0]
+        error = golds.golds_view([first], second and [second], LENIENT, False, golds.AUTO_FORMAT)[0]
         assert heading(error) == expected
 
 
@@ -930,7 +931,7 @@ def test_files_tab_shows_the_hierarchy_and_attribute_tables_of_a_harem_pair():
     assert "hierarchy" not in plain and "attributes" not in plain
 
 
-@pytest.mark.parametrize("file_format", [files.AUTO_FORMAT, "doccano"])
+@pytest.mark.parametrize("file_format", [golds.AUTO_FORMAT, "doccano"])
 def test_files_tab_reads_an_annotation_tool_by_name_or_by_the_picker(file_format):
     import os
 
@@ -1344,7 +1345,7 @@ def test_generated_example_shows_the_metrics_outcomes_on_the_text_and_its_ladder
         for lv, r in results["ladder"].items()
     ]
     assert html.escape(results["signature"]) in ladder and 'class="ner-signature"' in ladder
-    assert [lv for lv, *_ in rows] == list(gen.LEVELS) and rows[0][3] < rows[1][3]  # the ladder gains
+    assert [lv for lv, *_ in rows] == list(LEVELS) and rows[0][3] < rows[1][3]  # the ladder gains
 
 
 @pytest.mark.parametrize("level", ["exact", "normalized", "fuzzy"])
@@ -1474,7 +1475,7 @@ def conll_file(path, sentences):
 def test_two_golds_show_the_metrics_differences_each_in_its_sentence():
     conll = examples.example_conll_files()
     error, summary, page, changes, state = golds.golds_view(
-        [conll[0]], [conll[1]], LENIENT, False, files.AUTO_FORMAT
+        [conll[0]], [conll[1]], LENIENT, False, golds.AUTO_FORMAT
     )
     assert error == "" and page == 1
     read = common.metric().read_systems(conll[0], conll[1])[0]
@@ -1504,13 +1505,13 @@ def test_two_golds_are_paged_and_the_page_clamped(tmp_path):
     n = common.ERROR_PAGE + 5
     a = conll_file(tmp_path / "a.conll", [[(f"w{i}", "B-LOC"), ("x", "O")] for i in range(n)])
     b = conll_file(tmp_path / "b.conll", [[(f"w{i}", "B-ORG"), ("x", "O")] for i in range(n)])
-    _, summary, page, changes, state = golds.golds_view([a], [b], LENIENT, False, files.AUTO_FORMAT)
+    _, summary, page, changes, state = golds.golds_view([a], [b], LENIENT, False, golds.AUTO_FORMAT)
     assert "<td>type_changed</td><td>LOC-&gt;ORG</td><td>45</td>" in summary
     assert changes.count('class="error-card') == common.ERROR_PAGE and "page 1 of 2" in changes
     assert golds.gold_page(state, 1, step=1)[1].count('class="error-card') == 5
     assert golds.gold_page(state, 9)[0] == 2 and golds.gold_page(state, 1, step=-1)[0] == 1
     assert golds.gold_page(None, 3) == (1, "")
-    same = golds.golds_view([a], [a], LENIENT, False, files.AUTO_FORMAT)
+    same = golds.golds_view([a], [a], LENIENT, False, golds.AUTO_FORMAT)
     assert "agree on every entity" in same[1] and same[3].count('class="error-card') == 0
 
 
@@ -1518,13 +1519,13 @@ def test_two_golds_errors_name_the_slot_and_hostile_types_are_escaped(tmp_path):
     hostile = '<script>alert(1)</script>"onmouseover="x'  # a tag without whitespace
     a = conll_file(tmp_path / "a.conll", [[("Ann", f"B-{hostile}"), ("x", "O")]])
     b = conll_file(tmp_path / "b.conll", [[("Ann", "B-PER"), ("x", "B-LOC")]])
-    error = golds.golds_view([a], None, LENIENT, False, files.AUTO_FORMAT)[0]
+    error = golds.golds_view([a], None, LENIENT, False, golds.AUTO_FORMAT)[0]
     assert 'role="alert"' in error and "second gold" in error
     short = conll_file(tmp_path / "short.conll", [[("Ann", "O")]])
-    error = golds.golds_view([a], [short], LENIENT, False, files.AUTO_FORMAT)[0]
+    error = golds.golds_view([a], [short], LENIENT, False, golds.AUTO_FORMAT)[0]
     assert 'role="alert"' in error and str(tmp_path) not in error  # the server's folder scrubbed
     assert "short.conll" in error and "different tokenizations" in error
-    shown = golds.golds_view([a], [b], LENIENT, False, files.AUTO_FORMAT)
+    shown = golds.golds_view([a], [b], LENIENT, False, golds.AUTO_FORMAT)
     drawn = "".join(x for x in shown if isinstance(x, str))
     assert shown[0] == "" and "<script" not in drawn and html.escape(hostile) in drawn
     assert not {n for n in attribute_names(drawn) if n.startswith("on")}

@@ -23,8 +23,10 @@ from pathlib import Path
 import pytest
 
 from conftest import METRIC_PATH, ROOT, require
-from ner_recall.app import common, compare, examples, files
+from ner_recall.app import common, compare, examples
 from ner_recall.app import stratified as strat
+from ner_recall.app.golds import AUTO_FORMAT
+from ner_recall.generated.scoring import LEVELS
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -858,7 +860,7 @@ def test_the_per_type_table_and_the_files_menus_fit(page):
     assert_nothing_off_the_page(page)
     page.get_by_role("tab", name="Files").click()
     for elem_id, choices in (
-        ("files-format", [files.AUTO_FORMAT, *common.VOCAB.FILE_FORMATS]),
+        ("files-format", [AUTO_FORMAT, *common.VOCAB.FILE_FORMATS]),
         ("files-decoding", list(common.decodings())),
     ):
         longest = max(choices, key=len)
@@ -942,7 +944,7 @@ def test_generated_tab_example_and_hostile_output(page):
     placed = [text[s:e] + i["label"] for i in listing if i["outcome"] == "placed" for s, e in i["places"]]
     marks = page.locator("#gen-drawn .gen-text").first.locator("mark").all_inner_texts()
     assert sorted(t.replace("\n", "") for t in marks) == sorted(placed)
-    results = m.compute(predictions=[output], references=[entities], texts=[text], matching=list(gen.LEVELS))
+    results = m.compute(predictions=[output], references=[entities], texts=[text], matching=list(LEVELS))
     for level, values in results["ladder"].items():
         row = page.locator("#gen-ladder table[data-key=ladder] tr", has_text=level).first.inner_text().split()
         assert float(row[3]) == pytest.approx(values["overall_f1"], abs=5e-5)

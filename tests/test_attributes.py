@@ -321,14 +321,14 @@ def test_attribute_errors_are_whole(attributes, message):
     from ner_recall.families import attributes as T
 
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        T.check_attributes(attributes, lambda k: f"entity {k}")
+        T.check_attributes(attributes, lambda k: (f"entity {k}", None, None))
 
 
 @pytest.mark.parametrize("value", ["M", True, False, 0, 7, ["a", "b"], ("a",)])
 def test_attribute_values_that_pass(value):
     from ner_recall.families import attributes as T
 
-    assert T.check_attributes([None, {"x": value}], lambda k: f"entity {k}") is None
+    assert T.check_attributes([None, {"x": value}], lambda k: (f"entity {k}", None, None)) is None
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ import pytest
 from test_parity import random_corpus
 
 from conftest import require
-from ner_recall.core import inputs as I
+from ner_recall.core import cache as ner_cache
 
 NAMES = ["O", "B-A", "I-A", "B-B", "I-B", "B-C", "I-C", "B-D", "I-D"]
 ID = {name: i for i, name in enumerate(NAMES)}
@@ -133,7 +133,7 @@ def test_an_empty_first_sentence_keeps_class_ids_as_ids(metric, streamed):
 )
 def test_input_codes_reject_non_ids(sequences, message):
     with pytest.raises(ValueError, match=message):
-        I.input_codes(sequences, [[0] * len(s) for s in sequences], NAMES)
+        ner_cache.input_codes(sequences, [[0] * len(s) for s in sequences], NAMES)
 
 
 def test_references_at_minus_100_are_ignored_on_both_sides(metric, corpus):

@@ -15,6 +15,7 @@ import pytest
 from test_parity import random_corpus
 
 from ner_recall.state import counts as C
+from ner_recall.state import unit_ids as ner_unit_ids
 
 SETTINGS = [
     {},
@@ -367,7 +368,7 @@ def test_ids_that_differ_are_never_refused(metric):
 
 
 def test_past_the_slots_ids_are_not_held_and_merges_stay_the_same_bits(metric):
-    many = [f"id{i}" for i in range(C.MAX_ID_SLOTS + 2)]
+    many = [f"id{i}" for i in range(ner_unit_ids.MAX_ID_SLOTS + 2)]
     refs = [["B-A"]] * len(many)
     big = metric.state(predictions=refs, references=refs, keep="counts", sentence_ids=many)
     small = [one(metric, sentence_ids=[f"a{k}", f"b{k}"]) for k in range(3)]
@@ -376,7 +377,7 @@ def test_past_the_slots_ids_are_not_held_and_merges_stay_the_same_bits(metric):
     assert orders[0].to_bytes() == orders[1].to_bytes() and orders[0].sentences == len(many) + 6
     # what it no longer holds is not checked: an id of the big state given again merges
     assert (big + one(metric, sentence_ids=["id0", "z"])).names is None
-    assert C.id_slots([[0, 5]], ["a" * 40]) == 1 + 1 + len('"' + "a" * 40 + '"') // 16
+    assert ner_unit_ids.id_slots([[0, 5]], ["a" * 40]) == 1 + 1 + len('"' + "a" * 40 + '"') // 16
 
 
 def test_document_ids_repeat_across_partitions_by_design(metric):
@@ -484,7 +485,7 @@ def blob(values, shape=None, raw=None):
         (lambda s: s.update(names=["a", "a"]), "not distinct sorted ids"),
         (lambda s: s.update(names=[1]), "not a list of str sentence ids"),
         (
-            lambda s: s.update(ranges=[[2 * i, 2 * i + 1] for i in range(C.MAX_ID_SLOTS + 1)]),
+            lambda s: s.update(ranges=[[2 * i, 2 * i + 1] for i in range(ner_unit_ids.MAX_ID_SLOTS + 1)]),
             "more than 32768",
         ),
         (lambda s: s["decoding"]["predictions"].update(entities=-1), r"\['entities'\] is -1, not a count"),

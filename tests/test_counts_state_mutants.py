@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
-from ner_recall.core.matching import present_types
+from ner_recall.core.counts import present_types
 from ner_recall.state import counts as C
 from ner_recall.stats.uncertainty import score_table
 

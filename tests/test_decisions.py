@@ -18,6 +18,7 @@ from seqeval.scheme import IOB2, Tokens
 
 from ner_recall.core import decoding as D
 from ner_recall.core import decoding_report as R
+from ner_recall.core import vocabulary as ner_core
 
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "decoding.md")
 
@@ -88,7 +89,7 @@ def test_io_reads_bare_types_as_well_as_i_tags():
     io = get_encoding("IO")
     with pytest.raises(EncodingError):  # seqscore's IO takes I-PER only
         io.decode_labels(["PER", "O"])
-    assert D.tags_to_spans(["PER", "I-PER", "O"], scheme="IO") == [D.Span("PER", 0, 2)]
+    assert D.tags_to_spans(["PER", "I-PER", "O"], scheme="IO") == [ner_core.Span("PER", 0, 2)]
 
 
 def test_untyped_and_typed_tags_do_not_mix(metric):

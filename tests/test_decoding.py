@@ -14,6 +14,7 @@ from conftest import require
 from ner_recall.core import decoding as D
 from ner_recall.core import decoding_report as R
 from ner_recall.core import tags as T
+from ner_recall.core import vocabulary as ner_core
 
 SEQEVAL_SCHEMES = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -128,9 +129,10 @@ def test_two_threads_score_what_one_thread_scores(scheme, monkeypatch):
 
     from ner_recall.core import matching as ner_matching
     from ner_recall.pipeline import compute as ner_pipeline
+    from ner_recall.pipeline import options as ner_options
 
     references, predictions = random_corpus(f"threads {scheme}", 1500, prefixes="OOOBI")
-    options = ner_pipeline.check_options(
+    options = ner_options.check_options(
         "default",
         {
             "scheme": scheme,
@@ -143,7 +145,7 @@ def test_two_threads_score_what_one_thread_scores(scheme, monkeypatch):
     )
     corpus = ner_pipeline.tag_corpus(predictions, references, options)
     one = repr(ner_pipeline.score_tags(corpus, options)[0])
-    calls, threaded = [], ner_matching.side_by_side
+    calls, threaded = [], ner_core.side_by_side
     monkeypatch.setattr(ner_pipeline, "PARALLEL_POSITIONS", 0)
     monkeypatch.setattr(ner_matching, "PARALLEL_SPANS", 0)
     monkeypatch.setattr(
@@ -390,7 +392,7 @@ def test_tag_strings(tag, scheme, suffix, expected):
 @pytest.mark.parametrize("tags", ["B-PER", ("B-PER",), 5])
 def test_tags_to_spans_takes_a_list_of_tags(tags):
     if isinstance(tags, tuple):
-        assert D.tags_to_spans(tags) == [D.Span("PER", 0, 1)]
+        assert D.tags_to_spans(tags) == [ner_core.Span("PER", 0, 1)]
     else:
         with pytest.raises(ValueError, match="tags must be a list of tags"):
             D.tags_to_spans(tags)
@@ -408,7 +410,9 @@ def test_span_arrays_replace_and_length():
     assert len(spans) == 2
     relabelled = spans._replace(type=spans.type * 0)
     assert (
-        isinstance(relabelled, D.SpanArrays) and len(relabelled) == 2 and relabelled.type.tolist() == [0, 0]
+        isinstance(relabelled, ner_core.SpanArrays)
+        and len(relabelled) == 2
+        and relabelled.type.tolist() == [0, 0]
     )
     assert relabelled.start is spans.start
 
@@ -561,4 +565,4 @@ def test_the_metric_decode_names_its_own_argument(metric):
         metric.decode(["B-PER", "X"])
     with pytest.raises(ValueError, match="suffix must be True or False; got 'no'"):
         metric.decode(["PER-B"], suffix="no")
-    assert metric.decode(["PER", "I-PER"], scheme="IO") == [D.Span("PER", 0, 2)]
+    assert metric.decode(["PER", "I-PER"], scheme="IO") == [ner_core.Span("PER", 0, 2)]

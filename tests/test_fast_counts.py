@@ -10,8 +10,11 @@ import numpy as np
 import pytest
 from test_fast_ids import VOCABULARIES, _corpus
 
+from ner_recall.core import decoding as ner_decoding
 from ner_recall.core import kernels as ner_kernels
+from ner_recall.core import vocabulary as ner_core
 from ner_recall.pipeline import fast as ner_fast
+from ner_recall.pipeline import options as ner_options
 from ner_recall.state import counts as C
 
 
@@ -74,7 +77,7 @@ def test_entries_add_up_to_the_row(compiled):
     """Every count's column, binned, is the count row; every sentence lies in the corpus."""
     names = VOCABULARIES["iob2"]
     pred, ref = _corpus(np.random.default_rng(11), names, n_sentences=200, ignore=0.1)
-    options = C.check_options("default", {"label_names": names})
+    options = ner_options.check_options("default", {"label_names": names})
     types, row, _, _, n, (sentence, column) = ner_fast.fast_counts(
         pred, ref, {"label_names": names}, options, min_tokens=0
     )
@@ -87,7 +90,7 @@ def test_entries_add_up_to_the_row(compiled):
 def test_other_options_and_small_corpora_take_the_general_path(compiled):
     names = VOCABULARIES["iob2"]
     pred, ref = _corpus(np.random.default_rng(2), names, n_sentences=20)
-    options = C.check_options("default", {"label_names": names})
+    options = ner_options.check_options("default", {"label_names": names})
     assert ner_fast.fast_counts(pred, ref, {"label_names": names}, options) is None  # few tokens
     more = {"label_names": names, "mode": None}
     assert ner_fast.fast_counts(pred, ref, more, options, min_tokens=0) is None
@@ -297,7 +300,7 @@ def test_every_option_it_reads_at_once_and_the_least_corpus_take_the_compiled_pa
         "document_ids": list(range(40)),
     }
     assert set(chosen) == ner_fast.COUNTS_OPTIONS
-    options = C.check_options("default", {k: v for k, v in chosen.items() if k != "document_ids"})
+    options = ner_options.check_options("default", {k: v for k, v in chosen.items() if k != "document_ids"})
     tokens = sum(map(len, ref))
     assert ner_fast.fast_counts(pred, ref, chosen, options, min_tokens=tokens) is not None
     assert ner_fast.fast_counts(pred, ref, chosen, options, min_tokens=tokens + 1) is None
@@ -307,7 +310,7 @@ def test_a_vocabulary_it_cannot_table_is_left_to_the_general_path(compiled):
     names = ["O"] + [f"B-T{i}" for i in range(ner_fast.MAX_CODES)]
     rng = np.random.default_rng(0)
     ref = [rng.integers(0, len(names), 9) for _ in range(20)]
-    options = C.check_options("default", {"label_names": names})
+    options = ner_options.check_options("default", {"label_names": names})
     assert ner_fast.fast_counts(ref, ref, {"label_names": names}, options, min_tokens=0) is None
 
 
@@ -315,17 +318,20 @@ def test_a_vocabulary_it_cannot_table_is_left_to_the_general_path(compiled):
 def test_unit_entries_bin_into_each_units_count_row(seed):
     """``unit_entries`` (what bench/ci_coverage.py reads): binned, each unit's row of ``count_rows``."""
     from ner_recall.core import counts as ner_counts
+    from ner_recall.families import table as ner_families
     from ner_recall.pipeline import compute as ner_pipeline
 
     names = VOCABULARIES["iob2"]
     rng = np.random.default_rng(seed)
     pred, ref = _corpus(rng, names, n_sentences=60, ignore=0.1)
-    checked = C.check_options("default", {"label_names": names})
+    checked = ner_options.check_options("default", {"label_names": names})
     corpus = ner_pipeline.tag_corpus(pred, ref, checked)
-    gold, found = (C.decode(codes, corpus, None) for codes in (corpus.references, corpus.predictions))
-    view = ner_pipeline.build_view(corpus, gold, found, checked)
+    gold, found = (
+        ner_decoding.decode(codes, corpus, None) for codes in (corpus.references, corpus.predictions)
+    )
+    view = ner_families.build_view(corpus, gold, found, checked)
     units = np.arange(60) // 4  # 15 units of four sentences
-    width = len(C.COLUMNS) * len(view.types)
+    width = len(ner_core.COLUMNS) * len(view.types)
     binned = np.bincount(C.unit_entries(view, units), minlength=15 * width).reshape(15, width)
     expected = ner_counts.count_rows(view.gold, view.pred, view.matching, len(view.types), units, 15)
     assert binned.sum() > 0 and np.array_equal(binned, expected)

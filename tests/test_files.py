@@ -9,6 +9,7 @@ import pytest
 
 from conftest import ROOT
 from ner_recall.readers import files as ner_files
+from ner_recall.readers.hipe import read_hipe
 
 DATA = os.path.join(ROOT, "tests", "data")
 GOLD, PRED_A, PRED_B, BOTH = (
@@ -338,7 +339,7 @@ def test_a_missing_file_is_called_missing(tmp_path, file_format):
     for pair in ((gone, gold), (gold, gone)):
         with pytest.raises(ValueError, match="^no such file: " + re.escape(gone) + "$"):
             ner_files.read_pair(*pair, file_format=file_format)
-    for reader in (ner_files.read_conll, ner_files.read_jsonl, ner_files.read_hipe):
+    for reader in (ner_files.read_conll, ner_files.read_jsonl, read_hipe):
         with pytest.raises(ValueError, match="^no such file: "):
             reader(gone)
 

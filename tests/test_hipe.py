@@ -26,6 +26,7 @@ import pytest
 
 from conftest import ROOT
 from ner_recall.readers import files as ner_files
+from ner_recall.readers.hipe import read_hipe
 
 DATA = os.path.join(ROOT, "tests", "data", "hipe")
 MODES = {"strict": "strict", "exact": "exact", "partial": "partial", "ent_type": "type"}
@@ -127,12 +128,12 @@ def test_hipe_scorer_reference_results(metric, case):
 
 def test_hipe_structure_as_the_scorer_reads_it():
     """HIPE-scorer's own test counts: 2 documents, 21 segments, 129 tokens (merge_lines off)."""
-    f = ner_files.read_hipe(paths("unittest-true_bundle3_de_1")[0], "NE-FINE-LIT")
+    f = read_hipe(paths("unittest-true_bundle3_de_1")[0], "NE-FINE-LIT")
     assert (len(set(f.document_ids)), len(f.tokens), sum(map(len, f.tokens))) == (2, 21, 129)
-    merged = ner_files.read_hipe(paths("unittest-true_bundle3_de_1")[0], "NE-FINE-LIT", merge_lines=True)
+    merged = read_hipe(paths("unittest-true_bundle3_de_1")[0], "NE-FINE-LIT", merge_lines=True)
     assert len(merged.tokens) == 2 and merged.document_ids == sorted(set(f.document_ids), reverse=True)
     for gold, tokens in (("unittest-ner-lit-coarse-3", 37), ("unittest-ner-lit-coarse-4", 24)):
-        f = ner_files.read_hipe(paths(gold)[0])
+        f = read_hipe(paths(gold)[0])
         assert (len(f.tokens), sum(map(len, f.tokens))) == (1, tokens)
 
 
@@ -140,7 +141,7 @@ def test_hipe_reader_errors_name_file_and_line(tmp_path):
     gold = tmp_path / "gold.tsv"
     gold.write_text("TOKEN\tNE-COARSE-LIT\n# hipe2022:document_id = a\nAnna\tB-pers\nsang\n")
     with pytest.raises(ValueError, match=r"gold.tsv line 4: no NE-COARSE-LIT field"):
-        ner_files.read_hipe(str(gold))
+        read_hipe(str(gold))
     gold.write_text("TOKEN\tNE-COARSE-LIT\n# hipe2022:document_id = a\nAnna\tB-pers\nsang\tO\n")
     pred = tmp_path / "pred.tsv"
     pred.write_text("TOKEN\tNE-COARSE-LIT\n# hipe2022:document_id = b\nAnna\tB-pers\nsang\tO\n")

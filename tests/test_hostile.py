@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from conftest import METRIC_PATH
+from ner_recall.core import vocabulary as ner_core
 from ner_recall.stats import interval_methods as IM
 from ner_recall.stats import uncertainty as U
 
@@ -27,7 +28,7 @@ def spans_metric():
 
 def rows_for(seed, units=60):
     rng = np.random.default_rng(seed)
-    return rng.integers(0, 3, size=(units, len(U.COLUMNS) * 2)), ("LOC", "PER")
+    return rng.integers(0, 3, size=(units, len(ner_core.COLUMNS) * 2)), ("LOC", "PER")
 
 
 def naive_bca(samples, estimate, jackknife, level):

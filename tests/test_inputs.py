@@ -15,7 +15,7 @@ import pytest
 from test_parity import random_corpus
 
 from conftest import METRIC_PATH, require
-from ner_recall.core import inputs as I
+from ner_recall.core import cache as ner_cache
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 OPTION_FAMILIES = [
@@ -252,22 +252,22 @@ def test_a_series_must_be_indexed_from_zero(metrics):
 
 def test_input_codes_share_one_vocabulary_across_chunks_and_sides():
     chunked = pa.chunked_array([pa.array([["B-A", "O"]]), pa.array([["I-A"], ["B-A"]])])
-    codes = I.input_codes(chunked, pa.array([["O", "I-A"], ["O"], ["B-B"]]))
+    codes = ner_cache.input_codes(chunked, pa.array([["O", "I-A"], ["O"], ["B-B"]]))
     assert codes.vocabulary == ("O", "B-A", "I-A", "B-B")
     assert codes.predictions.tolist() == [1, 0, 2, 1] and codes.references.tolist() == [0, 2, 0, 3]
     assert codes.lengths.tolist() == [2, 1, 1]
     many = [[f"B-T{k}" for k in range(300)]]
-    codes = I.input_codes(pa.array(many), pa.array(many))
+    codes = ner_cache.input_codes(pa.array(many), pa.array(many))
     assert codes.predictions.dtype == np.int32 and codes.predictions.tolist() == list(range(1, 301))
     # Python lists of tag strings: coded by the pass that checks them, in order of first sight
-    codes = I.input_codes([["B-A", "O"], ["I-A"]], [["O", "I-A"], ["B-B"]])
+    codes = ner_cache.input_codes([["B-A", "O"], ["I-A"]], [["O", "I-A"], ["B-B"]])
     assert codes.vocabulary == ("O", "B-A", "I-A", "B-B") and codes.dense
     assert codes.predictions.tolist() == [1, 0, 2] and codes.references.tolist() == [0, 2, 3]
-    codes = I.input_codes(many, many)
+    codes = ner_cache.input_codes(many, many)
     assert codes.predictions.dtype == np.int32 and codes.predictions.tolist() == list(range(1, 301))
     # an item that is not a str (1 and True are one dict key): left to ner_decoding.encode to name
     for odd in (1, True, None, 1.0, b"O"):
-        assert I.input_codes([["B-A", odd]], [["O", "O"]]) is None
+        assert ner_cache.input_codes([["B-A", odd]], [["O", "O"]]) is None
 
 
 def test_ignored_positions_keep_their_places_in_errors(metrics):
@@ -294,9 +294,9 @@ def test_the_speed_profile_in_the_docs_is_the_scripts_output():
 
 def test_the_cache_of_tags_is_read_batch_by_batch_into_codes(metrics, monkeypatch):
     """One process that added tag strings reads evaluate's cache one record batch at a time
-    (``ner_inputs.CachedColumns``): the same results as the direct path, across a switch from
+    (``core.cache.CachedColumns``): the same results as the direct path, across a switch from
     one-byte codes to int32 codes when the 257th distinct tag arrives in a later batch."""
-    from ner_recall.core import inputs as package
+    from ner_recall.core import cache as package
 
     metric = metrics["default"]
     reads = []

@@ -2,6 +2,7 @@
 evaluate's loader turns into an install hint), and a metric that loads from a copied folder."""
 
 import ast
+import functools
 import glob
 import os
 import re
@@ -44,6 +45,7 @@ VOCABULARY = (
 )
 
 
+@functools.cache
 def tree(path):
     with open(path, encoding="utf-8") as f:
         return ast.parse(f.read())
@@ -55,8 +57,9 @@ def defined(path):
     for node in tree(path).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
     return names
 
 
@@ -174,3 +177,156 @@ def test_the_layout_page_names_every_module_once():
     ]
     assert len(named) == len(set(named)), "a module named twice"
     assert sorted(m for m in named if m.startswith("ner_recall/")) == sorted(modules)
+
+
+def module_name(path):
+    name = os.path.relpath(path, ROOT).replace(os.sep, "/").removesuffix(".py").replace("/", ".")
+    return name.removesuffix(".__init__")
+
+
+def annotations(module):
+    for node in ast.walk(module):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            yield node.annotation
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            yield node.returns
+        elif isinstance(node, ast.AnnAssign):
+            yield node.annotation
+
+
+def read_names(module):
+    """The names a module reads, in its code and in annotations written as strings ("Options");
+    not the strings of an ``__all__``."""
+    names = {node.id for node in ast.walk(module) if isinstance(node, ast.Name)}
+    for annotation in annotations(module):
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names |= {
+                    n.id for n in ast.walk(ast.parse(node.value, mode="eval")) if isinstance(n, ast.Name)
+                }
+    return names
+
+
+def package_imports(module):
+    """(line, module, name, bound name) of every ``from ner_recall... import name [as bound]``."""
+    return [
+        (node.lineno, node.module, alias.name, alias.asname or alias.name)
+        for node in ast.walk(module)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ner_recall")
+        for alias in node.names
+    ]
+
+
+def test_no_module_imports_a_name_only_to_offer_it():
+    """A name of the package is imported where it is read: an import kept for others to read from
+    there (a ``noqa: F401`` re-export, an ``__all__`` of imported names) makes two homes for one name."""
+    kept = []
+    for path in MODULES:
+        module = tree(path)
+        read = read_names(module) | defined(path)
+        kept += [
+            f"{os.path.relpath(path, ROOT)}:{line}: {name} from {home}"
+            for line, home, name, bound in package_imports(module)
+            if bound not in read
+        ]
+    assert not kept, "imported and never read: " + ", ".join(kept)
+
+
+def test_every_name_of_the_package_is_imported_from_its_home():
+    """``from ner_recall.x import name`` names a module of the package or a name x defines, in the
+    package, its script and app, the tests, bench and examples."""
+    homes = {module_name(path): defined(path) for path in MODULES}
+    files = [SCRIPT, os.path.join(ROOT, "app.py")] + [
+        path
+        for folder in ("tests", "bench", "examples")
+        for path in glob.glob(os.path.join(ROOT, folder, "*.py"))
+    ]
+    elsewhere = [
+        f"{os.path.relpath(path, ROOT)}:{line}: {name} from {module}"
+        for path in MODULES + files
+        for line, module, name, _ in package_imports(tree(path))
+        if f"{module}.{name}" not in homes and name not in homes.get(module, {name})
+    ]
+    assert not elsewhere, "imported from a module that does not define it: " + ", ".join(elsewhere)
+
+
+def reads_text(nodes, name):
+    """Whether ``nodes`` read the text of the exception bound to ``name``: ``str()``, ``repr()``,
+    ``format()``, an f-string or ``.args``."""
+    for node in (n for top in nodes for n in ast.walk(top)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("str", "repr", "format"):
+            if any(isinstance(a, ast.Name) and a.id == name for a in node.args):
+                return True
+        if (
+            isinstance(node, ast.FormattedValue)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+        ):
+            return True
+        if (
+            isinstance(node, ast.Attribute)
+            and getattr(node.value, "id", None) == name
+            and node.attr == "args"
+        ):
+            return True
+    return False
+
+
+def calls_the_package(nodes, path):
+    """Whether ``nodes`` call a function of the package: one the module defines or imports from it,
+    or one of a module of it (``ner_files.read_pair``)."""
+    module = tree(path)
+    ours = defined(path) | {bound for _, _, _, bound in package_imports(module)}
+    for node in (n for top in nodes for n in ast.walk(top)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            if isinstance(func, ast.Name) and func.id in ours | {"self"}:
+                return True
+    return False
+
+
+def text_readers(path):
+    """{function of the module: positions of the parameters whose text it reads}."""
+    return {
+        node.name: {k for k, arg in enumerate(node.args.args) if reads_text(node.body, arg.arg)}
+        for node in tree(path).body
+        if isinstance(node, ast.FunctionDef)
+    }
+
+
+def rewords(handler, path):
+    """Whether an ``except ... as name`` that raises reads the text of ``name``, itself or through a
+    function of the module it hands ``name`` to."""
+    if not any(isinstance(n, ast.Raise) for top in handler.body for n in ast.walk(top)):
+        return False
+    readers = text_readers(path)
+    handed = any(
+        isinstance(node, ast.Call)
+        and any(
+            isinstance(a, ast.Name) and a.id == handler.name and k in readers.get(node.func.id, ())
+            for k, a in enumerate(node.args)
+        )
+        for top in handler.body
+        for node in ast.walk(top)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    )
+    return handed or reads_text(handler.body, handler.name)
+
+
+def test_no_error_of_the_package_is_reworded():
+    """An error the package raised reaches the user as it was written: an ``except`` that raises
+    again never reads the caught error's text (its place is renamed, noted or framed through
+    ``InputError``'s own methods). Errors of other libraries (json, zlib, spaCy) have only their
+    text to tell what went wrong: a handler of a block that calls no function of the package may
+    quote it."""
+    reworded = [
+        f"{os.path.relpath(path, ROOT)}:{handler.lineno}"
+        for path in MODULES
+        for node in ast.walk(tree(path))
+        if isinstance(node, ast.Try) and calls_the_package(node.body, path)
+        for handler in node.handlers
+        if handler.name and rewords(handler, path)
+    ]
+    assert not reworded, "an except that rewords the error it caught: " + ", ".join(reworded)

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from nervaluate import Evaluator
 
+from ner_recall.core import counts as ner_counts
 from ner_recall.core import decoding as D
 from ner_recall.core import matching as M
 from ner_recall.core import registry
+from ner_recall.core import vocabulary as ner_core
 from ner_recall.families import scorings as S
 
 NERVALUATE_MODE = {"strict": "strict", "exact": "exact", "partial": "partial", "type": "ent_type"}
@@ -238,7 +240,7 @@ def random_flat_side(rng, lengths, n_types, density):
             else:
                 i += 1
         base += n + 1
-    return D.SpanArrays(*(np.array(a, dtype=np.int64) for a in (start, end, type_, sentence, offset)))
+    return ner_core.SpanArrays(*(np.array(a, dtype=np.int64) for a in (start, end, type_, sentence, offset)))
 
 
 def _random_flat_corpus(rng, max_sentences=4, max_length=12):
@@ -281,7 +283,7 @@ def test_matching_in_two_halves_equals_one_pass(monkeypatch):
     cases = [_random_flat_corpus(rng, max_sentences=9, max_length=30) for _ in range(400)]
     lengths = [rng.randint(300, 900) for _ in range(3)]
     cases.append((random_flat_side(rng, lengths, 2, 0.95), random_flat_side(rng, lengths, 2, 0.95)))
-    empty = D.SpanArrays(*(np.zeros(0, dtype=np.int64),) * 5)
+    empty = ner_core.SpanArrays(*(np.zeros(0, dtype=np.int64),) * 5)
     cases += [(cases[0][0], empty), (empty, cases[0][1])]
     one_pass = [M.match(gold, pred) for gold, pred in cases]
     monkeypatch.setattr(M, "PARALLEL_SPANS", 0)
@@ -296,10 +298,10 @@ def test_matching_in_two_halves_equals_one_pass(monkeypatch):
 
 def test_a_long_chain_of_shifted_entities_matches_every_entity():
     n = 5000
-    gold = D.SpanArrays(
+    gold = ner_core.SpanArrays(
         np.arange(n) * 2, np.arange(n) * 2 + 2, np.zeros(n, int), np.zeros(n, int), np.arange(n) * 2
     )
-    pred = D.SpanArrays(
+    pred = ner_core.SpanArrays(
         np.arange(n) * 2 + 1, np.arange(n) * 2 + 3, np.zeros(n, int), np.zeros(n, int), np.arange(n) * 2 + 1
     )
     matching = M.match(gold, pred)
@@ -336,16 +338,18 @@ def _families(preds, refs):
     selection = S.select_and_relabel(corpus, gold, pred, options)
     gold, pred, types = selection.gold, selection.pred, selection.types
     matching = M.match(gold, pred)
-    counts = M.count(gold, pred, matching, types, selection.tokens_correct, int(corpus.lengths.sum()))
+    counts = ner_counts.count(
+        gold, pred, matching, types, selection.tokens_correct, int(corpus.lengths.sum())
+    )
     hits = S.overlap_hits(gold, pred, matching)
     alignment = S.harem_alignment(gold, pred, matching)
     return {
-        "seqeval": M.seqeval_scores(counts),
-        "muc": M.muc_scores(counts),
+        "seqeval": ner_counts.seqeval_scores(counts),
+        "muc": ner_counts.muc_scores(counts),
         "token": list(map(np.ndarray.tolist, S.token_counts(gold, pred, len(types)))),
         "overlap": list(map(np.ndarray.tolist, S.overlap_counts(gold, pred, hits, len(types)))),
         "harem": S.harem_counts(gold, pred, alignment),
-        "errors": S.error_listing(selection, matching, M.OUTCOME_TABLE, hits, alignment),
+        "errors": S.error_listing(selection, matching, ner_core.OUTCOME_TABLE, hits, alignment),
     }
 
 

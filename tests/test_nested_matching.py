@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from ner_recall.core import decoding as D
 from ner_recall.core import matching as M
+from ner_recall.core import vocabulary as ner_core
 from ner_recall.families import scorings as S
 
 TYPES = ("LOC", "ORG", "PER")
@@ -25,7 +25,7 @@ def side(sentences, lengths):
         for t, a, b in spans
     ]
     type_, start, end, sentence, offset = np.array(rows, dtype=np.int64).reshape(-1, 5).T
-    return D.SpanArrays(start, end, type_, sentence, offset)
+    return ner_core.SpanArrays(start, end, type_, sentence, offset)
 
 
 def entity(spans, i):
@@ -38,7 +38,7 @@ def pairs(gold_sentences, pred_sentences, lengths):
     gold, pred = side(gold_sentences, lengths), side(pred_sentences, lengths)
     matching = M.match(gold, pred)
     return sorted(
-        (int(gold.sentence[g]), entity(gold, g), entity(pred, p), M.SCENARIOS[s])
+        (int(gold.sentence[g]), entity(gold, g), entity(pred, p), ner_core.SCENARIOS[s])
         for g, p, s in zip(matching.gold.tolist(), matching.pred.tolist(), matching.scenario.tolist())
     )
 
@@ -269,7 +269,7 @@ def test_overlap_and_harem_on_nested_spans():
 def test_error_listing_on_nested_spans():
     gold, pred = side([WORKED], [6]), side([[("ORG", 0, 4), ("LOC", 2, 4), ("LOC", 3, 4)]], [6])
     matching = M.match(gold, pred)
-    listing = S.error_listing(S.Selection(gold, pred, TYPES, 0), matching, M.OUTCOME_TABLE)
+    listing = S.error_listing(S.Selection(gold, pred, TYPES, 0), matching, ner_core.OUTCOME_TABLE)
     assert listing["strict"]["correct"] == [{"sentence": 0, "gold": ["LOC", 2, 4], "pred": ["LOC", 2, 4]}]
     assert listing["strict"]["incorrect"] == [{"sentence": 0, "gold": ["ORG", 0, 5], "pred": ["ORG", 0, 4]}]
     assert listing["strict"]["spurious"] == [{"sentence": 0, "gold": None, "pred": ["LOC", 3, 4]}]
@@ -282,7 +282,7 @@ def _scorings(g, p):
         "token": [a.tolist() for a in S.token_counts(g, p, len(TYPES))],
         "overlap": [a.tolist() for a in S.overlap_counts(g, p, hits, len(TYPES))],
         "harem": S.harem_counts(g, p, S.harem_alignment(g, p, matching)),
-        "muc": np.bincount(matching.scenario, minlength=len(M.SCENARIOS)).tolist(),
+        "muc": np.bincount(matching.scenario, minlength=len(ner_core.SCENARIOS)).tolist(),
     }
 
 
@@ -345,4 +345,4 @@ def test_identical_offsets_beat_a_dice_coefficient_a_hair_below_one():
     pred = side([[("LOC", 0, n + 1)]], [n + 2])
     matching = M.match(gold, pred)
     assert [entity(gold, g) for g in matching.gold.tolist()] == [("ORG", 0, n + 1)]
-    assert M.SCENARIOS[int(matching.scenario[0])] == "exact_other_type"
+    assert ner_core.SCENARIOS[int(matching.scenario[0])] == "exact_other_type"

@@ -6,7 +6,7 @@ import pytest
 from test_parity import random_corpus
 
 from conftest import assert_signed, unsigned
-from ner_recall.core.matching import fbeta, fbeta_key
+from ner_recall.core.vocabulary import fbeta, fbeta_key
 
 MODES = ("strict", "exact", "partial", "type")
 COUNT_KEYS = ("correct", "incorrect", "partial", "missed", "spurious", "possible", "actual")

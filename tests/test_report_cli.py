@@ -234,17 +234,22 @@ def test_buckets_on_the_command_line(metric, capsys):
         (["text.jsonl", "text.jsonl"], "characters"),
         ([os.path.join(DATA, "formats", "doccano.jsonl")] * 2, "characters"),
         ([os.path.join(DATA, "formats", "label_studio.json")] * 2, "characters"),
+        (["mixed.jsonl", "mixed.jsonl"], "characters or tokens, as each example's offsets count"),
     ],
 )
 def test_the_entity_length_buckets_say_their_unit(tmp_path, capsys, monkeypatch, files, unit):
     """A span's length counts its offsets: characters over a text (the tools' files, JSONL with
-    "text"), tokens over tokens; the 1, 2, 3, 4+ of the table mean either."""
+    "text"), tokens over tokens, either in JSONL of both kinds of lines; the 1, 2, 3, 4+ of the
+    table mean either."""
     monkeypatch.chdir(tmp_path)
     entity = {"label": "PER", "start": 0, "end": 1}
     (tmp_path / "tokens.jsonl").write_text(
         json.dumps({"tokens": ["Anna", "sang"], "entities": [entity]}) + "\n"
     )
     (tmp_path / "text.jsonl").write_text(json.dumps({"text": "Anna sang", "entities": [entity]}) + "\n")
+    (tmp_path / "mixed.jsonl").write_text(
+        (tmp_path / "text.jsonl").read_text() + (tmp_path / "tokens.jsonl").read_text()
+    )
     assert ner_report.main([*files, "--buckets"]) == 0
     titles = [
         line for line in capsys.readouterr().out.splitlines() if line.startswith("per bucket of entity")

@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from test_parity import random_corpus
 
 from conftest import assert_signed, require, unsigned
+from ner_recall.core import counts as ner_counts
 from ner_recall.core import decoding as D
 from ner_recall.core import matching as M
+from ner_recall.core import vocabulary as ner_core
 
 
 def core_counts(references, predictions, extra_types=()):
@@ -22,7 +24,7 @@ def core_counts(references, predictions, extra_types=()):
     types = tuple(corpus.types) + tuple(extra_types)
     tokens_correct = sum(r == p for ref, prd in zip(references, predictions) for r, p in zip(ref, prd))
     tokens = sum(map(len, references))
-    return M.count(gold, pred, M.match(gold, pred), types, tokens_correct, tokens)
+    return ner_counts.count(gold, pred, M.match(gold, pred), types, tokens_correct, tokens)
 
 
 # ------------------------------------------------------------------ dense reference
@@ -32,7 +34,7 @@ def core_counts(references, predictions, extra_types=()):
 
 def dense_pairs(counts):
     k = len(counts.types)
-    pairs = np.zeros((len(M.SCENARIOS), k, k), dtype=np.int64)
+    pairs = np.zeros((len(ner_core.SCENARIOS), k, k), dtype=np.int64)
     p = counts.pairs
     pairs[p.scenario, p.gold, p.pred] = p.n
     return pairs
@@ -40,7 +42,7 @@ def dense_pairs(counts):
 
 def dense_count(gold, pred, matching, k):
     flat = (matching.scenario.astype(np.int64) * k + gold.type[matching.gold]) * k + pred.type[matching.pred]
-    return np.bincount(flat, minlength=len(M.SCENARIOS) * k * k).reshape(len(M.SCENARIOS), k, k)
+    return np.bincount(flat, minlength=len(ner_core.SCENARIOS) * k * k).reshape(len(ner_core.SCENARIOS), k, k)
 
 
 def ref_divide(numerator, denominator, zero_division):
@@ -54,9 +56,9 @@ def ref_f1(precision, recall):
 def ref_mode_scores(recall_side, precision_side, missed, spurious, z):
     possible = sum(recall_side.values()) + missed
     actual = sum(precision_side.values()) + spurious
-    precision = ref_divide(sum(M.CREDIT[o] * n for o, n in precision_side.items()), actual, z)
-    recall = ref_divide(sum(M.CREDIT[o] * n for o, n in recall_side.items()), possible, z)
-    table = {o: int(recall_side[o]) for o in M.OUTCOMES}
+    precision = ref_divide(sum(ner_core.CREDIT[o] * n for o, n in precision_side.items()), actual, z)
+    recall = ref_divide(sum(ner_core.CREDIT[o] * n for o, n in recall_side.items()), possible, z)
+    table = {o: int(recall_side[o]) for o in ner_core.OUTCOMES}
     table.update(
         missed=int(missed),
         spurious=int(spurious),
@@ -70,8 +72,8 @@ def ref_mode_scores(recall_side, precision_side, missed, spurious, z):
 
 
 def ref_by_outcome(mode, per_scenario):
-    out = {o: 0 for o in M.OUTCOMES}
-    for outcome, n in zip(M.OUTCOME_TABLE[mode], per_scenario):
+    out = {o: 0 for o in ner_core.OUTCOMES}
+    for outcome, n in zip(ner_core.OUTCOME_TABLE[mode], per_scenario):
         out[outcome] = out[outcome] + n
     return out
 
@@ -79,7 +81,7 @@ def ref_by_outcome(mode, per_scenario):
 def ref_muc_scores(counts, pairs, z):
     gold_side, pred_side, overall = pairs.sum(axis=2), pairs.sum(axis=1), pairs.sum(axis=(1, 2))
     results = {}
-    for mode in M.MODES:
+    for mode in ner_core.MODES:
         table = ref_mode_scores(
             ref_by_outcome(mode, overall),
             ref_by_outcome(mode, overall),
@@ -166,8 +168,8 @@ def assert_same_as_dense(references, predictions, extra_types=()):
     pairs = dense_count(gold, pred, matching, len(counts.types))
     assert np.array_equal(dense_pairs(counts), pairs)
     for z in (0.0, 1.0):
-        assert M.muc_scores(counts, z) == ref_muc_scores(counts, pairs, z)
-        assert M.seqeval_scores(counts, z) == ref_seqeval_scores(counts, pairs, z)
+        assert ner_counts.muc_scores(counts, z) == ref_muc_scores(counts, pairs, z)
+        assert ner_counts.seqeval_scores(counts, z) == ref_seqeval_scores(counts, pairs, z)
 
 
 TAGS = ["O", "O", "B-A", "I-A", "B-B", "I-B", "E-A", "S-B", "B-C", "I-C", "I-D"]
@@ -200,14 +202,14 @@ def test_pair_table_holds_only_the_pairs_seen():
     assert len(p.n) <= sum(map(len, references)) and (p.n > 0).all()
     code = (p.scenario * len(counts.types) + p.gold) * len(counts.types) + p.pred
     assert (np.diff(code) > 0).all()  # sorted and unique
-    assert int(p.n.sum()) + int(counts.missed.sum()) == M.muc_scores(counts)["strict"]["possible"]
+    assert int(p.n.sum()) + int(counts.missed.sum()) == ner_counts.muc_scores(counts)["strict"]["possible"]
 
 
 def test_no_type_at_all():
     counts = core_counts([["O"], []], [["O"], []])
     assert counts.types == () and len(counts.pairs.n) == 0
-    assert M.muc_scores(counts, 1.0)["strict"]["recall"] == 1.0
-    assert M.confusion(counts) == {"same_span": {}, "overlap": {}, "missed": {}, "spurious": {}}
+    assert ner_counts.muc_scores(counts, 1.0)["strict"]["recall"] == 1.0
+    assert ner_counts.confusion(counts) == {"same_span": {}, "overlap": {}, "missed": {}, "spurious": {}}
 
 
 # ------------------------------------------------------------------ hand-computed MUC tables
@@ -245,15 +247,15 @@ SWAP = ([["B-PER", "I-PER", "O", "B-ORG", "I-ORG"]], [["B-LOC", "I-LOC", "O", "B
 )
 def test_per_type_muc_table_by_hand(mode, name, key, z, expected):
     references, predictions = SWAP
-    table = M.muc_scores(core_counts(references, predictions), float(z))[mode]["per_type"][name]
+    table = ner_counts.muc_scores(core_counts(references, predictions), float(z))[mode]["per_type"][name]
     assert table[key] == expected and type(table[key]) is type(expected)
 
 
-@pytest.mark.parametrize("mode", M.MODES)
+@pytest.mark.parametrize("mode", ner_core.MODES)
 @pytest.mark.parametrize("z", [0, 1])
 def test_muc_recall_with_nothing_possible_follows_zero_division(mode, z):
     counts = core_counts([["O", "O", "O"]], [["B-PER", "O", "B-LOC"]])
-    table = M.muc_scores(counts, float(z))[mode]
+    table = ner_counts.muc_scores(counts, float(z))[mode]
     assert (table["possible"], table["actual"], table["spurious"]) == (0, 2, 2)
     assert (table["recall"], table["precision"], table["f1"]) == (float(z), 0.0, 0.0)
     assert all(row["recall"] == float(z) for row in table["per_type"].values())
@@ -262,7 +264,7 @@ def test_muc_recall_with_nothing_possible_follows_zero_division(mode, z):
 @pytest.mark.parametrize("z", [0, 1])
 def test_muc_precision_with_nothing_predicted_follows_zero_division(z):
     counts = core_counts([["B-PER", "O"]], [["O", "O"]])
-    table = M.muc_scores(counts, float(z))["strict"]
+    table = ner_counts.muc_scores(counts, float(z))["strict"]
     assert (table["precision"], table["recall"], table["per_type"]["PER"]["precision"]) == (
         float(z),
         0.0,
@@ -287,7 +289,7 @@ def test_muc_precision_with_nothing_predicted_follows_zero_division(z):
     ],
 )
 def test_fbeta_key(beta, key):
-    assert M.fbeta_key(M.check_beta(beta)) == key
+    assert ner_core.fbeta_key(ner_counts.check_beta(beta)) == key
 
 
 @pytest.mark.parametrize(
@@ -314,7 +316,7 @@ def test_fbeta_key(beta, key):
 )
 def test_bad_beta_is_a_value_error(beta):
     with pytest.raises(ValueError, match=r"beta must be a finite number > 0; got "):
-        M.check_beta(beta)
+        ner_counts.check_beta(beta)
 
 
 @pytest.mark.parametrize(
@@ -329,7 +331,7 @@ def test_bad_beta_is_a_value_error(beta):
     ],
 )
 def test_fbeta_by_hand(precision, recall, beta, expected):
-    assert M.fbeta(precision, recall, beta) == pytest.approx(expected, abs=1e-15)
+    assert ner_core.fbeta(precision, recall, beta) == pytest.approx(expected, abs=1e-15)
 
 
 def test_fbeta_of_one_is_the_harmonic_mean_bit_for_bit():
@@ -337,15 +339,15 @@ def test_fbeta_of_one_is_the_harmonic_mean_bit_for_bit():
     values = [0.0, 1.0, 0.5, 1 / 3] + [rng.random() for _ in range(200)]
     for p in values:
         for r in values[:40]:
-            assert M.fbeta(p, r) == M.fbeta(p, r, 1.0) == ref_f1(p, r)
+            assert ner_core.fbeta(p, r) == ner_core.fbeta(p, r, 1.0) == ref_f1(p, r)
 
 
 @pytest.mark.parametrize("p, r", [(0.3, 0.9), (0.9, 0.3), (1e-300, 0.5)])
 def test_fbeta_extremes_tend_to_precision_and_recall(p, r):
-    assert M.fbeta(p, r, 1e-200) == pytest.approx(p, rel=1e-12)  # beta ** 2 underflows
-    assert M.fbeta(p, r, 1e200) == pytest.approx(r, rel=1e-12)  # beta ** 2 overflows
+    assert ner_core.fbeta(p, r, 1e-200) == pytest.approx(p, rel=1e-12)  # beta ** 2 underflows
+    assert ner_core.fbeta(p, r, 1e200) == pytest.approx(r, rel=1e-12)  # beta ** 2 overflows
     for beta in (1e-5, 0.5, 1.0, 2.0, 1e5):
-        assert min(p, r) <= M.fbeta(p, r, beta) <= max(p, r)
+        assert min(p, r) <= ner_core.fbeta(p, r, beta) <= max(p, r)
 
 
 def indicator_matrices(references, predictions, types):
@@ -369,8 +371,8 @@ def test_seqeval_fbeta_equals_scikit_learn(seed, beta):
     metrics = require("sklearn.metrics", "pip install -r requirements-dev.txt")
     references, predictions = random_corpus(seed, 200, prefixes="OOOBI", types="ABCDE")
     counts = core_counts(references, predictions)
-    ours = M.seqeval_scores(counts, 0.0, beta=beta)
-    key = M.fbeta_key(beta)
+    ours = ner_counts.seqeval_scores(counts, 0.0, beta=beta)
+    key = ner_core.fbeta_key(beta)
     present = [t for t in counts.types if t in ours]
     y_true, y_pred = indicator_matrices(references, predictions, present)
     for average in ("micro", "macro", "weighted"):
@@ -403,11 +405,11 @@ def without_f(value, key):
 
 
 @pytest.mark.parametrize("beta", [0.5, 2])
-@pytest.mark.parametrize("scores", [M.muc_scores, M.seqeval_scores])
+@pytest.mark.parametrize("scores", [ner_counts.muc_scores, ner_counts.seqeval_scores])
 def test_beta_renames_every_f_key_and_changes_only_f(scores, beta):
     references, predictions = random_corpus(7, 300, prefixes="OOOBIES")
     counts = core_counts(references, predictions, ("Z",))
-    key = M.fbeta_key(beta)
+    key = ner_core.fbeta_key(beta)
     plain, weighted = rename_f(scores(counts, 0.0), key), scores(counts, 0.0, beta=beta)
     assert keys(plain) == keys(weighted) and not any(k.endswith("f1") for k in keys(weighted))
     assert without_f(plain, key) == without_f(weighted, key)
@@ -436,13 +438,13 @@ def test_beta_renames_every_f_key_and_changes_only_f(scores, beta):
     ],
 )
 def test_confusion_by_hand(references, predictions, expected):
-    assert M.confusion(core_counts(references, predictions, ("Z",))) == expected
+    assert ner_counts.confusion(core_counts(references, predictions, ("Z",))) == expected
 
 
 def test_confusion_adds_up_to_the_muc_counts():
     references, predictions = random_corpus(11, 800, prefixes="OOOBIES")
     counts = core_counts(references, predictions)
-    table, muc = M.confusion(counts), M.muc_scores(counts)
+    table, muc = ner_counts.confusion(counts), ner_counts.muc_scores(counts)
 
     def total(rows, gold=None):
         return sum(n for g, row in rows.items() if gold in (None, g) for n in row.values())

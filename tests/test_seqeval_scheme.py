@@ -18,6 +18,7 @@ from seqeval.scheme import BILOU, IOB1, IOB2, IOBES, IOE1, IOE2, Entities, Prefi
 
 from ner_recall.core import decoding as D
 from ner_recall.core import tags as T
+from ner_recall.core import vocabulary as ner_core
 
 SEQEVAL = {"IOB1": IOB1, "IOB2": IOB2, "IOE1": IOE1, "IOE2": IOE2, "IOBES": IOBES, "BILOU": BILOU}
 
@@ -477,7 +478,7 @@ def test_start_inside_end_tables(scheme, previous, tag, expected):
     ],
 )
 def test_token_prefix(tag, suffix, prefix):
-    assert D.PREFIXES[T.parse_tag(tag, suffix, None)[0]] == prefix
+    assert T.PREFIXES[T.parse_tag(tag, suffix, None)[0]] == prefix
     assert Token(tag, suffix=suffix).prefix == Prefix[prefix]
 
 
@@ -493,7 +494,7 @@ def test_token_prefix(tag, suffix, prefix):
     ],
 )
 def test_token_type(tag, suffix, label):
-    assert D.tags_to_spans([tag], scheme="IOB1", suffix=suffix) == [D.Span(label, 0, 1)]
+    assert D.tags_to_spans([tag], scheme="IOB1", suffix=suffix) == [ner_core.Span(label, 0, 1)]
     assert Token(tag, suffix=suffix).tag == label
 
 
@@ -681,6 +682,6 @@ def test_get_entities_with_non_ne_input(suffix):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert D.tags_to_spans(tags, scheme="IO", suffix=suffix) == [
-            D.Span("MISC", 3, 6),
-            D.Span("PER", 7, 9),
+            ner_core.Span("MISC", 3, 6),
+            ner_core.Span("PER", 7, 9),
         ]

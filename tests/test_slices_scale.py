@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
-from ner_recall.core.matching import count_rows
+from ner_recall.core import vocabulary as ner_core
+from ner_recall.core.counts import count_rows
 from ner_recall.families import slices as ner_slices
 from ner_recall.stats import interval_methods as IM
 from ner_recall.stats import uncertainty as U
@@ -172,7 +173,7 @@ def test_a_slices_intervals_are_those_of_its_sentences_alone(metric, seed):
 
 def unit_rows(rng, n_units, n_types, sparse):
     """Count rows of units: few distinct rows (sparse) or many, some types absent."""
-    rows = rng.integers(0, 3, (n_units, len(U.COLUMNS) * n_types))
+    rows = rng.integers(0, 3, (n_units, len(ner_core.COLUMNS) * n_types))
     rows[rng.random(rows.shape) < sparse] = 0
     return rows
 

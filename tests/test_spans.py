@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 from test_parity import random_corpus
 
+from ner_recall.core import counts as ner_counts
 from ner_recall.core import decoding as D
 from ner_recall.core import matching as M
 from ner_recall.core import registry
 from ner_recall.core import tags as T
+from ner_recall.core import vocabulary as ner_core
 from ner_recall.core.spans import SpanCorpus, check_entities, encode_spans, spans_from_arrays
 from ner_recall.families import scorings as S
 
@@ -27,18 +29,18 @@ def core_scores(corpus, gold, pred, types=None, label_map=None, zero_division=0)
     options = S.check_scoring_options(scores=registry.selectable(), types=types, label_map=label_map)
     view = S.select_and_relabel(corpus, gold, pred, options)
     matching = M.match(view.gold, view.pred)
-    counts = M.count(view.gold, view.pred, matching, view.types, view.tokens_correct, 1)
-    results = M.seqeval_scores(counts, zero_division)
-    results["muc"] = M.muc_scores(counts, zero_division)
+    counts = ner_counts.count(view.gold, view.pred, matching, view.types, view.tokens_correct, 1)
+    results = ner_counts.seqeval_scores(counts, zero_division)
+    results["muc"] = ner_counts.muc_scores(counts, zero_division)
     correct, number, predicted = S.token_counts(view.gold, view.pred, len(view.types))
-    results["token"] = M.prf_table(correct, correct, number, predicted, view.types, zero_division)
+    results["token"] = ner_counts.prf_table(correct, correct, number, predicted, view.types, zero_division)
     hits = S.overlap_hits(view.gold, view.pred, matching)
-    results["overlap"] = M.prf_table(
+    results["overlap"] = ner_counts.prf_table(
         *S.overlap_counts(view.gold, view.pred, hits, len(view.types)), view.types, zero_division
     )
     results["harem"] = S.harem_counts(view.gold, view.pred, S.harem_alignment(view.gold, view.pred, matching))
     results["errors"] = S.error_listing(
-        view, matching, M.OUTCOME_TABLE, hits, S.harem_alignment(view.gold, view.pred, matching)
+        view, matching, ner_core.OUTCOME_TABLE, hits, S.harem_alignment(view.gold, view.pred, matching)
     )
     del results["overall_accuracy"]  # no tokens in span input
     return results
@@ -260,7 +262,7 @@ def test_strict_schemes_score_like_their_spans(scheme):
     references, predictions = random_corpus(scheme, 1500, prefixes="OO" + T.ALLOWED_PREFIXES[scheme])
     corpus, gold, pred, tags = tag_scores(references, predictions, scheme=scheme)
     spans = span_scores(*decoded(corpus, gold, pred))
-    for mode in M.MODES:
+    for mode in ner_core.MODES:
         rows = tags["muc"][mode]["per_type"]
         tags["muc"][mode]["per_type"] = {t: r for t, r in rows.items() if r["possible"] + r["actual"]}
     assert_same_scores(tags, spans)
@@ -484,7 +486,7 @@ def test_nested_gold_predicted_exactly(spans_metric):
     gold = [ent("ORG", 0, 3), ent("LOC", 2, 3)]
     results = spans_metric.compute(predictions=[gold[::-1]], references=[gold], scores=ALL_SCORES)
     assert results["overall_f1"] == 1.0
-    for mode in M.MODES:
+    for mode in ner_core.MODES:
         assert muc_counts(results, mode) == {
             "correct": 2,
             "incorrect": 0,
@@ -584,7 +586,7 @@ def test_nested_matching_is_one_to_one_and_counts_add_up(spans_metric, seed):
     gold, pred = nested_corpus(random.Random(seed), 200)
     results = spans_metric._compute(predictions=pred, references=gold)
     n_gold, n_pred = sum(map(len, gold)), sum(map(len, pred))
-    for mode in M.MODES:
+    for mode in ner_core.MODES:
         m = results["muc"][mode]
         assert m["possible"] == n_gold and m["actual"] == n_pred
         assert m["correct"] + m["incorrect"] + m["partial"] + m["missed"] == n_gold
@@ -884,11 +886,8 @@ def test_extras_split_off_in_input_order_and_sorted_with_the_spans():
     plain, extras = split_extras(refs, "references")
     assert plain == [[ent("A", 5, 6), ent("B", 0, 1)], [ent("A", 0, 2)]]
     assert extras.values == {"attributes": [None, {"negated": True}, None], "optional": [None, None, True]}
-    assert [extras.where("references", k) for k in range(3)] == [
-        "references[0][0]",
-        "references[0][1]",
-        "references[1][0]",
-    ]
+    assert [extras.place(k) for k in range(3)] == [(0, 0), (0, 1), (1, 0)]
+    assert str(extras.error("references", 2, " is optional")) == "references[1][0] is optional"
     corpus = encode_spans([[], []], refs)
     assert corpus.gold.start.tolist() == [0, 5, 7]  # B first: sorted by start
     assert corpus.gold_extras.values["attributes"] == [{"negated": True}, None, None]

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, require
+from ner_recall.core import vocabulary as ner_core
 from ner_recall.integrations import trainer as T
 
 NAMES = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
-X = T.IGNORE_INDEX
+X = ner_core.IGNORE_INDEX
 
 
 def one_hot_logits(ids, n=len(NAMES)):

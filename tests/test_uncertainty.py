@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, unsigned
+from ner_recall.core import counts as ner_counts
 from ner_recall.core import decoding as D
 from ner_recall.core import matching as M
+from ner_recall.core import vocabulary as ner_core
 from ner_recall.stats import interval_methods as IM
 from ner_recall.stats import uncertainty as U
 
@@ -32,7 +34,7 @@ def rows_of(references, predictions, units=None):
     n = len(references)
     units = (np.arange(n), n) if units is None else units
     stats = U.unit_stats(gold, pred, matching, len(corpus.types), *units)
-    counts = M.count(gold, pred, matching, corpus.types, 0, 1)
+    counts = ner_counts.count(gold, pred, matching, corpus.types, 0, 1)
     return stats, corpus.types, counts
 
 
@@ -64,7 +66,7 @@ def test_unit_rows_add_up_to_the_corpus_counts(seed, noise):
     references, predictions = random_corpus(80, seed, noise)
     stats, types, counts = rows_of(references, predictions)
     k = len(types)
-    blocks = stats.sum(axis=0).reshape(len(U.COLUMNS), k)
+    blocks = stats.sum(axis=0).reshape(len(ner_core.COLUMNS), k)
     pairs = np.zeros(
         (4, k, k), dtype=np.int64
     )  # the sparse pair table made dense: scenario x gold x predicted
@@ -99,7 +101,7 @@ def test_score_table_equals_the_metric_to_the_last_bit(metric, corpus):
 
 @pytest.mark.parametrize("beta", [0.5, 1.0, 2.0])
 def test_f_beta_from_precision_and_recall(beta):
-    rows = np.zeros((1, len(U.COLUMNS)), dtype=np.int64)
+    rows = np.zeros((1, len(ner_core.COLUMNS)), dtype=np.int64)
     rows[0, 0], rows[0, 6], rows[0, 7] = 6, 2, 4  # 6 exact, 2 missed, 4 spurious: P 0.6, R 0.75
     names, values = U.score_table(rows, ("X",), beta=beta)
     scores = dict(zip(names, values[0]))
@@ -232,7 +234,7 @@ def test_correlated_documents_widen_the_interval():
 
 def test_a_resample_where_a_score_is_undefined_is_left_out():
     """One PER, found, in 1 of 50 sentences: its recall is 1 in every resample that holds it."""
-    rows = np.zeros((50, 2 * len(U.COLUMNS)), dtype=np.int64)
+    rows = np.zeros((50, 2 * len(ner_core.COLUMNS)), dtype=np.int64)
     rows[:, 0] = 1  # an exact LOC in every sentence
     rows[0, 1] = 1  # the one exact PER
     ci = U.intervals(rows, ("LOC", "PER"), 300)
@@ -375,7 +377,7 @@ def test_under_a_true_null_the_test_rejects_at_its_level():
     rng = np.random.default_rng(10)
     rejected = 0
     for r in range(300):
-        rows = np.zeros((2, 200, len(U.COLUMNS)), dtype=np.int64)
+        rows = np.zeros((2, 200, len(ner_core.COLUMNS)), dtype=np.int64)
         gold = rng.poisson(1.5, 200)
         for s in range(2):
             found = rng.binomial(gold, 0.85)

@@ -23,7 +23,7 @@ from ner_recall.app.common import (
     span_text,
 )
 from ner_recall.app.examples import example_annotation_files
-from ner_recall.app.uploads import Upload, is_spans, scrubbed, upload_paths
+from ner_recall.app.uploads import Upload, scrubbed, upload_paths
 
 
 def read_annotations(files: Any) -> dict:
@@ -41,7 +41,7 @@ def read_annotations(files: Any) -> dict:
             raise ValueError("upload two or more annotation files of the same sentences, one per annotator")
         read = VOCAB.read_systems(uploads[0].path, *(u.path for u in uploads[1:]))
         annotations = [read[0].references, *(r.predictions for r in read)]
-        kind = "spans" if is_spans(read[0]) else "tags"
+        kind = "spans" if read[0].is_spans() else "tags"
         return {
             "annotations": annotations,
             "names": [u.name for u in uploads],

@@ -116,6 +116,12 @@ class InputFailed(ValueError):
         super().__init__(message)
         self.named, self.side = named, side
 
+    @staticmethod
+    def of(error: ValueError, named: str | None = None, side: str | None = None) -> InputFailed:
+        """``error``'s message as it was written, not a word changed, said of the input ``named``
+        (or of the metric's ``side``): the one place an error of a tab is told which input it is about."""
+        return InputFailed(str(error), named, side)
+
 
 def failed_heading(
     error: BaseException,

@@ -25,7 +25,7 @@ from ner_recall.app.common import (
     simple_table,
 )
 from ner_recall.app.generated import marked_text_html
-from ner_recall.app.uploads import Upload, gather, is_spans, scrubbed
+from ner_recall.app.uploads import Upload, gather, scrubbed
 
 GOLDS_HINT = (
     "Both golds must hold the same sentences and tokens here; golds of different tokenizations are "
@@ -46,7 +46,7 @@ def read_golds(gold: Any, gold_b: Any, decoding: str, suffix: bool, file_format:
             raise ValueError("two golds: upload the gold file and the second gold file")
         chosen = None if file_format in (None, AUTO_FORMAT) else file_format
         inputs = metric().read_systems(first.path, second.path, file_format=chosen)[0]
-        if is_spans(inputs):
+        if inputs.is_spans():
             raise ValueError("two golds: these files hold entity spans; the gold comparison reads tags")
         scheme, mode = decodings()[decoding]
         options = {k: v for k, v in (("scheme", scheme), ("mode", mode)) if v is not None}

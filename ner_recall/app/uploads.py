@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ner_recall.app.common import InputFailed, metric
+from ner_recall.readers.files import TAG_BUCKETS
 
 #: a zip upload's bounds: members and uncompressed bytes (a larger archive is refused before
 #: anything is extracted)
@@ -124,7 +125,7 @@ def gather(upload: Any, slot: str) -> Upload | None:
     try:
         return Upload(paths, slot) if paths else None
     except ValueError as error:
-        raise InputFailed(str(error), f"{slot} file") from None
+        raise InputFailed.of(error, f"{slot} file") from None
 
 
 #: the metric's sides, in the order of the upload slots that hold them (gold, predictions, second
@@ -164,7 +165,7 @@ def read_slices(path: str, name: str, n_sentences: int) -> list[str]:
     try:
         return _slices(path, name, n_sentences)
     except ValueError as error:
-        raise InputFailed(str(error), "slices file") from None
+        raise InputFailed.of(error, "slices file") from None
 
 
 def _slices(path: str, name: str, n_sentences: int) -> list[str]:
@@ -186,34 +187,9 @@ def _slices(path: str, name: str, n_sentences: int) -> list[str]:
 # ---------------------------------------------------------------------------- scoring read files
 
 
-def is_spans(inputs: Any) -> bool:
-    """Whether read files hold entity spans (then the "spans" config scores them), not tags."""
-    return any(isinstance(x, dict) for example in inputs.references for x in example)
-
-
-#: the entity buckets of tag files: every attribute that needs no training set
-TAG_BUCKETS = ("entity_length", "sentence_length", "density", "capitalisation")
-
-
-def over_texts(inputs: Any) -> bool:
-    """Whether read span files place their entities on texts (character offsets), not tokens."""
-    return bool(inputs.tokens) and all(isinstance(t, str) for t in inputs.tokens)
-
-
-def bucket_options(inputs: Any) -> dict:
-    """The entity buckets the files allow, with the option that gives their text: for tags every
-    attribute that needs no training set (with the tokens); for spans over texts the same (the
-    sentence attributes count the text's characters), over tokens the entity length alone."""
-    if not is_spans(inputs):
-        return {"buckets": list(TAG_BUCKETS), "tokens": inputs.tokens}
-    if over_texts(inputs):
-        return {"buckets": list(TAG_BUCKETS), "texts": inputs.tokens}
-    return {"buckets": ["entity_length"]}
-
-
 def offset_unit(inputs: Any) -> str:
     """What an entity's length counts in read files: tokens, or characters of a text."""
-    return "characters" if is_spans(inputs) and over_texts(inputs) else "tokens"
+    return "characters" if inputs.over_texts() else "tokens"
 
 
 #: why span files over tokens (no text) get no chart of an attribute tag files get
@@ -227,12 +203,12 @@ NO_BUCKET = {
 
 def absent_buckets(inputs: Any) -> dict[str, str]:
     """The entity buckets of tag files that these files do not get, each with the reason."""
-    if not is_spans(inputs):
+    if not inputs.is_spans():
         return {}
     if has_fragments(inputs):
         reason = "discontinuous entities (several fragments) have no single length or text to bucket"
         return dict.fromkeys(TAG_BUCKETS, reason)
-    given = bucket_options(inputs)["buckets"]
+    given = inputs.bucket_options()["buckets"]
     return {name: NO_BUCKET[name] for name in TAG_BUCKETS if name not in given}
 
 
@@ -242,19 +218,19 @@ def has_fragments(inputs: Any) -> bool:
 
 def is_scored(inputs: Any) -> bool:
     """Whether the predictions are span items with a ``"score"`` (then the ranking family runs)."""
-    return is_spans(inputs) and any("score" in e for example in inputs.predictions for e in example)
+    return inputs.is_spans() and any("score" in e for example in inputs.predictions for e in example)
 
 
 def score_options(inputs: Any, tag_options: dict, slices: list | None, ci_resamples: int) -> dict:
     """``compute``'s options for read files: errors, the confusion, the buckets the files allow
     (none, nor errors, for discontinuous entities: docs/discontinuous.md), slices and intervals."""
-    spans = is_spans(inputs)
+    spans = inputs.is_spans()
     options = {} if spans else dict(tag_options)
     listing = not (spans and has_fragments(inputs))
     options.update(errors=listing, ci_resamples=ci_resamples)
     options["scores"] = ["seqeval", "muc", "confusion"] + (["ranking"] if is_scored(inputs) else [])
     if listing:
-        options.update(bucket_options(inputs))
+        options.update(inputs.bucket_options())
     if slices is not None:
         options["slices"] = slices
     return options
@@ -262,7 +238,7 @@ def score_options(inputs: Any, tag_options: dict, slices: list | None, ci_resamp
 
 def score(inputs: Any, tag_options: dict, slices: list | None = None, ci_resamples: int = 0) -> dict:
     """The metric's results on read files; a ValueError names file and line."""
-    config = "spans" if is_spans(inputs) else "default"
+    config = "spans" if inputs.is_spans() else "default"
     options = score_options(inputs, tag_options, slices, ci_resamples)
     try:
         return metric(config).compute(**{**inputs.compute_inputs(), **options})
@@ -276,13 +252,13 @@ def score_two(
     """Two systems on one gold: (results, results_b, comparison). Tags get the metric's comparison
     (difference, interval, p-value) with each system's own intervals; spans are scored apart
     (comparison None)."""
-    if is_spans(inputs):
+    if inputs.is_spans():
         results = score(inputs, {}, slices, ci_resamples)
         try:
             return results, score(inputs_b, {}, slices, ci_resamples), None
         except InputFailed as error:  # its predictions are the second file's
             side = "predictions_b" if error.side == "predictions" else error.side
-            raise InputFailed(str(error), side=side) from None
+            raise InputFailed.of(error, side=side) from None
     options = score_options(inputs, tag_options, slices, 0)
     options.pop("ci_resamples")
     try:

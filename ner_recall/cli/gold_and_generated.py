@@ -22,7 +22,7 @@ def gold_report(args: argparse.Namespace, cli: ModuleType) -> tuple:
     inputs = cli.ner_files.read_pair(
         args.gold, args.predictions, not args.no_token_check, args.column, args.format
     )
-    if cli.is_spans(inputs):  # metric.gold_differences reads tags (tokens and their tags) only
+    if inputs.is_spans():  # metric.gold_differences reads tags (tokens and their tags) only
         raise ValueError(
             f"--golds compares golds of tags (CoNLL, HIPE TSV); {args.gold} and {args.predictions} hold spans"
         )

@@ -43,43 +43,19 @@ def _load(config_name):
     return evaluate.load(str(METRIC_PATH), config_name, experiment_id=f"ner_report_{os.getpid()}")
 
 
-def is_spans(inputs: ner_files.Inputs) -> bool:
-    return (
-        bool(inputs.references)
-        and isinstance(inputs.references[0], list)
-        and any(isinstance(x, dict) for example in inputs.references for x in example)
-    )
-
-
 def _metric(inputs):
     """(metric, whether tag options apply) for reader output: spans go to the "spans" config."""
-    return (load_metric("spans"), False) if is_spans(inputs) else (load_metric(), True)
-
-
-def bucket_options(inputs: ner_files.Inputs) -> dict:
-    """The entity buckets the files allow, with the option that gives their text: every attribute
-    that needs no training set for tags (with the tokens) and for spans over texts (the sentence
-    attributes count the text's characters); the entity length alone for spans over tokens."""
-    if not is_spans(inputs):
-        return {
-            "buckets": ["entity_length", "sentence_length", "density", "capitalisation"],
-            "tokens": inputs.tokens,
-        }
-    if inputs.tokens and all(isinstance(t, str) for t in inputs.tokens):
-        return {
-            "buckets": ["entity_length", "sentence_length", "density", "capitalisation"],
-            "texts": inputs.tokens,
-        }
-    return {"buckets": ["entity_length"]}
+    return (load_metric("spans"), False) if inputs.is_spans() else (load_metric(), True)
 
 
 def length_unit(inputs: ner_files.Inputs) -> str:
     """What the entity length bucket counts: the offsets' unit, tokens (tags, or spans over tokens)
     or characters (spans over texts: the annotation tools' files, JSONL with "text", HAREM)."""
-    texts = [isinstance(t, str) for t in inputs.tokens or []] if is_spans(inputs) else []
-    if not any(texts):
-        return "tokens"
-    return "characters" if all(texts) else "characters or tokens, as each example's offsets count"
+    if inputs.over_texts():
+        return "characters"
+    if inputs.is_spans() and any(isinstance(t, str) for t in inputs.tokens or []):
+        return "characters or tokens, as each example's offsets count"  # JSONL of both kinds of lines
+    return "tokens"
 
 
 def bucket_title(name: str, unit: str = "tokens") -> str:
@@ -95,7 +71,7 @@ def bucket_title(name: str, unit: str = "tokens") -> str:
 
 def is_scored(inputs: ner_files.Inputs) -> bool:
     """Whether the predictions are span items with a ``"score"`` (then the ranking family runs)."""
-    return is_spans(inputs) and any("score" in e for example in inputs.predictions for e in example)
+    return inputs.is_spans() and any("score" in e for example in inputs.predictions for e in example)
 
 
 def score(
@@ -109,7 +85,7 @@ def score(
     buckets: bool = False,
 ) -> dict:
     """The metric's results on reader output, with "confusion" (and "errors" unless ``errors`` is
-    False; with ``buckets``, the entity buckets of :func:`bucket_options`). ValueErrors name file
+    False; with ``buckets``, the entity buckets of ``Inputs.bucket_options``). ValueErrors name file
     and line."""
     metric, tags = _metric(inputs)
     options: dict[str, Any] = dict(scheme=scheme, mode=mode, suffix=suffix) if tags else {}
@@ -122,7 +98,7 @@ def score(
     if slices is not None:
         options["slices"] = slices
     if buckets:
-        options.update(bucket_options(inputs))
+        options.update(inputs.bucket_options())
     try:
         scores = ["seqeval", "muc", "confusion"] + (["ranking"] if is_scored(inputs) else [])
         given = dict(errors=errors, ci_resamples=ci_resamples, scores=scores, **options)
@@ -145,7 +121,7 @@ def score_two(
     """Two systems on one gold, each scored once: (results, results_b, comparison). Tag systems get
     ``metric.compare``'s difference, interval and p-value (comparison None for spans); each
     system's own intervals come from the same per-unit rows. ValueErrors name file and line."""
-    if is_spans(inputs):
+    if inputs.is_spans():
         return (
             score(inputs, ci_resamples=ci_resamples, errors=errors, slices=slices, buckets=buckets),
             score(inputs_b, ci_resamples=ci_resamples, errors=errors, slices=slices, buckets=buckets),
@@ -157,7 +133,7 @@ def score_two(
     if slices is not None:
         given["slices"] = slices
     if buckets:
-        given.update(bucket_options(inputs))
+        given.update(inputs.bucket_options())
     try:
         out = load_metric().compare(
             predictions=inputs.predictions,
@@ -606,10 +582,7 @@ def read_record(record_path: str) -> dict:
             record = json.load(f)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise ValueError(f"--rerun {record_path}: cannot read it as a JSON record ({error})") from None
-    try:
-        ner_record.check_record(record)
-    except ValueError as error:
-        raise ValueError(f"--rerun {record_path}: {error}") from None
+    ner_record.check_record(record, f"--rerun {record_path}: ")
     if record["config"] != "ner_report" or "files" not in record:
         raise ValueError(f"--rerun {record_path}: a record of metric.record, not of the command line")
     files = record["files"]

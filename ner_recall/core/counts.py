@@ -3,8 +3,7 @@
 and F from them (:func:`derive`, :func:`prf`) and the result dicts of the seqeval and MUC families.
 
 It reads a matching (``ner_matching.Matching``) through its fields only and imports no sibling but
-``ner_core``; ``ner_matching`` re-exports its names, so that ``from .ner_matching import count``
-keeps working.
+``ner_core``.
 
 >>> from ner_recall.core import decoding as D
 >>> from ner_recall.core.matching import match

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ner_recall.core.decoding import _STRICT, PREFIXES, EncodedCorpus
+from ner_recall.core.decoding import _STRICT, EncodedCorpus
+from ner_recall.core.tags import PREFIXES
 from ner_recall.core.vocabulary import SpanArrays
 
 _O, _I, _E = (PREFIXES.index(p) for p in "OIE")

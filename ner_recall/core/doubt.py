@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from itertools import chain
 from numbers import Integral
 
+from ner_recall.core.vocabulary import InputError, literal
+
 GROUP = "alternatives"
 
 
@@ -62,55 +64,70 @@ def has_doubt(references: object) -> bool:
     return False
 
 
-def _where(base, *keys):
-    return base + "".join(f"[{k!r}]" if isinstance(k, str) else f"[{k}]" for k in keys)
+def _below(where, *keys):
+    """The place ``keys`` below ``where``, a place ``(side, sentence, token, deeper keys)``: the
+    first int below a sentence is its token, the rest are keys of the item."""
+    side, sentence, token, deeper = where
+    for key in keys:
+        if token is None and not deeper and sentence is not None and not isinstance(key, str):
+            token = key
+        else:
+            deeper += (key,)
+    return side, sentence, token, deeper
+
+
+def _error(where, text):
+    """The :class:`InputError` of ``text`` at ``where`` (see :func:`_below`)."""
+    side, sentence, token, deeper = where
+    keys = "".join(f"[{k!r}]" if isinstance(k, str) else f"[{k}]" for k in deeper)
+    return InputError("{place}" + literal(keys + text), side, sentence, token)
 
 
 def _check_entity(entity, where, texts_length=None):
     if not isinstance(entity, dict):
-        raise ValueError(f"{where} {entity!r}: an entity must be a dict with keys ['label', 'start', 'end']")
+        raise _error(where, f" {entity!r}: an entity must be a dict with keys ['label', 'start', 'end']")
     unknown = sorted(set(entity) - {"label", "start", "end", "optional", "attributes", "fragments"})
     if unknown:
-        raise ValueError(f"{where} {entity!r}: unknown key {unknown[0]!r}")
+        raise _error(where, f" {entity!r}: unknown key {unknown[0]!r}")
     label = entity.get("label")
     labels = label if isinstance(label, list) else [label]
     if not labels or not all(isinstance(x, str) and x for x in labels):
-        raise ValueError(f"{where} {entity!r}: the label must be a non-empty str or a non-empty list of them")
+        raise _error(where, f" {entity!r}: the label must be a non-empty str or a non-empty list of them")
     if isinstance(label, list) and len(set(label)) != len(label):
-        raise ValueError(f"{where} {entity!r}: a vague label lists a type twice")
+        raise _error(where, f" {entity!r}: a vague label lists a type twice")
     for key in ("start", "end"):
         value = entity.get(key)
         if not isinstance(value, Integral) or isinstance(value, bool):
-            raise ValueError(f"{where} {entity!r}: {key} must be an int")
+            raise _error(where, f" {entity!r}: {key} must be an int")
     if not 0 <= entity["start"] < entity["end"]:
-        raise ValueError(f"{where} {entity!r}: offsets must be >= 0 and start < end")
+        raise _error(where, f" {entity!r}: offsets must be >= 0 and start < end")
     if "optional" in entity and not isinstance(entity["optional"], bool):
-        raise ValueError(f"{where} {entity!r}: optional must be True or False")
+        raise _error(where, f" {entity!r}: optional must be True or False")
 
 
 def _check_group(group, where):
     if set(group) != {GROUP}:
-        raise ValueError(f"{where}: an ALT group has the one key 'alternatives'; got {sorted(group)}")
+        raise _error(where, f": an ALT group has the one key 'alternatives'; got {sorted(group)}")
     alternatives = group[GROUP]
     if not isinstance(alternatives, (list, tuple)) or len(alternatives) < 2:
-        raise ValueError(f"{where}: an ALT group needs at least two alternatives (lists of entities)")
+        raise _error(where, ": an ALT group needs at least two alternatives (lists of entities)")
     for a, alternative in enumerate(alternatives):
         if not isinstance(alternative, (list, tuple)):
-            raise ValueError(f"{_where(where, GROUP, a)} must be a list of entities")
+            raise _error(_below(where, GROUP, a), " must be a list of entities")
         for b, entity in enumerate(alternative):
             if isinstance(entity, dict) and GROUP in entity:
-                raise ValueError(f"{_where(where, GROUP, a, b)}: ALT groups do not nest")
-            _check_entity(entity, _where(where, GROUP, a, b))
+                raise _error(_below(where, GROUP, a, b), ": ALT groups do not nest")
+            _check_entity(entity, _below(where, GROUP, a, b))
 
 
 def _check_example(example, where):
     if not isinstance(example, (list, tuple)):
-        raise ValueError(f"{where} must be a list of entities; got {type(example).__name__}")
+        raise _error(where, f" must be a list of entities; got {type(example).__name__}")
     for j, item in enumerate(example):
         if isinstance(item, dict) and GROUP in item:
-            _check_group(item, f"{where}[{j}]")
+            _check_group(item, _below(where, j))
         elif _is_doubt(item):
-            _check_entity(item, f"{where}[{j}]")
+            _check_entity(item, _below(where, j))
 
 
 def check_doubt(references: Sequence, name: str = "references") -> list:
@@ -120,19 +137,21 @@ def check_doubt(references: Sequence, name: str = "references") -> list:
     out: list = []
     for i, example in enumerate(references):
         if isinstance(example, dict):
+            where = (name, i, None, ())
             if set(example) != {GROUP}:
-                raise ValueError(
-                    f"{name}[{i}] is a dict: several references are {{'alternatives': [[...], [...]]}};"
-                    f" got keys {sorted(example)}"
+                raise _error(
+                    where,
+                    " is a dict: several references are {'alternatives': [[...], [...]]};"
+                    f" got keys {sorted(example)}",
                 )
             refs = example[GROUP]
             if not isinstance(refs, (list, tuple)) or len(refs) < 2:
-                raise ValueError(f"{name}[{i}]: several references need at least two lists of entities")
+                raise _error(where, ": several references need at least two lists of entities")
             for a, ref in enumerate(refs):
-                _check_example(ref, _where(f"{name}[{i}]", GROUP, a))
+                _check_example(ref, _below(where, GROUP, a))
             out.append([])
             continue
-        _check_example(example, f"{name}[{i}]")
+        _check_example(example, (name, i, None, ()))
         out.append([_stand_in(item) for item in example] if any(map(_is_doubt, example)) else example)
     return out
 

@@ -8,7 +8,7 @@ each module beside the metric script on its own). Two jobs:
   ``datasets`` list column, a ``pandas.Series`` indexed from 0), sentence counts and lengths,
   and one kind of item per call, tags (str) or class ids (int), as evaluate's two input
   formats require. Errors are ``ValueError`` naming the place (``predictions[3][1]``).
-* :func:`input_codes` turns validated columns into tag codes over a vocabulary, ready for
+* ``core.cache.input_codes`` turns validated columns into tag codes over a vocabulary, ready for
   ``ner_decoding.corpus_from_codes``, without a Python object per tag: class ids through
   ``label_names`` (positions whose reference is ``-100`` are dropped on both sides, as Hugging
   Face token-classification scripts mark sub-word pieces and padding), string tags in Arrow
@@ -16,11 +16,12 @@ each module beside the metric script on its own). Two jobs:
   sides that :func:`check_batch` makes to check them (``ner_decoding.tag_codes``): a dict
   lookup per tag, and each distinct tag's type looked at once.
 
+>>> from ner_recall.core.cache import input_codes
 >>> input_codes([[1, 2, 0]], [[1, 2, -100]], ["O", "B-PER", "I-PER"])[:4]
 (('O', 'B-PER', 'I-PER'), array([1, 2]), array([1, 2]), array([2]))
 >>> check_batch([["O", 5]], [["O", "O"]])
 Traceback (most recent call last):
-ValueError: predictions[0][1] is a class id (5) but the other items are tags
+ner_recall.core.vocabulary.InputError: predictions[0][1] is a class id (5) but the other items are tags
 """
 
 import numbers
@@ -34,8 +35,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ner_recall.core.decoding import joined, tag_codes
-from ner_recall.core.vocabulary import IGNORE_INDEX, InputError, same_count
+from ner_recall.core.decoding import tag_codes
+from ner_recall.core.vocabulary import IGNORE_INDEX, InputError, literal, same_count
 
 #: label value of positions to ignore (sub-word pieces, padding), as Hugging Face marks them
 TAG, CLASS_ID = "tag", "class id"
@@ -120,21 +121,26 @@ def column(value: Any, name: str) -> Any:
     arrow = _arrow(value)
     if arrow is not None:
         if not _is_list_type(arrow.type):
-            raise ValueError(
-                f"{name} is an Arrow column of {arrow.type}; expected one list of tags per sentence"
+            raise InputError(
+                f"{{place}} is an Arrow column of {literal(str(arrow.type))}; expected one list of tags per"
+                " sentence",
+                name,
             )
         if arrow.null_count:
             i = int(np.flatnonzero(arrow.is_null().to_numpy(zero_copy_only=False))[0])
-            raise ValueError(f"{name}[{i}] is None; every sentence is a list of tags or class ids")
+            raise InputError("{place} is None; every sentence is a list of tags or class ids", name, i)
         return arrow
     if hasattr(value, "iloc") and hasattr(value, "columns"):
-        raise ValueError(f"{name} is a DataFrame; pass one of its columns (one list of tags per sentence)")
+        raise InputError(
+            "{place} is a DataFrame; pass one of its columns (one list of tags per sentence)", name
+        )
     if hasattr(value, "iloc") and hasattr(value, "index"):  # a pandas Series
         index = value.index
         if not (type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1):
-            raise ValueError(
-                f"{name} is a pandas Series indexed {list(index[:3])}...; sentences pair up by"
-                f" position, so pass series.reset_index(drop=True) or series.tolist()"
+            raise InputError(
+                f"{{place}} is a pandas Series indexed {literal(str(list(index[:3])))}...; sentences pair up"
+                " by position, so pass series.reset_index(drop=True) or series.tolist()",
+                name,
             )
         return value.tolist()
     value = _tensor(value)
@@ -143,20 +149,22 @@ def column(value: Any, name: str) -> Any:
             return list(value)
         if value.ndim != 2:
             hint = " (logits? take the argmax over the last axis)" if value.ndim == 3 else ""
-            raise ValueError(
-                f"{name} is an array of shape {value.shape}; expected 2-D (sentences x tokens),"
-                f" or a list of sentences{hint}"
+            raise InputError(
+                f"{{place}} is an array of shape {value.shape}; expected 2-D (sentences x tokens),"
+                f" or a list of sentences{hint}",
+                name,
             )
         return value
     if isinstance(value, (list, tuple)):
         return value
     what = "None" if value is None else type(value).__name__
-    raise ValueError(
-        f"{name} must be a list of sentences (or a 2-D array, a tensor, an Arrow list column); got {what}"
+    raise InputError(
+        f"{{place}} must be a list of sentences (or a 2-D array, a tensor, an Arrow list column); got {what}",
+        name,
     )
 
 
-def _sentence(value, where):
+def _sentence(value, name, i=None):
     """One sentence of a list column: a list, tuple or 1-D array (tensors become arrays)."""
     if isinstance(value, (list, tuple)):
         return value
@@ -166,7 +174,7 @@ def _sentence(value, where):
     what = "None" if value is None else f"a {type(value).__name__}"
     if isinstance(value, np.ndarray):
         what = f"an array of shape {value.shape}"
-    raise ValueError(f"{where} is {what}; a sentence is a list of tags (str) or class ids (int)")
+    raise InputError(f"{{place}} is {what}; a sentence is a list of tags (str) or class ids (int)", name, i)
 
 
 def _sentences(col, name):
@@ -174,7 +182,7 @@ def _sentences(col, name):
     types = set(map(type, col))
     if types <= {list, tuple} or (types == {np.ndarray} and set(map(_NDIM, col)) == {1}):
         return col
-    return [_sentence(s, f"{name}[{i}]") for i, s in enumerate(col)]
+    return [_sentence(s, name, i) for i, s in enumerate(col)]
 
 
 def _list_lengths(col):
@@ -250,10 +258,6 @@ def _only_ids(sentences):
     return all(issubclass(k, (int, np.integer)) and not issubclass(k, (bool, np.bool_)) for k in kinds)
 
 
-def _where(name, i, j, single):
-    return f"{name}[{j}]" if single else f"{name}[{i}][{j}]"
-
-
 def _misfit(sentences, name, single):
     """The error for a list column that mixes kinds: the first item of the rarer kind (or of
     no kind) is named, so that one stray item is blamed, not the ones after it."""
@@ -263,12 +267,20 @@ def _misfit(sentences, name, single):
         for j, value in enumerate(sentence.tolist() if isinstance(sentence, np.ndarray) else sentence):
             kind = _kind(value)
             if kind is None:
-                return ValueError(
-                    f"{_where(name, i, j, single)} is {value!r}, neither a tag (str) nor a class id (int)"
+                return InputError(
+                    "{place} is {item!r}, neither a tag (str) nor a class id (int)",
+                    name,
+                    None if single else i,
+                    j,
+                    value,
                 )
             if kind != expected:
-                return ValueError(
-                    f"{_where(name, i, j, single)} is a {kind} ({value!r}) but the other items are {expected}s"
+                return InputError(
+                    f"{{place}} is a {kind} ({{item!r}}) but the other items are {expected}s",
+                    name,
+                    None if single else i,
+                    j,
+                    value,
                 )
     return None
 
@@ -300,7 +312,11 @@ def _list_kind(sentences, name, single, every_tag=True):
     for i, s in enumerate(sentences):
         kind = _dtype_kind(s.dtype) if isinstance(s, np.ndarray) else "object"
         if kind is None:
-            raise ValueError(f"{name}[{i}] holds {s.dtype} values, neither tags (str) nor class ids (int)")
+            raise InputError(
+                f"{{place}} holds {literal(str(s.dtype))} values, neither tags (str) nor class ids (int)",
+                name,
+                i,
+            )
         if len(s):
             kinds.add(kind)
     if "object" in kinds or len(kinds) > 1:
@@ -314,22 +330,27 @@ def kind_of(col: Any, name: str, single: bool = False, every_tag: bool = True) -
     if isinstance(col, ARROW):
         kind = _arrow_kind(col)
         if kind is None:
-            raise ValueError(
-                f"{name} holds {col.type.value_type} values, neither tags (str) nor class ids (int)"
+            raise InputError(
+                f"{{place}} holds {literal(str(col.type.value_type))} values, neither tags (str) nor class"
+                " ids (int)",
+                name,
             )
         values = pc.list_flatten(col)
         if values.null_count:
             i, j = _place(
                 col_lengths(col), int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
             )
-            raise ValueError(
-                f"{_where(name, i, j, single)} is None, neither a tag (str) nor a class id (int)"
+            raise InputError(
+                "{place} is None, neither a tag (str) nor a class id (int)", name, None if single else i, j
             )
         return kind if len(values) else None
     if isinstance(col, np.ndarray):
         kind = _dtype_kind(col.dtype)
         if kind is None:
-            raise ValueError(f"{name} holds {col.dtype} values, neither tags (str) nor class ids (int)")
+            raise InputError(
+                f"{{place}} holds {literal(str(col.dtype))} values, neither tags (str) nor class ids (int)",
+                name,
+            )
         return kind if col.size else None
     return _list_kind(col, name, single, every_tag)
 
@@ -350,7 +371,7 @@ def _place(lengths, k):
     return i, int(k - (ends[i] - lengths[i]))
 
 
-class _Checked(list):
+class Checked(list):
     """A list column that :func:`check_batch` has validated, with what it found: passed on
     instead of the user's list, so that a second check is free."""
 
@@ -392,7 +413,7 @@ def check_batch(predictions: Any, references: Any, single: bool = False, every_t
     at every item; ``ner_decoding.encode`` names any other). Returns a :class:`Batch`.
     """
     names = ("prediction", "reference") if single else ("predictions", "references")
-    if isinstance(predictions, _Checked) and predictions.batch.references is references:
+    if isinstance(predictions, Checked) and predictions.batch.references is references:
         return predictions.batch
     if single:
         predictions, references = [_one(predictions, names[0])], [_one(references, names[1])]
@@ -418,20 +439,25 @@ def check_batch(predictions: Any, references: Any, single: bool = False, every_t
     firsts = [_first_item(n, c, lengths[0]) for n, c in zip(names, cols)]
     if kinds[0] and kinds[1] and kinds[0] != kinds[1]:
         side, i, j, value = firsts[1]
-        raise ValueError(
-            f"{_where(side, i, j, single)} is a {kinds[1]} ({value!r}) but {names[0]} hold"
-            f" {kinds[0]}s; both sides are tags, or both class ids"
+        raise InputError(
+            f"{{place}} is a {kinds[1]} ({{item!r}}) but {{other}} hold {kinds[0]}s; both sides are tags,"
+            " or both class ids",
+            side,
+            None if single else i,
+            j,
+            value,
+            other=(names[0],),
         )
     _check_int64(cols, names, kinds[0] or kinds[1], lengths[0], single)
     if not single and not isinstance(cols[0], (*ARROW, np.ndarray)):
-        cols[0] = _Checked(cols[0])
+        cols[0] = Checked(cols[0])
     codes = None
     if coded:
         split = int(lengths[0].sum())
         sides = tuple(zip(names, cols)) if not single else None
         codes = Codes(coded[0], coded[1][:split], coded[1][split:], lengths[0], sides, dense=True)
     batch = Batch(cols[0], cols[1], kinds[0] or kinds[1], lengths[0], firsts[0], codes)
-    if isinstance(cols[0], _Checked):
+    if isinstance(cols[0], Checked):
         cols[0].batch = batch
     return batch
 
@@ -463,7 +489,7 @@ def _one(value, name):
     """One sentence, as ``add`` takes it."""
     if value is None or isinstance(value, (str, bytes, dict, set)):
         what = "None" if value is None else f"a {type(value).__name__}"
-        raise ValueError(f"{name} is {what}; a sentence is a list of tags (str) or class ids (int)")
+        raise InputError(f"{{place}} is {what}; a sentence is a list of tags (str) or class ids (int)", name)
     return _sentence(value, name)
 
 
@@ -479,14 +505,18 @@ def _check_int64(cols, names, kind, lengths, single):
         if set(map(type, col)) == {np.ndarray} and np.dtype(np.uint64) not in set(map(_DTYPE, col)):
             continue  # arrays of a narrower type than uint64 hold int64 values
         try:
-            _id_values(col, lengths)
+            id_values(col, lengths)
         except OverflowError:
             k, value = next(
                 (k, v) for k, v in enumerate(_flat_items(col)) if not _INT64.min <= v <= _INT64.max
             )
             i, j = _place(lengths, k)
-            raise ValueError(
-                f"{_where(name, i, j, single)} = {value} is not a class id: out of the int64 range"
+            raise InputError(
+                "{place} = {item} is not a class id: out of the int64 range",
+                name,
+                None if single else i,
+                j,
+                value,
             ) from None
 
 
@@ -497,7 +527,7 @@ def _flat_items(col):
 # ---------------------------------------------------------------------------- codes
 
 
-def _id_values(col, lengths, n_names=None):
+def id_values(col, lengths, n_names=None):
     """Every class id of a validated column, flat, as int64; an Arrow column whose ids all lie
     in ``[-100, n_names)`` as int16 (or int32), filled piece by piece, to keep memory small."""
     if isinstance(col, ARROW):
@@ -524,7 +554,7 @@ def _id_values(col, lengths, n_names=None):
     return np.concatenate([p.astype(np.int64, copy=False) for p in parts]) if parts else np.zeros(0, np.int64)
 
 
-def _tag_array(col):
+def tag_array(col):
     """Every tag of a validated column, flat, as an Arrow string array."""
     if isinstance(col, ARROW):
         return pc.list_flatten(col)
@@ -547,7 +577,7 @@ def _pieces(values):
             yield chunk.slice(start, _STEP)
 
 
-def _dictionary_codes(values, numbered):
+def dictionary_codes(values, numbered):
     """The codes of an Arrow string array's tags, one byte each while there are at most 256
     distinct tags; ``numbered`` (tag -> code) grows with each new tag. Each chunk is
     dictionary-encoded on its own and its small dictionary mapped to the shared codes."""
@@ -566,9 +596,9 @@ def _dictionary_codes(values, numbered):
     return codes
 
 
-def _tag_codes(pred, ref, lengths):
+def codes_of_tags(pred, ref, lengths):
     numbered = {"O": 0}
-    pred_codes, ref_codes = (_dictionary_codes(_tag_array(col), numbered) for col in (pred, ref))
+    pred_codes, ref_codes = (dictionary_codes(tag_array(col), numbered) for col in (pred, ref))
     if pred_codes.dtype != ref_codes.dtype:
         pred_codes, ref_codes = pred_codes.astype(np.int32), ref_codes.astype(np.int32)
     return Codes(tuple(numbered), pred_codes, ref_codes, lengths)
@@ -589,9 +619,9 @@ class _IdSentences:
             ]
 
 
-def _id_codes(pred, ref, lengths, names):
+def codes_of_ids(pred, ref, lengths, names):
     """Codes of class ids (their own values over ``names``); ignored positions dropped."""
-    pred_ids, ref_ids = _id_values(pred, lengths, len(names)), _id_values(ref, lengths, len(names))
+    pred_ids, ref_ids = id_values(pred, lengths, len(names)), id_values(ref, lengths, len(names))
     keep = ref_ids != IGNORE_INDEX
     for side, ids in (("predictions", pred_ids), ("references", ref_ids)):
         bad = np.flatnonzero(keep & ((ids < 0) | (ids >= len(names))))
@@ -613,7 +643,9 @@ def _not_an_id(side, i, j, value, n):
         hint = f"{IGNORE_INDEX} marks an ignored position only where the reference is {IGNORE_INDEX}"
     elif value < 0:
         hint = f"{IGNORE_INDEX}, not {value}, marks a position to ignore"
-    return ValueError(f"{side}[{i}][{j}] = {value!r} is not a class id: label_names has {n} names ({hint})")
+    return InputError(
+        f"{{place}} = {{item!r}} is not a class id: label_names has {n} names ({hint})", side, i, j, value
+    )
 
 
 def check_kind(kind: str | None, first: tuple | None, label_names: tuple[str, ...] | None) -> None:
@@ -628,153 +660,6 @@ def check_kind(kind: str | None, first: tuple | None, label_names: tuple[str, ..
         )
     if label_names is not None and kind == TAG:
         raise InputError("{place} = {item!r} is not a class id, but label_names is given", side, i, j, value)
-
-
-# ---------------------------------------------------------------------------- evaluate's cache
-
-
-class CachedTags:
-    """One side of evaluate's cache as :class:`CachedColumns` read it: the codes of both
-    sides are held in one box and handed over once (:func:`input_codes`), so that they go
-    once laid out. ``len`` counts sentences; ``[:]`` (how evaluate takes a column) is itself."""
-
-    __slots__ = ("box", "side", "n")
-
-    def __init__(self, box, side, n):
-        self.box, self.side, self.n = box, side, n
-
-    def __len__(self):
-        return self.n
-
-    def __getitem__(self, key):
-        if key != slice(None):
-            raise TypeError(f"the cached {self.side} are read whole ([:]), not at {key!r}")
-        return self
-
-    def take(self) -> Codes:
-        """The :class:`Codes` of both sides, once."""
-        codes, self.box[0] = self.box[0], None
-        if codes is None:
-            raise ValueError(f"the cached {self.side} were handed over already")
-        return codes
-
-
-def _append_codes(parts, codes):
-    """Add one batch's codes to ``parts``: one growing bytearray while codes are one byte
-    each (no copy of them all when joined), arrays beyond."""
-    if codes.dtype != np.uint8:
-        parts.append(codes)
-    elif parts and isinstance(parts[-1], bytearray):
-        parts[-1] += memoryview(codes)  # a bytearray grows in place; an array would add
-    else:
-        parts.append(bytearray(codes))
-
-
-def _joined_codes(parts):
-    return joined(
-        [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytearray) else p for p in parts], np.uint8
-    )
-
-
-class CachedColumns:
-    """evaluate's cache file of one process that added tag strings, read one record batch at a
-    time into codes (one byte a tag while there are at most 256 distinct tags), the strings
-    never memory-mapped whole: the ``data`` that evaluate's ``compute`` takes its columns from
-    (``data.set_format``, ``data[name][:]``). Other columns (subgroups) become Python lists.
-
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "cache.arrow")
-    >>> table = pa.table({"predictions": [["B-PER", "O"], ["O"]], "references": [["B-PER", "I-PER"], ["B-LOC"]]})
-    >>> with pa.OSFile(path, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
-    ...     writer.write_table(table)
-    >>> data = CachedColumns(path)
-    >>> codes = data["predictions"][:].take()
-    >>> codes.vocabulary, codes.predictions.tolist(), codes.references.tolist(), codes.lengths.tolist()
-    (('O', 'B-PER', 'I-PER', 'B-LOC'), [1, 0, 0], [1, 2, 3], [2, 1])
-    """
-
-    SIDES = ("predictions", "references")
-
-    def __init__(self, path):
-        numbered, parts, lengths, others = {"O": 0}, ([], []), [], {}
-        with pa.OSFile(path) as source:
-            for batch in pa.ipc.open_stream(source):
-                for part, side in zip(parts, self.SIDES):
-                    _append_codes(part, _dictionary_codes(pc.list_flatten(batch.column(side)), numbered))
-                lengths.append(
-                    pc.list_value_length(batch.column("references")).to_numpy(zero_copy_only=False)
-                )
-                for name in batch.schema.names:
-                    if name not in self.SIDES:
-                        others.setdefault(name, []).extend(batch.column(name).to_pylist())
-        pred, ref = (_joined_codes(part) for part in parts)
-        del parts
-        lengths = joined(lengths, np.int64).astype(np.int64)
-        box = [Codes(tuple(numbered), pred, ref, lengths)]
-        self.columns = {side: CachedTags(box, side, len(lengths)) for side in self.SIDES}
-        self.columns.update(others)
-
-    def set_format(self, type: Any = None) -> None:  # noqa: A002  (evaluate's keyword)
-        """The columns are given as read, whatever the format asked."""
-
-    def __getitem__(self, name):
-        return self.columns[name]
-
-
-def input_codes(predictions: Any, references: Any, label_names: Any = None) -> Codes | None:
-    """Both sides as :class:`Codes`, or None for Python lists that are not all tag strings
-    (``ner_decoding.encode`` then names the place of the first problem). Raises ``ValueError``
-    naming the place."""
-    if isinstance(predictions, CachedTags) and isinstance(references, CachedTags):
-        return predictions.take()  # validated when added; both sides in one box
-    names = None if label_names is None else check_label_names(label_names)
-    batch = check_batch(predictions, references, every_tag=False)
-    check_kind(batch.kind, batch.first, names)
-    if batch.codes is not None:
-        if isinstance(predictions, _Checked):  # handed over once, so that they go once laid out
-            predictions.batch = batch._replace(codes=None)
-        return batch.codes
-    pred, ref = batch.predictions, batch.references
-    plain = not any(isinstance(c, (*ARROW, np.ndarray)) for c in (pred, ref)) and set(map(type, pred)) | set(
-        map(type, ref)
-    ) <= {list, tuple}
-    if names is None and plain:
-        return None
-    if names is None:
-        return _tag_codes(pred, ref, batch.lengths)
-    return _id_codes(pred, ref, batch.lengths, names)
-
-
-def arrow_column(col: Any, kind: str | None, lengths: npt.NDArray[np.int64]) -> pa.Array:
-    """A validated column as an Arrow list array: ``list<string>`` for tags (and for a column
-    with no item), ``list<int64>`` for class ids; how ``evaluate``'s cache stores it."""
-    offsets = pa.array(np.concatenate(([0], np.cumsum(lengths))), type=pa.int64())
-    if kind == CLASS_ID:
-        values = pa.array(_id_values(col, lengths), type=pa.int64())
-    elif isinstance(col, ARROW) and kind == TAG:
-        values = pc.list_flatten(col).cast(pa.string()).combine_chunks()
-    elif kind == TAG:
-        values = _tag_array(col)
-    else:
-        values = pa.array([], type=pa.string())
-    return pa.LargeListArray.from_arrays(offsets, values).cast(pa.list_(values.type))
-
-
-def arrow_columns(batch: Batch, kind: str | None) -> dict[str, pa.Array]:
-    """``{"predictions": ..., "references": ...}``: both columns of a validated batch as
-    :func:`arrow_column` makes them; lists of tag strings from the codes of the pass that
-    checked them (their vocabulary taken at each code), without a Python object per tag."""
-    sides = ("predictions", "references")
-    if batch.codes is None:
-        return {side: arrow_column(col, kind, batch.lengths) for side, col in zip(sides, batch[:2])}
-    offsets = pa.array(np.concatenate(([0], np.cumsum(batch.lengths))), type=pa.int64())
-    vocabulary = pa.array(batch.codes.vocabulary, type=pa.string())
-    return {
-        side: pa.LargeListArray.from_arrays(offsets, vocabulary.take(pa.array(codes))).cast(
-            pa.list_(pa.string())
-        )
-        for side, codes in zip(sides, (batch.codes.predictions, batch.codes.references))
-    }
 
 
 def as_list(values: Any) -> Any:

@@ -14,14 +14,13 @@ Each matched pair is in one of ``ner_core.SCENARIOS``; ``ner_core.OUTCOME_TABLE`
 an outcome per mode. An unmatched gold span is ``missed`` and an unmatched predicted one
 ``spurious`` in every mode.
 
-State and scores. The state is a count row per corpus or per unit (:func:`count_rows`, the
-blocks of ``ner_core.COLUMNS``): per type, the matched gold spans of each scenario, the
-predicted spans of the other-type scenarios, the missed and the spurious ones. Every seqeval
-and MUC score derives from summed rows in one place, :func:`derive`, vectorised over a batch
-of rows: the point estimate is a batch of one, bootstrap resamples and permutations a batch of
-many. :class:`Counts` adds the pair table (gold type x predicted type) of the confusion family.
+State and scores are ``ner_counts``'s, which reads a matching through its fields: a count row
+per corpus or per unit (``ner_counts.count_rows``, the blocks of ``ner_core.COLUMNS``) and every
+seqeval and MUC score derived from summed rows in one place (``ner_counts.derive``).
 
 >>> from ner_recall.core import decoding as D
+>>> from ner_recall.core.counts import count, muc_scores
+>>> from ner_recall.core.vocabulary import SCENARIOS
 >>> corpus = D.encode([["B-PER", "O", "B-LOC"]], [["B-PER", "I-PER", "O"]])
 >>> gold, pred = D.decode(corpus.references, corpus), D.decode(corpus.predictions, corpus)
 >>> matching = match(gold, pred)
@@ -38,50 +37,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ner_recall.core.counts import (  # noqa: F401  (re-exported: counting and scores live there)
-    CONFUSION_SPANS,
-    OUTCOME_MATRIX,
-    Counts,
-    Pairs,
-    averages,
-    check_beta,
-    check_zero_division,
-    confusion,
-    count,
-    count_rows,
-    derive,
-    flat_scores,
-    gold_outcomes,
-    muc_results,
-    muc_results_rows,
-    muc_scores,
-    present_types,
-    prf,
-    prf_table,
-    rows_of,
-    seqeval_results,
-    seqeval_results_rows,
-    seqeval_scores,
-    sides,
-)
-from ner_recall.core.vocabulary import (  # noqa: F401  (re-exported: the scores' vocabulary)
-    COLUMNS,
-    CREDIT,
-    MODES,
-    OUTCOME_CODES,
-    OUTCOME_TABLE,
-    OUTCOMES,
+from ner_recall.core.vocabulary import (
     PARALLEL_SPANS,
-    SCENARIO_CREDIT,
-    SCENARIOS,
-    ZERO_DIVISION,
+    InputError,
     SpanArrays,
-    divide,
-    fbeta,
-    fbeta_array,
-    fbeta_key,
-    ratio,
-    score_names,
+    literal,
     shared_length,
     side_by_side,
 )
@@ -119,12 +79,12 @@ def check_duplicates(spans: SpanArrays, side_name: str, types: Sequence[str] | N
     Entities are numbered within their sentence in the order ``spans`` lists them; ``types``
     (names of the type codes) only makes the message readable.
 
-    >>> from ner_recall.core.decoding import SpanArrays
+    >>> from ner_recall.core.vocabulary import SpanArrays
     >>> a = lambda *v: np.array(v)
     >>> check_duplicates(SpanArrays(a(0, 1, 0), a(3, 2, 3), a(0, 0, 0), a(0, 0, 0), a(0, 1, 0)), "references", ["PER"])
     Traceback (most recent call last):
     ...
-    ValueError: references[0] entities 0 and 2 are the same entity ('PER', 0, 3); each entity may appear once
+    ner_recall.core.vocabulary.InputError: references[0] entities 0 and 2 are the same entity ('PER', 0, 3); each entity may appear once
     """
     n = len(spans.start)
     if n < 2:
@@ -140,9 +100,11 @@ def check_duplicates(spans: SpanArrays, side_name: str, types: Sequence[str] | N
         label = types[t] if types is not None else t
         start = int(spans.offset[first])
         end = start + int(spans.end[first] - spans.start[first])
-        raise ValueError(
-            f"{side_name}[{sentence}] entities {int(rank[first])} and {int(rank[second])} are the same "
-            f"entity ({label!r}, {start}, {end}); each entity may appear once"
+        raise InputError(
+            f"{{place}} entities {int(rank[first])} and {int(rank[second])} are the same entity "
+            f"({literal(repr(label))}, {start}, {end}); each entity may appear once",
+            side_name,
+            sentence,
         )
 
 

@@ -91,10 +91,10 @@ class Extras(NamedTuple):
         """(example, entity) of the ``k``-th entity of the side (input order)."""
         return _locate(self.counts, k)
 
-    def where(self, name: str, k: int) -> str:
-        """``name[example][entity]`` of the ``k``-th entity of the side (input order)."""
-        i, j = self.place(k)
-        return f"{name}[{i}][{j}]"
+    def error(self, name: str, k: int, text: str) -> InputError:
+        """The :class:`InputError` of ``text`` after the place ``name[example][entity]`` of the
+        ``k``-th entity of the side (input order)."""
+        return InputError("{place}" + literal(text), name, *self.place(k))
 
 
 def split_extras(examples: Any, name: str, scored: bool = False) -> tuple[Any, Extras | None]:
@@ -104,8 +104,8 @@ def split_extras(examples: Any, name: str, scored: bool = False) -> tuple[Any, E
 
     >>> plain, extras = split_extras(
     ...     [[{"label": "A", "start": 0, "end": 1, "attributes": {"negated": True}}], []], "references")
-    >>> plain, extras.values, extras.where("references", 0)
-    ([[{'label': 'A', 'start': 0, 'end': 1}], []], {'attributes': [{'negated': True}]}, 'references[0][0]')
+    >>> plain, extras.values, str(extras.error("references", 0, " is odd"))
+    ([[{'label': 'A', 'start': 0, 'end': 1}], []], {'attributes': [{'negated': True}]}, 'references[0][0] is odd')
     >>> split_extras([[{"label": "A", "start": 0, "end": 1}]], "predictions")[1] is None
     True
     """
@@ -165,7 +165,7 @@ def sorted_extras(extras: Extras | None, order: NDArray[np.integer]) -> Extras |
 
 
 def _entity_error(name, i, j, entity, problem):
-    return ValueError(f"{name}[{i}][{j}] {entity!r}: {problem}")
+    return InputError(f"{{place}} {{item!r}}: {literal(problem)}", name, i, j, entity)
 
 
 #: the keys of a scored prediction (the "ranking" family)
@@ -206,20 +206,25 @@ def as_entity_lists(examples: Any, name: str) -> Any:
     if dict not in set(map(type, examples)):
         return examples
     return [
-        _from_dict_of_lists(e, f"{name}[{i}]") if isinstance(e, dict) and GROUP not in e else e
+        _from_dict_of_lists(e, name, i) if isinstance(e, dict) and GROUP not in e else e
         for i, e in enumerate(examples)
     ]
 
 
-def _from_dict_of_lists(example, where):
+def _from_dict_of_lists(example, name, i):
     if set(example) != set(ENTITY_KEYS) or not all(isinstance(v, (list, tuple)) for v in example.values()):
-        raise ValueError(
-            f"{where} must be a list of entities, or a dict of lists with keys {list(ENTITY_KEYS)}; "
-            f"got {example!r}"
+        raise InputError(
+            f"{{place}} must be a list of entities, or a dict of lists with keys {literal(str(list(ENTITY_KEYS)))}; "
+            "got {item!r}",
+            name,
+            i,
+            item=example,
         )
     sizes = [len(example[k]) for k in ENTITY_KEYS]
     if len(set(sizes)) > 1:
-        raise ValueError(f"{where}: label, start and end have {sizes} items; they must have as many")
+        raise InputError(
+            f"{{place}}: label, start and end have {sizes} items; they must have as many", name, i
+        )
     return [dict(zip(ENTITY_KEYS, values)) for values in zip(*(example[k] for k in ENTITY_KEYS))]
 
 
@@ -230,14 +235,17 @@ def _flatten(examples, name, keys=ENTITY_KEYS):
     The loops run in C (``map``, ``chain``); the slow path only locates a problem found.
     """
     if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, "__len__"):
-        raise ValueError(
-            f"{name} must be a list of examples, each a list of entities; got {type(examples).__name__}"
+        raise InputError(
+            f"{{place}} must be a list of examples, each a list of entities; got {type(examples).__name__}",
+            name,
         )
     if not set(map(type, examples)) <= {list, tuple}:
         i = next(i for i, e in enumerate(examples) if type(e) not in (list, tuple))
-        raise ValueError(
-            f"{name}[{i}] must be a list of entities (dicts with keys {list(ENTITY_KEYS)}); "
-            f"got {type(examples[i]).__name__}"
+        raise InputError(
+            f"{{place}} must be a list of entities (dicts with keys {literal(str(list(ENTITY_KEYS)))}); "
+            f"got {type(examples[i]).__name__}",
+            name,
+            i,
         )
     counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
     flat = list(chain.from_iterable(examples))
@@ -565,14 +573,14 @@ class Placement(NamedTuple):
     not_found: list
 
 
-def _check_pair(pair, where):
+def _check_pair(pair, name, i, j):
     if isinstance(pair, (str, bytes, dict)) or not isinstance(pair, (list, tuple)) or len(pair) != 2:
-        raise ValueError(f"{where} must be a (label, string) pair; got {pair!r}")
+        raise InputError("{place} must be a (label, string) pair; got {item!r}", name, i, j, pair)
     label, string = pair
     if not isinstance(label, str) or not label:
-        raise ValueError(f"{where} {pair!r}: the label must be a non-empty str")
+        raise InputError("{place} {item!r}: the label must be a non-empty str", name, i, j, pair)
     if not isinstance(string, str) or not string:
-        raise ValueError(f"{where} {pair!r}: the string must be a non-empty str")
+        raise InputError("{place} {item!r}: the string must be a non-empty str", name, i, j, pair)
     return label, string
 
 
@@ -593,12 +601,14 @@ def place_example(
     ([('LOC', 'York')], [('PER', 'Bob')])
     """
     if isinstance(pairs, (str, bytes, dict)) or not isinstance(pairs, (list, tuple)):
-        raise ValueError(f"{name}[{i}] must be a list of (label, string) pairs; got {type(pairs).__name__}")
+        raise InputError(
+            f"{{place}} must be a list of (label, string) pairs; got {type(pairs).__name__}", name, i
+        )
     spans, ambiguous, not_found = [], [], []
     cache: dict[str, list[int]] = {}
     taken: dict[str, int] = {}
     for j, pair in enumerate(pairs):
-        label, string = _check_pair(pair, f"{name}[{i}][{j}]")
+        label, string = _check_pair(pair, name, i, j)
         if string not in cache:
             cache[string] = occurrences(text, string)
         found, k = cache[string], taken.get(string, 0)  # occurrences are taken in order: the next is free
@@ -623,7 +633,7 @@ def place_strings(texts: Any, entities: Any, name: str = "entities") -> Placemen
     [[('PER', 'Jim')]]
     """
     if isinstance(entities, (str, bytes, dict)) or not isinstance(entities, (list, tuple)):
-        raise ValueError(f"{name} must be a list of examples, each a list of (label, string) pairs")
+        raise InputError("{place} must be a list of examples, each a list of (label, string) pairs", name)
     if texts is None:
         raise ValueError("texts must be a list of str, one per example; got None")
     texts = check_texts(texts, len(entities))

@@ -274,17 +274,19 @@ def same_count(name: str, count: int, other: str, expected: int, unit: str = "se
     >>> same_count("tokens", 2, "references", 3)
     Traceback (most recent call last):
     ...
-    ValueError: tokens has 2 sentences but references has 3
+    ner_recall.core.vocabulary.InputError: tokens has 2 sentences but references has 3
     >>> same_count("slices", 2, "", 3, unit="values")
     Traceback (most recent call last):
     ...
-    ValueError: slices has 2 values but there are 3 sentences; give one per sentence
+    ner_recall.core.vocabulary.InputError: slices has 2 values but there are 3 sentences; give one per sentence
     """
     if count == expected:
         return
     if other:
-        raise ValueError(f"{name} has {count} {unit} but {other} has {expected}")
-    raise ValueError(f"{name} has {count} {unit} but there are {expected} sentences; give one per sentence")
+        raise InputError(f"{{place}} has {count} {unit} but {{other}} has {expected}", name, other=(other,))
+    raise InputError(
+        f"{{place}} has {count} {unit} but there are {expected} sentences; give one per sentence", name
+    )
 
 
 # ---------------------------------------------------------------------------- small shared facts
@@ -349,8 +351,8 @@ class InputError(ValueError):
     ``template`` is the message with ``{place}`` where the place goes and ``{other}`` where the
     second place goes; ``{item!r}`` writes the item. Any other brace is doubled in the template
     (:func:`literal` quotes a text for it). Code that knows more about a place (an annotator's
-    name, a file's line) rewrites the attributes with :meth:`renamed` and :meth:`noted`, never the
-    text; ``str(error)`` is always written afresh. It is a ``ValueError``: callers that catch
+    name, a file's line, the item that held it) rewrites the attributes with :meth:`renamed`,
+    :meth:`noted` and :meth:`framed`, never the text; ``str(error)`` is always written afresh. It is a ``ValueError``: callers that catch
     those catch it.
 
     >>> from ner_recall.core.vocabulary import InputError
@@ -363,6 +365,8 @@ class InputError(ValueError):
     "invalid tag 'X-PER' at annotations[1][3][1]"
     >>> str(error.noted("pred.conll line 7"))
     "invalid tag 'X-PER' at predictions[3][1] (pred.conll line 7)"
+    >>> str(error.framed("train_entities[3]: ", "; see the scheme"))
+    "train_entities[3]: invalid tag 'X-PER' at predictions[3][1]; see the scheme"
     >>> lengths = InputError("{place} has 2 tags but {other} has 3", "predictions", 0, other=("references", 0))
     >>> str(lengths.renamed({"references": "annotations[0]", "predictions": "annotations[1]"}))
     'annotations[1][0] has 2 tags but annotations[0][0] has 3'
@@ -416,6 +420,11 @@ class InputError(ValueError):
     def noted(self, note: str) -> "InputError":
         """The same error with ``note`` (a file and line) appended in parentheses."""
         return self._copy(note=note)
+
+    def framed(self, before: str, after: str = "") -> "InputError":
+        """The same error with the context a caller knows written around its message: ``before``
+        (the item that held a bad tag) and ``after`` (a hint); the place stays an attribute."""
+        return self._copy(template=literal(before) + self.template + literal(after))
 
     def __reduce__(self) -> tuple:
         return _input_error, (

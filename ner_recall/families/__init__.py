@@ -6,13 +6,13 @@ importing this package imports the built-in families in the order of their resul
 
 # isort: off
 # the order of registration is the order of the results: these lines keep it
-from ner_recall.families import seqeval  # noqa: F401
-from ner_recall.families import muc  # noqa: F401
-from ner_recall.families import confusion  # noqa: F401
-from ner_recall.families import token  # noqa: F401
-from ner_recall.families import overlap  # noqa: F401
-from ner_recall.families import harem  # noqa: F401
-from ner_recall.families import ranking  # noqa: F401
-from ner_recall.families import hierarchy  # noqa: F401
-from ner_recall.families import attributes  # noqa: F401
+import ner_recall.families.seqeval  # noqa: F401  (registers the family)
+import ner_recall.families.muc  # noqa: F401  (registers the family)
+import ner_recall.families.confusion  # noqa: F401  (registers the family)
+import ner_recall.families.token  # noqa: F401  (registers the family)
+import ner_recall.families.overlap  # noqa: F401  (registers the family)
+import ner_recall.families.harem  # noqa: F401  (registers the family)
+import ner_recall.families.ranking  # noqa: F401  (registers the family)
+import ner_recall.families.hierarchy  # noqa: F401  (registers the family)
+import ner_recall.families.attributes  # noqa: F401  (registers the family)
 # isort: on

@@ -31,7 +31,7 @@ from numbers import Integral
 from typing import Any
 
 from ner_recall.core.registry import Family, register
-from ner_recall.core.vocabulary import Renamed, prf_scores
+from ner_recall.core.vocabulary import InputError, Renamed, literal, prf_scores
 
 MORPHOLOGY_OUTCOMES = ("correct", "partial", "wrong", "missing", "spurious", "overspecified")
 UNDERSPECIFIED = "?"
@@ -45,21 +45,27 @@ def _value_problem(value):
     return f"{type(value).__name__} {value!r}"
 
 
-def check_attributes(values: Sequence, where: Callable[[int], str]) -> None:
+def check_attributes(values: Sequence, place: Callable[[int], tuple[str, int | None, int | None]]) -> None:
     """Each entity's attributes (None: none) checked: a dict of non-empty str names to a str, bool,
-    int or a non-empty list of str; ``where(k)`` names the ``k``-th entity."""
+    int or a non-empty list of str; ``place(k)`` is the ``k``-th entity's (side, example, entity),
+    where an :class:`InputError` names it."""
     for k, attributes in enumerate(values):
         if attributes is None:
             continue
         if not isinstance(attributes, dict):
-            raise ValueError(f"{where(k)}: attributes must be a dict of name -> value; got {attributes!r}")
+            template = "{place}: attributes must be a dict of name -> value; got {item!r}"
+            raise InputError(template, *place(k), attributes)
         for name, value in attributes.items():
             if not isinstance(name, str) or not name:
-                raise ValueError(f"{where(k)}: an attribute name must be a non-empty str; got {name!r}")
+                raise InputError(
+                    "{place}: an attribute name must be a non-empty str; got {item!r}", *place(k), name
+                )
             problem = _value_problem(value)
             if problem is not None:
-                raise ValueError(
-                    f"{where(k)}: attribute {name!r} must be a str, bool, int or a list of str; got {problem}"
+                raise InputError(
+                    f"{{place}}: attribute {literal(repr(name))} must be a str, bool, int or a list of str; got"
+                    f" {literal(problem)}",
+                    *place(k),
                 )
 
 

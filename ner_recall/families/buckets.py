@@ -55,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ner_recall.core.vocabulary import (
+    InputError,
     SpanArrays,
     fbeta_array,
     holm,
@@ -208,8 +209,8 @@ def _corpus_entities(corpus):
                 )
         try:
             spans = tags_to_spans(sequence)
-        except ValueError as error:
-            raise ValueError(f"train_entities['tags'][{i}]: {error}") from None
+        except InputError as error:  # its place, tags[j], within train_entities['tags'][i]
+            raise error.framed(f"train_entities['tags'][{i}]: ") from None
         pairs += [(s.label, " ".join(words[s.start : s.end])) for s in spans]
         entities.append({(s.start, s.end): s.label for s in spans})
     return pairs, occurrence_labels(tokens, entities)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ner_recall.core.vocabulary import SpanArrays, prf_scores
+from ner_recall.core.vocabulary import InputError, SpanArrays, literal, prf_scores
 
 #: per side, ``{span index: ((start, end), ...)}`` of the entities of two fragments or more
 Fragments = dict[int, tuple[tuple[int, int], ...]]
@@ -92,7 +92,7 @@ def side_fragments(
             "end": offsets[k] + ends[k] - starts[k],
             "fragments": values[k],
         }
-        raise ValueError(f"{extras.where(name, at)} {entity!r}: {problem}")
+        raise extras.error(name, at, f" {entity!r}: {problem}")
     return out
 
 
@@ -237,7 +237,7 @@ def refuse_fragments(examples: Sequence, name: str, what: str) -> None:
     >>> refuse_fragments([[{"label": "A", "start": 0, "end": 3, "fragments": [[0, 1], [2, 3]]}]], "references", "x")
     Traceback (most recent call last):
     ...
-    ValueError: references[0][0] has several fragments, which x does not read (see docs/discontinuous.md)
+    ner_recall.core.vocabulary.InputError: references[0][0] has several fragments, which x does not read (see docs/discontinuous.md)
     """
     if not isinstance(examples, (list, tuple)):
         return
@@ -245,8 +245,11 @@ def refuse_fragments(examples: Sequence, name: str, what: str) -> None:
         for j, entity in enumerate(example if isinstance(example, (list, tuple)) else ()):
             value = entity.get("fragments") if isinstance(entity, dict) else None
             if isinstance(value, (list, tuple)) and len(value) > 1:
-                raise ValueError(
-                    f"{name}[{i}][{j}] has several fragments, which {what} does not read (see docs/discontinuous.md)"
+                raise InputError(
+                    f"{{place}} has several fragments, which {literal(what)} does not read (see docs/discontinuous.md)",
+                    name,
+                    i,
+                    j,
                 )
 
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ner_recall.core.matching import MODES, derive, sides
-from ner_recall.core.vocabulary import fbeta_key
+from ner_recall.core.counts import derive, sides
+from ner_recall.core.vocabulary import MODES, fbeta_key
 
 # ---------------------------------------------------------------------------- documents
 

@@ -34,7 +34,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ner_recall.core.matching import count_rows, derive, match, seqeval_results
+from ner_recall.core.counts import count_rows, derive, seqeval_results
+from ner_recall.core.matching import match
 from ner_recall.core.registry import Family, register
 from ner_recall.core.vocabulary import Renamed, prf_scores, score_names
 

@@ -10,7 +10,7 @@ One place relabels and selects (:func:`select_and_relabel`): the predicted types
 score family, the core matching and the token accuracy then see the same spans.
 
 Families, each reduced to sufficient counts here; the scores derive from those counts in
-``ner_matching.prf_table`` (token, overlap) and from the credit (HAREM):
+``ner_counts.prf_table`` (token, overlap) and from the credit (HAREM):
 
 * ``token``: each (token, type) pair inside an entity is an item (EDS-NLP's ``ner_token``);
   each side's items form a set, so a token inside two nested entities of one type counts once
@@ -33,7 +33,8 @@ Families, each reduced to sufficient counts here; the scores derive from those c
 EDS-NLP's example, "La patiente a une fièvre aiguë .":
 
 >>> from ner_recall.core.decoding import decode, encode
->>> from ner_recall.core.matching import match, prf_table
+>>> from ner_recall.core.counts import prf_table
+>>> from ner_recall.core.matching import match
 >>> corpus = encode([["B-PER", "B-PER", "O", "O", "B-DIS", "I-DIS", "O"]],
 ...                 [["O", "B-PER", "O", "B-DIS", "I-DIS", "O", "O"]])
 >>> gold, pred = decode(corpus.references, corpus), decode(corpus.predictions, corpus)
@@ -431,7 +432,7 @@ def exact_credit(gold: SpanArrays, pred: SpanArrays, alignment: HaremAlignment) 
     ``common / (2 * distinct)`` per partial one, summed per distinct denominator, so the sum is
     the same in any order.
 
-    >>> from ner_recall.core.decoding import SpanArrays
+    >>> from ner_recall.core.vocabulary import SpanArrays
     >>> from ner_recall.core.matching import match
     >>> a = lambda *v: np.array(v)
     >>> gold = SpanArrays(a(0, 4), a(3, 7), a(0, 0), a(0, 0), a(0, 4))  # (0, 3) and (4, 7)

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ner_recall.core.counts import count_rows, derive, muc_results_rows, seqeval_results_rows, sides
 from ner_recall.core.decoding import Numbered
-from ner_recall.core.matching import count_rows, derive, muc_results_rows, seqeval_results_rows, sides
 from ner_recall.core.registry import registered
 from ner_recall.core.vocabulary import fbeta_key, same_count
 from ner_recall.families.documents import check_id_values

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ner_recall.core.matching import OUTCOME_TABLE, Matching, count_rows, derive, match
+from ner_recall.core.counts import count_rows, derive
+from ner_recall.core.matching import Matching, match
 from ner_recall.core.registry import registered
-from ner_recall.core.vocabulary import SpanArrays, fbeta_key
+from ner_recall.core.vocabulary import OUTCOME_TABLE, SpanArrays, fbeta_key
 from ner_recall.families.attributes import check_attributes
 from ner_recall.families.discontinuous import fragment_overlap, view_fragments
 from ner_recall.families.ranking import check_token_scores, tag_entity_scores
@@ -111,7 +112,7 @@ class View:
 
     @cached_property
     def derived(self) -> dict[str, Any]:
-        """The scores of :attr:`row` (``ner_matching.derive``), for seqeval and MUC."""
+        """The scores of :attr:`row` (``ner_counts.derive``), for seqeval and MUC."""
         families = families_of(self.options.scoring.scores)
         return derive(self.row, self.types, families, self.options.zero_division, self.options.beta)
 
@@ -162,7 +163,7 @@ def _view_attributes(corpus, selection):
         values = None if extras is None else extras.values.get("attributes")
         if values is not None:
             order = getattr(corpus, f"{side}_order")
-            check_attributes(values, lambda k, e=extras, n=name, o=order: e.where(n, int(o[k])))
+            check_attributes(values, lambda k, e=extras, n=name, o=order: (n, *e.place(int(o[k]))))
         sides.append(values)
     if sides == [None, None]:
         return None

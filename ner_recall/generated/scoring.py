@@ -21,8 +21,9 @@ Unicode NFKC, case, space, punctuation, articles), ``"fuzzy"`` (character simila
 ladder: each level scored, side by side, with the paired bootstrap interval of each level's gain.
 
 >>> from ner_recall.generated import scoring as G
+>>> from ner_recall.generated.dialects import read_output
 >>> text = "Paris Hilton flew to Paris."
->>> outcomes = G.place_document(text, G.read_output('[{"text": "Paris Hilton", "type": "PER"},'
+>>> outcomes = G.place_document(text, read_output('[{"text": "Paris Hilton", "type": "PER"},'
 ...     ' {"text": "Paris", "type": "LOC"}, {"text": "Paris", "type": "LOC"}, {"text": "Rome", "type": "LOC"}]'),
 ...     {"PER", "LOC"}, G.Settings())
 >>> [(o.outcome, o.places) for o in outcomes]
@@ -39,9 +40,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ner_recall.core.counts import count_rows
 from ner_recall.core.inputs import as_list
-from ner_recall.core.matching import count_rows
 from ner_recall.core.spans import check_texts
+from ner_recall.core.vocabulary import InputError
 from ner_recall.generated.dialects import (
     ARTICLES,
     PUNCTUATION,
@@ -504,8 +506,8 @@ def gold_from_tags(references: Any, tokens: Any) -> tuple:
         starts = np.cumsum([0] + [len(w) + 1 for w in words]).tolist()
         try:
             spans = tags_to_spans(list(tags))
-        except ValueError as error:
-            raise ValueError(f"references[{i}]: {error}") from None
+        except InputError as error:  # its place, tags[j], within references[i]
+            raise error.framed(f"references[{i}]: ") from None
         gold.append([{"label": s.label, "start": starts[s.start], "end": starts[s.end] - 1} for s in spans])
         texts.append(" ".join(words))
     return texts, gold

@@ -21,16 +21,9 @@ import datasets
 import pyarrow as pa
 from datasets.utils.py_utils import temp_seed
 
+from ner_recall.core.cache import CachedColumns, arrow_columns
 from ner_recall.core.doubt import has_doubt
-from ner_recall.core.inputs import (
-    CLASS_ID,
-    TAG,
-    CachedColumns,
-    arrow_columns,
-    as_list,
-    check_batch,
-    check_kind,
-)
+from ner_recall.core.inputs import CLASS_ID, TAG, as_list, check_batch, check_kind
 from ner_recall.core.spans import check_entity_types, split_extras
 from ner_recall.pipeline.options import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
 from ner_recall.readers.model_outputs import spans_from_outputs
@@ -283,7 +276,7 @@ class EvaluatePatches(_PatchedBase):
 
     # PATCH reading the cache. evaluate memory-maps the whole cache file, and every page of its tag strings
     # read stays resident; one process that added tag strings reads its file one record batch at a time
-    # into codes instead (ner_inputs.CachedColumns), so that a stream's peak memory is a compute's.
+    # into codes instead (core.cache.CachedColumns), so that a stream's peak memory is a compute's.
     def _finalize(self):
         if self.num_process == 1 and not self.keep_in_memory and self._reads_codes():
             if self.writer is not None:

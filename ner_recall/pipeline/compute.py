@@ -13,52 +13,38 @@ comparison of two systems is ``ner_comparison``'s. This module orders the steps.
 (0.0, 1, 0.25)
 """
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ner_recall.core.cache import input_codes
+from ner_recall.core.counts import count_rows, gold_outcomes
 from ner_recall.core.decoding import EncodedCorpus, corpus_from_codes, decode, encode
 from ner_recall.core.decoding_report import REPORT_PLACES, decoding_reports
 from ner_recall.core.doubt import check_doubt, has_doubt, resolve
-from ner_recall.core.inputs import input_codes
-from ner_recall.core.matching import check_duplicates, count_rows, gold_outcomes
+from ner_recall.core.matching import check_duplicates
 from ner_recall.core.registry import family
 from ner_recall.core.spans import check_entity_types, encode_spans, has_duplicates, in_input_order
-from ner_recall.core.vocabulary import PARALLEL_POSITIONS, InputError, SpanArrays, same_count, side_by_side
+from ner_recall.core.vocabulary import (
+    PARALLEL_POSITIONS,
+    InputError,
+    SpanArrays,
+    literal,
+    same_count,
+    side_by_side,
+)
 from ner_recall.families.buckets import BucketRows, bucket_scores, check_tokens, entity_texts, needs_text
 from ner_recall.families.discontinuous import discontinuous_results, keyed_by_fragments
 from ner_recall.families.documents import check_id_values, document_scores
 from ner_recall.families.scorings import tokens_correct_by_sentence
 from ner_recall.families.slices import Units, slice_results
 from ner_recall.families.table import Results, View, build_view, interval_scores, reserved_keys, run_families
-from ner_recall.pipeline.options import (
-    SPAN_CONFIGS,
-    SUBGROUP_CONFIGS,
-    Options,
-    check_options,
-    check_subgroups,
-)
+from ner_recall.pipeline.options import Options
 from ner_recall.stats.comparison import check_same_layout, compare_scored
 from ner_recall.stats.stratified import strata_counts, stratified_recall
 from ner_recall.stats.uncertainty import document_units
-
-#: what this module offers, with the names modules written before the split still read from here
-#: (their home is ner_options)
-__all__ = [
-    "SPAN_CONFIGS",
-    "SUBGROUP_CONFIGS",
-    "check_options",
-    "check_subgroups",
-    "compare_systems",
-    "score_spans",
-    "score_system",
-    "score_tags",
-    "score_view",
-    "tag_corpus",
-]
 
 # ---------------------------------------------------------------------------- the pipeline
 
@@ -241,7 +227,9 @@ def _check_extras_read(corpus):
     for name, extras in (("references", corpus.gold_extras), ("predictions", corpus.pred_extras)):
         for key in extras.values if extras is not None else ():
             if key not in EXTRAS_READ:
-                raise ValueError(f"{name} carry {key!r}, which this version does not score yet")
+                raise InputError(
+                    f"{{place}} carry {literal(repr(key))}, which this version does not score yet", name
+                )
 
 
 def _check_fragments_read(corpus, options):
@@ -265,9 +253,10 @@ def _check_fragments_read(corpus, options):
     if refused:
         name, k, extras = several[0]
         order = corpus.gold_order if name == "references" else corpus.pred_order
-        raise ValueError(
-            f"{extras.where(name, int(order[k]))} has several fragments, which {refused[0]} does not read;"
-            " see docs/discontinuous.md"
+        raise extras.error(
+            name,
+            int(order[k]),
+            f" has several fragments, which {refused[0]} does not read; see docs/discontinuous.md",
         )
 
 
@@ -277,10 +266,8 @@ def score_system(
     """One system of ``compare``: (results, per-unit counts, type names); errors name ``name``."""
     try:
         corpus = tag_corpus(predictions, references, options)
-    except InputError as error:  # its place rewritten by attribute
+    except InputError as error:  # every input error names its side: renamed by attribute
         raise error.renamed({"predictions": name}) from None
-    except ValueError as error:
-        raise ValueError(re.sub(r"\bpredictions\b", name, str(error))) from None
     results, stats, types, bucket_rows = score_tags(corpus, options, None, units)
     assert stats is not None  # score_tags counts per unit whenever units are given
     return results, stats, types, bucket_rows

@@ -24,12 +24,12 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ner_recall.core.counts import check_beta, check_zero_division
 from ner_recall.core.decoding import SCHEMES, check_scheme, check_suffix
 from ner_recall.core.inputs import check_label_names
-from ner_recall.core.matching import MODES, check_beta, check_zero_division
 from ner_recall.core.registry import family_options, registered
 from ner_recall.core.spans import check_texts
-from ner_recall.core.vocabulary import InputError
+from ner_recall.core.vocabulary import MODES, InputError
 from ner_recall.families.buckets import Training, check_buckets, check_train_entities, needs_text, needs_train
 from ner_recall.families.documents import check_id_values
 from ner_recall.families.hierarchy import check_hierarchy_options

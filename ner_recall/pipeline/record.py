@@ -91,15 +91,16 @@ def make_record(config: str, inputs: dict, options: dict, defaults: dict, result
     default."""
     data = {k: v for k, v in options.items() if k in DATA_OPTIONS}
     stored = {k: v for k, v in options.items() if k not in DATA_OPTIONS}
+    plain = _plain(stored)
     try:
-        json.dumps(_plain(stored))
+        json.dumps(plain)
     except TypeError as error:
         raise ValueError(f"an option cannot be written in a record: {error}") from None
     return {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "config": config,
-        "options": _plain(stored),
+        "options": plain,
         "defaults": {k: _plain(v) for k, v in defaults.items() if k not in options},
         "seed": _plain(options.get("seed", defaults.get("seed"))),
         "inputs": {
@@ -118,39 +119,40 @@ INPUTS = ("predictions", "references", "subgroups", "predictions_b")
 PARTS = {"config": str, "options": dict, "inputs": dict, "results": dict}
 
 
-def check_record(record: object) -> None:
+def check_record(record: object, where: str = "") -> None:
     """Raise a ValueError naming the part unless ``record`` is a record this version reads: its
     format and layout, ``config`` a str, ``options`` a dict of JSON values holding no input or
     per-sentence data, ``inputs`` a dict of ``sha256:`` hashes, ``results`` a dict, and the whole
-    writable as JSON (no cycle, nesting within the interpreter's recursion)."""
+    writable as JSON (no cycle, nesting within the interpreter's recursion). ``where`` is written
+    before the message (the command line's ``--rerun path: ``)."""
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-        raise ValueError(f"not a record: its 'format' is not {RECORD_FORMAT!r}")
+        raise ValueError(f"{where}not a record: its 'format' is not {RECORD_FORMAT!r}")
     if type(record.get("version")) is not int or record.get("version") != RECORD_VERSION:
         raise ValueError(
-            f"a record of layout {record.get('version')!r:.40}; this metric reads {RECORD_VERSION}"
+            f"{where}a record of layout {record.get('version')!r:.40}; this metric reads {RECORD_VERSION}"
         )
     for key, kind in PARTS.items():
         if key not in record:
-            raise ValueError(f"not a record: no {key!r}")
+            raise ValueError(f"{where}not a record: no {key!r}")
         if not isinstance(record[key], kind):
             raise ValueError(
-                f"not a record: its {key!r} is a {kind.__name__}; got {type(record[key]).__name__}"
+                f"{where}not a record: its {key!r} is a {kind.__name__}; got {type(record[key]).__name__}"
             )
     held = sorted(k for k in record["options"] if k in INPUTS or k in DATA_OPTIONS or not isinstance(k, str))
     if held:
         raise ValueError(
-            f"a tampered record: its 'options' hold {held[0]!r}, an input or per-sentence data, which a record hashes"
+            f"{where}a tampered record: its 'options' hold {held[0]!r}, an input or per-sentence data, which a record hashes"
         )
     for name, digest in record["inputs"].items():
         if not isinstance(digest, str) or not digest.startswith("sha256:"):
             raise ValueError(
-                f"a tampered record: the hash of input {name!r} is not 'sha256:...'; got {digest!r:.80}"
+                f"{where}a tampered record: the hash of input {name!r} is not 'sha256:...'; got {digest!r:.80}"
             )
     try:
         json.dumps(record)
     except (ValueError, TypeError, RecursionError) as error:
         raise ValueError(
-            f"a tampered record: it cannot be written as JSON ({type(error).__name__}: {error})"
+            f"{where}a tampered record: it cannot be written as JSON ({type(error).__name__}: {error})"
         ) from None
 
 

@@ -210,8 +210,9 @@ def is_url(location: object) -> bool:
 
 def _read_text(location: str) -> str:
     """The UTF-8 text of a file or an http(s) URL, at most :data:`MAX_BYTES` bytes."""
+    url = is_url(location)
     try:
-        if is_url(location):
+        if url:
             with urllib.request.urlopen(location, timeout=URL_TIMEOUT) as response:
                 data = response.read(MAX_BYTES + 1)
         else:

@@ -36,11 +36,10 @@ file and line.
 ([['Anna', 'sang'], ['in', 'Riga']], 'pred.conll line 7')
 """
 
-import contextlib
-import gc
 import os
 from typing import Any, NamedTuple
 
+from ner_recall.core.collector import no_cycle_collection
 from ner_recall.core.progress import steps
 from ner_recall.core.vocabulary import ENTITY_KEYS, InputError, literal
 from ner_recall.readers.formats import (
@@ -53,6 +52,7 @@ from ner_recall.readers.formats import (
     parse_json,
     places,
     read_annotated,
+    text_lines,
 )
 from ner_recall.readers.harem import is_harem, read_harem_pair
 from ner_recall.readers.hipe import is_hipe, read_hipe, resegment
@@ -74,6 +74,10 @@ class Sentences(NamedTuple):
     tokens: list
     columns: tuple  # one list of tag sequences per tag column read
     lines: list
+
+
+#: the entity buckets of tag files: every attribute that needs no training set
+TAG_BUCKETS = ("entity_length", "sentence_length", "density", "capitalisation")
 
 
 class Inputs(NamedTuple):
@@ -100,6 +104,25 @@ class Inputs(NamedTuple):
         out.update(self.options or {})
         return out
 
+    def is_spans(self) -> bool:
+        """Whether the files hold entity spans (then the "spans" config scores them), not tags."""
+        return any(isinstance(x, dict) for example in self.references for x in example)
+
+    def over_texts(self) -> bool:
+        """Whether the files hold spans placed on texts (character offsets), not on tokens."""
+        return self.is_spans() and bool(self.tokens) and all(isinstance(t, str) for t in self.tokens)
+
+    def bucket_options(self) -> dict:
+        """The entity buckets the files allow, with the option that gives their text: for tags
+        every attribute that needs no training set (with the tokens); for spans over texts the
+        same (the sentence attributes count the text's characters), over tokens the entity
+        length alone."""
+        if not self.is_spans():
+            return {"buckets": list(TAG_BUCKETS), "tokens": self.tokens}
+        if self.over_texts():
+            return {"buckets": list(TAG_BUCKETS), "texts": self.tokens}
+        return {"buckets": ["entity_length"]}
+
     def where(self, side: str, sentence: int, item: int | None = None) -> str:
         """``"file line N"`` of ``side`` ("references"/"predictions") at ``[sentence][item]``, or the
         place a file without lines gives (``"export.json task 17"``)."""
@@ -122,27 +145,9 @@ def _width(path, records):
     raise ValueError(f"{os.path.basename(path)}: no token lines (an empty file?)")
 
 
-@contextlib.contextmanager
-def _no_gc():
-    """The cyclic garbage collector paused: reading makes millions of small lists and no cycles,
-    and the collector's passes over them would take two thirds of the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _records(path):
     """[(line number, fields or [] for a blank line)] of a text file; ValueError if unreadable."""
-    check_file(path)
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
+    lines = text_lines(path)
     fields: list = []
     with steps(len(lines), f"lines of {os.path.basename(path)}") as done:  # a large file's progress
         for chunk in (lines[k : k + (1 << 18)] for k in range(0, len(lines), 1 << 18)):
@@ -173,7 +178,7 @@ def read_conll(path: str | os.PathLike, tag_columns: tuple = (-1,)) -> Sentences
     Traceback (most recent call last):
     ValueError: x.conll line 2: 2 fields, but the token lines before have 3 (ragged columns)
     """
-    with _no_gc():
+    with no_cycle_collection():
         return _read_conll(path, tag_columns)
 
 
@@ -426,14 +431,14 @@ def read_jsonl(path: str | os.PathLike) -> "Examples":
     >>> read_jsonl(path).entities
     [[{'label': 'PER', 'start': 0, 'end': 4}]]
     """
-    with _no_gc():
+    with no_cycle_collection():
         return _read_jsonl(path)
 
 
 def _read_jsonl(path):
     name = os.path.basename(path)
     examples = Examples(path, [], [], [])
-    for n, line in enumerate(_text_lines(path), 1):
+    for n, line in enumerate(text_lines(path), 1):
         if line.strip():
             content, entities = _example(_json_line(line, f"{name} line {n}"), f"{name} line {n}")
             examples.tokens.append(content)
@@ -442,15 +447,6 @@ def _read_jsonl(path):
     if not examples.lines:
         raise ValueError(f"{name}: no examples (an empty file?)")
     return examples
-
-
-def _text_lines(path):
-    check_file(path)
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            return f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
 
 
 def read_jsonl_pair(

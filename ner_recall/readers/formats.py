@@ -57,6 +57,17 @@ def check_file(path: str | os.PathLike, folder: bool = False) -> None:
         raise ValueError(f"{os.fspath(path)} is a folder, not a file")
 
 
+def text_lines(path: str | os.PathLike) -> list[str]:
+    """The lines of a UTF-8 text file (a byte-order mark dropped), for the token files (CoNLL,
+    JSONL, HIPE TSV); a ValueError naming the file where it cannot be read."""
+    check_file(path)
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
+
+
 def parse_json(text: str, where: str) -> object:
     """``json.loads`` of ``text``; a ValueError naming ``where`` for what it refuses: not JSON, nested
     too deep for the parser's recursion, a number of more digits than Python converts."""
@@ -228,14 +239,18 @@ def read_brat(path: str | os.PathLike) -> Annotated:
 # ---------------------------------------------------------------------------- JSON lines
 
 
-def _json_lines(path, format):
+def _text(path):
+    """The text of a UTF-8 file; a ValueError naming the file where it cannot be read."""
     check_file(path)
     try:
         with open(path, encoding="utf-8") as f:
-            raw = f.read().split("\n")
+            return f.read()
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 ({error})") from None
-    for number, line in enumerate(raw, 1):
+
+
+def _json_lines(path, format):
+    for number, line in enumerate(_text(path).split("\n"), 1):
         if line.strip():
             record = parse_json(line, f"{os.path.basename(path)} line {number}")
             if not isinstance(record, dict) or not isinstance(record.get("text"), str):
@@ -363,13 +378,7 @@ def read_label_studio(path: str | os.PathLike, text_key: str = "text") -> Annota
     """Label Studio's JSON export (a list of tasks). Each task's text is ``data[text_key]``; its
     annotations not cancelled become annotators, in order (``annotators[k]``: the k-th annotation of
     every task); ``entities`` is the first. Every task needs as many annotations for agreement."""
-    check_file(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            raw = f.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 ({error})") from None
-    tasks = parse_json(raw, f"{os.path.basename(path)} (a Label Studio JSON export)")
+    tasks = parse_json(_text(path), f"{os.path.basename(path)} (a Label Studio JSON export)")
     if not isinstance(tasks, list):
         first = tasks
         raise ValueError(
@@ -532,13 +541,7 @@ def read_conllu(path: str | os.PathLike, column: int | None = None, misc_key: st
         ids.append(len(ids))
         lines.append(start_line)
 
-    check_file(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            raw = f.read().split("\n")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 ({error})") from None
-    for number, line in enumerate(raw, 1):
+    for number, line in enumerate(_text(path).split("\n"), 1):
         if not line.strip():
             flush()
             tokens, tags, spaces, start_line = [], [], [], None

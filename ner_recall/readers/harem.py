@@ -21,15 +21,15 @@ MORF (``"?"`` kept, ``A|B`` as a list); an ALT as ``{"alternatives": [[...], [..
 [[{'label': 'LOCAL', 'start': 8, 'end': 20}], [{'label': 'LOCAL', 'start': 15, 'end': 20}]]
 """
 
-import gc
 import os
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
-from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
+
+from ner_recall.core.collector import no_cycle_collection
 
 TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z|]*)((?:\s+[A-Za-z_]+\s*=\s*\"[^\"]*\")*)\s*>")
 ATTRIBUTE = re.compile(r"([A-Za-z_]+)\s*=\s*\"([^\"]*)\"")
@@ -265,21 +265,8 @@ def read_harem_text(source: str, name: str = "<text>") -> Harem:
     default id equal to a given one) is a ``ValueError`` naming both lines. Time linear in the
     length of the markup."""
     source = DECLARATION.sub(lambda m: "\n" * m.group(0).count("\n"), source)
-    with _no_cycle_collection():
+    with no_cycle_collection():
         return _Reader(source, name).read()
-
-
-@contextmanager
-def _no_cycle_collection():
-    """The cyclic garbage collector paused while the reader allocates (it makes no cycles): its
-    full passes rescan every entity read so far, which made reading grow faster than the text."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _close_alt(doc, line, where):

@@ -6,7 +6,7 @@ gold. ``ner_files.read_hipe_pair`` makes a gold and a system file the pair ``com
 import os
 from typing import NamedTuple
 
-from ner_recall.readers.formats import check_file
+from ner_recall.readers.formats import text_lines
 
 HIPE_DOCUMENT = ("# document_id", "# hipe2022:document_id")
 HIPE_SEGMENT = "# segment"
@@ -90,12 +90,7 @@ def read_hipe(
 
 
 def _raw_lines(path):
-    check_file(path)
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            return list(enumerate(f.read().splitlines(), 1))
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"{os.path.basename(path)}: cannot read it as UTF-8 text ({error})") from None
+    return list(enumerate(text_lines(path), 1))
 
 
 def resegment(pred: HipeFile, gold: HipeFile) -> HipeFile:

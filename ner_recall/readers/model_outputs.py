@@ -35,6 +35,7 @@ from itertools import chain
 from numbers import Integral, Real
 
 from ner_recall.core.decoding import decode, encode, spans_by_sentence, tags_to_spans
+from ner_recall.core.vocabulary import InputError
 
 #: each model-output form by the exact keys of its entities
 FORMS = {
@@ -202,12 +203,13 @@ def _check_tags(examples, name):
     for tag in dict.fromkeys(e["entity"] for example in examples for e in example):
         try:
             tags_to_spans([tag])
-        except ValueError as error:
+        except InputError as error:
             k = next(k for k, e in enumerate(chain.from_iterable(examples)) if e["entity"] == tag)
             i, j = _place(examples, k)
-            raise ValueError(
-                f"{name}[{i}][{j}] {examples[i][j]!r}: {error}. Per-token output is decoded by its"
-                " prefixes; for labels without them, run the pipeline with an aggregation_strategy"
+            raise error.framed(
+                f"{name}[{i}][{j}] {examples[i][j]!r}: ",
+                ". Per-token output is decoded by its prefixes; for labels without them, run the"
+                " pipeline with an aggregation_strategy",
             ) from None
 
 

@@ -35,15 +35,17 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from ner_recall.core.counts import count_parts
+from ner_recall.core.counts import count_parts, derive, muc_results, present_types, seqeval_results
 from ner_recall.core.decoding import decode
 from ner_recall.core.decoding_report import REASONS, decoding_reports
-from ner_recall.core.matching import derive, muc_results, present_types, seqeval_results
 from ner_recall.core.registry import supporting
 from ner_recall.core.vocabulary import COLUMNS
-from ner_recall.pipeline.compute import SPAN_CONFIGS, SUBGROUP_CONFIGS, build_view, check_options, tag_corpus
+from ner_recall.families.table import build_view
+from ner_recall.pipeline.compute import tag_corpus
 from ner_recall.pipeline.fast import compiled, fast_counts
+from ner_recall.pipeline.options import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options
 from ner_recall.state.unit_ids import MAX_ID_SLOTS, held_ids, id_slots, merged_ids, read_ids
+from ner_recall.stats.interval_methods import percentile_bounds
 from ner_recall.stats.uncertainty import (
     INTERVAL_FAMILIES,
     align_types,
@@ -176,7 +178,7 @@ def poisson_weights(keys: npt.NDArray[np.uint64], seed: int, resamples: int) -> 
 
 
 def sentence_entries(view: Any) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """(sentence, column of :data:`COLUMNS`) of every counted entity (``ner_matching.count_rows``
+    """(sentence, column of :data:`COLUMNS`) of every counted entity (``ner_counts.count_rows``
     before its bincount): the sparse per-sentence count rows."""
     # always four parts: the matched gold, the other-type predictions, the missed, the spurious
     parts = count_parts(view.gold, view.pred, view.matching, len(view.types))
@@ -442,16 +444,22 @@ def _blob(values: npt.NDArray[np.int64]) -> dict:
     }
 
 
+class InflatesBeyond(ValueError):
+    """zlib data that inflates beyond the bytes allowed it (a decompression bomb, or a count
+    declared too small): a reader that bounds it by more than one limit tells which was passed."""
+
+
 def inflate(data: bytes, limit: int, where: str) -> bytes:
-    """zlib-inflate ``data`` to at most ``limit`` bytes: a ``ValueError`` naming ``where`` for
-    more (a decompression bomb stops at the limit, never allocating beyond it) or bad bytes."""
+    """zlib-inflate ``data`` to at most ``limit`` bytes: :class:`InflatesBeyond` naming ``where``
+    for more (a decompression bomb stops at the limit, never allocating beyond it), a
+    ``ValueError`` for bad bytes."""
     inflater = zlib.decompressobj()
     try:
         out = inflater.decompress(data, limit + 1)
     except zlib.error:
         raise ValueError(f"{where}: the bytes are not zlib data") from None
     if len(out) > limit or inflater.unconsumed_tail:
-        raise ValueError(f"{where}: inflates beyond its declared {limit:,} bytes")
+        raise InflatesBeyond(f"{where}: inflates beyond its declared {limit:,} bytes")
     if not inflater.eof:
         raise ValueError(f"{where}: the zlib data is cut short")
     return out
@@ -657,17 +665,6 @@ def _counted(predictions: object, references: object, checked: Any, entries: boo
     return view.types, view.row[0], tokens, decoding, len(corpus.lengths), placed
 
 
-def _percentile(
-    samples: npt.NDArray[np.float64], estimate: npt.NDArray[np.float64], level: float
-) -> np.ndarray:
-    alpha = (1 - level) / 2
-    bounds = np.tile(np.asarray(estimate, dtype=float), (2, 1))
-    defined = ~np.isnan(samples).all(axis=0)
-    if defined.any():
-        bounds[:, defined] = np.nanquantile(samples[:, defined], [alpha, 1 - alpha], axis=0)
-    return bounds
-
-
 def _bias_corrected(
     samples: npt.NDArray[np.float64], estimate: npt.NDArray[np.float64], level: float
 ) -> np.ndarray:
@@ -675,7 +672,7 @@ def _bias_corrected(
     jackknife of every unit): the percentile levels moved by ``z0``, the normal quantile of the
     share of resamples below the estimate."""
     normal, alpha = NormalDist(), (1 - level) / 2
-    bounds = _percentile(samples, estimate, level)
+    bounds = percentile_bounds(samples, estimate, level)
     for j in range(samples.shape[1]):
         s = samples[:, j][~np.isnan(samples[:, j])]
         below = (np.count_nonzero(s < estimate[j]) + 0.5 * np.count_nonzero(s == estimate[j])) / max(
@@ -698,7 +695,7 @@ def counts_intervals(state: CountsState, method: str = "percentile") -> dict:
     present = present_types(state.row[None], len(state.types))
     names, estimate = score_table(state.row[None], state.types, families, beta, zero, present)
     samples = score_table(state.resamples, state.types, families, beta, zero, present, undefined=True)[1]
-    bounds = (_percentile if method == "percentile" else _bias_corrected)(samples, estimate[0], level)
+    bounds = (percentile_bounds if method == "percentile" else _bias_corrected)(samples, estimate[0], level)
     return {name: [float(bounds[0, j]), float(bounds[1, j])] for j, name in enumerate(names)}
 
 

@@ -39,21 +39,15 @@ from ner_recall.core.spans import encode_spans, split_extras
 from ner_recall.core.vocabulary import PARALLEL_POSITIONS, side_by_side
 from ner_recall.families.discontinuous import refuse_fragments
 from ner_recall.families.table import reserved_keys
-from ner_recall.pipeline.compute import (
-    SPAN_CONFIGS,
-    SUBGROUP_CONFIGS,
-    check_options,
-    check_subgroups,
-    score_spans,
-    score_tags,
-    tag_corpus,
-)
+from ner_recall.pipeline.compute import score_spans, score_tags, tag_corpus
+from ner_recall.pipeline.options import SPAN_CONFIGS, SUBGROUP_CONFIGS, check_options, check_subgroups
 from ner_recall.readers.model_outputs import spans_from_outputs
 from ner_recall.state.counts import (
     COUNTS_FORMAT,
     INTERVAL_METHODS,
     KEEPS,
     CountsState,
+    InflatesBeyond,
     finalize_counts,
     inflate,
     make_counts_state,
@@ -135,10 +129,12 @@ def _from_array(field, where, budget=None, per_byte=None):
         dense = _check_density(count, len(data), per_byte, where)
         try:
             data = inflate(data, limit if dense is None else min(limit, dense * itemsize), where)
-        except ValueError as error:
-            if "beyond" in str(error) and dense is not None and dense * itemsize < limit:  # no count
+        except InflatesBeyond as error:
+            if dense is not None and dense * itemsize < limit:  # the density bounded it, not a count
                 raise _density_error(f"more than {dense:,}", len(data), per_byte, where) from None
-            raise (error if "beyond" in str(error) else ValueError(bad)) from None
+            raise error from None
+        except ValueError:
+            raise ValueError(bad) from None
     if (count is not None and len(data) != limit) or len(data) % itemsize:
         raise ValueError(bad + ("" if count is None else f" ({count:,} declared)"))
     budget[0] -= len(data)

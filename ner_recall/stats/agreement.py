@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ner_recall.core.decoding import check_lengths, corpus_from_codes, tag_codes
 from ner_recall.core.matching import match
-from ner_recall.core.vocabulary import MODES, SpanArrays, fbeta_key, same_count
+from ner_recall.core.vocabulary import MODES, InputError, SpanArrays, fbeta_key, same_count
 from ner_recall.families.discontinuous import refuse_fragments
 from ner_recall.pipeline.compute import score_spans, score_tags, tag_corpus
 from ner_recall.pipeline.options import check_options, check_unused
@@ -65,14 +65,10 @@ def check_annotations(annotations: Sequence, kind: str) -> list[list]:
     return [list(a) for a in annotations]
 
 
-def _name(error: ValueError, i: int, j: int) -> ValueError:
-    """A scoring error of annotator ``i`` against ``j`` (``i`` as the reference, ``j`` as the
-    predictions), with the annotators named. The one place that rewrites a side's name into an
-    annotator's."""
-    text = str(error)
-    for side, k in (("references", i), ("predictions", j)):
-        text = text.replace(side, f"annotations[{k}]")
-    return ValueError(text)
+def _name(error: InputError, i: int, j: int) -> InputError:
+    """An input error of annotator ``i`` against ``j`` (``i`` as the reference, ``j`` as the
+    predictions), with the annotators named: the one place that renames a side an annotator."""
+    return error.renamed({"references": f"annotations[{i}]", "predictions": f"annotations[{j}]"})
 
 
 def pair_results(
@@ -123,7 +119,7 @@ def score_pairs(annotations: list, kind: str, options: Any, resamples: int) -> t
             results, listing, views[i, j] = pair_results(
                 annotations[i], annotations[j], kind, options, corpus
             )
-        except ValueError as error:
+        except InputError as error:
             raise _name(error, i, j) from None
         pairs[f"{i}-{j}"] = {**_pair_summary(results, options.beta), "disagreements": listing}
         if resamples:  # the pair's F1 per mode, resampled as compute resamples it

@@ -6,7 +6,7 @@ draws of a large bootstrap binned per score (:class:`Binned`) once they no longe
 
 >>> import numpy as np
 >>> draws = np.arange(1, 101, dtype=float)[:, None]  # 100 draws of one score
->>> [round(b, 4) for b in quantile_interval(draws, [50.0], 0.9).ravel().tolist()]
+>>> [round(b, 4) for b in percentile_bounds(draws, [50.0], 0.9).ravel().tolist()]
 [5.95, 95.05]
 """
 
@@ -18,9 +18,11 @@ from numpy.typing import NDArray
 from scipy.stats import t as student_t
 
 
-def quantile_interval(samples, estimate, level):
-    """Percentile interval of each column of ``samples`` over its defined (not NaN) values; a
-    score undefined in every resample gets its estimate at both ends."""
+def percentile_bounds(
+    samples: NDArray[np.float64], estimate: NDArray[np.float64] | Sequence[float], level: float
+) -> NDArray[np.float64]:
+    """(2 x columns) percentile interval of each column of ``samples`` over its defined (not NaN)
+    values; a score undefined in every resample gets its estimate at both ends."""
     alpha = (1 - level) / 2
     bounds = np.tile(np.asarray(estimate, dtype=float), (2, 1))
     defined = ~np.isnan(samples).all(axis=0)

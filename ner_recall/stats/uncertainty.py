@@ -38,7 +38,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ner_recall.core.matching import Matching, count_rows, derive, flat_scores, present_types
+from ner_recall.core.counts import count_rows, derive, flat_scores, present_types
+from ner_recall.core.matching import Matching
 from ner_recall.core.progress import steps
 from ner_recall.core.registry import RegistryError, supporting
 from ner_recall.core.vocabulary import (
@@ -58,7 +59,7 @@ from ner_recall.stats.interval_methods import (
     binned_percentile,
     collect,
     expanded_level,
-    quantile_interval,
+    percentile_bounds,
 )
 
 #: the families whose scores derive from the count row (``core.counts``): what the bootstrap here
@@ -179,7 +180,7 @@ def unit_stats(
     units: NDArray[np.intp],
     n_units: int,
 ) -> NDArray[np.int64]:
-    """Per unit, the count row of :data:`COLUMNS` (``ner_matching.count_rows``)."""
+    """Per unit, the count row of :data:`COLUMNS` (``ner_counts.count_rows``)."""
     return count_rows(gold, pred, matching, n_types, units, n_units)
 
 
@@ -235,7 +236,7 @@ def score_table(
     undefined: bool = False,
 ) -> tuple[list[str], NDArray[np.float64]]:
     """Every headline score of each row of summed statistics: (names, rows x names array), from
-    the one derivation ``ner_matching.derive``.
+    the one derivation ``ner_counts.derive``.
 
     ``present``: the types of the seqeval per-type keys (default: those seen in the first row).
     ``undefined``: a score whose denominator is 0 is NaN (a resample where it is undefined),
@@ -317,7 +318,9 @@ def interval_bounds(
     boot: Bootstrap, confidence_level: float = 0.95, method: str = DEFAULT_METHOD
 ) -> NDArray[np.float64]:
     """(2 x names) lower and upper bounds of a :class:`Bootstrap`'s intervals."""
-    percentile = binned_percentile if isinstance(boot.samples, Binned) else quantile_interval
+    percentile: Callable[..., NDArray[np.float64]] = (
+        binned_percentile if isinstance(boot.samples, Binned) else percentile_bounds
+    )
     if method == "percentile":
         return percentile(boot.samples, boot.estimate, confidence_level)
     if method == "expanded":
