@@ -7,6 +7,7 @@ sentences merged, Germany and Italy LOC -> ORG). The system is on conll03's toke
 """
 
 import random
+import re
 
 import pytest
 
@@ -298,3 +299,27 @@ def test_the_speed_table_in_the_docs_is_the_benchmark_output():
     with open(os.path.join(ROOT, "docs", "golds.md"), encoding="utf-8") as f:
         block = f.read().split("<!-- golds -->\n")[1].split("<!-- /golds -->")[0].splitlines()
     assert block == table
+
+
+@pytest.mark.parametrize(
+    "call, place",
+    [
+        (
+            lambda m: m.compute_golds(
+                predictions=[["O", "B-PER"]], references={"a": [["O", "O"]], "b": [["O", "X-PER"]]}
+            ),
+            "references['b'][0][1]",
+        ),
+        (
+            lambda m: m.compute_golds(
+                predictions=[["O", "X-PER"]], references={"a": [["O", "O"]], "b": [["O", "O"]]}
+            ),
+            "predictions[0][1]",
+        ),
+        (lambda m: m.gold_differences([["X-PER", "O"]], [["O", "O"]]), "gold_a[0][0]"),
+        (lambda m: m.gold_differences([["O", "B-PER"]], [["O", "X-PER"]]), "gold_b[0][1]"),
+    ],
+)
+def test_a_bad_tag_is_named_at_its_own_side(metric, call, place):
+    with pytest.raises(ValueError, match=rf"invalid tag 'X-PER' at {re.escape(place)} "):
+        call(metric)

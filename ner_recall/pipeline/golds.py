@@ -34,6 +34,7 @@ import numpy as np
 from ner_recall.core.decoding import decode
 from ner_recall.core.inputs import as_list
 from ner_recall.core.registry import refuse_unsupported
+from ner_recall.core.vocabulary import InputError
 from ner_recall.pipeline.compute import tag_corpus
 from ner_recall.pipeline.options import ALL_OPTIONS, SPAN_CONFIGS, check_options, is_default
 from ner_recall.pipeline.signature import read_convention, scored, signed, with_convention
@@ -140,9 +141,19 @@ def selected(entities: list, options: Mapping[str, Any], predicted: bool) -> lis
     return out
 
 
-def _token_level(tags: Any, given: Mapping[str, Any]) -> list:
-    """One tokenization's entities as (sentence, type, start, end), offsets in the sentence."""
-    sentence, start, end, types, starts = token_entities(tags, given)
+def side_name(name: str) -> str:
+    """How an error names a side: ``predictions``, a gold of ``compute_golds`` as
+    ``references['conll03']``, ``gold_a`` and ``gold_b`` of ``gold_differences`` as themselves."""
+    return name if name in (PREDICTIONS, "gold_a", "gold_b") else f"references[{name!r}]"
+
+
+def _token_level(tags: Any, given: Mapping[str, Any], name: str = PREDICTIONS) -> list:
+    """One tokenization's entities as (sentence, type, start, end), offsets in the sentence; a bad
+    tag is named at its side (:func:`side_name`)."""
+    try:
+        sentence, start, end, types, starts = token_entities(tags, given)
+    except InputError as error:
+        raise error.renamed({"predictions": side_name(name), "references": side_name(name)}) from None
     base = starts[sentence]
     return list(zip(sentence.tolist(), types.tolist(), (start - base).tolist(), (end - base).tolist()))
 
@@ -512,7 +523,7 @@ def prepare(sides: Mapping[str, Any], texts: Any, given: Mapping[str, Any]) -> P
                 f"gold {name!r} is not tokenized as {first!r} (sentence {s}): give every side as "
                 "{'tokens': ..., 'tags': ...} to align them on characters"
             )
-    entities = {name: _token_level(tags, given) for name, (tags, _) in forms.items()}
+    entities = {name: _token_level(tags, given, name) for name, (tags, _) in forms.items()}
     return Prepared(entities, False, len(lengths[first]), None, None, None)
 
 
