@@ -527,7 +527,7 @@ def _flat_items(col):
 # ---------------------------------------------------------------------------- codes
 
 
-def id_values(col, lengths, n_names=None):
+def id_values(col: Any, lengths: Any, n_names: Any = None) -> Any:
     """Every class id of a validated column, flat, as int64; an Arrow column whose ids all lie
     in ``[-100, n_names)`` as int16 (or int32), filled piece by piece, to keep memory small."""
     if isinstance(col, ARROW):
@@ -554,7 +554,7 @@ def id_values(col, lengths, n_names=None):
     return np.concatenate([p.astype(np.int64, copy=False) for p in parts]) if parts else np.zeros(0, np.int64)
 
 
-def tag_array(col):
+def tag_array(col: Any) -> pa.Array:
     """Every tag of a validated column, flat, as an Arrow string array."""
     if isinstance(col, ARROW):
         return pc.list_flatten(col)
@@ -577,7 +577,7 @@ def _pieces(values):
             yield chunk.slice(start, _STEP)
 
 
-def dictionary_codes(values, numbered):
+def dictionary_codes(values: Any, numbered: dict[str, int]) -> npt.NDArray[np.integer]:
     """The codes of an Arrow string array's tags, one byte each while there are at most 256
     distinct tags; ``numbered`` (tag -> code) grows with each new tag. Each chunk is
     dictionary-encoded on its own and its small dictionary mapped to the shared codes."""
@@ -596,7 +596,7 @@ def dictionary_codes(values, numbered):
     return codes
 
 
-def codes_of_tags(pred, ref, lengths):
+def codes_of_tags(pred: Any, ref: Any, lengths: npt.NDArray[np.int64]) -> Codes:
     numbered = {"O": 0}
     pred_codes, ref_codes = (dictionary_codes(tag_array(col), numbered) for col in (pred, ref))
     if pred_codes.dtype != ref_codes.dtype:
@@ -619,14 +619,15 @@ class _IdSentences:
             ]
 
 
-def codes_of_ids(pred, ref, lengths, names):
+def codes_of_ids(pred: Any, ref: Any, lengths: npt.NDArray[np.int64], names: tuple[str, ...]) -> Codes:
     """Codes of class ids (their own values over ``names``); ignored positions dropped."""
     pred_ids, ref_ids = id_values(pred, lengths, len(names)), id_values(ref, lengths, len(names))
     keep = ref_ids != IGNORE_INDEX
     for side, ids in (("predictions", pred_ids), ("references", ref_ids)):
         bad = np.flatnonzero(keep & ((ids < 0) | (ids >= len(names))))
         if bad.size:
-            raise _not_an_id(side, *_place(lengths, int(bad[0])), int(ids[bad[0]]), len(names))
+            i, j = _place(lengths, int(bad[0]))
+            raise _not_an_id(side, i, j, int(ids[bad[0]]), len(names))
     if keep.all():
         return Codes(names, pred_ids, ref_ids, lengths)
     dropped = np.bincount(np.repeat(np.arange(len(lengths)), lengths)[~keep], minlength=len(lengths))

@@ -226,6 +226,13 @@ OPTIONS = {
             defaults={"compare": 1_000},
         ),
         Option(
+            "system_intervals",
+            "int",
+            0,
+            "each system's own intervals in 'a' and 'b' at this many bootstrap resamples (0: none)",
+            methods=("compare",),
+        ),
+        Option(
             "document_ids",
             "list or None",
             None,

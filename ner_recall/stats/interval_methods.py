@@ -12,6 +12,7 @@ draws of a large bootstrap binned per score (:class:`Binned`) once they no longe
 
 from collections.abc import Iterable, Sequence
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -93,7 +94,13 @@ def _accelerations(jackknife, weights):
     return out
 
 
-def bca_interval(samples, estimate, level, jackknife, weights):
+def bca_interval(
+    samples: Any,
+    estimate: Any,
+    level: float,
+    jackknife: NDArray[np.float64],
+    weights: NDArray[Any],
+) -> NDArray[np.float64]:
     """Bias-corrected and accelerated interval of each column; ``jackknife``: the leave-one-unit
     -out values of each distinct row, ``weights``: how many units have that row. Every column's
     counts, acceleration and quantiles in batches; the normal quantiles one column at a time."""
@@ -187,7 +194,7 @@ def collect(
     return binned
 
 
-def binned_percentile(draws, estimate, level):
+def binned_percentile(draws: Any, estimate: Any, level: float) -> NDArray[np.float64]:
     alpha = (1 - level) / 2
     bounds = np.tile(np.asarray(estimate, dtype=float), (2, 1))
     for j in np.flatnonzero(draws.n > 0):
@@ -195,7 +202,9 @@ def binned_percentile(draws, estimate, level):
     return bounds
 
 
-def binned_bca(draws, estimate, level, jackknife, weights):
+def binned_bca(
+    draws: Any, estimate: Any, level: float, jackknife: NDArray[np.float64], weights: NDArray[Any]
+) -> NDArray[np.float64]:
     """:func:`bca_interval` from a :class:`Binned` summary."""
     normal = NormalDist()
     alpha = (1 - min(level, MAX_LEVEL)) / 2
