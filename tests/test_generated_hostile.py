@@ -200,6 +200,56 @@ def test_normalized_map_agrees_with_nfkc_of_the_whole_text():
         assert starts == sorted(starts) and ends == sorted(ends)
 
 
+def _former_normalized_map(text, steps):
+    """NFKC per character: what the normalization did before (equal where nothing composes)."""
+    import unicodedata
+
+    from ner_recall.generated.dialects import ARTICLES
+    from ner_recall.generated.matching import _is_punctuation
+
+    chars, where = [], []
+    for k, c in enumerate(text):
+        s = unicodedata.normalize("NFKC", c) if "nfkc" in steps and not c.isascii() else c
+        for ch in s.casefold() if "case" in steps else s:
+            if "punctuation" in steps and _is_punctuation(ch):
+                ch = " "
+            chars.append(" " if "space" in steps and ch.isspace() else ch)
+            where.append(k)
+    joined = "".join(chars)
+    if "articles" in steps:
+        joined = ARTICLES.sub(lambda m: " " * len(m.group()), joined)
+    if "space" not in steps:
+        return joined, where
+    out, kept, previous = [], [], " "
+    for ch, k in zip(joined, where):
+        if ch == " " and previous == " ":
+            continue
+        out.append(ch)
+        kept.append(k)
+        previous = ch
+    if out and out[-1] == " ":
+        out.pop()
+        kept.pop()
+    return "".join(out), kept
+
+
+def test_normalized_map_is_the_former_one_where_nothing_composes():
+    """ASCII texts take a path of their own (translate tables, arrays); both paths, every subset
+    of the steps, against the former character by character normalization."""
+    from ner_recall.generated.matching import STEPS, normalized_map
+
+    rng = random.Random(11)
+    alphabet = list(" \t\n.,-'aAbTheé\x1cﬁ") + ["the ", "an ", "a ", "U.S.", "Ü"]
+    for _ in range(5_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 15)))
+        if rng.random() < 0.5:
+            text = text.encode("ascii", "ignore").decode()
+        steps = tuple(s for s in STEPS if rng.random() < 0.6)
+        norm, starts, ends = normalized_map(text, steps)
+        assert (norm, starts) == _former_normalized_map(text, steps), (text, steps)
+        assert ends == [s + 1 for s in starts]
+
+
 # ---------------------------------------------------------------------------- named errors
 
 

@@ -93,6 +93,31 @@ def _unit_pieces(text: str, start: int, end: int) -> list:
     return pieces if at == len(whole) else [(start, end, whole)]
 
 
+#: ASCII punctuation, and ASCII whitespace, each to a space (the ASCII text's steps at C speed)
+_ASCII_PUNCTUATION = str.maketrans(dict.fromkeys(string.punctuation, " "))
+_ASCII_SPACE = str.maketrans(dict.fromkeys([chr(c) for c in range(128) if chr(c).isspace()], " "))
+
+
+def _mapped(text: str, steps: tuple) -> tuple:
+    """``text`` under the steps before ``articles`` and ``space`` (NFKC, case, punctuation, each
+    white space a space) with each character's start and end in ``text``."""
+    case, punct, space = ("case" in steps), ("punctuation" in steps), ("space" in steps)
+    if text.isascii():  # NFKC changes no ASCII, case-folding is lower-casing, one character each
+        out = text.lower() if case else text
+        out = out.translate(_ASCII_PUNCTUATION) if punct else out
+        return out.translate(_ASCII_SPACE) if space else out, range(len(text)), range(1, len(text) + 1)
+    chars, starts, ends = [], [], []
+    pieces = _nfkc_pieces(text) if "nfkc" in steps else [(k, k + 1, c) for k, c in enumerate(text)]
+    for s, e, piece in pieces:
+        for ch in piece.casefold() if case else piece:
+            if punct and _is_punctuation(ch):
+                ch = " "  # a word apart: "Paris-Hilton" is "paris hilton"
+            chars.append(" " if space and ch.isspace() else ch)
+            starts.append(s)
+            ends.append(e)
+    return "".join(chars), starts, ends
+
+
 def normalized_map(text: str, steps: tuple = STEPS) -> tuple:
     """``text`` normalized by ``steps`` and, for each of its characters, the start and the end
     in ``text`` of the characters it came from.
@@ -102,34 +127,19 @@ def normalized_map(text: str, steps: tuple = STEPS) -> tuple:
     >>> normalized_map("Cafe\\u0301")
     ('café', [0, 1, 2, 3], [1, 2, 3, 5])
     """
-    chars, starts, ends = [], [], []
-    case, punct, space = ("case" in steps), ("punctuation" in steps), ("space" in steps)
-    pieces = _nfkc_pieces(text) if "nfkc" in steps else [(k, k + 1, c) for k, c in enumerate(text)]
-    for s, e, piece in pieces:
-        for ch in piece.casefold() if case else piece:
-            if punct and _is_punctuation(ch):
-                ch = " "  # a word apart: "Paris-Hilton" is "paris hilton"
-            chars.append(" " if space and ch.isspace() else ch)
-            starts.append(s)
-            ends.append(e)
-    joined = "".join(chars)
+    joined, starts, ends = _mapped(text, steps)
     if "articles" in steps:
         joined = ARTICLES.sub(lambda m: " " * len(m.group()), joined)
-    if not space:
-        return joined, starts, ends
-    out, kept, kept_ends, previous = [], [], [], " "
-    for ch, s, e in zip(joined, starts, ends):
-        if ch == " " and previous == " ":
-            continue
-        out.append(ch)
-        kept.append(s)
-        kept_ends.append(e)
-        previous = ch
-    if out and out[-1] == " ":
-        out.pop()
+    if "space" not in steps:
+        return joined, list(starts), list(ends)
+    if joined.isascii():  # a space kept where the character before it is no space
+        spaces = np.frombuffer(joined.encode("ascii"), dtype=np.uint8) == 32
+        kept = np.flatnonzero(~(spaces & np.concatenate(([True], spaces[:-1])))).tolist()
+    else:
+        kept = [k for k, ch in enumerate(joined) if ch != " " or (k and joined[k - 1] != " ")]
+    if kept and joined[kept[-1]] == " ":
         kept.pop()
-        kept_ends.pop()
-    return "".join(out), kept, kept_ends
+    return "".join([joined[k] for k in kept]), [starts[k] for k in kept], [ends[k] for k in kept]
 
 
 def normalize_string(s: str, steps: tuple = STEPS) -> str:
