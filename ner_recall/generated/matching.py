@@ -132,7 +132,7 @@ def normalized_map(text: str, steps: tuple = STEPS) -> tuple:
         joined = ARTICLES.sub(lambda m: " " * len(m.group()), joined)
     if "space" not in steps:
         return joined, list(starts), list(ends)
-    if joined.isascii():  # a space kept where the character before it is no space
+    if len(joined) > 64 and joined.isascii():  # a space kept where the character before it is no space
         spaces = np.frombuffer(joined.encode("ascii"), dtype=np.uint8) == 32
         kept = np.flatnonzero(~(spaces & np.concatenate(([True], spaces[:-1])))).tolist()
     else:

@@ -295,7 +295,7 @@ def plain_list_in_order(output: Any, text: str, schema: Any, document: int = 0) 
         return None
     if type(entities) is not list or len(entities) > MAX_ITEMS:
         return None
-    doc, index = Occurrences(text, "exact", document=document), _Starts()
+    doc, cache = Occurrences(text, "exact", document=document), {}
     spans: list = []
     cursor, hallucinated, off = 0, 0, 0
     for e in entities:
@@ -310,8 +310,12 @@ def plain_list_in_order(output: Any, text: str, schema: Any, document: int = 0) 
         if schema is not None and label not in schema:
             off += 1
             continue
-        found = doc.places(s)
-        k = bisect_left(index.of(found), cursor)
+        entry = cache.get(s)
+        if entry is None:
+            found = doc.places(s)
+            entry = cache[s] = (found, [p[0] for p in found])
+        found, starts = entry
+        k = bisect_left(starts, cursor)
         if k == len(found):
             if found:
                 return None  # out of reading order: the general path's chain decides
