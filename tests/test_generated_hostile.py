@@ -575,3 +575,19 @@ def test_the_docs_name_every_bound_with_its_value():
     for name, value in bounds.items():
         assert re.search(rf"^\| `{name}` \| {value:,} ", page, re.M), name
     assert f"a type of 1 to {D.MAX_LINE_LABEL} characters" in page
+
+
+@pytest.mark.parametrize("level", ["exact", "normalized", "fuzzy"])
+def test_lone_surrogates_and_combining_marks_in_the_text_are_placed_at_every_level(level):
+    text = "Paris \ud800 Hilton x\u0301 \udfff"
+    items = [
+        {"text": "Hiltom", "type": "X"},
+        {"text": "\ud800", "type": "X"},
+        {"text": "x\u0301", "type": "X"},
+    ]
+    listing = G.generated_outcomes(
+        [items], [text], matching=level, fuzzy_threshold=0.8 if level == "fuzzy" else 0.9
+    )
+    places = [o["places"] for o in listing[0]]
+    assert places[1:] == [[[6, 7]], [[15, 17]]]
+    assert places[0] == ([[8, 14]] if level == "fuzzy" else [])

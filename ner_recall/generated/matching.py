@@ -3,10 +3,10 @@
 Three levels: ``"exact"`` (the string as written, at word boundaries), ``"normalized"`` (the
 string and the text both normalized by the :data:`STEPS` given, a match mapped back to the
 text's characters) and ``"fuzzy"`` (runs of words of the normalized text at least ``threshold``
-similar to the string, difflib's ratio). Every search is bounded: a document's strings are read
-at most :data:`MAX_PLACES` times on its text, and its fuzzy search makes at most
-:data:`MAX_FUZZY_WORK` character comparisons; past either bound the document is refused with a
-``ValueError`` that names it and the bound.
+similar to the string, difflib's ratio). Every search is bounded: a document's strings are
+checked at :data:`MAX_PLACES` places of its text at most (found through an index of its words),
+and its fuzzy search makes at most :data:`MAX_FUZZY_WORK` character comparisons; past either
+bound the document is refused with a ``ValueError`` that names it and the bound.
 
 >>> Occurrences("Paris Hilton flew to Paris.", "normalized").places("PARIS")
 [(0, 5), (21, 26)]
@@ -293,6 +293,7 @@ class Occurrences:
         self.index: Any = None
         self.norm: Any = None
         self.words: Any = None
+        self.codes: Any = None
         self.counts: dict = {}
 
     def places(self, s: str) -> list:
@@ -358,7 +359,7 @@ class Occurrences:
         first, last = self.words
         self._charge(len(key) * len(first), key)
         found = []
-        for width, a, b, length in self._candidates(key):
+        for a, b, length in self._candidates(key):
             window = norm[a:b]
             self._charge(len(key) * length, key)
             ratio = difflib.SequenceMatcher(None, key, window, autojunk=False).ratio()
@@ -367,7 +368,7 @@ class Occurrences:
         return _best_apart(found)
 
     def _candidates(self, key: str) -> list:
-        """(width, start, end, length) of each run of ``n - 1``, ``n`` or ``n + 1`` words (``key``
+        """(start, end, length) of each run of ``n - 1``, ``n`` or ``n + 1`` words (``key``
         has ``n``) that difflib's two upper bounds (``real_quick_ratio`` from the lengths,
         ``quick_ratio`` from the characters in common) leave able to reach the threshold: the
         runs the full ratio is computed for, counted with arrays over the words."""
@@ -388,15 +389,16 @@ class Occurrences:
                 at_first, at_last = self._char_counts(char)
                 common += np.minimum(count, at_last[width - 1 :] - at_first[: len(a)])
             keep &= 2.0 * common / (size + length) >= threshold
-            out += [(width, int(a[k]), int(b[k]), int(length[k])) for k in np.flatnonzero(keep)]
+            out += [(int(a[k]), int(b[k]), int(length[k])) for k in np.flatnonzero(keep)]
         return out
 
     def _char_counts(self, char: str) -> tuple:
         """How many ``char`` the normalized text holds before each word's start and up to each
         word's end (two arrays over the words), kept for the next item."""
         if char not in self.counts:
-            norm = self.norm[0]
-            at = np.array([m.start() for m in re.finditer(re.escape(char), norm)], dtype=np.int64)
+            if self.codes is None:
+                self.codes = np.frombuffer(self.norm[0].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            at = np.flatnonzero(self.codes == ord(char))
             first, last = self.words
             counts = (np.searchsorted(at, first), np.searchsorted(at, last))
             if len(self.counts) * len(first) < 1 << 24:
