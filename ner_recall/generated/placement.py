@@ -295,7 +295,8 @@ def plain_list_in_order(output: Any, text: str, schema: Any, document: int = 0) 
         return None
     if type(entities) is not list or len(entities) > MAX_ITEMS:
         return None
-    doc, cache = Occurrences(text, "exact", document=document), {}
+    doc = Occurrences(text, "exact", document=document)
+    cache: dict = {}  # each string's places and their starts
     spans: list = []
     cursor, hallucinated, off = 0, 0, 0
     for e in entities:
