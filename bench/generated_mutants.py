@@ -13,8 +13,8 @@ import sys
 MUTANTS = [
     (
         "ner_recall/generated/conventions.py",
-        "if key not in out:\n                out.append(key)",
-        "out.append(key)",
+        "return list(dict.fromkeys(keys))",
+        "return list(keys)",
     ),
     (
         "ner_recall/generated/conventions.py",
@@ -23,8 +23,8 @@ MUTANTS = [
     ),
     (
         "ner_recall/generated/conventions.py",
-        "if lower.count(key) < seen[key]:",
-        "if lower.count(key) <= seen[key]:",
+        "if count[key] < seen[key]:",
+        "if count[key] <= seen[key]:",
     ),
     (
         "ner_recall/generated/conventions.py",
@@ -37,15 +37,23 @@ MUTANTS = [
         'elif tags[k] == "o":',
     ),
     ("ner_recall/generated/conventions.py", "q = bisect_left(tops, v)", "q = bisect_left(tops, v + 1)"),
-    ("ner_recall/generated/scoring.py", "            if pick[0] >= cursor:", "            if pick[0] >= 0:"),
-    ("ner_recall/generated/scoring.py", "if j < i and de <= s:", "if j < i:"),
+    (
+        "ner_recall/generated/placement.py",
+        "k = bisect_left(index.of(found), cursor)\n        if k < len(found):\n            chosen[i]",
+        "k = 0\n        if k < len(found):\n            chosen[i]",
+    ),
+    ("ner_recall/generated/placement.py", "q = bisect_right(ends, s)", "q = len(ends)"),
     (
         "ner_recall/generated/scoring.py",
         'counts["items"] = sum(counts.values())',
         'counts["items"] = sum(counts.values()) - counts["unparseable"]',
     ),
-    ("ner_recall/generated/scoring.py", "elif schema is not None and label not in schema:", "elif False:"),
-    ("ner_recall/generated/scoring.py", "if not 0 <= start < end <= len(text):", "if not 0 <= start < end:"),
+    ("ner_recall/generated/placement.py", "elif schema is not None and label not in schema:", "elif False:"),
+    (
+        "ner_recall/generated/placement.py",
+        "if not 0 <= start < end <= len(text):",
+        "if not 0 <= start < end:",
+    ),
     ("ner_recall/generated/dialects.py", 'if kind != "O":', "if True:"),
     ("ner_recall/generated/dialects.py", "if tries > 50:", "if tries > 0:"),
     (
@@ -57,6 +65,7 @@ MUTANTS = [
 TESTS = {
     "ner_recall/generated/conventions.py": "tests/test_conventions.py",
     "ner_recall/generated/scoring.py": "tests/test_generated.py",
+    "ner_recall/generated/placement.py": "tests/test_generated.py",
     "ner_recall/generated/dialects.py": "tests/test_generated.py",
 }
 

@@ -13,7 +13,7 @@ from ner_recall.app import about, agreement, charts, common, compare, examples, 
 from ner_recall.app import errors as browser
 from ner_recall.app import generated as gen
 from ner_recall.app import stratified as strat
-from ner_recall.generated.scoring import LEVELS
+from ner_recall.generated.matching import LEVELS
 from ner_recall.readers import files as ner_files
 
 LENIENT = next(iter(common.decodings()))

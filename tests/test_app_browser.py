@@ -26,7 +26,7 @@ from conftest import METRIC_PATH, ROOT, require
 from ner_recall.app import common, compare, examples
 from ner_recall.app import stratified as strat
 from ner_recall.app.golds import AUTO_FORMAT
-from ner_recall.generated.scoring import LEVELS
+from ner_recall.generated.matching import LEVELS
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

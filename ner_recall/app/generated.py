@@ -25,7 +25,7 @@ from ner_recall.app.common import (
     signature_html,
     simple_table,
 )
-from ner_recall.generated.scoring import LEVELS
+from ner_recall.generated.matching import LEVELS
 
 #: the output-format choice that lets the metric tell the dialect
 AUTO = "auto"

@@ -6,7 +6,7 @@ import argparse
 import json
 from types import ModuleType
 
-from ner_recall.generated.scoring import LEVELS
+from ner_recall.generated.matching import LEVELS
 
 
 def run(args: argparse.Namespace, cli: ModuleType) -> tuple:

@@ -23,11 +23,11 @@ the behaviour of their code, which is not copied; ``tests/test_conventions.py`` 
 import ast
 import json
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from typing import Any
 
-from ner_recall.generated.dialects import ARTICLES, PUNCTUATION, find_json, read_output
+from ner_recall.generated.dialects import ARTICLES, MAX_ITEMS, MAX_OUTPUT, PUNCTUATION, find_json, read_output
 
 CONVENTIONS = ("uniner", "gner", "gollie", "euroeval")
 #: the dialect each convention reads
@@ -39,7 +39,11 @@ CONVENTION_DIALECTS = {
 }
 #: the options a convention reads beside its outputs and gold (the others contradict it)
 CONVENTION_OPTIONS = ("texts", "tokens", "types", "label_map", "output_format", "convention")
-_GNER_TAG = re.compile(r"\(B-.*?\)|\(I-.*?\)|\(O\)")
+#: where a GNER label may start (GNER reads ``\(B-.*?\)|\(I-.*?\)|\(O\)``)
+_GNER_START = re.compile(r"\((?:[BI]-|O\))")
+#: the most (token, word) pairs of one document GNER's alignment compares when the words are
+#: not the tokens in order (a longest common subsequence over the pairs of equal words)
+MAX_GNER_PAIRS = 2_000_000
 _TINY = 1e-10  # UniNER's and GNER's guard against a zero denominator, kept for their numbers
 
 
@@ -96,6 +100,12 @@ def convention_results(
     """The peer's numbers: ``{"convention", "precision", "recall", "f1", "counts"}`` (EuroEval:
     its ``micro_f1``, and ``micro_f1_no_misc`` with a MISC type)."""
     name = check_convention(gen, given)
+    for i, output in enumerate(predictions):
+        if isinstance(output, str) and len(output) > MAX_OUTPUT:
+            raise ValueError(
+                f"predictions[{i}]: {len(output):,} characters; convention={name!r} reads outputs of at"
+                f" most {MAX_OUTPUT:,}"
+            )
     schema = _schema(gold, given, label_map)
     if name == "uniner":
         counts = _uniner(predictions, texts, gold, schema, label_map)
@@ -134,16 +144,13 @@ def uniner_answer(answer: Any) -> list:
     m = re.match(r"\[(.*?)\]", answer)
     try:
         items = json.loads(m.group() if m else "[]")
-        out = []
-        for item in items:
-            key = (
-                tuple(squad_normalize(x) for x in item)
-                if isinstance(item, (list, tuple))
-                else squad_normalize(item)
-            )
-            if key not in out:
-                out.append(key)
-        return out
+        keys = (
+            tuple(squad_normalize(x) for x in item)
+            if isinstance(item, (list, tuple))
+            else squad_normalize(item)
+            for item in items
+        )
+        return list(dict.fromkeys(keys))  # repeats dropped, the first kept
     except Exception:  # UniNER reads any failure as an empty answer
         return []
 
@@ -157,7 +164,7 @@ def _uniner(
         for label in schema:
             golds = uniner_answer([text[e["start"] : e["end"]] for e in spans if e["label"] == label])
             preds = uniner_answer(answers.get(label, "[]"))
-            correct += sum(p in golds for p in preds)
+            correct += len(set(preds) & set(golds))
             predicted += len(preds)
             n_gold += len(golds)
     return correct, predicted, n_gold
@@ -187,13 +194,43 @@ def gner_words(output: str) -> tuple:
     (['New York', 'is'], ['B-LOC', 'O'])
     """
     words, labels, previous = [], [], 0
-    for m in _GNER_TAG.finditer(output):
-        word = output[previous : m.start()].strip()
+    for start, end in gner_tags(output):
+        word = output[previous:start].strip()
         if word:
             words.append(word)
-            labels.append(output[m.start() + 1 : m.end() - 1].strip())
-        previous = m.end()
+            labels.append(output[start + 1 : end - 1].strip())
+        previous = end
     return words, labels
+
+
+def gner_tags(output: str) -> list:
+    """(start, end) of each label as GNER's pattern finds them (a
+    ``(B-`` or ``(I-`` closed by the first ``)`` after it on its line), in linear time: the next
+    ``)`` and the next line end are each searched once, whatever the unclosed labels.
+
+    >>> gner_tags("a(B-X(I-Y) b(O) c(B-\\nd(O)")
+    [(1, 10), (12, 15), (22, 25)]
+    """
+    out, done, close, newline = [], 0, -1, -1
+    for m in _GNER_START.finditer(output):
+        p = m.start()
+        if p < done:
+            continue
+        if m.group() == "(O)":
+            out.append((p, p + 3))
+            done = p + 3
+            continue
+        if close < p + 3:
+            close = output.find(")", p + 3)
+            if close < 0:
+                break  # no ")" left: no label either
+        if newline < p + 3:
+            newline = output.find("\n", p + 3)
+            newline = len(output) if newline < 0 else newline
+        if newline > close:
+            out.append((p, close + 1))
+            done = close + 1
+    return out
 
 
 def _in_order(raw: list, words: list) -> Any:
@@ -235,8 +272,9 @@ def _common_subsequence(raw: list, words: list) -> list:
     return match
 
 
-def gner_labels(tokens: list, output: str, schema: list) -> list:
-    """The label GNER gives each gold token from a ``word(label)`` output."""
+def gner_labels(tokens: list, output: str, schema: list, document: int = 0) -> list:
+    """The label GNER gives each gold token from a ``word(label)`` output; a ``ValueError``
+    naming ``document`` when aligning them would compare more than :data:`MAX_GNER_PAIRS`."""
     words, labels = gner_words(output.strip())
     valid = {f"{p}-{t}" for t in schema for p in "BI"}
     labels = [label if label in valid else "O" for label in labels]
@@ -246,6 +284,13 @@ def gner_labels(tokens: list, output: str, schema: list) -> list:
     match = _in_order(raw, said)
     if match is not None:
         return [labels[j] if j != -1 else "O" for j in match]
+    counts = Counter(said)
+    pairs = sum(counts[w] for w in raw)
+    if pairs > MAX_GNER_PAIRS:
+        raise ValueError(
+            f"predictions[{document}]: aligning its {len(said):,} words onto {len(raw):,} tokens would"
+            f" compare {pairs:,} pairs of equal words, more than {MAX_GNER_PAIRS:,}"
+        )
     return [labels[j] if j != -1 and labels[j] else "O" for j in _common_subsequence(raw, said)]
 
 
@@ -264,12 +309,7 @@ def gner_entities(tokens: list, labels: list) -> list:
             label = tag[2:]
     if label is not None:
         found.append((" ".join(words), label))
-    out = []
-    for text, kind in found:
-        key = (squad_normalize(text), squad_normalize(kind))
-        if key not in out:
-            out.append(key)
-    return out
+    return list(dict.fromkeys((squad_normalize(text), squad_normalize(kind)) for text, kind in found))
 
 
 def _gner(
@@ -279,8 +319,8 @@ def _gner(
     for i, (output, words, tags) in enumerate(zip(predictions, tokens, references)):
         if not isinstance(output, str):
             raise ValueError(f"predictions[{i}]: convention='gner' reads a str of word(label) pairs")
-        pred = gner_entities(words, gner_labels(words, output, schema))
-        gold = gner_entities(words, list(tags))
+        pred = gner_entities(words, gner_labels(words, output, schema, i))
+        gold = set(gner_entities(words, list(tags)))
         correct += sum(p in gold for p in pred)
         predicted += len(pred)
         n_gold += len(gold)
@@ -322,15 +362,23 @@ def gollie_objects(output: str, schema: list, label_map: dict) -> Any:
 def _gollie_filter(objects: list, text: str) -> list:
     lower, kept = text.lower(), []
     seen: Counter = Counter()
+    inside: dict = {}  # each string searched once
+    count: dict = {}
     for label, span in objects:
-        if not isinstance(span, str) or span.lower().strip() not in lower:
+        if not isinstance(span, str):
             continue
-        key = span.lower()
+        stripped, key = span.lower().strip(), span.lower()
+        if stripped not in inside:
+            inside[stripped] = stripped in lower
+        if not inside[stripped]:
+            continue
         if key:
             seen[key] += 1
-            if lower.count(key) < seen[key]:
+            if key not in count:
+                count[key] = lower.count(key)
+            if count[key] < seen[key]:
                 continue
-        kept.append((label, span.lower().strip()))
+        kept.append((label, stripped))
     return kept
 
 
@@ -342,22 +390,25 @@ def _gollie(
         if not isinstance(output, str):
             raise ValueError(f"predictions[{i}]: convention='gollie' reads a str of objects")
         objects = gollie_objects(output, schema, label_map) or []
+        if len(objects) > MAX_ITEMS:
+            raise ValueError(
+                f"predictions[{i}]: {len(objects):,} objects; convention='gollie' reads at most"
+                f" {MAX_ITEMS:,} an output (each searched in the text)"
+            )
         pred = _gollie_filter(objects, text)
-        ref = [(e["label"], text[e["start"] : e["end"]].lower().strip()) for e in spans]
+        ref = Counter((e["label"], text[e["start"] : e["end"]].lower().strip()) for e in spans)
         predicted += len(pred)
-        n_gold += len(ref)
-        for p in pred:
-            if p in ref:
-                correct += 1
-                ref.remove(p)
+        n_gold += sum(ref.values())
+        correct += sum((Counter(pred) & ref).values())  # a multiset: each gold matched once
     return correct, predicted, n_gold
 
 
 # ---------------------------------------------------------------------------- EuroEval
 
 
-def euroeval_tags(tokens: list, output: str, schema: list, label_map: dict) -> list:
-    """The lower-case tags EuroEval gives the tokens from a JSON object of type -> strings."""
+def euroeval_tags(tokens: list, output: str, schema: list, label_map: dict, document: int = 0) -> list:
+    """The lower-case tags EuroEval gives the tokens from a JSON object of type -> strings; a
+    ``ValueError`` naming ``document`` past :data:`MAX_ITEMS` strings (each searched in the tokens)."""
     tags = ["o"] * len(tokens)
     m = re.search(r"\{[^{}]*?\}", output, flags=re.DOTALL) if isinstance(output, str) else None
     value = None
@@ -371,20 +422,53 @@ def euroeval_tags(tokens: list, output: str, schema: list, label_map: dict) -> l
                 value = None
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         return tags
+    strings = sum(len(v) for v in value.values() if isinstance(v, list))
+    if strings > MAX_ITEMS:
+        raise ValueError(
+            f"predictions[{document}]: {strings:,} strings; convention='euroeval' reads at most {MAX_ITEMS:,}"
+            " an output (each searched in the tokens)"
+        )
     types = {t: t.lower() for t in schema}
+    holding = _Holders(tokens)
     for key, strings in value.items():
         name = types.get(label_map.get(key, key))
         if not isinstance(strings, list) or name is None:
             continue
         for entity in (str(s) for s in strings):
             for n, word in enumerate(entity.split()):
-                for k, token in enumerate(tokens):
-                    if word in token:
-                        if n == 0:
-                            tags[k] = f"b-{name}"
-                        elif tags[k] == "o" and tags[k - 1][2:] == name:
-                            tags[k] = f"i-{name}"
+                for k in holding.of(word):  # EuroEval: every token containing the word, in order
+                    if n == 0:
+                        tags[k] = f"b-{name}"
+                    elif tags[k] == "o" and tags[k - 1][2:] == name:
+                        tags[k] = f"i-{name}"
     return tags
+
+
+class _Holders:
+    """The tokens that contain a word (``word in token``), in order: the tokens joined once,
+    each word searched in the join once (C speed), an occurrence read as the token it lies in."""
+
+    def __init__(self, tokens: list) -> None:
+        self.joined = "\x00".join(tokens)
+        self.starts = [0]
+        for token in tokens[:-1]:
+            self.starts.append(self.starts[-1] + len(token) + 1)
+        self.ends = [s + len(t) for s, t in zip(self.starts, tokens)]
+        self.cache: dict = {}
+
+    def of(self, word: str) -> list:
+        if word not in self.cache:
+            joined, starts, found = self.joined, self.starts, []
+            p = joined.find(word)
+            while p >= 0:
+                k = bisect_right(starts, p) - 1
+                if p + len(word) <= self.ends[k]:
+                    found.append(k)  # this token holds it: go on from the next token
+                    p = joined.find(word, starts[k + 1]) if k + 1 < len(starts) else -1
+                else:
+                    p = joined.find(word, p + 1)
+            self.cache[word] = found
+        return self.cache[word]
 
 
 def seqeval_chunks(sentences: list) -> set:
@@ -428,7 +512,10 @@ def _micro_f1(gold: list, pred: list) -> float:
 
 
 def _euroeval(predictions: list, tokens: list, references: list, schema: list, label_map: dict) -> dict:
-    pred = [euroeval_tags(words, output, schema, label_map) for output, words in zip(predictions, tokens)]
+    pred = [
+        euroeval_tags(words, output, schema, label_map, i)
+        for i, (output, words) in enumerate(zip(predictions, tokens))
+    ]
     gold = [[str(t).lower() for t in tags] for tags in references]
     out = {"micro_f1": _micro_f1(gold, pred)}
     if any(t.lower() == "misc" for t in schema):

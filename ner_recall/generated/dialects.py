@@ -35,6 +35,8 @@ import ast
 import json
 import re
 import string
+from bisect import bisect_left
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 #: what normalized matching drops, here and in the peers' normalizers (SQuAD's, UniNER's)
@@ -50,18 +52,24 @@ LABEL_KEYS = ("type", "label", "entity_type", "category", "class", "tag", "extra
 WRAPPER_KEYS = ("entities", "extractions", "named_entities", "results")
 #: outputs longer than this are not read (unparseable): nothing inflates without bound
 MAX_OUTPUT = 1_000_000
+#: outputs of more items than this are not placed (unparseable, the number in the detail)
+MAX_ITEMS = 10_000
 
-_FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)```", re.DOTALL)
+#: a code fence; its language tag and the spaces after it are taken whole (a lookahead and its
+#: backreference: no backtracking into them, so an unclosed fence is scanned once)
+_FENCE = re.compile(r"```(?=([A-Za-z0-9_+-]*))\1(?=([ \t]*))\2\n?(?P<body>.*?)```", re.DOTALL)
 _GOLLIE = re.compile(r"\b[A-Za-z_]\w*\(\s*span\s*=")
 _GNER = re.compile(r"\((?:[BI]-[^()\s]*|O)\)")
-_TAG = re.compile(r"<([A-Za-z][\w.-]*)>(.*?)</\1\s*>", re.DOTALL)
-_ATTRIBUTE_TAG = re.compile(
-    r"<([A-Za-z][\w.-]*)\s+(?:type|label|class|category)\s*=\s*[\"']([A-Za-z][\w.-]*)[\"']\s*>(.*?)</\1\s*>",
-    re.DOTALL,
+_OPEN = re.compile(r"<([A-Za-z][\w.-]*)>")
+_ATTRIBUTE_OPEN = re.compile(
+    r"<([A-Za-z][\w.-]*)\s+(?:type|label|class|category)\s*=\s*[\"']([A-Za-z][\w.-]*)[\"']\s*>"
 )
+_CLOSE = re.compile(r"</([A-Za-z][\w.-]*)\s*>")
 _ANY_TAG = re.compile(r"</?[A-Za-z][\w.-]*\s*>")
 _MARKDOWN = re.compile(r"\[([^\[\]\n]+)\]\(([^()\n]+)\)")
-_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])?\s*([^:\n]{1,60}?)\s*:\s*(\S.*?)\s*$")
+_BULLET = re.compile(r"[-*\u2022]|\d+[.)]")
+#: the longest type a ``type: entity`` line may have
+MAX_LINE_LABEL = 60
 
 
 class Item(NamedTuple):
@@ -94,14 +102,24 @@ def check_dialect(output_format: str) -> str:
 
 
 def read_output(output: Any, dialect: str = "auto") -> Reading:
-    """Read one model output (a str, or objects already parsed) in ``dialect`` (or ``"auto"``)."""
+    """Read one model output (a str, or objects already parsed) in ``dialect`` (or ``"auto"``):
+    in time linear in its length; at most :data:`MAX_OUTPUT` characters and :data:`MAX_ITEMS`
+    items (beyond, unparseable)."""
     if isinstance(output, str):
         if len(output) > MAX_OUTPUT:
-            return Reading(None, [], f"longer than {MAX_OUTPUT} characters")
-        return _read_string(output, dialect)
-    if isinstance(output, (list, tuple, dict)):
-        return _read_objects(output, dialect)
-    return Reading(None, [], f"an output is a str or parsed JSON; got {type(output).__name__}")
+            return Reading(None, [], f"longer than {MAX_OUTPUT:,} characters")
+        reading = _read_string(output, dialect)
+    elif isinstance(output, (list, tuple, dict)):
+        reading = _read_objects(output, dialect)
+    else:
+        return Reading(None, [], f"an output is a str or parsed JSON; got {type(output).__name__}")
+    if len(reading.items) > MAX_ITEMS:
+        return Reading(
+            reading.dialect,
+            [],
+            f"{len(reading.items):,} items: more than {MAX_ITEMS:,}, the most an output holds",
+        )
+    return reading
 
 
 def _read_objects(output: Any, dialect: str) -> Reading:
@@ -118,7 +136,7 @@ def _read_objects(output: Any, dialect: str) -> Reading:
 
 def _read_string(output: str, dialect: str) -> Reading:
     fenced = _FENCE.search(output)
-    body = fenced.group(1) if fenced else output
+    body = fenced.group("body") if fenced else output
     order = DIALECTS if dialect == "auto" else (dialect,)
     for name in order:
         reading = _READERS[name](body)
@@ -177,9 +195,11 @@ def find_json(text: str, kinds: tuple = (list, dict)) -> Any:
     return None
 
 
+@lru_cache(maxsize=4)
 def _literal(text: str) -> Any:
     """A Python literal written like JSON (single quotes, True, a trailing comma), read by
-    ``ast.literal_eval`` (literals only: nothing is run), or None."""
+    ``ast.literal_eval`` (literals only: nothing is run), or None; the last few kept, as the
+    JSON dialects each look for one in the same output (callers only read the value)."""
     if len(text) > MAX_OUTPUT:
         return None
     try:
@@ -188,14 +208,49 @@ def _literal(text: str) -> Any:
         return None
 
 
+def _entity_object(value: dict) -> bool:
+    """An object of one entity (a string under a text key, a type under a type key), not a map
+    of types to strings."""
+    return isinstance(_first(value, TEXT_KEYS), str) and isinstance(_first(value, LABEL_KEYS), str)
+
+
+_LIST_OF_OBJECTS = re.compile(r"\[\s*\{")
+
+
+def _cut_list(body: str) -> Any:
+    """An unparseable reading when the first bracket of ``body`` opens a list of objects that
+    neither JSON nor a Python literal reads (a generation cut off: its first objects must not be
+    read as something else), else None.
+
+    >>> _cut_list('[{"text": "John", "type": "PER"}, {"text": "Ann"').problem
+    'a list of objects that does not parse (cut off?)'
+    """
+    first = min((k for k in (body.find("["), body.find("{")) if k >= 0), default=-1)
+    if first < 0 or not _LIST_OF_OBJECTS.match(body, first):
+        return None
+    try:
+        json.JSONDecoder().raw_decode(body, first)
+        return None
+    except (ValueError, RecursionError):
+        pass
+    end = body.rfind("]")
+    if end > first and _literal(body[first : end + 1]) is not None:
+        return None
+    return Reading("json_list", [], "a list of objects that does not parse (cut off?)")
+
+
 def _json_list(body: str) -> Any:
     value = find_json(body)
     if isinstance(value, dict):
         wrapped = [value[k] for k in WRAPPER_KEYS if isinstance(value.get(k), list)]
         if len(value) == 1 and wrapped:
             return Reading("json_list", _list_items(wrapped[0]))
-        return None
-    if value is None or (value and not any(isinstance(e, dict) for e in value)):
+        if _entity_object(value):  # one object alone, or the first of a list cut off
+            return _cut_list(body) or Reading("json_list", _list_items([value]))
+        return _cut_list(body)
+    if value is None:
+        return _cut_list(body)
+    if value and not any(isinstance(e, dict) for e in value):
         return None  # a list of no objects (strings, numbers) is read by no dialect
     return Reading("json_list", _list_items(value))
 
@@ -204,6 +259,8 @@ def _json_dict(body: str, name: str = "json_dict") -> Any:
     value = find_json(body, (dict,))
     if value is None or any(isinstance(value.get(k), list) and len(value) == 1 for k in WRAPPER_KEYS):
         return None
+    if _entity_object(value):
+        return None  # one entity's object is no map of types to strings
     return Reading(name, _dict_items(value))
 
 
@@ -286,7 +343,7 @@ def _gollie(body: str) -> Any:
     try:
         tree = ast.parse(source.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return Reading("gollie", [], "not a Python list of Name(span=...) objects")
+        return Reading("gollie", [], "not a Python list of Name(span=...) objects (cut off?)")
     elements = tree.elts if isinstance(tree, (ast.List, ast.Tuple)) else [tree]
     return Reading("gollie", [_gollie_item(e, j) for j, e in enumerate(elements)])
 
@@ -320,42 +377,73 @@ def _gner(body: str) -> Any:
             items.append(Item(" ".join(words), label, number=len(items)))
             words, label = [], None
         if kind != "O":
-            words, label = [*words, word], kind_label
+            words.append(word)
+            label = kind_label
     if words:
         items.append(Item(" ".join(words), label, number=len(items)))
     return Reading("gner", items)
 
 
-def _inline(body: str, pattern: re.Pattern, name: str, text_group: int, label_group: int) -> Any:
-    matches = list(pattern.finditer(body))
-    if not matches:
+def _elements(body: str, opening: re.Pattern) -> list:
+    """(opening match, closing start, closing end) of each ``<name ...>text</name>`` of ``body``,
+    as ``re.finditer`` reads ``<name ...>(.*?)</name\\s*>`` (leftmost, not overlapping, each
+    opening closed by the first closing of its name after it) in n log n: every closing tag
+    found once, then a binary search per opening for the first of its name after it.
+
+    >>> [(m.group(1), s, e) for m, s, e in _elements("<A><B>x</A> <A>y", _OPEN)]
+    [('A', 7, 11)]
+    """
+    closings: dict = {}
+    for m in _CLOSE.finditer(body):
+        closings.setdefault(m.group(1), ([], []))
+        closings[m.group(1)][0].append(m.start())
+        closings[m.group(1)][1].append(m.end())
+    out, done = [], 0
+    for m in opening.finditer(body):
+        if m.start() < done or m.group(1) not in closings:
+            continue
+        starts, ends = closings[m.group(1)]
+        k = bisect_left(starts, m.end())
+        if k < len(starts):
+            out.append((m, starts[k], ends[k]))
+            done = ends[k]
+    return out
+
+
+def _inline(body: str, found: list, name: str) -> Any:
+    """Items of (start, end, text, label) spans of ``body``, with offsets in ``body`` without
+    its marks (the marks of each item replaced by its text)."""
+    if not found:
         return None
-    items, plain, last = [], [], 0
-    for j, m in enumerate(matches):
-        plain.append(body[last : m.start()])
-        start = sum(map(len, plain))
-        text = _ANY_TAG.sub("", m.group(text_group)) if name == "inline_tags" else m.group(text_group)
+    items, plain, last, at = [], [], 0, 0
+    for j, (start, end, text, label) in enumerate(found):
+        plain.append(body[last:start])
+        at += start - last
         plain.append(text)
-        items.append(Item(text, m.group(label_group).strip(), start, start + len(text), j))
-        last = m.end()
+        items.append(Item(text, label.strip(), at, at + len(text), j))
+        at += len(text)
+        last = end
     plain.append(body[last:])
-    return Reading(name, items), "".join(plain)
+    return Reading(name, items, "", "".join(plain))
 
 
 def _inline_tags(body: str) -> Any:
-    body = _ATTRIBUTE_TAG.sub(lambda m: f"<{m.group(2)}>{m.group(3)}</{m.group(2)}>", body)
-    found = _inline(body, _TAG, "inline_tags", 2, 1)
-    return found and _with_plain(*found)
+    named = _elements(body, _ATTRIBUTE_OPEN)
+    if named:  # <e type="PER">John</e> read as <PER>John</PER>
+        parts, last = [], 0
+        for m, s, e in named:
+            parts += [body[last : m.start()], f"<{m.group(2)}>", body[m.end() : s], f"</{m.group(2)}>"]
+            last = e
+        body = "".join([*parts, body[last:]])
+    spans = [
+        (m.start(), e, _ANY_TAG.sub("", body[m.end() : s]), m.group(1)) for m, s, e in _elements(body, _OPEN)
+    ]
+    return _inline(body, spans, "inline_tags")
 
 
 def _markdown(body: str) -> Any:
-    found = _inline(body, _MARKDOWN, "markdown", 1, 2)
-    return found and _with_plain(*found)
-
-
-def _with_plain(reading: Reading, plain: str) -> Reading:
-    """Offsets in the output without its marks; :func:`offsets_on` checks them against the text."""
-    return Reading(reading.dialect, reading.items, "", plain)
+    spans = [(m.start(), m.end(), m.group(1), m.group(2)) for m in _MARKDOWN.finditer(body)]
+    return _inline(body, spans, "markdown")
 
 
 def offsets_on(reading: Reading, text: str) -> list:
@@ -371,24 +459,41 @@ def offsets_on(reading: Reading, text: str) -> list:
     return [i._replace(start=None, end=None) for i in reading.items]
 
 
+def type_line(line: str) -> Any:
+    """(type, entity) of a ``type: entity`` line (a bullet ``-``, ``*``, ``\u2022``, ``1.`` or
+    ``1)`` before it allowed; the type of 1 to :data:`MAX_LINE_LABEL` characters without a
+    colon; no ``{`` in the line), or None; in time linear in the line.
+
+    >>> type_line("  - PER: John Smith "), type_line("Entities:"), type_line("1. LOC: Paris: France")
+    (('PER', 'John Smith'), None, ('LOC', 'Paris: France'))
+    """
+    colon = line.find(":")
+    if colon < 0 or "{" in line:
+        return None
+    label, value = line[:colon].strip(), line[colon + 1 :].strip()
+    bullet = _BULLET.match(label)
+    if bullet and label[bullet.end() :].strip():
+        label = label[bullet.end() :].strip()
+    if not value or not 1 <= len(label) <= MAX_LINE_LABEL:
+        return None
+    return label, value
+
+
 def _lines(body: str) -> Any:
     """``type: entity`` lines; a line between the first and the last of them that is not one
     (and not blank) is an unparseable item, lines before and after are chatter."""
-    read: list = []
-    for line in body.splitlines():
-        m = _LINE.match(line)
-        read.append(None if not m or "{" in line else m)
+    lines = body.splitlines()
+    read = [type_line(line) for line in lines]
     found = [k for k, m in enumerate(read) if m is not None]
     if not found:
         return None
     items: list = []
-    lines = body.splitlines()
     for k in range(found[0], found[-1] + 1):
         if read[k] is None:
             if lines[k].strip():
                 items.append(Item(None, None, number=len(items), problem="not a 'type: entity' line"))
             continue
-        label, value = read[k].group(1), read[k].group(2)
+        label, value = read[k]
         strings = _answer_strings(value) if value.startswith("[") else [value]
         for s in strings or [None]:
             ok = isinstance(s, str) and s.strip()
@@ -412,25 +517,25 @@ _READERS = {
 def read_generated(path: str) -> dict:
     """A JSONL file of ``{"text": str, "output": str or JSON}`` records (optionally
     ``"entities"``: the gold, a list of ``{"label", "start", "end"}``): ``texts``, ``predictions``
-    and, when every record has them, ``references``; errors name the file and line."""
+    and, when every record has them, ``references``; errors (a ``ValueError``) name the file and
+    the line: a missing file or a folder, a line that is not UTF-8, not JSON or nested deeper than
+    JSON is read here, a record of another shape."""
     texts, outputs, gold = [], [], []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as error:
-                raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
-            if (
-                not isinstance(record, dict)
-                or not isinstance(record.get("text"), str)
-                or "output" not in record
-            ):
-                raise ValueError(f'{path}, line {number}: a record is {{"text": str, "output": ...}}')
-            texts.append(record["text"])
-            outputs.append(record["output"])
-            gold.append(record.get("entities"))
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read it ({error.strerror or error})") from None
+    number = 0
+    with handle:
+        try:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    record = _record(line, path, number)
+                    texts.append(record["text"])
+                    outputs.append(record["output"])
+                    gold.append(record.get("entities"))
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}, line {number + 1}: not UTF-8 text ({error.reason})") from None
     out = {"texts": texts, "predictions": outputs}
     if gold and all(g is not None for g in gold):
         out["references"] = gold
@@ -438,3 +543,16 @@ def read_generated(path: str) -> dict:
         missing = gold.index(None)
         raise ValueError(f"{path}: record {missing + 1} has no 'entities' but others do")
     return out
+
+
+def _record(line: str, path: str, number: int) -> dict:
+    """One line of :func:`read_generated` read as a record."""
+    try:
+        record = json.loads(line)
+    except RecursionError:
+        raise ValueError(f"{path}, line {number}: nested deeper than JSON is read here") from None
+    except ValueError as error:
+        raise ValueError(f"{path}, line {number}: not JSON ({error})") from None
+    if not isinstance(record, dict) or not isinstance(record.get("text"), str) or "output" not in record:
+        raise ValueError(f'{path}, line {number}: a record is {{"text": str, "output": ...}}')
+    return record

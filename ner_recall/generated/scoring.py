@@ -30,28 +30,25 @@ ladder: each level scored, side by side, with the paired bootstrap interval of e
 [('placed', [(0, 12)]), ('placed', [(21, 26)]), ('duplicate', []), ('hallucinated', [])]
 """
 
-import difflib
-import re
-import string
-import unicodedata
 from collections import Counter
-from json import loads as _loads
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from ner_recall.core.counts import count_rows
 from ner_recall.core.inputs import as_list
 from ner_recall.core.spans import check_texts
-from ner_recall.core.vocabulary import InputError
+from ner_recall.core.vocabulary import InputError, is_int
 from ner_recall.generated.dialects import (
-    ARTICLES,
-    PUNCTUATION,
-    Item,
-    Reading,
     check_dialect,
-    offsets_on,
     read_output,
+)
+from ner_recall.generated.matching import LEVELS, STEPS
+from ner_recall.generated.placement import (
+    PLACEMENTS,
+    Settings,
+    place_document,
+    plain_list_in_order,
 )
 from ner_recall.pipeline.compute import score_spans
 from ner_recall.pipeline.options import CONFIG_OPTIONS, check_options
@@ -61,11 +58,6 @@ from ner_recall.stats.uncertainty import align_types, paired
 GENERATED = "generated"
 #: the outcome of every item read, in the order of the counts
 ITEM_OUTCOMES = ("placed", "hallucinated", "duplicate", "off_schema", "unparseable")
-PLACEMENTS = ("order", "first", "every", "offsets")
-LEVELS = ("exact", "normalized", "fuzzy")
-#: the normalization steps, in the order they apply (UniNER's SQuAD normalizer is case,
-#: punctuation, articles, space)
-STEPS = ("nfkc", "case", "punctuation", "articles", "space")
 #: the options of the generated config that the span scoring does not read
 GENERATED_OPTIONS = {
     "output_format": "auto",
@@ -75,370 +67,9 @@ GENERATED_OPTIONS = {
     "fuzzy_threshold": 0.9,
     "convention": None,
 }
-#: the order-placement chain is searched exactly up to this many candidate places a document
-MAX_CHAIN = 4000
-
-
-class Settings(NamedTuple):
-    """How items are placed: the placement, the matching level, the steps of the normalized
-    level, the fuzzy threshold and the label map."""
-
-    placement: str = "order"
-    level: str = "exact"
-    steps: tuple = STEPS
-    threshold: float = 0.9
-    label_map: Any = None
-
-
-class Outcome(NamedTuple):
-    """One item's outcome: its document and index in the output (None for a whole output
-    unparseable), type (after the label map), string, the places it took (character offsets)
-    and, where useful, why."""
-
-    document: int
-    item: Any
-    outcome: str
-    label: Any
-    text: Any
-    places: list
-    detail: str = ""
-
-
-# ---------------------------------------------------------------------------- normalization
-
-
-def _is_punctuation(char: str) -> bool:
-    return char in PUNCTUATION or unicodedata.category(char).startswith("P")
-
-
-def normalized_map(text: str, steps: tuple = STEPS) -> tuple:
-    """``text`` normalized by ``steps`` and, for each of its characters, the offset in ``text``
-    of the character it came from.
-
-    >>> normalized_map("The  U.S. army")
-    ('u s army', [5, 6, 7, 8, 10, 11, 12, 13])
-    """
-    chars, where = [], []
-    nfkc, case, punct, space = (
-        ("nfkc" in steps),
-        ("case" in steps),
-        ("punctuation" in steps),
-        ("space" in steps),
-    )
-    for k, c in enumerate(text):
-        s = unicodedata.normalize("NFKC", c) if nfkc and not c.isascii() else c
-        for ch in s.casefold() if case else s:
-            if punct and _is_punctuation(ch):
-                ch = " "  # a word apart: "Paris-Hilton" is "paris hilton"
-            chars.append(" " if space and ch.isspace() else ch)
-            where.append(k)
-    joined = "".join(chars)
-    if "articles" in steps:
-        joined = ARTICLES.sub(lambda m: " " * len(m.group()), joined)
-    if not space:
-        return joined, where
-    out, kept, previous = [], [], " "
-    for ch, k in zip(joined, where):
-        if ch == " " and (previous == " " or ch.isspace() and previous == " "):
-            continue
-        out.append(ch)
-        kept.append(k)
-        previous = ch
-    if out and out[-1] == " ":
-        out.pop()
-        kept.pop()
-    return "".join(out), kept
-
-
-def normalize_string(s: str, steps: tuple = STEPS) -> str:
-    """One string normalized by ``steps`` (as the text is by :func:`normalized_map`)."""
-    return normalized_map(s, steps)[0]
-
-
-# ---------------------------------------------------------------------------- occurrences
-
-
-#: the ASCII characters of words (letters, digits, underscore)
-_ASCII_WORD = frozenset(string.ascii_letters + string.digits + "_")
-
-
-def _is_word(char: str) -> bool:
-    """As ``ner_spans`` reads words: a letter, digit or underscore, not a wide (East Asian) one."""
-    if char.isascii():
-        return char in _ASCII_WORD
-    return char.isalnum() and unicodedata.east_asian_width(char) not in ("W", "F")
-
-
-def word_occurrences(text: str, s: str) -> list:
-    """The (start, end) of each occurrence of ``s`` in ``text`` at word boundaries (the places
-    of ``ner_spans.occurrences``, found with fewer calls).
-
-    >>> word_occurrences("Peter Peters met Peter", "Peter")
-    [(0, 5), (17, 22)]
-    """
-    k = text.find(s)
-    if k < 0:
-        return []
-    found, n, size = [], len(s), len(text)
-    head, tail, word = _is_word(s[0]), _is_word(s[-1]), _ASCII_WORD
-    while k >= 0:
-        e = k + n
-        if head and k:
-            c = text[k - 1]
-            if c in word or (not c.isascii() and _is_word(c)):
-                k = text.find(s, k + 1)
-                continue
-        if tail and e < size:
-            c = text[e]
-            if c in word or (not c.isascii() and _is_word(c)):
-                k = text.find(s, k + 1)
-                continue
-        found.append((k, e))
-        k = text.find(s, k + 1)
-    return found
-
-
-def _with_marks(text: str, start: int, end: int, said: str) -> tuple:
-    """A normalized match widened over the punctuation the string itself starts or ends with
-    ("U.S." keeps its last full stop where the text has it).
-
-    >>> _with_marks("the U.S. army", 4, 7, "u.s.")
-    (4, 8)
-    """
-    tail = said[len(said.rstrip(string.punctuation)) :]
-    if tail and text.startswith(tail, end):
-        end += len(tail)
-    elif not tail and text.startswith(".", end) and _abbreviation(text, start, end):
-        end += 1
-    head = said[: len(said) - len(said.lstrip(string.punctuation))]
-    if head and start >= len(head) and text[start - len(head) : start] == head:
-        start -= len(head)
-    return start, end
-
-
-def _abbreviation(text: str, start: int, end: int) -> bool:
-    """Whether the full stop after ``text[start:end]`` ends it as an abbreviation ("U.S", "Co")
-    rather than a sentence: its last word holds a full stop, or is a capitalised word of at most
-    three letters followed by more of the sentence (a lower-case word) or by punctuation.
-
-    >>> _abbreviation("Smith & Co. said", 0, 10), _abbreviation("met Ann. Then", 4, 7)
-    (True, False)
-    """
-    word = text[start:end].rsplit(None, 1)[-1]
-    if "." in word:
-        return True
-    rest = text[end + 1 :].lstrip()
-    return len(word) <= 3 and word[:1].isupper() and (rest[:1].islower() or _is_punctuation(rest[:1] or "A"))
-
-
-class _Document:
-    """One text's occurrences of strings at a level, each string searched once."""
-
-    def __init__(self, text: str, settings: Settings) -> None:
-        self.text, self.settings = text, settings
-        self.cache: dict = {}
-        self.norm: Any = None
-
-    def places(self, s: str) -> list:
-        if s not in self.cache:
-            self.cache[s] = self._search(s)
-        return self.cache[s]
-
-    def _search(self, s: str) -> list:
-        level = self.settings.level
-        if level == "exact":
-            return word_occurrences(self.text, s)
-        if self.norm is None:
-            self.norm = normalized_map(self.text, self.settings.steps)
-        norm, where = self.norm
-        key = normalize_string(s, self.settings.steps)
-        if not key:
-            return []
-        found = [
-            _with_marks(self.text, where[k], where[k + len(key) - 1] + 1, s)
-            for k, _ in word_occurrences(norm, key)
-        ]
-        if found or level != "fuzzy":
-            return found
-        return self._fuzzy(key)
-
-    def _fuzzy(self, key: str) -> list:
-        """Runs of words of the normalized text at least ``threshold`` similar to ``key``; the
-        best of each overlapping group kept, in reading order."""
-        norm, where = self.norm
-        starts = [m.start() for m in re.finditer(r"\S+", norm)]
-        ends = [m.end() for m in re.finditer(r"\S+", norm)]
-        n = key.count(" ") + 1
-        found = []
-        threshold, size = self.settings.threshold, len(key)
-        for width in (n - 1, n, n + 1):
-            for a in range(len(starts) - width + 1 if width > 0 else 0):
-                window = norm[starts[a] : ends[a + width - 1]]
-                if 2 * min(size, len(window)) < threshold * (size + len(window)):
-                    continue  # too short or too long to reach the threshold
-                matcher = difflib.SequenceMatcher(None, key, window, autojunk=False)
-                if matcher.quick_ratio() < threshold:
-                    continue
-                ratio = matcher.ratio()
-                if ratio >= threshold:
-                    found.append((-ratio, where[starts[a]], where[ends[a + width - 1] - 1] + 1))
-        kept: list = []
-        for _, s, e in sorted(found):
-            if all(e <= ks or s >= ke for ks, ke in kept):
-                kept.append((s, e))
-        return sorted(kept)
-
-
-# ---------------------------------------------------------------------------- placement
-
-
-def _chain(candidates: list) -> dict:
-    """The longest chain (then the most characters) of (item, start, end) with items and places
-    both in order and not overlapping: one place per item of the chain."""
-    n = len(candidates)
-    best, back = [(1, e - s) for _, s, e in candidates], [-1] * n
-    for c, (i, s, e) in enumerate(candidates):
-        for d in range(c):
-            j, ds, de = candidates[d]
-            if j < i and de <= s:
-                score = (best[d][0] + 1, best[d][1] + e - s)
-                if score > best[c]:
-                    best[c], back[c] = score, d
-    chosen = {}
-    c = max(range(n), key=best.__getitem__) if n else -1
-    while c >= 0:
-        chosen[candidates[c][0]] = candidates[c][1:]
-        c = back[c]
-    return chosen
-
-
-def place_in_order(places: list) -> list:
-    """One place (or None) per item, given each item's places in reading order.
-
-    >>> place_in_order([[(0, 5), (10, 15)], [(0, 5), (10, 15)], [(3, 4)]])
-    [(0, 5), (10, 15), None]
-    >>> place_in_order([[(20, 25)], [(0, 5), (20, 25)]])
-    [(20, 25), (0, 5)]
-    """
-    chosen: list = [None] * len(places)
-    cursor, complete = 0, True
-    for i, found in enumerate(places):
-        for pick in found:
-            if pick[0] >= cursor:
-                chosen[i], cursor = pick, pick[1]
-                break
-        else:
-            complete = complete and not found
-    if complete:
-        return chosen
-    candidates = [(i, s, e) for i, found in enumerate(places) for s, e in found]
-    chained: dict = _chain(candidates) if len(candidates) <= MAX_CHAIN else dict(enumerate(chosen))
-    chosen = [chained.get(i) for i in range(len(places))]
-    taken = {p for p in chosen if p is not None}
-    for i, found in enumerate(places):
-        if chosen[i] is None and found:
-            apart = [p for p in found if all(p[1] <= t[0] or p[0] >= t[1] for t in taken)]
-            if apart:  # never inside a span already placed
-                chosen[i] = apart[0]
-                taken.add(apart[0])
-    return chosen
-
-
-def _place_first(places: list) -> list:
-    chosen, taken = [], set()
-    for found in places:
-        pick = next((p for p in found if p not in taken), None)
-        chosen.append(pick)
-        taken.add(pick)
-    return chosen
-
-
-def _check_offsets(item: Item, text: str, document: int) -> Any:
-    start, end = item.start, item.end
-    if start is None:
-        return None
-    if not 0 <= start < end <= len(text):
-        raise ValueError(
-            f"predictions[{document}] item {item.number} {item.text!r}: offsets [{start}, {end}) are"
-            f" outside the text (length {len(text)}) or empty"
-        )
-    return start, end
-
-
-def place_document(text: str, reading: Reading, schema: Any, settings: Settings, document: int = 0) -> list:
-    """Every item of one output in exactly one :class:`Outcome`, in the order of the output."""
-    if reading.dialect is None:
-        return [Outcome(document, None, "unparseable", None, None, [], reading.problem)]
-    items = offsets_on(reading, text) if reading.plain else reading.items
-    out: list = [None] * len(items)
-    todo: list = []
-    mapping = settings.label_map
-    for j, item in enumerate(items):
-        label = item.label
-        if mapping and isinstance(label, str):
-            label = mapping.get(label, label)
-        if item.problem:
-            out[j] = Outcome(document, item.number, "unparseable", label, item.text, [], item.problem)
-        elif schema is not None and label not in schema:
-            out[j] = Outcome(document, item.number, "off_schema", label, item.text, [])
-        else:
-            todo.append((j, item, label))
-    doc = _Document(text, settings)
-    cache, search = doc.cache, doc.places
-    places = [cache.get(s) or search(s) for s in [item.text.strip() for _, item, _ in todo]]
-    for (j, item, label), place, found in zip(
-        todo, _placements(todo, places, text, settings, document, doc), places
-    ):
-        if place:
-            out[j] = Outcome(document, item.number, "placed", label, item.text, place)
-        elif settings.placement == "offsets" and item.start is not None:
-            out[j] = Outcome(
-                document, item.number, "hallucinated", label, item.text, [], "not at its offsets"
-            )
-        else:
-            out[j] = Outcome(
-                document, item.number, "duplicate" if found else "hallucinated", label, item.text, []
-            )
-    return out
-
-
-def _placements(todo: list, places: list, text: str, settings: Settings, document: int, doc: Any) -> list:
-    """The places each item takes (a list per item; empty when none)."""
-    if settings.placement == "every":
-        seen, out = set(), []
-        for (_, item, _), found in zip(todo, places):
-            key = (
-                normalize_string(item.text, settings.steps)
-                if settings.level != "exact"
-                else item.text.strip()
-            )
-            out.append([] if key in seen else list(found))
-            seen.add(key)
-        return out
-    if settings.placement == "offsets":
-        given = [_check_offsets(item, text, document) for _, item, _ in todo]
-        rest = _place_first([f for f, g in zip(places, given) if g is None])
-        out = []
-        for (_, item, _), g in zip(todo, given):
-            if g is None:
-                pick = rest.pop(0)
-                out.append([pick] if pick else [])
-            else:
-                out.append([g] if _matches(text[g[0] : g[1]], item.text, doc) else [])
-        return out
-    picks = place_in_order(places) if settings.placement == "order" else _place_first(places)
-    return [[p] if p else [] for p in picks]
-
-
-def _matches(found: str, said: str, doc: Any) -> bool:
-    """Whether the text at an item's offsets is its string, at the document's matching level."""
-    level, steps = doc.settings.level, doc.settings.steps
-    if level == "exact" or found.strip() == said.strip():
-        return found.strip() == said.strip()
-    a, b = normalize_string(found, steps), normalize_string(said, steps)
-    if level == "normalized" or a == b:
-        return a == b
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() >= doc.settings.threshold
+#: the most resamples of the ladder's paired bootstrap (each level's gain over the one before):
+#: it draws them once per step, beside each level's own intervals
+MAX_LADDER_RESAMPLES = 10_000
 
 
 # ---------------------------------------------------------------------------- options and inputs
@@ -548,54 +179,6 @@ def place_all(readings: list, texts: list, schema: Any, settings: Settings) -> l
     return [place_document(t, r, schema, settings, i) for i, (t, r) in enumerate(zip(texts, readings))]
 
 
-def plain_list_in_order(output: Any, text: str, schema: Any) -> Any:
-    """The common case without building an :class:`Outcome` per item: a str holding exactly a
-    JSON list of ``{"text": str, "type": str}`` whose items are all found in reading order,
-    placed at the exact level. ((placed, hallucinated, off_schema), spans), or None when the
-    general path (:func:`place_document`) must read it; both give the same counts and spans.
-
-    >>> plain_list_in_order('[{"text": "Ann", "type": "PER"}, {"text": "Bo", "type": "PER"}]', "Ann met Ann", None)
-    ((1, 1, 0), [{'label': 'PER', 'start': 0, 'end': 3}])
-    """
-    if type(output) is not str or output[:1] != "[":
-        return None
-    try:
-        entities = _loads(output)
-    except (ValueError, RecursionError):
-        return None
-    if type(entities) is not list:
-        return None
-    cache: dict = {}
-    spans: list = []
-    cursor, hallucinated, off = 0, 0, 0
-    for e in entities:
-        if type(e) is not dict or len(e) != 2:
-            return None
-        t, label = e.get("text"), e.get("type")
-        if type(t) is not str or type(label) is not str or not label or label != label.strip():
-            return None
-        s = t.strip()
-        if not s:
-            return None
-        if schema is not None and label not in schema:
-            off += 1
-            continue
-        found = cache.get(s)
-        if found is None:
-            found = cache[s] = word_occurrences(text, s)
-        for p in found:
-            if p[0] >= cursor:
-                break
-        else:
-            if found:
-                return None  # out of reading order: the general path's chain decides
-            hallucinated += 1
-            continue
-        cursor = p[1]
-        spans.append({"label": label, "start": p[0], "end": p[1]})
-    return (len(spans), hallucinated, off), spans
-
-
 def place_corpus(predictions: list, texts: list, schema: Any, settings: Settings, dialect: str) -> tuple:
     """Every output read and placed: (outcome counts, placed spans per document, dialects read)."""
     fast = dialect in ("auto", "json_list") and settings[:2] == ("order", "exact") and not settings.label_map
@@ -603,7 +186,7 @@ def place_corpus(predictions: list, texts: list, schema: Any, settings: Settings
     spans: list = []
     dialects: Counter = Counter()
     for i, (output, text) in enumerate(zip(predictions, texts)):
-        got = plain_list_in_order(output, text, schema) if fast else None
+        got = plain_list_in_order(output, text, schema, i) if fast else None
         if got is not None:
             dialects["json_list"] += 1
             (placed, hallucinated, off), found = got
@@ -696,6 +279,12 @@ def score_generated(predictions: Any, references: Any, given: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown compute option {unknown[0]!r}; options of 'generated': {sorted(allowed)}")
     gen = check_generated_options(given)
+    resamples: Any = given.get("ci_resamples")
+    if len(gen["levels"]) > 1 and is_int(resamples) and resamples > MAX_LADDER_RESAMPLES:
+        raise ValueError(
+            f"ci_resamples must be at most {MAX_LADDER_RESAMPLES:,} with a ladder of matching levels"
+            f" (each step's gain is bootstrapped beside each level's intervals); got {resamples!r}"
+        )
     label_map = _check_label_map(given.get("label_map"))
     predictions, references, texts, gold = generated_inputs(
         predictions, references, given.get("texts"), given.get("tokens")
