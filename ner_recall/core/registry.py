@@ -13,6 +13,7 @@ registry; none keeps its own list.
 This module sits at the lowest floor: it imports nothing of the package, so any family module can
 register itself.
 
+>>> import ner_recall.families  # importing the families' package registers the built-in ones
 >>> from ner_recall.core import registry
 >>> registry.selectable()[:3]
 ('seqeval', 'muc', 'confusion')
