@@ -97,12 +97,15 @@ class CachedColumns:
     SIDES = ("predictions", "references")
 
     def __init__(self, path):
-        numbered, parts, lengths, others = {"O": 0}, ([], []), [], {}
+        numbered: dict[str, int] = {"O": 0}
+        parts: tuple[list[bytearray | np.ndarray], list[bytearray | np.ndarray]] = ([], [])  # per side
+        length_parts: list[np.ndarray] = []
+        others: dict[str, list] = {}
         with pa.OSFile(path) as source:
             for batch in pa.ipc.open_stream(source):
                 for part, side in zip(parts, self.SIDES):
                     _append_codes(part, dictionary_codes(pc.list_flatten(batch.column(side)), numbered))
-                lengths.append(
+                length_parts.append(
                     pc.list_value_length(batch.column("references")).to_numpy(zero_copy_only=False)
                 )
                 for name in batch.schema.names:
@@ -110,9 +113,11 @@ class CachedColumns:
                         others.setdefault(name, []).extend(batch.column(name).to_pylist())
         pred, ref = (_joined_codes(part) for part in parts)
         del parts
-        lengths = joined(lengths, np.int64).astype(np.int64)
+        lengths = joined(length_parts, np.int64).astype(np.int64)
         box = [Codes(tuple(numbered), pred, ref, lengths)]
-        self.columns = {side: CachedTags(box, side, len(lengths)) for side in self.SIDES}
+        self.columns: dict[str, CachedTags | list] = {  # the two sides, then the other columns' values
+            side: CachedTags(box, side, len(lengths)) for side in self.SIDES
+        }
         self.columns.update(others)
 
     def set_format(self, type: Any = None) -> None:  # noqa: A002  (evaluate's keyword)

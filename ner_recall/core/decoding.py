@@ -42,7 +42,7 @@ predecessor and successor are plain array shifts and no entity crosses a sentenc
 from collections import defaultdict
 from collections.abc import Sequence
 from itertools import chain, count
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -225,12 +225,15 @@ def _vocabulary(numbered, sides, suffix, scheme):
     Tags with no type (``B``, ``I``) get the type ``UNTYPED``; a corpus that also has typed
     tags is an error.
     """
-    prefixes, labels = [_O] * len(numbered), [None] * len(numbered)
-    parsed = {tag: parse_tag(tag, suffix, scheme) for tag in numbered if tag != "O"}
-    bad = {tag for tag, result in parsed.items() if not isinstance(result, tuple)}
+    prefixes: list[int] = [_O] * len(numbered)
+    labels: list[str | None] = [None] * len(numbered)
+    results = {tag: parse_tag(tag, suffix, scheme) for tag in numbered if tag != "O"}
+    bad = {tag for tag, result in results.items() if not isinstance(result, tuple)}
     if bad:
         tag, place = first_place(bad, sides)
         raise tag_input_error(tag, place, suffix, scheme)
+    # every result is a (prefix, type) pair now, and a type, "" at least, as only O has None
+    parsed = cast(dict[str, tuple[int, str]], results)
     untyped = sorted(tag for tag, (_, label) in parsed.items() if label == "")
     if untyped and len(untyped) < len(parsed):
         typed = min(tag for tag, (_, label) in parsed.items() if label)
@@ -542,7 +545,7 @@ def _flag_steps(codes, corpus, scheme):
         lo, out = (0, flags[1:]) if a == 0 else (a - 1, flags)
         if a == 0:
             flags[0] = flat[256 * int(codes[0])]
-        pairs = np.ndarray((b - lo - 1,), dtype="<u2", buffer=codes, offset=lo, strides=(1,))
+        pairs: np.ndarray = np.ndarray((b - lo - 1,), dtype="<u2", buffer=codes, offset=lo, strides=(1,))
         for c in range(0, len(pairs), _PAIR_STEP):
             np.take(flat, pairs[c : c + _PAIR_STEP], out=out[c : c + _PAIR_STEP])
         yield a, flags
@@ -558,7 +561,7 @@ def _flags(codes, corpus, scheme):
         same = np.concatenate(([False], label[1:] == label[:-1])).astype(np.intp)
         return _transition_flags(prev_prefix, prefix, same, scheme)
     table = _pair_table(corpus, scheme).ravel()
-    pair = np.zeros(len(codes), dtype=np.uint16 if n_codes <= 256 else np.int32)
+    pair: np.ndarray = np.zeros(len(codes), dtype=np.uint16 if n_codes <= 256 else np.int32)
     pair[1:] = codes[:-1]
     pair *= n_codes
     np.add(pair, codes, out=pair, casting="unsafe")

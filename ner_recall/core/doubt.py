@@ -202,7 +202,7 @@ def overlapping(queries: list, intervals: list) -> list:
 
 def _fit(entities, predictions):
     """How well ``predictions`` fit ``entities``: larger is better (the resolution's rule)."""
-    by_span = {}
+    by_span: dict[tuple[int, int], set[str]] = {}
     for p in predictions:
         by_span.setdefault((p["start"], p["end"]), set()).add(p["label"])
     exact = sum(bool(by_span.get((e["start"], e["end"]), set()) & set(_labels(e))) for e in entities)

@@ -26,6 +26,7 @@ ner_recall.core.vocabulary.InputError: predictions[0][1] is a class id (5) but t
 
 import numbers
 from collections import Counter, deque
+from collections.abc import Sequence
 from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -364,7 +365,7 @@ def col_lengths(col: Any) -> npt.NDArray[np.int64]:
     return np.fromiter(map(len, col), dtype=np.int64, count=len(col))
 
 
-def _place(lengths, k):
+def _place(lengths: Sequence[int] | np.ndarray, k: int) -> tuple[int, int]:
     """(sentence, token) of the flat position ``k``."""
     ends = np.cumsum(lengths)
     i = int(np.searchsorted(ends, k, side="right"))

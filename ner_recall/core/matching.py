@@ -228,7 +228,7 @@ def _chain_weights(same, close, first, length):
     encoded as one integer per chain, ``pair * unit + same * scale + closeness`` (weights of two
     chains are never compared). A chain so long that the code would pass int64 compares its
     closeness in coarser steps (over about 16,000 pairs), or in Python ints (over a million)."""
-    shift = np.zeros(len(first), dtype=np.int64)
+    shift: np.ndarray = np.zeros(len(first), dtype=np.int64)
     for bits in range(21):  # the finest steps whose code fits: (L * 2**(20 - bits) + 1) (L + 1) (L + 2)
         fits = (length * float(DICE_SCALE >> bits) + 1) * (length + 1.0) * (length + 2.0) < 2.0**61
         shift = np.where((shift == bits) & ~fits, bits + 1, shift)
@@ -237,7 +237,6 @@ def _chain_weights(same, close, first, length):
     unit = scale * (length + 1)  # above same-type count * scale + closeness
     if shift.max(initial=0) <= 20:
         return np.repeat(unit, length) + same * np.repeat(scale, length) + close
-    scale, unit = (np.repeat(x.astype(object), length) for x in (scale, unit))
     scale = np.repeat(np.add.reduceat(close.astype(object), first) + 1, length)
     unit = scale * np.repeat((length + 1).astype(object), length)
     return unit + same.astype(object) * scale + close.astype(object)

@@ -260,7 +260,7 @@ def _flatten(examples, name, keys=ENTITY_KEYS):
     return _flatten([[dict(e) for e in example] for example in examples], name, keys)  # dict subclasses
 
 
-def _locate(counts, flat):
+def _locate(counts: np.ndarray, flat: int) -> tuple[int, int]:
     """(example, entity) of the ``flat``-th entity of a side."""
     bounds = np.cumsum(counts)
     i = int(np.searchsorted(bounds, flat, side="right"))
@@ -303,7 +303,7 @@ def _value_problem(labels, start, end, reserved, text_lengths, example):
     label_set = set(labels)
     named = {"": "the label must be a non-empty str"}
     named.update({r: f"the label {r!r} collides with a result key" for r in label_set & set(reserved)})
-    rules = [
+    rules: list[tuple[np.ndarray, str | None]] = [  # a None message: the label's own
         ((start < 0) | (end < 0), "offsets must be >= 0 and < 2**63"),
         (start >= end, "start must be < end"),
     ]

@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from numbers import Real
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -129,7 +129,8 @@ def _check_label_map(label_map):
 def _check_threshold(threshold, scores):
     if threshold is None:
         return DEFAULT_OVERLAP_THRESHOLD
-    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 < threshold <= 1:
+    # a Real compares with ints as a float does (NaN included), though its stub names only < and <=
+    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not 0 < cast(float, threshold) <= 1:
         raise ValueError(f"overlap_threshold must be in (0, 1]; got {threshold!r}")
     if "overlap" not in scores:
         raise ValueError(

@@ -231,14 +231,14 @@ def _row_families(view, rows, tokens_correct, tokens):
     distinct set of types present (seqeval's per-type keys and averages are over those)."""
     o, types = view.options, view.types
     families = tuple(f for f in ("seqeval", "muc") if f in o.scoring.scores)
-    out = [{} for _ in range(len(rows))]
+    out: list[dict[str, Any]] = [{} for _ in range(len(rows))]
     if not families:
         return out
     gold, pred, missed, spurious = sides(rows, len(types))
     seen = (gold.sum(axis=1) + missed + pred.sum(axis=1) + spurious) > 0
-    groups = {}
-    for i, present in enumerate(map(bytes, np.packbits(seen, axis=1))):
-        groups.setdefault(present, []).append(i)
+    groups: dict[bytes, list[int]] = {}  # the packed bits of the types present -> its rows
+    for i, packed in enumerate(map(bytes, np.packbits(seen, axis=1))):
+        groups.setdefault(packed, []).append(i)
     for members in groups.values():
         present = tuple(np.flatnonzero(seen[members[0]]).tolist())
         derived = derive(rows[members], types, families, o.zero_division, o.beta, present)
@@ -263,7 +263,9 @@ def _worst(table, whole, beta):
     for value, results in table.items():
         if results.get("muc", {}).get("strict", {}).get("possible", 1) == 0 and not _predicted(results):
             continue
-        score = headline(results, beta)[1]
+        found = headline(results, beta)
+        assert found is not None  # a slice is scored by the same families as the whole, which has one
+        score = found[1]
         if best is None or score < best[1]:
             name, best = value, (value, score)
     if best is None:

@@ -163,7 +163,11 @@ def _view_attributes(corpus, selection):
         values = None if extras is None else extras.values.get("attributes")
         if values is not None:
             order = getattr(corpus, f"{side}_order")
-            check_attributes(values, lambda k, e=extras, n=name, o=order: (n, *e.place(int(o[k]))))
+
+            def place(k: int, e=extras, n=name, o=order) -> tuple[str, int, int]:
+                return (n, *e.place(int(o[k])))
+
+            check_attributes(values, place)
         sides.append(values)
     if sides == [None, None]:
         return None

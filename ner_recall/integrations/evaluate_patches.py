@@ -62,6 +62,16 @@ class EvaluatePatches(_PatchedBase):
     """The overrides of ``evaluate.Metric`` that validate before the cache, score directly, keep a
     failed call from spoiling the object, and make distributed runs safe."""
 
+    # evaluate.Metric sets these to None in its __init__ and to their values in untyped methods, so the
+    # checker cannot tell their types: as the patches use them (annotations only, nothing is set here)
+    writer: Any  # a datasets ArrowWriter, or None
+    buf_writer: pa.BufferOutputStream | None
+    cache_file_name: str | None
+    filelock: Any  # a datasets FileLock, or None
+    filelocks: list | None
+    file_paths: list[str] | None
+    _first: tuple | None  # (side, sentence, position, value) of the first item added
+
     # ---------------------------------------------------------------- the input path
 
     # PATCH compute. evaluate's Metric.compute adds the inputs to its Arrow cache, reads them back and only

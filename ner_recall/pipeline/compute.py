@@ -102,7 +102,7 @@ def _buckets(corpus, view, options, units, keep_rows=False):
             sources, joiner = options.texts, None
         else:
             sources, joiner = check_tokens(options.tokens, corpus.lengths), " "
-        texts = tuple(entity_texts(side, sources, joiner) for side in (view.gold, view.pred))
+        texts = entity_texts(view.gold, sources, joiner), entity_texts(view.pred, sources, joiner)
     return bucket_scores(
         view.gold,
         view.pred,

@@ -255,9 +255,8 @@ def _scored(run, pred, ref, lengths, tables, options):
         return None
     types, row, tokens, sides, _ = counted
     derived = derive(row, types, families_of(options.scoring.scores), options.zero_division, options.beta)
-    results = seqeval_results(
-        row, types, derived, *tokens[::-1].tolist(), options.zero_division, options.beta
-    )
+    kept, correct = tokens.tolist()
+    results = seqeval_results(row, types, derived, correct, kept, options.zero_division, options.beta)
     results["muc"] = muc_results(row, types, derived, options.beta)
     results["decoding"] = _decoding(sides)
     return results
@@ -280,7 +279,7 @@ def _counted(run, pred, ref, lengths, tables, options, entries):
     )
     found: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []
     for a, b in chunks:
-        bad, *counts = run.decode_pair(
+        bad, kept, correct, n_gold, n_pred, n_pairs = run.decode_pair(
             pred[offsets[a] : offsets[b]],
             ref[offsets[a] : offsets[b]],
             lengths[a:b],
@@ -292,13 +291,13 @@ def _counted(run, pred, ref, lengths, tables, options, entries):
         )
         if bad >= 0:
             return None  # the general path names the id and its place
-        tokens += counts[:2]
-        chunk_row, keep = _chunk_row(run, buffers, *counts[2:], k)
+        tokens += (kept, correct)
+        chunk_row, keep = _chunk_row(run, buffers, n_gold, n_pred, n_pairs, k)
         row += chunk_row
-        sides += [_reasons_found(buffers.reason[side, :n], n) for side, n in enumerate(counts[2:4])]
+        sides += [_reasons_found(buffers.reason[side, :n], n) for side, n in enumerate((n_gold, n_pred))]
         if entries:
             kept_ends = np.cumsum(lengths[a:b] - _ignored(ref[offsets[a] : offsets[b]], lengths[a:b]))
-            position, column = _chunk_entries(buffers, *counts[2:], keep, k)
+            position, column = _chunk_entries(buffers, n_gold, n_pred, n_pairs, keep, k)
             found.append((a + np.searchsorted(kept_ends, position, side="right"), column))
     blocks = row.reshape(8, k)[:, : len(all_types)]
     present = np.flatnonzero(blocks.sum(axis=0))

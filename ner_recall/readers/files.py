@@ -192,7 +192,8 @@ def _read_conll(path, tag_columns):
             f"{name} line {_first_token_line(records)}: {width} field(s), but a token and "
             f"{len(tag_columns)} tag column(s) need {needed} (a tag column is missing)"
         )
-    sentences, current = Sentences(path, [], tuple([] for _ in tag_columns), []), []
+    sentences = Sentences(path, [], tuple([] for _ in tag_columns), [])
+    current: list[tuple[int, list[str]]] = []  # the sentence being read: (line number, fields) per token
     for n, fields in records + [(len(records) + 1, [])]:
         if not fields or fields[0] == DOCSTART:
             _close(current, sentences, tag_columns)

@@ -353,7 +353,7 @@ def _ls_regions(results, text, where):
             continue  # relations, choices, text areas: not entities
         value = region.get("value")
         labels = value.get("labels") if isinstance(value, dict) else None
-        if not isinstance(labels, list):  # a str would be read letter by letter
+        if not isinstance(value, dict) or not isinstance(labels, list):  # a str: read letter by letter
             raise ValueError(
                 f'{where} result {k}: value.labels is a list of labels (Label Studio writes ["PER"]); got {labels!r:.80}'
             )

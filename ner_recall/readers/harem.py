@@ -136,7 +136,7 @@ class _Reader:
         self.source, self.name, self.lines = source, name, _Lines(source)
         self.docs, self.pos, self.reading_id, self.metadata = [], 0, None, None
         self.has_docs = re.search(r"<DOC[\s>]", source) is not None
-        self.doc = None if self.has_docs else _Doc(os.path.basename(name), 1)
+        self.doc: _Doc | None = None if self.has_docs else _Doc(os.path.basename(name), 1)
 
     def where(self, line):
         return f"{self.name} line {line}"
@@ -171,13 +171,13 @@ class _Reader:
         elif self.doc is None:
             raise ValueError(f"{self.where(line)}: <{'/' if closing else ''}{tag}> outside a <DOC>")
         elif tag == "ALT":
-            self.alt_tag(closing, line)
+            self.alt_tag(self.doc, closing, line)
         elif not tag.isupper():  # '|' is not cased: PESSOA|LOCAL is upper case
             raise ValueError(f"{self.where(line)}: unknown tag <{tag}> (categories are upper case)")
         elif not closing:
-            self.open_entity(tag, attributes, line)
+            self.open_entity(self.doc, tag, attributes, line)
         else:
-            self.close_entity(tag, line)
+            self.close_entity(self.doc, tag, line)
 
     def doc_tag(self, closing, attributes, line):
         if closing:
@@ -190,8 +190,7 @@ class _Reader:
             raise ValueError(f"{self.where(line)}: <DOC> inside a document (line {self.doc.line})")
         self.doc = _Doc(attributes.get("DOCID"), line)
 
-    def alt_tag(self, closing, line):
-        doc = self.doc
+    def alt_tag(self, doc: _Doc, closing, line):
         if closing:
             _close_alt(doc, line, self.where)
             return
@@ -201,19 +200,18 @@ class _Reader:
             raise ValueError(f"{self.where(line)}: ALT inside an entity")
         doc.alt = {"line": line, "alternatives": [[[], []]]}
 
-    def open_entity(self, tag, attributes, line):
+    def open_entity(self, doc: _Doc, tag, attributes, line):
         unknown = sorted(set(attributes) - ENTITY_ATTRIBUTES)
         if unknown:
             raise ValueError(f"{self.where(line)}: unknown attribute {unknown[0]!r} of <{tag}>")
-        if self.doc.open is not None:
+        if doc.open is not None:
             raise ValueError(
-                f"{self.where(line)}: <{tag}> inside <{self.doc.open[0]}> (line {self.doc.open[3]}):"
+                f"{self.where(line)}: <{tag}> inside <{doc.open[0]}> (line {doc.open[3]}):"
                 " entities do not nest"
             )
-        self.doc.open, self.doc.open_words = (tag, attributes, self.doc.offset(), line), False
+        doc.open, doc.open_words = (tag, attributes, doc.offset(), line), False
 
-    def close_entity(self, tag, line):
-        doc = self.doc
+    def close_entity(self, doc: _Doc, tag, line):
         if doc.open is None or doc.open[0] != tag:
             opened = f"<{doc.open[0]}> (line {doc.open[3]})" if doc.open else "no entity"
             raise ValueError(f"{self.where(line)}: </{tag}> closes {opened}")
@@ -249,7 +247,7 @@ class _Reader:
 
 def _check_unique(docs, name):
     """Refuse a document id given twice: documents pair by id, a second one would be lost."""
-    first = {}
+    first: dict[str, int] = {}
     for _, doc_id, _, line in docs:
         if doc_id in first:
             raise ValueError(
@@ -509,7 +507,8 @@ class _Occurrences:
 
     def __init__(self, text: str) -> None:
         self.found: dict[str, list[int]] = {}
-        self.text, self.prefix = text, None
+        self.text = text
+        self.prefix: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # prefix sums, powers, inverses
 
     def of(self, needle: str) -> list:
         starts = self.found.get(needle)
@@ -541,7 +540,7 @@ class _Occurrences:
         prefix, powers, inverse = self._prefix()
         n = len(self.text) - length + 1
         keys = (prefix[length:] - prefix[:n]) * powers[:n]  # window k: sum of c[k + j] / BASE**j
-        wanted = {}
+        wanted: dict[int, list[str]] = {}
         for needle in group:
             wanted.setdefault(_key(needle, inverse), []).append(needle)
             self.found[needle] = []

@@ -173,7 +173,7 @@ def _token_sequences(examples, name):
     index), and per position in that sequence its token (None for a gap)."""
     sequences, tokens = [], []
     for i, example in enumerate(examples):
-        at = {}
+        at: dict[int, tuple[int, dict]] = {}  # token index -> (position in the example, entity)
         for j, e in enumerate(example):
             where = f"{name}[{i}][{j}] {e!r}"
             _check_fields({"label": e["entity"], "start": e["start"], "end": e["end"]}, e["score"], where)
@@ -182,10 +182,12 @@ def _token_sequences(examples, name):
                 raise ValueError(f"{where}: index must be an int >= 0")
             if index in at:
                 raise ValueError(
-                    f"{where}: token index {index} was given before, at {name}[{i}][{at[index][0]}]"
+                    f"{where}: token index {index} was given before, at {name}[{i}][{at[int(index)][0]}]"
                 )
             at[int(index)] = (j, e)
-        tags, members, last = [], [], -1
+        tags: list[str] = []
+        members: list[dict | None] = []
+        last = -1
         for index in sorted(at):
             if index > last + 1:  # tokens left out: tagged O
                 tags.append("O")

@@ -28,6 +28,7 @@ which need the sentences.
 import base64
 import json
 import zlib
+from functools import partial
 from typing import Any, cast
 
 import numpy as np
@@ -299,7 +300,7 @@ def _read_block(block, version, where, budget):
     names = [name for name in _ARRAYS if name in block]
     large = sum(len(str(block[name].get("data", ""))) for name in names if isinstance(block[name], dict))
     arrays = side_by_side(  # zlib and base64 release the GIL: large blocks read in two threads
-        [lambda n=name: _from_array(block[n], f"{where} {n}", budget, per_byte) for name in names],
+        [partial(_from_array, block[name], f"{where} {name}", budget, per_byte) for name in names],
         parallel=large >= _PARALLEL_BYTES,
     )
     fields = {name: block[name] for name in names}
@@ -695,7 +696,7 @@ def _check_column_lengths(columns, checked, n):
 
 def _columns(config, options, subgroups, checked):
     """The per-sentence columns of a partition, as JSON holds them (str or int values)."""
-    columns = {}
+    columns: dict[str, list | dict[str, list]] = {}  # slices: a list per key; the others: one list
     if config in SUBGROUP_CONFIGS:
         check_subgroups(subgroups, "subgroups")
         columns["subgroups"] = list(subgroups)

@@ -135,7 +135,7 @@ def _slice_comparisons(rows_a, rows_b, units, types, options, settings, families
         where = "slices" if key == SLICE_KEY and len(options.slices) == 1 else f"slices[{key!r}]"
         distinct, code = slice_codes(values, where, len(rows_a))
         groups = group_by(code, len(distinct))  # each value's sentences, in order, from one sort
-        table = {}
+        table: dict[Any, dict[str, Any]] = {}  # slice value -> its comparison
         for i, value in enumerate(distinct):
             keep = groups.members(i)
             local, inverse = np.unique(units[0][keep], return_inverse=True)

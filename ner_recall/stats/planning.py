@@ -84,9 +84,10 @@ def _strata(pilot, population):
     return out
 
 
-def _allocate(strata, n, minimum):
+def _allocate(strata: dict[str, dict], n: int, minimum: int) -> dict[str, int]:
     """Neyman shares of n; a stratum asking for more than its size is taken whole, the rest reallocated."""
-    fixed, free = {}, dict(strata)
+    fixed: dict[str, int] = {}
+    free = dict(strata)
     while True:
         left = n - sum(fixed.values())
         mass = sum(s["weight"] * s["spread"] for s in free.values())

@@ -750,8 +750,9 @@ def _order_statistics(chunks, ranks, rows, total, first_pass):
     while first_pass or ((hi - lo > 1) & (inside > few)).any():
         narrowing = (hi - lo > 1) & (inside > few)
         width = -(-(hi - lo) // bins)
-        counts = np.zeros((rows * k * bins), np.int64)
-        smallest, largest = np.full(counts.shape, _bits(1.0) + 1), np.full(counts.shape, -1)
+        counts: np.ndarray = np.zeros((rows * k * bins), np.int64)  # flat while counted, then rows x k x bins
+        smallest: np.ndarray = np.full(counts.shape, _bits(1.0) + 1)
+        largest: np.ndarray = np.full(counts.shape, -1)
         for values in chunks():
             if first_pass:
                 first_pass(values)
@@ -785,12 +786,12 @@ def _collect(chunks, lo, hi, target):
     the few values in it."""
     rows, k = lo.shape
     several = hi - lo > 1
-    keys, found = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    key_parts, found_parts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
     for values in chunks():
         for j, (r, v) in enumerate(_in_ranges(_bits(values), lo, hi, several)):
-            keys.append(r * k + j)
-            found.append(v)
-    keys, found = np.concatenate(keys), np.concatenate(found)
+            key_parts.append(r * k + j)
+            found_parts.append(v)
+    keys, found = np.concatenate(key_parts), np.concatenate(found_parts)
     order = np.lexsort((found, keys))
     keys, found = keys[order], found[order]
     at = np.searchsorted(keys, np.arange(rows * k)).reshape(rows, k) + target

@@ -563,9 +563,9 @@ def _scored_draws(grouped, seed, resamples, score):
     else:
         scored = score(rows, True)[1]
     start = 0
-    for size, rows in sizes:
-        yield scored[start : start + size], scored[start + size : start + size + rows]
-        start += size + rows
+    for size, left_out in sizes:
+        yield scored[start : start + size], scored[start + size : start + size + left_out]
+        start += size + left_out
 
 
 def _outcomes(counts, resamples):
@@ -576,9 +576,10 @@ def _outcomes(counts, resamples):
     return min(math.comb(n + k - 1, k - 1), resamples)
 
 
-def _batches(members, cells):
+def _batches(members: list[int], cells: list[int]) -> Iterator[list[int]]:
     """``members`` in runs of at most :data:`CELLS_PER_BATCH` cells (each run at least one)."""
-    batch, size = [], 0
+    batch: list[int] = []
+    size = 0
     for i, c in zip(members, cells):
         if batch and size + c > CELLS_PER_BATCH:
             yield batch
