@@ -12,6 +12,7 @@ import pytest
 
 from ner_recall.generated import conventions as C
 from ner_recall.generated import dialects as D
+from ner_recall.generated import placement
 from ner_recall.generated import scoring as G
 
 TEXT = "Paris Hilton flew to Paris. Then John met Paris Hilton in Rome."
@@ -417,7 +418,7 @@ def test_order_placement_places_as_the_former_quadratic_search():
     rng = random.Random(4)
     for _ in range(5_000):
         places = _random_places(rng)
-        assert G.place_in_order(places) == _former_place_in_order(places), places
+        assert placement.place_in_order(places) == _former_place_in_order(places), places
 
 
 def test_the_chain_is_skipped_past_its_bound_and_the_rest_placed_apart(monkeypatch):
@@ -427,7 +428,7 @@ def test_the_chain_is_skipped_past_its_bound_and_the_rest_placed_apart(monkeypat
     monkeypatch.setattr(placement, "MAX_CHAIN", 3)
     for _ in range(2_000):
         places = _random_places(rng)
-        chosen = G.place_in_order(places)
+        chosen = placement.place_in_order(places)
         taken = sorted(p for p in chosen if p is not None)
         assert all(a[1] <= b[0] for a, b in zip(taken, taken[1:]))  # apart
         assert all(c is None or c in found for c, found in zip(chosen, places))

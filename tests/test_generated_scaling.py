@@ -17,6 +17,7 @@ import pytest
 
 from ner_recall.generated import conventions as C
 from ner_recall.generated import dialects as D
+from ner_recall.generated import placement
 from ner_recall.generated import scoring as G
 
 SIZES = (1, 2, 4, 8)
@@ -143,7 +144,7 @@ def test_the_chain_of_a_list_out_of_order_is_n_log_n():
     def make(n):
         return [[(k, k + 1)] for k in range(n - 1, -1, -1)] + [[(2 * n + k, 2 * n + k + 1)] for k in range(n)]
 
-    assert_linear(G.place_in_order, make, 500)
+    assert_linear(placement.place_in_order, make, 500)
 
 
 def test_normalizing_a_text_is_linear():
