@@ -36,6 +36,7 @@ __all__ = [
     "RegistryError",
     "family",
     "family_options",
+    "keyed_headline",
     "register",
     "refuse_unsupported",
     "registered",
@@ -156,6 +157,20 @@ def register(new: Family) -> Family:
             )
     _FAMILIES[new.name] = new
     return new
+
+
+def keyed_headline(key: str) -> Callable[[Mapping[str, Any], str], tuple[str, float] | None]:
+    """The slices' headline of a family whose results under ``key`` carry their F at the top:
+    ``("{key}_{fkey}", value)``, None where the results lack the key.
+
+    >>> keyed_headline("token")({"token": {"f1": 0.75}}, "f1"), keyed_headline("token")({}, "f1")
+    (('token_f1', 0.75), None)
+    """
+
+    def headline(results: Mapping[str, Any], fkey: str) -> tuple[str, float] | None:
+        return (f"{key}_{fkey}", results[key][fkey]) if key in results else None
+
+    return headline
 
 
 def unregister(name: str) -> None:

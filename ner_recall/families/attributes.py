@@ -195,7 +195,7 @@ def _attributes(view: Any, _: Any) -> dict[str, Any]:
     return attribute_results(view.gold, view.pred, view.matching, gold, pred, o.zero_division, o.beta)
 
 
-FAMILY = register(
+register(
     Family(
         "attributes",
         "attributes",

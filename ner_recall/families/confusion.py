@@ -1,7 +1,9 @@
 """The confusion family: which gold type each prediction of the one-to-one matching took
 (``results["confusion"]``), on the same span and overlapping, with the missed and spurious.
 
->>> FAMILY.key, sorted(FAMILY.supports)
+>>> from ner_recall.core.registry import family
+>>> entry = family("confusion")
+>>> entry.key, sorted(entry.supports)
 ('confusion', ['discontinuous', 'golds'])
 """
 
@@ -19,7 +21,7 @@ def _confusion(counts: Any, view: Any) -> dict[str, Any]:
     return confusion(counts)
 
 
-FAMILY = register(
+register(
     Family(
         "confusion",
         "confusion",

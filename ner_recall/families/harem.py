@@ -1,13 +1,15 @@
 """The HAREM family: HAREM's identification scores, types ignored, from its many-to-many alignment
 of the two sides (``results["harem"]``): partial credit for excess and shortage.
 
->>> FAMILY.key, FAMILY.why_not["discontinuous"]
+>>> from ner_recall.core.registry import family
+>>> entry = family("harem")
+>>> entry.key, entry.why_not["discontinuous"]
 ('harem', 'its excess and shortage are of contiguous spans')
 """
 
 from typing import Any
 
-from ner_recall.core.registry import Family, register
+from ner_recall.core.registry import Family, keyed_headline, register
 from ner_recall.families.scorings import harem_scores
 
 
@@ -19,11 +21,7 @@ def _harem(alignment: Any, view: Any) -> dict[str, Any]:
     return harem_scores(view.gold, view.pred, alignment, view.options.zero_division, view.options.beta)
 
 
-def _headline(results: Any, fkey: str) -> tuple[str, float] | None:
-    return (f"harem_{fkey}", results["harem"][fkey]) if "harem" in results else None
-
-
-FAMILY = register(
+register(
     Family(
         "harem",
         "harem",
@@ -34,7 +32,7 @@ FAMILY = register(
     "actual" (int), "credit", "precision", "recall", "f1" (float).""",
         supports=frozenset({"slices_headline", "golds"}),
         why_not={"discontinuous": "its excess and shortage are of contiguous spans"},
-        headline=_headline,
+        headline=keyed_headline("harem"),
         module=__name__,
     )
 )

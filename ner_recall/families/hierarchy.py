@@ -256,7 +256,7 @@ def _hierarchy(view: Any, _: Any) -> dict[str, Any]:
     )
 
 
-FAMILY = register(
+register(
     Family(
         "hierarchy",
         "hierarchy",

@@ -3,7 +3,9 @@ of nervaluate, overall and per type (``results["muc"]``), with their intervals.
 
 Its counts are the view's count row, shared with the seqeval family (:func:`seqeval.view_row`).
 
->>> FAMILY.key, FAMILY.headline({"muc": {"strict": {"f2": 0.25}}}, "f2")
+>>> from ner_recall.core.registry import family
+>>> entry = family("muc")
+>>> entry.key, entry.headline({"muc": {"strict": {"f2": 0.25}}}, "f2")
 ('muc', ('muc_strict_f2', 0.25))
 """
 
@@ -11,7 +13,7 @@ from typing import Any
 
 from ner_recall.core.counts import muc_results
 from ner_recall.core.registry import Family, register
-from ner_recall.families.seqeval import view_row
+from ner_recall.families.seqeval import COUNT_ROW_SUPPORTS, view_row
 
 
 def _muc(row: Any, view: Any) -> dict[str, Any]:
@@ -22,7 +24,7 @@ def _headline(results: Any, fkey: str) -> tuple[str, float] | None:
     return (f"muc_strict_{fkey}", results["muc"]["strict"][fkey]) if "muc" in results else None
 
 
-FAMILY = register(
+register(
     Family(
         "muc",
         "muc",
@@ -33,17 +35,7 @@ FAMILY = register(
     "f1" (float) and "per_type" {TYPE: the same keys}. Per type, the gold side
     (correct, incorrect, partial, missed, possible, recall) counts gold entities of the type
     and the predicted side (spurious, actual, precision) predicted entities of the type.""",
-        supports=frozenset(
-            {
-                "intervals",
-                "slices_headline",
-                "discontinuous",
-                "counts_state",
-                "golds",
-                "compiled",
-                "generated",
-            }
-        ),
+        supports=COUNT_ROW_SUPPORTS,
         headline=_headline,
         module=__name__,
     )

@@ -2,13 +2,15 @@
 type on the other side has a Dice coefficient of at least ``overlap_threshold``
 (``results["overlap"]``).
 
->>> FAMILY.key, FAMILY.headline({}, "f1")  # no overlap results: no headline from it
+>>> from ner_recall.core.registry import family
+>>> entry = family("overlap")
+>>> entry.key, entry.headline({}, "f1")  # no overlap results: no headline from it
 ('overlap', None)
 """
 
 from typing import Any
 
-from ner_recall.core.registry import Family, register
+from ner_recall.core.registry import Family, keyed_headline, register
 from ner_recall.families.scorings import overlap_counts
 from ner_recall.families.token import prf_of
 
@@ -23,11 +25,7 @@ def _overlap(counts: Any, view: Any) -> dict[str, Any]:
     return table
 
 
-def _headline(results: Any, fkey: str) -> tuple[str, float] | None:
-    return (f"overlap_{fkey}", results["overlap"][fkey]) if "overlap" in results else None
-
-
-FAMILY = register(
+register(
     Family(
         "overlap",
         "overlap",
@@ -37,7 +35,7 @@ FAMILY = register(
     when a span of the same type on the other side has a Dice coefficient of at least
     "threshold": the keys of "token" with "matched_gold" and "matched_pred" for "correct".""",
         supports=frozenset({"slices_headline", "discontinuous", "golds"}),
-        headline=_headline,
+        headline=keyed_headline("overlap"),
         module=__name__,
     )
 )

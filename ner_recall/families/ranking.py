@@ -358,7 +358,7 @@ def _ranking(view: Any, _: Any) -> dict[str, Any]:
     return ranking_results(view.gold, view.pred, view.matching, view.types, view.pred_scores, view.options)
 
 
-FAMILY = register(
+register(
     Family(
         "ranking",
         "ranking",

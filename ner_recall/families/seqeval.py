@@ -4,7 +4,9 @@ reports them (``results["PER"]``, ``results["overall_f1"]``), with their interva
 Its counts are the view's count row (``core.counts.count_rows``), shared with the MUC family; its
 results derive from that row (``core.counts.seqeval_results``).
 
->>> FAMILY.key is None, FAMILY.headline({"overall_f1": 0.5}, "f1")
+>>> from ner_recall.core.registry import family
+>>> entry = family("seqeval")
+>>> entry.key is None, entry.headline({"overall_f1": 0.5}, "f1")
 (True, ('overall_f1', 0.5))
 """
 
@@ -20,6 +22,12 @@ def view_row(view: Any) -> Any:
     return view.row
 
 
+#: what the families of the count row (seqeval, MUC) support: every path, intervals included
+COUNT_ROW_SUPPORTS = frozenset(
+    {"intervals", "slices_headline", "discontinuous", "counts_state", "golds", "compiled", "generated"}
+)
+
+
 def _seqeval(row: Any, view: Any) -> dict[str, Any]:
     o = view.options
     return seqeval_results(
@@ -32,7 +40,7 @@ def _headline(results: Any, fkey: str) -> tuple[str, float] | None:
     return (key, results[key]) if key in results else None
 
 
-FAMILY = register(
+register(
     Family(
         "seqeval",
         None,
@@ -46,17 +54,7 @@ overall_accuracy (float): token-level accuracy of the tags (not in the span conf
 macro_precision, macro_recall, macro_f1 (float): unweighted means of the per-type scores.
 weighted_precision, weighted_recall, weighted_f1 (float): per-type scores weighted by
     "number".""",
-        supports=frozenset(
-            {
-                "intervals",
-                "slices_headline",
-                "discontinuous",
-                "counts_state",
-                "golds",
-                "compiled",
-                "generated",
-            }
-        ),
+        supports=COUNT_ROW_SUPPORTS,
         reserved=tuple(
             f"{a}_{s}" for a in ("overall", "macro", "weighted") for s in ("precision", "recall", "f1")
         )

@@ -1,7 +1,9 @@
 """The token family: each (token, type) pair inside an entity is an item, scored as precision,
 recall and F (``results["token"]``); a discontinuous entity's items are its fragments' tokens.
 
->>> FAMILY.key, "discontinuous" in FAMILY.supports, FAMILY.headline({"token": {"f1": 0.75}}, "f1")
+>>> from ner_recall.core.registry import family
+>>> entry = family("token")
+>>> entry.key, "discontinuous" in entry.supports, entry.headline({"token": {"f1": 0.75}}, "f1")
 ('token', True, ('token_f1', 0.75))
 """
 
@@ -9,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ner_recall.core.counts import prf_table
-from ner_recall.core.registry import Family, register
+from ner_recall.core.registry import Family, keyed_headline, register
 from ner_recall.families.discontinuous import pieces
 from ner_recall.families.scorings import token_counts
 
@@ -43,11 +45,7 @@ def prf_of(names: Sequence[str]) -> Callable[[Any, Any], dict[str, Any]]:
     return derive
 
 
-def _headline(results: Any, fkey: str) -> tuple[str, float] | None:
-    return (f"token_{fkey}", results["token"][fkey]) if "token" in results else None
-
-
-FAMILY = register(
+register(
     Family(
         "token",
         "token",
@@ -58,7 +56,7 @@ FAMILY = register(
     "predicted" (int) and "per_type" {TYPE: "precision", "recall", "f1", "correct",
     "number", "predicted"}.""",
         supports=frozenset({"slices_headline", "discontinuous", "golds"}),
-        headline=_headline,
+        headline=keyed_headline("token"),
         module=__name__,
     )
 )
